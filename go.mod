@@ -1,0 +1,8 @@
+module swapcheck
+
+go 1.26
+
+require (
+	github.com/stretchr/testify v1.12.1 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)

@@ -1,0 +1,105 @@
+package sched
+
+import "fmt"
+
+// BFS is an exhaustive breadth-first search with a visited set of states.
+// Its first counterexample has the fewest steps of any, which makes it the
+// search that shortens a counterexample found some other way.
+type BFS struct{}
+
+// Name implements Strategy.
+func (BFS) Name() string { return "bfs" }
+
+// Exhaustive implements Strategy.
+func (BFS) Exhaustive() bool { return true }
+
+type bfsNode struct {
+	parent int32 // index in nodes, -1 for the initial state
+	via    ThreadID
+	depth  int32
+}
+
+// Run implements Strategy.
+func (BFS) Run(init System, lim Limits) Result {
+	var (
+		res     Result
+		visited = make(map[string]struct{})
+		key     []byte
+		buf     []ThreadID
+		stop    = stopper{stop: lim.Stop}
+		maxD    = lim.maxDepth()
+		nodes   = []bfsNode{{parent: -1, via: -1}}
+	)
+	type item struct {
+		state System
+		node  int32
+	}
+	schedule := func(n int32, last ThreadID) []ThreadID {
+		var rev []ThreadID
+		if last >= 0 {
+			rev = append(rev, last)
+		}
+		for ; nodes[n].parent >= 0; n = nodes[n].parent {
+			rev = append(rev, nodes[n].via)
+		}
+		for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
+			rev[i], rev[j] = rev[j], rev[i]
+		}
+		return rev
+	}
+	fail := func(n int32, last ThreadID, f *Failure) Result {
+		res.Verdict, res.Failure, res.Schedule = Violation, f, schedule(n, last)
+		return res
+	}
+	key = init.AppendKey(key[:0])
+	visited[string(key)] = struct{}{}
+	res.Stats.States = 1
+	queue := []item{{state: init.Clone(), node: 0}}
+	for head := 0; head < len(queue); head++ {
+		it := queue[head]
+		queue[head] = item{}
+		buf, done := runnable(it.state, buf)
+		if len(buf) == 0 {
+			res.Stats.Executions++
+			if f := terminal(it.state, done); f != nil {
+				return fail(it.node, -1, f)
+			}
+			continue
+		}
+		depth := int(nodes[it.node].depth) + 1
+		if depth > maxD {
+			res.Verdict, res.Cut = Incomplete, fmt.Sprintf("an execution reached the step budget of %d", maxD)
+			return res
+		}
+		for _, t := range buf {
+			if stop.stopped() {
+				res.Verdict, res.Cut = Incomplete, "stopped"
+				return res
+			}
+			next := it.state.Clone()
+			res.Stats.Steps++
+			if depth > res.Stats.Depth {
+				res.Stats.Depth = depth
+			}
+			if f := next.Step(t); f != nil {
+				return fail(it.node, t, f)
+			}
+			key = next.AppendKey(key[:0])
+			if _, seen := visited[string(key)]; seen {
+				res.Stats.Matched++
+				res.Stats.Executions++
+				continue
+			}
+			visited[string(key)] = struct{}{}
+			res.Stats.States++
+			nodes = append(nodes, bfsNode{parent: it.node, via: t, depth: int32(depth)})
+			queue = append(queue, item{state: next, node: int32(len(nodes) - 1)})
+		}
+		if lim.MaxExecutions > 0 && res.Stats.Executions >= lim.MaxExecutions {
+			res.Verdict, res.Cut = Incomplete, fmt.Sprintf("max-executions %d reached", lim.MaxExecutions)
+			return res
+		}
+	}
+	res.Verdict, res.Complete = Verified, true
+	return res
+}

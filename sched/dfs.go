@@ -1,0 +1,121 @@
+package sched
+
+import "fmt"
+
+// DFS is an exhaustive depth-first search with a visited set of states: each
+// distinct state (by AppendKey) is expanded once. At every state it tries
+// the thread that ran last first, so the first counterexample found tends to
+// have few preemptions.
+type DFS struct{}
+
+// Name implements Strategy.
+func (DFS) Name() string { return "dfs" }
+
+// Exhaustive implements Strategy.
+func (DFS) Exhaustive() bool { return true }
+
+type dfsFrame struct {
+	state  System
+	via    ThreadID // the thread whose step led here
+	order  []ThreadID
+	next   int
+	ownKey bool
+}
+
+// Run implements Strategy.
+func (DFS) Run(init System, lim Limits) Result {
+	var (
+		res     Result
+		visited = make(map[string]struct{})
+		key     []byte
+		buf     []ThreadID
+		stop    = stopper{stop: lim.Stop}
+		maxD    = lim.maxDepth()
+	)
+	key = init.AppendKey(key[:0])
+	visited[string(key)] = struct{}{}
+	res.Stats.States = 1
+
+	schedule := func(stack []dfsFrame) []ThreadID {
+		s := make([]ThreadID, 0, len(stack))
+		for _, f := range stack[1:] {
+			s = append(s, f.via)
+		}
+		return s
+	}
+	fail := func(stack []dfsFrame, f *Failure) Result {
+		res.Verdict, res.Complete = Violation, false
+		res.Failure, res.Schedule = f, schedule(stack)
+		return res
+	}
+
+	start := init.Clone()
+	buf, done := runnable(start, buf)
+	if len(buf) == 0 {
+		res.Stats.Executions = 1
+		if f := terminal(start, done); f != nil {
+			return fail([]dfsFrame{{state: start}}, f)
+		}
+		res.Verdict, res.Complete = Verified, true
+		return res
+	}
+	stack := []dfsFrame{{state: start, via: -1, order: preferring(nil, buf, -1)}}
+	for len(stack) > 0 {
+		if stop.stopped() {
+			res.Verdict, res.Cut = Incomplete, "stopped"
+			return res
+		}
+		if lim.MaxExecutions > 0 && res.Stats.Executions >= lim.MaxExecutions {
+			res.Verdict, res.Cut = Incomplete, fmt.Sprintf("max-executions %d reached", lim.MaxExecutions)
+			return res
+		}
+		top := &stack[len(stack)-1]
+		if top.next >= len(top.order) {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		t := top.order[top.next]
+		top.next++
+		next := top.state.Clone()
+		res.Stats.Steps++
+		f := next.Step(t)
+		depth := len(stack)
+		if depth > res.Stats.Depth {
+			res.Stats.Depth = depth
+		}
+		if f != nil {
+			return fail(append(stack, dfsFrame{via: t}), f)
+		}
+		key = next.AppendKey(key[:0])
+		if _, seen := visited[string(key)]; seen {
+			res.Stats.Matched++
+			res.Stats.Executions++
+			continue
+		}
+		visited[string(key)] = struct{}{}
+		res.Stats.States++
+		buf, done = runnable(next, buf)
+		if len(buf) == 0 {
+			res.Stats.Executions++
+			if f := terminal(next, done); f != nil {
+				return fail(append(stack, dfsFrame{via: t}), f)
+			}
+			continue
+		}
+		if depth >= maxD {
+			res.Verdict, res.Cut = Incomplete, fmt.Sprintf("an execution reached the step budget of %d", maxD)
+			return res
+		}
+		stack = append(stack, dfsFrame{state: next, via: t, order: preferring(nil, buf, t)})
+	}
+	res.Verdict, res.Complete = Verified, true
+	return res
+}
+
+// terminal checks a state with no runnable thread.
+func terminal(s System, allDone bool) *Failure {
+	if !allDone {
+		return deadlock(s)
+	}
+	return s.Final()
+}

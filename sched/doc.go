@@ -1,0 +1,18 @@
+// Package sched explores the interleavings of a deterministic multi-threaded
+// state machine. It knows nothing of Python: a System is a set of threads,
+// each with a next step that is runnable, blocked or absent (the thread is
+// done), and a step is one atomic transition that may report a Failure.
+//
+// A caller does, in order:
+//
+//  1. implement System (Clone must copy all state; AppendKey must encode it
+//     canonically, so equal keys mean equal futures);
+//  2. pick a Strategy: DFS or BFS (exhaustive, with a visited set of states),
+//     Random (seeded walks) or Replay (one recorded schedule);
+//  3. call Run with Limits, and read the Result: a Verdict value, never an
+//     error, plus the schedule of a counterexample.
+//
+// All randomness goes through one Chooser: NewSeeded for search, NewReplay
+// for a recorded list of choices. Nothing here reads a clock, prints, or
+// iterates a map in an order that reaches a result.
+package sched

@@ -1,0 +1,112 @@
+package sched
+
+import "fmt"
+
+// Random runs Runs independent walks, each choosing among the runnable
+// threads at every step with Chooser. It never proves anything: finding
+// nothing is NoViolationFound.
+type Random struct {
+	Runs    int64
+	Chooser Chooser
+}
+
+// Name implements Strategy.
+func (Random) Name() string { return "random" }
+
+// Exhaustive implements Strategy.
+func (Random) Exhaustive() bool { return false }
+
+// Run implements Strategy.
+func (r Random) Run(init System, lim Limits) Result {
+	var res Result
+	stop := stopper{stop: lim.Stop}
+	for run := int64(0); run < r.Runs; run++ {
+		if lim.MaxExecutions > 0 && res.Stats.Executions >= lim.MaxExecutions {
+			res.Verdict, res.Cut = Incomplete, fmt.Sprintf("max-executions %d reached", lim.MaxExecutions)
+			return res
+		}
+		w := walk(init.Clone(), r.Chooser, lim.maxDepth(), &stop, nil)
+		res.Stats.Executions++
+		res.Stats.Steps += int64(len(w.schedule))
+		res.Stats.Depth = max(res.Stats.Depth, len(w.schedule))
+		switch {
+		case w.failure != nil:
+			res.Verdict, res.Failure, res.Schedule = Violation, w.failure, w.schedule
+			return res
+		case w.cut != "":
+			res.Verdict, res.Cut = Incomplete, w.cut
+			return res
+		}
+	}
+	res.Verdict, res.Complete = NoViolationFound, true
+	return res
+}
+
+// walkResult is one execution.
+type walkResult struct {
+	schedule []ThreadID
+	failure  *Failure
+	cut      string
+}
+
+// walk runs s to the end, asking c at every step. s is modified.
+func walk(s System, c Chooser, maxDepth int, stop *stopper, replay *Replaying) walkResult {
+	var (
+		w   walkResult
+		buf []ThreadID
+	)
+	for {
+		if stop.stopped() {
+			w.cut = "stopped"
+			return w
+		}
+		var done bool
+		buf, done = runnable(s, buf)
+		if len(buf) == 0 {
+			w.failure = terminal(s, done)
+			return w
+		}
+		if len(w.schedule) >= maxDepth {
+			w.cut = fmt.Sprintf("an execution reached the step budget of %d", maxDepth)
+			return w
+		}
+		t := c.Choose(buf)
+		if replay != nil && replay.Err != nil {
+			return w
+		}
+		w.schedule = append(w.schedule, t)
+		if f := s.Step(t); f != nil {
+			w.failure = f
+			return w
+		}
+	}
+}
+
+// Replay runs one recorded schedule from init (which it does not modify),
+// checked as any search would check it. It returns an error when the
+// schedule does not fit the system: a thread not runnable at its step, a
+// schedule that ends while threads can still move, or one that goes on
+// after its execution failed or ended.
+func Replay(init System, schedule []ThreadID, lim Limits) (Result, error) {
+	var res Result
+	rc := NewReplaying(schedule)
+	stop := stopper{stop: lim.Stop}
+	w := walk(init.Clone(), rc, max(lim.maxDepth(), len(schedule)+1), &stop, rc)
+	res.Stats.Executions = 1
+	res.Stats.Steps = int64(len(w.schedule))
+	res.Stats.Depth = len(w.schedule)
+	switch {
+	case rc.Err != nil:
+		return res, rc.Err
+	case w.cut != "":
+		res.Verdict, res.Cut = Incomplete, w.cut
+		return res, nil
+	case rc.Left() > 0:
+		return res, fmt.Errorf("the execution ended after step %d but the schedule has %d more", len(w.schedule), rc.Left())
+	case w.failure != nil:
+		res.Verdict, res.Failure, res.Schedule = Violation, w.failure, w.schedule
+		return res, nil
+	}
+	res.Verdict, res.Complete = NoViolationFound, true
+	return res, nil
+}

@@ -1,0 +1,91 @@
+package sched
+
+import "fmt"
+
+// Verdict is the outcome of a search, as a value.
+type Verdict uint8
+
+const (
+	// Violation: a counterexample was found (Result.Failure, Result.Schedule).
+	Violation Verdict = 1 + iota
+	// Verified: an exhaustive search finished and found no violation.
+	Verified
+	// NoViolationFound: a non-exhaustive search (random walks) finished
+	// without finding a violation. It proves nothing.
+	NoViolationFound
+	// Incomplete: the search was cut short (a limit, a stop request) before
+	// it finished and found no violation in what it covered.
+	Incomplete
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case Violation:
+		return "violation"
+	case Verified:
+		return "verified"
+	case NoViolationFound:
+		return "no-violation-found"
+	case Incomplete:
+		return "incomplete"
+	}
+	return fmt.Sprintf("Verdict(%d)", int(v))
+}
+
+// Limits bound a search. The zero value means: no execution limit, the
+// default depth budget, never stop early.
+type Limits struct {
+	// MaxExecutions stops the search after this many executions (0: none).
+	MaxExecutions int64
+	// MaxDepth is the per-execution step budget (0: DefaultMaxDepth). An
+	// execution that reaches it makes the verdict Incomplete, never silently
+	// shorter.
+	MaxDepth int
+	// Stop is polled every few thousand steps; when it returns true the
+	// search ends with verdict Incomplete. The caller owns the clock.
+	Stop func() bool
+}
+
+// DefaultMaxDepth is the per-execution step budget when Limits.MaxDepth is 0.
+const DefaultMaxDepth = 100_000
+
+func (l Limits) maxDepth() int {
+	if l.MaxDepth > 0 {
+		return l.MaxDepth
+	}
+	return DefaultMaxDepth
+}
+
+// pollEvery is how many steps pass between two calls of Limits.Stop.
+const pollEvery = 1 << 12
+
+// Stats counts the work a search did.
+type Stats struct {
+	// Executions: complete executions for walks; for stateful searches, the
+	// paths that ended (at a final state, or at a state already visited).
+	Executions int64
+	// Steps executed in all.
+	Steps int64
+	// States: distinct states stored by a stateful search.
+	States int64
+	// Matched: steps that led to a state already visited.
+	Matched int64
+	// Depth: the longest execution, in steps.
+	Depth int
+}
+
+// Result is what a search returns.
+type Result struct {
+	Verdict Verdict
+	// Complete is true when the search covered everything it set out to.
+	Complete bool
+	// Failure and Schedule describe the counterexample of a Violation:
+	// Schedule is the thread of each step from the initial state, and its
+	// last step is the failing one (or, for an end-state or deadlock
+	// failure, the last step before it).
+	Failure  *Failure
+	Schedule []ThreadID
+	Stats    Stats
+	// Cut says why an Incomplete search stopped.
+	Cut string
+}
