@@ -1,0 +1,287 @@
+package model
+
+// LockRef names a threading.Lock object; 0 is no lock. Lock 1 is the
+// protocol's global lock; the others are made by the lock registry's
+// defaultdict factory, in order.
+type LockRef int32
+
+// Ctx is what a protocol instruction sees: the world, the running thread,
+// and the locals of its swapped_cuda_module generator frame. Its methods
+// are the Python operations the listings are written in; each stands for
+// the bytecode(s) its instruction names.
+type Ctx struct {
+	w    *World
+	t    int
+	f    int // offset of the frame
+	next int
+	exc  Exc
+}
+
+// ---- control flow ----
+
+// Jump continues at the instruction labelled label.
+func (c *Ctx) Jump(label string) { c.next = c.w.p.Protocol.label(label) }
+
+// Stay runs the same instruction again as the thread's next step (a loop
+// that takes one step per pass, or the second half of a split operation).
+func (c *Ctx) Stay() { c.next -= 1 }
+
+// Raise raises e from this instruction.
+func (c *Ctx) Raise(e Exc) { c.exc = e }
+
+// Reraise ends a finally block or a with's exit: the pending exception, if
+// any, propagates (RERAISE).
+func (c *Ctx) Reraise() {
+	if e := Exc(c.w.s[c.f+fExc]); e != 0 {
+		c.w.s[c.f+fExc] = 0
+		c.exc = e
+	}
+}
+
+// Pending is the exception a finally block or a with's exit is running for.
+func (c *Ctx) Pending() Exc { return Exc(c.w.s[c.f+fExc]) }
+
+// Sub is the instruction's own step counter (0 on first entry), for an
+// operation that takes several steps in one atomicity model.
+func (c *Ctx) Sub() int32 { return c.w.s[c.f+fSub] }
+
+// SetSub sets the counter for the next run of this instruction (see Stay).
+func (c *Ctx) SetSub(n int32) { c.w.s[c.f+fSub] = n }
+
+// FreeThreaded reports whether the model follows free-threaded CPython.
+func (c *Ctx) FreeThreaded() bool { return c.w.p.Atomicity == FreeThreaded }
+
+// ---- locals of the generator frame ----
+
+// Fake is the local fake_cuda_module.
+func (c *Ctx) Fake() Value { return Value(c.w.s[c.f+fFake]) }
+
+// Lock is the local lock.
+func (c *Ctx) Lock() LockRef { return LockRef(c.w.s[c.f+fLock]) }
+
+// SetLock stores the local lock.
+func (c *Ctx) SetLock(r LockRef) { c.w.s[c.f+fLock] = int32(r) }
+
+// Orig is the local orig: the set of globals (by index) it maps to the
+// real module. Every protocol builds orig with "if v is cuda", so its values
+// are always the real module and a set of keys says all there is to say.
+func (c *Ctx) Orig() uint32 { return uint32(c.w.s[c.f+fOrig]) }
+
+// SetOrig stores the local orig.
+func (c *Ctx) SetOrig(m uint32) { c.w.s[c.f+fOrig] = int32(m) }
+
+// Iter is the position of the running "for" loop over a dict.
+func (c *Ctx) Iter() int { return int(c.w.s[c.f+fIter]) }
+
+// SetIter stores the loop position.
+func (c *Ctx) SetIter(i int) { c.w.s[c.f+fIter] = int32(i) }
+
+// Tmp is the value a BINARY_SUBSCR left on the stack for the STORE_SUBSCR
+// of the same "d[k] += 1".
+func (c *Ctx) Tmp() int32 { return c.w.s[c.f+fTmp] }
+
+// SetTmp keeps a loaded value for the next step.
+func (c *Ctx) SetTmp(v int32) { c.w.s[c.f+fTmp] = v }
+
+// ---- fn.__globals__ of the callee's module ----
+
+func (c *Ctx) module() int { return c.w.p.codes[c.w.s[c.f+fCode]].module }
+
+// GlobalsLen is len(fn_globs).
+func (c *Ctx) GlobalsLen() int { return c.w.p.lay.globalsLen[c.module()] }
+
+// Global is the value of the i-th global, in dict order.
+func (c *Ctx) Global(i int) Value {
+	v := Value(c.w.s[c.w.p.lay.globals[c.module()]+i])
+	c.w.effect("%s is %s", c.globalName(i), v)
+	return v
+}
+
+// SetGlobal is fn_globs[k] = v for the i-th global (an existing key: the
+// dict keeps its size and order).
+func (c *Ctx) SetGlobal(i int, v Value) {
+	c.w.s[c.w.p.lay.globals[c.module()]+i] = int32(v)
+	c.w.effect("%s = %s", c.globalName(i), v)
+}
+
+// UpdateGlobals is fn_globs.update({k: v for k in keys}): one C call.
+func (c *Ctx) UpdateGlobals(keys uint32, v Value) {
+	base := c.w.p.lay.globals[c.module()]
+	for i := range c.GlobalsLen() {
+		if keys&(1<<i) != 0 {
+			c.w.s[base+i] = int32(v)
+			c.w.effect("%s = %s", c.globalName(i), v)
+		}
+	}
+	if keys == 0 {
+		c.w.effect("nothing to update")
+	}
+}
+
+func (c *Ctx) globalName(i int) string {
+	m := c.module()
+	names := c.w.p.Scenario.Modules[m].Names
+	if i < len(names) {
+		return c.w.p.Scenario.Modules[m].Name + "." + names[i]
+	}
+	return c.w.p.Scenario.Modules[m].Name + ".<function>"
+}
+
+// KeyNames renders a set of globals for traces.
+func (c *Ctx) KeyNames(keys uint32) string {
+	s := "{"
+	first := true
+	for i := range c.GlobalsLen() {
+		if keys&(1<<i) != 0 {
+			if !first {
+				s += ", "
+			}
+			s += c.w.p.Scenario.Modules[c.module()].Names[i]
+			first = false
+		}
+	}
+	return s + "}"
+}
+
+// ---- registries, keyed by gid = id(fn_globs) ----
+
+func (c *Ctx) modName() string { return c.w.p.Scenario.Modules[c.module()].Name }
+
+// LockEntry is _globals_locks.get(gid): the lock and whether it is there.
+func (c *Ctx) LockEntry() (LockRef, bool) {
+	r := LockRef(c.w.s[c.w.p.lay.lockReg+c.module()])
+	if r == 0 {
+		c.w.effect("_globals_locks[%s] is missing", c.modName())
+	} else {
+		c.w.effect("_globals_locks[%s] is lock#%d", c.modName(), r)
+	}
+	return r, r != 0
+}
+
+// StoreLockEntry is _globals_locks[gid] = r.
+func (c *Ctx) StoreLockEntry(r LockRef) {
+	c.w.s[c.w.p.lay.lockReg+c.module()] = int32(r)
+	c.w.effect("_globals_locks[%s] = lock#%d", c.modName(), r)
+}
+
+// DelLockEntry is del _globals_locks[gid]: KeyError when missing.
+func (c *Ctx) DelLockEntry() {
+	i := c.w.p.lay.lockReg + c.module()
+	if c.w.s[i] == 0 {
+		c.w.effect("_globals_locks[%s] is missing: KeyError", c.modName())
+		c.Raise(KeyError)
+		return
+	}
+	c.w.s[i] = 0
+	c.w.effect("del _globals_locks[%s]", c.modName())
+}
+
+// NewLock is threading.Lock(): a new, unlocked lock.
+func (c *Ctx) NewLock() LockRef {
+	l := &c.w.p.lay
+	r := LockRef(c.w.s[l.nextLock] + 1)
+	if int(r) > c.w.p.maxLocks {
+		panic("model: more locks made than the program allowed for")
+	}
+	c.w.s[l.nextLock] = int32(r)
+	c.w.effect("threading.Lock() makes lock#%d", r)
+	return r
+}
+
+// Count is _swap_refcount.get(gid) and whether the key is there.
+func (c *Ctx) Count() (int32, bool) {
+	m := c.module()
+	l := &c.w.p.lay
+	if c.w.s[l.countP+m] == 0 {
+		c.w.effect("count[%s] is missing", c.modName())
+		return 0, false
+	}
+	v := c.w.s[l.count+m]
+	c.w.effect("count[%s] is %d", c.modName(), v)
+	return v, true
+}
+
+// StoreCount is _swap_refcount[gid] = v.
+func (c *Ctx) StoreCount(v int32) {
+	m := c.module()
+	l := &c.w.p.lay
+	c.w.s[l.countP+m], c.w.s[l.count+m] = 1, v
+	c.w.effect("count[%s] = %d", c.modName(), v)
+}
+
+// DelCount is del _swap_refcount[gid]: KeyError when missing.
+func (c *Ctx) DelCount() {
+	m := c.module()
+	l := &c.w.p.lay
+	if c.w.s[l.countP+m] == 0 {
+		c.w.effect("count[%s] is missing: KeyError", c.modName())
+		c.Raise(KeyError)
+		return
+	}
+	c.w.s[l.countP+m], c.w.s[l.count+m] = 0, 0
+	c.w.effect("del count[%s]", c.modName())
+}
+
+// Saved is _swap_orig.get(gid): the saved names, and whether the key is there.
+func (c *Ctx) Saved() (uint32, bool) {
+	m := c.module()
+	l := &c.w.p.lay
+	v := uint32(c.w.s[l.orig+m])
+	if c.w.s[l.origP+m] == 0 {
+		c.w.effect("saved[%s] is missing", c.modName())
+		return 0, false
+	}
+	c.w.effect("saved[%s] is %s", c.modName(), c.KeyNames(v))
+	return v, true
+}
+
+// StoreSaved is _swap_orig[gid] = keys.
+func (c *Ctx) StoreSaved(keys uint32) {
+	m := c.module()
+	l := &c.w.p.lay
+	c.w.s[l.origP+m], c.w.s[l.orig+m] = 1, int32(keys)
+	c.w.effect("saved[%s] = %s", c.modName(), c.KeyNames(keys))
+}
+
+// DelSaved removes the saved names: KeyError when missing.
+func (c *Ctx) DelSaved() {
+	m := c.module()
+	l := &c.w.p.lay
+	if c.w.s[l.origP+m] == 0 {
+		c.w.effect("saved[%s] is missing: KeyError", c.modName())
+		c.Raise(KeyError)
+		return
+	}
+	c.w.s[l.origP+m], c.w.s[l.orig+m] = 0, 0
+	c.w.effect("del saved[%s]", c.modName())
+}
+
+// ---- locks ----
+
+// LockFree reports whether lock r is unlocked (acquire would not block).
+func (c *Ctx) LockFree(r LockRef) bool { return c.w.s[c.w.p.lay.lockOwner+int(r)] == 0 }
+
+// Acquire takes lock r; the instruction's Ready must have said it is free.
+func (c *Ctx) Acquire(r LockRef) {
+	i := c.w.p.lay.lockOwner + int(r)
+	if c.w.s[i] != 0 {
+		panic("model: acquire of a held lock ran; its instruction lacks Ready")
+	}
+	c.w.s[i] = int32(c.t + 1)
+	c.w.effect("acquires lock#%d", r)
+}
+
+// Release is lock.release(): RuntimeError when the lock is not held.
+func (c *Ctx) Release(r LockRef) {
+	i := c.w.p.lay.lockOwner + int(r)
+	if c.w.s[i] == 0 {
+		c.w.effect("lock#%d is not held: RuntimeError", r)
+		c.Raise(RuntimeError)
+		return
+	}
+	c.w.s[i] = 0
+	c.w.effect("releases lock#%d", r)
+}
+
+// GlobalLockRef is the protocol's global lock.
+const GlobalLockRef LockRef = 1

@@ -1,0 +1,289 @@
+package model
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Step runs thread t's next step (t must be runnable), then the local steps
+// that follow it, and returns what the step did.
+func (w *World) Step(t int) Event {
+	w.ev = Event{Thread: t, Kind: EvStep}
+	f := w.top(t)
+	if w.s[f+fInBody] == 1 {
+		w.execStmt(t, f)
+	} else {
+		w.execInstr(t, f, true)
+	}
+	w.settle(t)
+	return w.ev
+}
+
+// settle runs t ahead through local steps (locals, constants, the yield,
+// returns) up to its next shared step, or to its end.
+func (w *World) settle(t int) {
+	base := w.thread(t)
+	for w.s[base+tStatus] != finished {
+		f := w.top(t)
+		if w.s[f+fInBody] == 1 {
+			stmts := w.p.codes[w.s[f+fCode]].stmts
+			body := int(w.s[f+fBody])
+			if body >= len(stmts) {
+				if w.s[f+fPC] >= 0 { // the with-body is over: back into the generator
+					w.s[f+fInBody] = 0
+					w.s[f+fPC] = int32(w.p.Protocol.yield + 1)
+					continue
+				}
+				w.s[base+tStatus] = finished
+				return
+			}
+			if !stmts[body].local() {
+				return
+			}
+			w.execStmt(t, f)
+			continue
+		}
+		pc := int(w.s[f+fPC])
+		code := w.p.Protocol.Code
+		if pc >= len(code) { // the generator returned: the with statement is done
+			w.s[base+tDepth]--
+			w.s[w.top(t)+fBody]++
+			continue
+		}
+		in := &code[pc]
+		if in.Yield {
+			w.s[f+fInBody] = 1
+			w.s[f+fBody] = 0
+			continue
+		}
+		if in.Object != NoObject {
+			return
+		}
+		w.execInstr(t, f, false)
+	}
+}
+
+// execInstr runs one protocol instruction of frame f.
+func (w *World) execInstr(t, f int, visible bool) {
+	pc := int(w.s[f+fPC])
+	in := &w.p.Protocol.Code[pc]
+	if visible {
+		w.ev.Where = w.p.Protocol.Source + ":" + strconv.Itoa(in.Line)
+		w.ev.Line, w.ev.Text, w.ev.Bytecode = in.Line, in.Text, in.Bytecode
+	}
+	c := Ctx{w: w, t: t, f: f, next: pc + 1}
+	in.Exec(&c)
+	if c.exc != 0 {
+		w.ev.Raised, w.ev.Machinery = c.exc, true
+		w.raise(t, c.exc)
+		return
+	}
+	if c.next != pc {
+		w.s[f+fSub] = 0
+	}
+	w.s[f+fPC] = int32(c.next)
+}
+
+// raise unwinds thread t as CPython would: the innermost handler of the
+// current frame runs (a finally, a with's exit) with the exception pending;
+// a frame without one is left and the exception is thrown into its caller's
+// generator at its yield.
+func (w *World) raise(t int, e Exc) {
+	base := w.thread(t)
+	for {
+		f := w.top(t)
+		if w.s[f+fPC] >= 0 {
+			if target := w.p.Protocol.handlerFor(int(w.s[f+fPC])); target >= 0 {
+				w.s[f+fInBody] = 0
+				w.s[f+fPC] = int32(target)
+				w.s[f+fSub] = 0
+				w.s[f+fExc] = int32(e)
+				return
+			}
+			w.s[base+tDepth]--
+			continue
+		}
+		// The bottom frame: the host catches a failed launch (the caller's
+		// except) after resetting the kernel context; a GPU thread dies and
+		// BlockThread.run records the exception for the host to see.
+		if t == Host {
+			w.s[f+fBody]++ // to this launch's _kernel_context = None
+			w.s[f+fExc] = int32(e)
+			return
+		}
+		w.s[base+tStatus] = finished
+		w.s[base+tDied] = int32(e)
+		return
+	}
+}
+
+// syncthreads() sub-steps (BlockThread.syncthreads in kernel.py).
+const (
+	syncCheckAbort = iota // if self.abort: raise RuntimeError(...)
+	syncBlock             // self.syncthreads_blocked = True
+	syncWait              // self.syncthreads_event.wait(); ....clear()
+	syncRecheck           // if self.abort: raise RuntimeError(...)
+)
+
+var syncLines = [...]string{
+	"if self.abort: raise RuntimeError(\"abort flag set on syncthreads call\")",
+	"self.syncthreads_blocked = True",
+	"self.syncthreads_event.wait(); self.syncthreads_event.clear()",
+	"if self.abort: raise RuntimeError(\"abort flag set on syncthreads clear\")",
+}
+
+// execStmt runs one kernel, device-function or host statement.
+func (w *World) execStmt(t, f int) {
+	p, l := w.p, &w.p.lay
+	cd := &p.codes[w.s[f+fCode]]
+	st := cd.stmts[w.s[f+fBody]]
+	base := w.thread(t)
+	w.ev.Where, w.ev.Text = cd.name, st.text
+	next := func() { w.s[f+fBody]++; w.s[f+fSub] = 0 }
+	switch st.kind {
+	case sUse:
+		v := Value(w.s[l.globals[cd.module]+st.arg])
+		w.ev.Kind, w.ev.Bytecode = EvUse, "LOAD_GLOBAL; LOAD_ATTR"
+		w.ev.Module, w.ev.Name = cd.module, p.Scenario.Modules[cd.module].Names[st.arg]
+		w.ev.Saw, w.ev.Want = v, Fake(p.threadLaunch[t])
+		w.effect("%s is %s", w.ev.Name, v)
+		if !v.IsFake() {
+			w.ev.Raised = AttributeError
+			w.raise(t, AttributeError)
+			return
+		}
+		next()
+	case sCall:
+		ctx := Value(w.s[l.ctx])
+		w.ev.Bytecode = "LOAD_GLOBAL _kernel_context; CALL (FakeCUDAKernel.__call__)"
+		w.ev.Text = "with swapped_cuda_module(self.fn, _get_kernel_context()):  # " + st.text
+		w.effect("_kernel_context is %s", ctx)
+		w.push(t, st.arg, ctx)
+	case sLaunch:
+		w.push(t, st.arg, Fake(p.codes[st.arg].launch))
+	case sRaise:
+		w.ev.Raised = KernelError
+		w.raise(t, KernelError)
+	case sSync:
+		sub := w.s[f+fSub]
+		w.ev.Where, w.ev.Text, w.ev.Bytecode = "kernel.py", syncLines[sub], "LOAD_ATTR/STORE_ATTR"
+		switch sub {
+		case syncCheckAbort, syncRecheck:
+			if w.s[base+tAbort] == 1 {
+				w.ev.Raised = RuntimeError
+				w.raise(t, RuntimeError)
+				return
+			}
+		case syncBlock:
+			w.s[base+tBlocked] = 1
+		case syncWait:
+			w.s[base+tEvent] = 0
+		}
+		if sub == syncRecheck {
+			next()
+		} else {
+			w.s[f+fSub]++
+		}
+	case sSetContext:
+		w.ev.Where, w.ev.Bytecode = "kernel.py", "STORE_GLOBAL _kernel_context"
+		w.s[l.ctx] = int32(Fake(st.arg))
+		w.effect("_kernel_context = %s", Fake(st.arg))
+		next()
+	case sResetContext:
+		w.ev.Where, w.ev.Bytecode = "kernel.py", "STORE_GLOBAL _kernel_context"
+		w.s[l.ctx] = int32(None)
+		w.effect("_kernel_context = None")
+		if e := Exc(w.s[f+fExc]); e != 0 {
+			w.effect("launch %d raised %s; the caller goes on", st.arg, e)
+			w.s[f+fExc] = 0
+		}
+		next()
+	case sStart:
+		w.ev.Where, w.ev.Bytecode = "kernel.py", "CALL (Thread.start)"
+		w.ev.Text = "t.start()  # " + p.ThreadName(st.arg)
+		w.s[w.thread(st.arg)+tStatus] = alive
+		w.settle(st.arg)
+		next()
+	case sPoll:
+		w.ev.Where, w.ev.Bytecode = "kernel.py", "FOR_ITER; LOAD_ATTR (polling)"
+		w.poll(t, f, st.arg)
+	default:
+		panic(fmt.Sprintf("model: statement kind %d has no semantics", st.kind))
+	}
+}
+
+// push enters a with swapped_cuda_module(...) for code c with fake.
+func (w *World) push(t, c int, fake Value) {
+	base := w.thread(t)
+	d := int(w.s[base+tDepth])
+	if d >= w.p.maxFrames {
+		panic(fmt.Sprintf("model: thread %d needs more than %d frames", t, w.p.maxFrames))
+	}
+	f := base + tFrames + d*frameSize
+	clear(w.s[f : f+frameSize])
+	w.s[f+fCode] = int32(c)
+	w.s[f+fFake] = int32(fake)
+	w.s[base+tDepth] = int32(d + 1)
+}
+
+// pollReady: the host's polling loop makes progress when a thread of the
+// block died, when all are done, or when every live one waits at the barrier.
+func (w *World) pollReady(block int) bool {
+	allBlocked := true
+	for _, t := range w.p.blockThreads[block] {
+		base := w.thread(t)
+		if w.s[base+tDied] != 0 {
+			return true
+		}
+		if w.s[base+tStatus] != finished && w.s[base+tBlocked] == 0 {
+			allBlocked = false
+		}
+	}
+	return allBlocked
+}
+
+// poll is one pass of BlockManager.run's loop that changes something. The
+// busy-waiting passes that change nothing are not steps: the host is
+// modelled as blocked until a pass can act. Releasing the barrier (the loop
+// over blockedthreads) is one step: a thread released early can only run,
+// which the scheduler may also order after the rest are released.
+func (w *World) poll(t, f, block int) {
+	threads := w.p.blockThreads[block]
+	for _, u := range threads { // lowest thread first; Python's set order is arbitrary
+		if e := Exc(w.s[w.thread(u)+tDied]); e != 0 {
+			w.ev.Text = "t_other.abort = True ...; raise t.exception[0]  # " + w.p.ThreadName(u)
+			for _, o := range threads {
+				b := w.thread(o)
+				w.s[b+tAbort], w.s[b+tBlocked], w.s[b+tEvent] = 1, 0, 1
+			}
+			w.effect("%s raised %s: abort the block, re-raise without joining", w.p.ThreadName(u), e)
+			w.raise(t, e)
+			return
+		}
+	}
+	done := true
+	for _, u := range threads {
+		if w.s[w.thread(u)+tStatus] != finished {
+			done = false
+		}
+	}
+	if done {
+		w.ev.Text = "livethreads is empty: the block is done"
+		w.s[f+fBody]++
+		return
+	}
+	w.ev.Text = "livethreads == blockedthreads: t.syncthreads_event.set() for each"
+	for _, u := range threads {
+		b := w.thread(u)
+		if w.s[b+tStatus] != finished && w.s[b+tBlocked] == 1 {
+			w.s[b+tBlocked], w.s[b+tEvent] = 0, 1
+		}
+	}
+	w.effect("barrier released")
+}
+
+func (w *World) effect(format string, args ...any) {
+	if w.Trace {
+		w.ev.Effects = append(w.ev.Effects, fmt.Sprintf(format, args...))
+	}
+}

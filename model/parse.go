@@ -1,0 +1,213 @@
+package model
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Parse reads a scenario file. The format, one directive a line, "#" starts
+// a comment:
+//
+//	threads 3                  threads per block (default 2)
+//	blocks 1                   blocks per launch (default 1)
+//	launches 1                 launches, one after another (default 1)
+//	module kernels cuda        a module and the globals bound to the real
+//	module helpers cuda cu     cuda module; the first is the kernel's
+//	device f in helpers: call g; use cuda.local; use cu.threadIdx
+//	device g in helpers: use cuda.local
+//	kernel: use cuda.threadIdx; call f; syncthreads; raise
+//
+// Statements are "use NAME.ATTR" (NAME a global of the function's module),
+// "call FUNC", "syncthreads" and "raise" (the kernel code raises). Errors
+// name the line: "line 4: ...".
+func Parse(r io.Reader) (*Scenario, error) {
+	sc := &Scenario{Threads: 2, Blocks: 1, Launches: 1}
+	type pending struct {
+		line      int
+		where     string
+		module    int
+		text      string
+		functionI int // -1 for the kernel
+	}
+	var bodies []pending
+	modules := map[string]int{}
+	functions := map[string]int{}
+	seen := map[string]bool{}
+	sawKernel := false
+	in := bufio.NewScanner(r)
+	n := 0
+	for in.Scan() {
+		n++
+		line := in.Text()
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		fail := func(format string, args ...any) (*Scenario, error) {
+			return nil, fmt.Errorf("line %d: %s", n, fmt.Sprintf(format, args...))
+		}
+		word, rest, _ := strings.Cut(line, " ")
+		switch {
+		case word == "threads" || word == "blocks" || word == "launches":
+			if seen[word] {
+				return fail("%s given twice", word)
+			}
+			seen[word] = true
+			v, err := strconv.Atoi(strings.TrimSpace(rest))
+			if err != nil {
+				return fail("%s takes a whole number, got %q", word, strings.TrimSpace(rest))
+			}
+			switch word {
+			case "threads":
+				sc.Threads = v
+			case "blocks":
+				sc.Blocks = v
+			default:
+				sc.Launches = v
+			}
+		case word == "module":
+			f := strings.Fields(rest)
+			if len(f) < 2 {
+				return fail("module needs a name and at least one global bound to cuda: module NAME cuda [cu ...]")
+			}
+			if _, dup := modules[f[0]]; dup {
+				return fail("module %s defined twice", f[0])
+			}
+			if err := distinctIdents(f); err != nil {
+				return fail("module %s: %v", f[0], err)
+			}
+			modules[f[0]] = len(sc.Modules)
+			sc.Modules = append(sc.Modules, Module{Name: f[0], Names: f[1:]})
+		case word == "device":
+			head, body, ok := strings.Cut(rest, ":")
+			f := strings.Fields(head)
+			if !ok || len(f) != 3 || f[1] != "in" {
+				return fail("want: device NAME in MODULE: STATEMENT; ...")
+			}
+			m, known := modules[f[2]]
+			if !known {
+				return fail("device %s: no module %s (define modules before their functions)", f[0], f[2])
+			}
+			if _, dup := functions[f[0]]; dup {
+				return fail("device function %s defined twice", f[0])
+			}
+			if !isIdent(f[0]) {
+				return fail("%q is not a Python name", f[0])
+			}
+			functions[f[0]] = len(sc.Functions)
+			sc.Functions = append(sc.Functions, Function{Name: f[0], Module: m})
+			bodies = append(bodies, pending{n, "device " + f[0], m, body, len(sc.Functions) - 1})
+		case strings.HasPrefix(line, "kernel:") || word == "kernel":
+			_, body, ok := strings.Cut(line, ":")
+			if !ok {
+				return fail("want: kernel: STATEMENT; ...")
+			}
+			if sawKernel {
+				return fail("kernel given twice")
+			}
+			if len(sc.Modules) == 0 {
+				return fail("kernel before any module: the first module is the kernel's")
+			}
+			sawKernel = true
+			bodies = append(bodies, pending{n, "kernel", 0, body, -1})
+		default:
+			return fail("unknown directive %q (want threads, blocks, launches, module, device or kernel)", word)
+		}
+	}
+	if err := in.Err(); err != nil {
+		return nil, err
+	}
+	if len(sc.Modules) == 0 {
+		return nil, fmt.Errorf("no module: a scenario needs at least the kernel's module")
+	}
+	if !sawKernel {
+		return nil, fmt.Errorf("no kernel line")
+	}
+	for _, p := range bodies {
+		stmts, err := parseBody(sc, p.module, p.text, functions)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %s: %v", p.line, p.where, err)
+		}
+		if p.functionI < 0 {
+			sc.Kernel = stmts
+		} else {
+			sc.Functions[p.functionI].Body = stmts
+		}
+	}
+	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+func parseBody(sc *Scenario, mod int, text string, functions map[string]int) ([]Stmt, error) {
+	var out []Stmt
+	for _, part := range strings.Split(text, ";") {
+		f := strings.Fields(part)
+		if len(f) == 0 {
+			continue
+		}
+		switch {
+		case f[0] == "use" && len(f) == 2:
+			name, attr, ok := strings.Cut(f[1], ".")
+			if !ok || !isIdent(attr) {
+				return nil, fmt.Errorf("want use NAME.ATTR, got %q", strings.TrimSpace(part))
+			}
+			idx := -1
+			for i, n := range sc.Modules[mod].Names {
+				if n == name {
+					idx = i
+				}
+			}
+			if idx < 0 {
+				return nil, fmt.Errorf("%s is not a global of module %s bound to cuda (it binds %s)", name, sc.Modules[mod].Name, strings.Join(sc.Modules[mod].Names, ", "))
+			}
+			out = append(out, Stmt{Kind: OpUse, Name: idx, Attr: attr})
+		case f[0] == "call" && len(f) == 2:
+			fn, ok := functions[f[1]]
+			if !ok {
+				return nil, fmt.Errorf("call %s: no such device function", f[1])
+			}
+			out = append(out, Stmt{Kind: OpCall, Func: fn})
+		case f[0] == "syncthreads" && len(f) == 1:
+			out = append(out, Stmt{Kind: OpSync})
+		case f[0] == "raise" && len(f) == 1:
+			out = append(out, Stmt{Kind: OpRaise})
+		default:
+			return nil, fmt.Errorf("unknown statement %q (want use NAME.ATTR, call FUNC, syncthreads or raise)", strings.TrimSpace(part))
+		}
+	}
+	return out, nil
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func distinctIdents(f []string) error {
+	seen := map[string]bool{}
+	for _, s := range f {
+		if !isIdent(s) {
+			return fmt.Errorf("%q is not a Python name", s)
+		}
+		if seen[s] {
+			return fmt.Errorf("%s appears twice", s)
+		}
+		seen[s] = true
+	}
+	return nil
+}

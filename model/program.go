@@ -1,0 +1,254 @@
+package model
+
+import "fmt"
+
+// stmtKind is a compiled statement: the scenario's statements plus the
+// host thread's own (the launch as the simulator runs it).
+type stmtKind uint8
+
+const (
+	sUse stmtKind = 1 + iota
+	sCall
+	sSync
+	sRaise
+	sSetContext   // host: _kernel_context = mod
+	sLaunch       // host: with swapped_cuda_module(self.fn, fake_cuda_module):
+	sResetContext // host: _kernel_context = None (and the caller's except)
+	sStart        // host: t.start()
+	sPoll         // host: the BlockManager's polling loop
+)
+
+type stmt struct {
+	kind stmtKind
+	arg  int // use: name; call: code; launch: code; start: thread; poll: block
+	attr string
+	text string
+}
+
+// local statements touch nothing shared: they run in the step before them.
+func (s stmt) local() bool { return s.kind == sRaise || s.kind == sLaunch }
+
+type code struct {
+	name   string
+	module int
+	launch int // for a launch body, its launch (1-based)
+	stmts  []stmt
+}
+
+// Program is a scenario compiled against one protocol and one atomicity
+// model: the static part of a World, shared by all its clones.
+type Program struct {
+	Scenario  *Scenario
+	Protocol  *Protocol
+	Atomicity Atomicity
+
+	codes      []code
+	kernelCode int
+	hostCode   int
+	maxFrames  int
+	maxLocks   int
+	// per thread: launch (1-based) and block (global index), -1 for the host
+	threadLaunch []int
+	threadBlock  []int
+	// per global block index: its threads
+	blockThreads [][]int
+	lay          layout
+}
+
+// Host is the thread that launches kernels.
+const Host = 0
+
+// NewProgram compiles a scenario for a protocol.
+func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
+	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
+	if !p.compiled {
+		return nil, fmt.Errorf("protocol %s is not compiled", p.Name)
+	}
+	if a != GIL && a != FreeThreaded {
+		return nil, fmt.Errorf("unknown atomicity %d", a)
+	}
+	pr := &Program{Scenario: sc, Protocol: p, Atomicity: a}
+	for _, f := range sc.Functions {
+		pr.codes = append(pr.codes, code{name: f.Name, module: f.Module, stmts: pr.compileBody(f.Module, f.Body)})
+	}
+	pr.kernelCode = len(pr.codes)
+	pr.codes = append(pr.codes, code{name: "kernel", module: 0, stmts: pr.compileBody(0, sc.Kernel)})
+
+	pr.threadLaunch = []int{-1}
+	pr.threadBlock = []int{-1}
+	var host []stmt
+	for l := 1; l <= sc.Launches; l++ {
+		var body []stmt
+		for b := range sc.Blocks {
+			gb := (l-1)*sc.Blocks + b
+			var members []int
+			for range sc.Threads {
+				t := len(pr.threadLaunch)
+				pr.threadLaunch = append(pr.threadLaunch, l)
+				pr.threadBlock = append(pr.threadBlock, gb)
+				members = append(members, t)
+				body = append(body, stmt{kind: sStart, arg: t, text: "t.start()"})
+			}
+			pr.blockThreads = append(pr.blockThreads, members)
+			body = append(body, stmt{kind: sPoll, arg: gb, text: "while livethreads: ... (bm.run)"})
+		}
+		lc := len(pr.codes)
+		pr.codes = append(pr.codes, code{name: fmt.Sprintf("launch %d", l), module: 0, launch: l, stmts: body})
+		host = append(host,
+			stmt{kind: sSetContext, arg: l, text: "_kernel_context = mod"},
+			stmt{kind: sLaunch, arg: lc, text: "with swapped_cuda_module(self.fn, fake_cuda_module):"},
+			stmt{kind: sResetContext, arg: l, text: "_kernel_context = None"},
+		)
+	}
+	pr.hostCode = len(pr.codes)
+	pr.codes = append(pr.codes, code{name: "host", module: 0, stmts: host})
+
+	pr.maxFrames = max(sc.callDepth()+1, 2)
+	calls := pr.callsPerThread(pr.kernelCode)
+	pr.maxLocks = 1 + sc.Launches + calls*(len(pr.threadLaunch)-1)
+	pr.lay = newLayout(pr)
+	return pr, nil
+}
+
+func (pr *Program) compileBody(mod int, body []Stmt) []stmt {
+	out := make([]stmt, len(body))
+	for i, s := range body {
+		st := stmt{text: pr.Scenario.stmtText(mod, s)}
+		switch s.Kind {
+		case OpUse:
+			st.kind, st.arg, st.attr = sUse, s.Name, s.Attr
+		case OpCall:
+			st.kind, st.arg = sCall, s.Func
+		case OpSync:
+			st.kind = sSync
+		case OpRaise:
+			st.kind = sRaise
+		}
+		out[i] = st
+	}
+	return out
+}
+
+// callsPerThread counts the device calls one run of code c makes, nested
+// calls included.
+func (pr *Program) callsPerThread(c int) int {
+	n := 0
+	for _, s := range pr.codes[c].stmts {
+		if s.kind == sCall {
+			n += 1 + pr.callsPerThread(s.arg)
+		}
+	}
+	return n
+}
+
+// NumThreads counts the host and every GPU thread of every launch.
+func (pr *Program) NumThreads() int { return len(pr.threadLaunch) }
+
+// ThreadName is the canonical name of thread t: "host", or "L1.B0.T2"
+// style names for GPU threads (launch, block, thread index).
+func (pr *Program) ThreadName(t int) string {
+	if t == Host {
+		return "host"
+	}
+	sc := pr.Scenario
+	i := t - 1
+	tid := i % sc.Threads
+	blk := (i / sc.Threads) % sc.Blocks
+	l := pr.threadLaunch[t]
+	if sc.Launches == 1 {
+		if sc.Blocks == 1 {
+			return fmt.Sprintf("T%d", tid)
+		}
+		return fmt.Sprintf("B%d.T%d", blk, tid)
+	}
+	return fmt.Sprintf("L%d.B%d.T%d", l, blk, tid)
+}
+
+// layout places every piece of state in the World's flat vector.
+type layout struct {
+	ctx                                 int
+	globals                             []int // per module: first entry
+	globalsLen                          []int
+	lockReg, countP, count, origP, orig int // per module: base + module
+	nextLock                            int // locks allocated so far
+	lockOwner                           int // base + lock ref
+	threads                             int
+	threadSize                          int
+	size                                int
+	// object numbers, for footprints
+	objGlobals, objLockReg, objCount, objOrig, objLock, objBlock int
+}
+
+// Thread fields, then frames.
+const (
+	tStatus  = iota // notStarted, alive, finished
+	tDepth          // frames in use
+	tBlocked        // syncthreads_blocked
+	tEvent          // syncthreads_event is set
+	tAbort          // abort
+	tDied           // the exception the thread died with (BlockThread.exception)
+	tFrames
+)
+
+const (
+	notStarted = 1 + iota
+	alive
+	finished
+)
+
+// Frame fields: a frame is one device call (or the kernel body, or the
+// host's code) with the locals of its swapped_cuda_module generator.
+const (
+	fCode   = iota // index into Program.codes
+	fPC            // protocol pc; -1 for a frame without protocol
+	fBody          // statement index in the code
+	fInBody        // 1 while the with-body runs (fPC is then the yield)
+	fSub           // sub-step of a statement or instruction
+	fFake          // fake_cuda_module
+	fLock          // lock (a lock reference)
+	fOrig          // orig (a bitmask of globals indexes bound to cuda)
+	fIter          // the position of a running "for" over a dict
+	fTmp           // a value loaded by a BINARY_SUBSCR before its store
+	fExc           // the exception pending in a finally or with-exit
+	frameSize
+)
+
+func newLayout(pr *Program) layout {
+	sc := pr.Scenario
+	var l layout
+	n := 0
+	l.ctx = n
+	n++
+	funcsIn := make([]int, len(sc.Modules))
+	for _, f := range sc.Functions {
+		funcsIn[f.Module]++
+	}
+	funcsIn[0]++ // the kernel function itself
+	for m, mod := range sc.Modules {
+		l.globals = append(l.globals, n)
+		l.globalsLen = append(l.globalsLen, len(mod.Names)+funcsIn[m])
+		n += len(mod.Names) + funcsIn[m]
+	}
+	M := len(sc.Modules)
+	l.lockReg, n = n, n+M
+	l.countP, n = n, n+M
+	l.count, n = n, n+M
+	l.origP, n = n, n+M
+	l.orig, n = n, n+M
+	l.nextLock, n = n, n+1
+	l.lockOwner, n = n-1, n+pr.maxLocks // refs 1..maxLocks
+	l.threads = n
+	l.threadSize = tFrames + pr.maxFrames*frameSize
+	n += l.threadSize * pr.NumThreads()
+	l.size = n
+
+	l.objGlobals = 2
+	l.objLockReg = l.objGlobals + M
+	l.objCount = l.objLockReg + M
+	l.objOrig = l.objCount + M
+	l.objLock = l.objOrig + M
+	l.objBlock = l.objLock + pr.maxLocks + 1
+	return l
+}

@@ -1,0 +1,142 @@
+package model
+
+import (
+	"fmt"
+
+	"swapcheck/sched"
+)
+
+// Object names the shared object an Instr touches, relative to the frame
+// that runs it (the module is the callee's, the lock is the local "lock").
+type Object uint8
+
+const (
+	// NoObject: a local step (locals, constants, imports); it runs in the
+	// same scheduler step as the shared step before it, since no other
+	// thread can observe or affect it.
+	NoObject Object = 1 + iota
+	// Globals: fn.__globals__ of the callee's module.
+	Globals
+	// LockRegistry: the entry _globals_locks[gid].
+	LockRegistry
+	// CountRegistry: the entry _swap_refcount[gid] (global-lock: the count
+	// of _swap_state[gid]).
+	CountRegistry
+	// SavedRegistry: the entry _swap_orig[gid] (global-lock: the saved
+	// names of _swap_state[gid]).
+	SavedRegistry
+	// ModuleLock: the lock object held in the local "lock".
+	ModuleLock
+	// GlobalLock: the protocol's one global lock (_locks_register_lock or
+	// _swap_lock).
+	GlobalLock
+)
+
+// Instr is one step of a protocol listing: one atomic CPython operation,
+// with the Python line and the bytecode(s) it stands for.
+type Instr struct {
+	// Label names the instruction for jumps and handlers ("" for none).
+	Label string
+	// Line is the line number in the protocol's Python source, Text the
+	// line itself, Bytecode the CPython 3.11 opcode(s) of this step.
+	Line     int
+	Text     string
+	Bytecode string
+	// Object and Access are the step's footprint.
+	Object Object
+	Access sched.Access
+	// Ready, when set, says whether the step can run now (lock acquire);
+	// a step that is not ready blocks its thread.
+	Ready func(c *Ctx) bool
+	// Yield marks the context manager's yield: the with-body runs here.
+	Yield bool
+	// Exec performs the step. It moves on to the next instruction unless
+	// it calls Jump, Stay or Raise.
+	Exec func(c *Ctx)
+}
+
+// Handler is one row of a listing's exception table: an exception raised
+// by an instruction in [From, To) continues at Target, with the exception
+// pending (re-raised by EndFinally or EndWith). Rows are searched in order:
+// list inner handlers first.
+type Handler struct {
+	From, To, Target string
+}
+
+// Protocol is one variant of swapped_cuda_module, as a listing.
+type Protocol struct {
+	// Name is the variant's name ("naive", "merged", ...).
+	Name string
+	// Source is the file under testdata/python whose lines Instr.Line cites.
+	Source string
+	// Summary is one line saying what the variant is.
+	Summary string
+	Code    []Instr
+	// Handlers is the exception table.
+	Handlers []Handler
+	// GlobalLockName is the Python name of GlobalLock ("" when unused).
+	GlobalLockName string
+
+	labels   map[string]int
+	handlers []handlerPC
+	yield    int
+	compiled bool
+}
+
+type handlerPC struct{ from, to, target int }
+
+// Compile resolves labels and checks the listing. Protocol packages call it
+// once, at init; an error here is a bug in the listing, so it panics.
+func (p *Protocol) Compile() *Protocol {
+	p.labels = make(map[string]int)
+	p.yield = -1
+	for i, in := range p.Code {
+		if in.Label != "" {
+			if _, dup := p.labels[in.Label]; dup {
+				panic(fmt.Sprintf("model: protocol %s: label %q defined twice", p.Name, in.Label))
+			}
+			p.labels[in.Label] = i
+		}
+		if in.Yield {
+			if p.yield >= 0 {
+				panic(fmt.Sprintf("model: protocol %s: two yields", p.Name))
+			}
+			p.yield = i
+		}
+		if in.Line <= 0 || in.Text == "" || in.Bytecode == "" || in.Object == 0 {
+			panic(fmt.Sprintf("model: protocol %s: instruction %d lacks its line, text, bytecode or object", p.Name, i))
+		}
+		if in.Object != NoObject && in.Access != sched.Read && in.Access != sched.Write {
+			panic(fmt.Sprintf("model: protocol %s: shared instruction %d (line %d) lacks its access", p.Name, i, in.Line))
+		}
+		if in.Exec == nil && !in.Yield {
+			panic(fmt.Sprintf("model: protocol %s: instruction %d has no Exec", p.Name, i))
+		}
+	}
+	if p.yield < 0 {
+		panic(fmt.Sprintf("model: protocol %s: no yield", p.Name))
+	}
+	for _, h := range p.Handlers {
+		p.handlers = append(p.handlers, handlerPC{p.label(h.From), p.label(h.To), p.label(h.Target)})
+	}
+	p.compiled = true
+	return p
+}
+
+func (p *Protocol) label(name string) int {
+	i, ok := p.labels[name]
+	if !ok {
+		panic(fmt.Sprintf("model: protocol %s: unknown label %q", p.Name, name))
+	}
+	return i
+}
+
+// handlerFor returns the target of the innermost handler covering pc, or -1.
+func (p *Protocol) handlerFor(pc int) int {
+	for _, h := range p.handlers {
+		if pc >= h.from && pc < h.to {
+			return h.target
+		}
+	}
+	return -1
+}

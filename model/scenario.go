@@ -1,0 +1,314 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+)
+
+// OpKind is what one statement of kernel or device-function code does.
+type OpKind uint8
+
+const (
+	// OpUse: "cuda.<attr>" — load the module global, then the attribute.
+	OpUse OpKind = 1 + iota
+	// OpCall: call a device function (which swaps the callee's module).
+	OpCall
+	// OpSync: cuda.syncthreads().
+	OpSync
+	// OpRaise: the kernel code raises an exception of its own.
+	OpRaise
+)
+
+// Stmt is one statement of kernel or device-function code.
+type Stmt struct {
+	Kind OpKind
+	// Name is the module global a use loads (an index into the module's
+	// Names), Attr the attribute it reads.
+	Name int
+	Attr string
+	// Func is the device function a call calls (an index into Functions).
+	Func int
+}
+
+// Module is a Python module whose globals bind the real cuda module.
+type Module struct {
+	Name string
+	// Names are the globals bound to the real module (cuda, cu, ...), in
+	// the dict's order; the module's functions follow them in its globals.
+	Names []string
+}
+
+// Function is a device function: its module and its body.
+type Function struct {
+	Name   string
+	Module int
+	Body   []Stmt
+}
+
+// Scenario is one kernel launch set-up: modules, device functions, the
+// kernel's body (run by every thread) and the launch shape. Module 0 is the
+// kernel's own module.
+type Scenario struct {
+	Modules   []Module
+	Functions []Function
+	Kernel    []Stmt
+	Threads   int // threads per block
+	Blocks    int // blocks per launch, run one after another
+	Launches  int // launches, one after another; a launch that raised is caught
+}
+
+// Limits on what a scenario may ask for; beyond them the state space is out
+// of reach of any strategy here, and the model's encodings overflow.
+const (
+	MaxThreads   = 64
+	MaxBlocks    = 16
+	MaxLaunches  = 4
+	MaxModules   = 16
+	MaxNames     = 16
+	MaxNest      = 8
+	MaxStmts     = 64
+	MaxFunctions = 64
+)
+
+// Shape is the generated scenario the command-line flags describe.
+type Shape struct {
+	Threads, Blocks, Calls, Modules, Names, Nest int
+	Syncthreads                                  bool
+}
+
+// DefaultShape is two threads, one block, one call into one module.
+var DefaultShape = Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1}
+
+// nameList is cuda, cu, cuda2, cuda3, ...
+func nameList(n int) []string {
+	names := make([]string, n)
+	for i := range names {
+		switch i {
+		case 0:
+			names[i] = "cuda"
+		case 1:
+			names[i] = "cu"
+		default:
+			names[i] = fmt.Sprintf("cuda%d", i)
+		}
+	}
+	return names
+}
+
+var useAttrs = []string{"local", "threadIdx", "shared", "blockIdx"}
+
+// Build makes the scenario a Shape describes: a kernel module "kernels"
+// and device modules "dev1".."devM", each binding Names names to the real
+// cuda module. The kernel reads cuda.threadIdx, then makes Calls calls to
+// f<m>, module round-robin (each followed by syncthreads() with
+// Syncthreads). A device function at depth d < Nest first calls the
+// function at depth d+1 in the next module, then uses each of its names.
+func (sh Shape) Build() (*Scenario, error) {
+	switch {
+	case sh.Threads < 1 || sh.Threads > MaxThreads:
+		return nil, fmt.Errorf("threads must be 1..%d, got %d", MaxThreads, sh.Threads)
+	case sh.Blocks < 1 || sh.Blocks > MaxBlocks:
+		return nil, fmt.Errorf("blocks must be 1..%d, got %d", MaxBlocks, sh.Blocks)
+	case sh.Calls < 0 || sh.Calls > MaxStmts/2:
+		return nil, fmt.Errorf("calls must be 0..%d, got %d", MaxStmts/2, sh.Calls)
+	case sh.Modules < 1 || sh.Modules > MaxModules-1:
+		return nil, fmt.Errorf("modules must be 1..%d, got %d", MaxModules-1, sh.Modules)
+	case sh.Names < 1 || sh.Names > MaxNames:
+		return nil, fmt.Errorf("names must be 1..%d, got %d", MaxNames, sh.Names)
+	case sh.Nest < 0 || sh.Nest > MaxNest:
+		return nil, fmt.Errorf("nest must be 0..%d, got %d", MaxNest, sh.Nest)
+	case sh.Modules*(sh.Nest+1) > MaxFunctions:
+		return nil, fmt.Errorf("modules x (nest+1) must be at most %d, got %d", MaxFunctions, sh.Modules*(sh.Nest+1))
+	}
+	sc := &Scenario{Threads: sh.Threads, Blocks: sh.Blocks, Launches: 1}
+	sc.Modules = append(sc.Modules, Module{Name: "kernels", Names: nameList(sh.Names)})
+	for m := 1; m <= sh.Modules; m++ {
+		sc.Modules = append(sc.Modules, Module{Name: fmt.Sprintf("dev%d", m), Names: nameList(sh.Names)})
+	}
+	// fn[d][m-1] is the function at depth d in module m.
+	index := func(d, m int) int { return d*sh.Modules + (m - 1) }
+	for d := 0; d <= sh.Nest; d++ {
+		for m := 1; m <= sh.Modules; m++ {
+			name := fmt.Sprintf("f%d", m)
+			if d > 0 {
+				name = fmt.Sprintf("f%d_%d", m, d)
+			}
+			f := Function{Name: name, Module: m}
+			if d < sh.Nest {
+				f.Body = append(f.Body, Stmt{Kind: OpCall, Func: index(d+1, m%sh.Modules+1)})
+			}
+			for n := range sh.Names {
+				f.Body = append(f.Body, Stmt{Kind: OpUse, Name: n, Attr: useAttrs[n%len(useAttrs)]})
+			}
+			sc.Functions = append(sc.Functions, f)
+		}
+	}
+	sc.Kernel = append(sc.Kernel, Stmt{Kind: OpUse, Name: 0, Attr: "threadIdx"})
+	for c := range sh.Calls {
+		sc.Kernel = append(sc.Kernel, Stmt{Kind: OpCall, Func: index(0, c%sh.Modules+1)})
+		if sh.Syncthreads {
+			sc.Kernel = append(sc.Kernel, Stmt{Kind: OpSync})
+		}
+	}
+	return sc, sc.Validate()
+}
+
+// Validate checks a scenario's references and bounds.
+func (sc *Scenario) Validate() error {
+	switch {
+	case sc.Threads < 1 || sc.Threads > MaxThreads:
+		return fmt.Errorf("threads must be 1..%d, got %d", MaxThreads, sc.Threads)
+	case sc.Blocks < 1 || sc.Blocks > MaxBlocks:
+		return fmt.Errorf("blocks must be 1..%d, got %d", MaxBlocks, sc.Blocks)
+	case sc.Launches < 1 || sc.Launches > MaxLaunches:
+		return fmt.Errorf("launches must be 1..%d, got %d", MaxLaunches, sc.Launches)
+	case len(sc.Modules) < 1 || len(sc.Modules) > MaxModules:
+		return fmt.Errorf("a scenario needs 1..%d modules (the first is the kernel's), got %d", MaxModules, len(sc.Modules))
+	case len(sc.Functions) > MaxFunctions:
+		return fmt.Errorf("at most %d device functions, got %d", MaxFunctions, len(sc.Functions))
+	case len(sc.Kernel) > MaxStmts:
+		return fmt.Errorf("the kernel has %d statements, at most %d", len(sc.Kernel), MaxStmts)
+	}
+	funcsIn := make([]int, len(sc.Modules))
+	for _, f := range sc.Functions {
+		if f.Module < 0 || f.Module >= len(sc.Modules) {
+			return fmt.Errorf("device function %s: no module %d", f.Name, f.Module)
+		}
+		funcsIn[f.Module]++
+	}
+	for i, m := range sc.Modules {
+		if len(m.Names) > MaxNames {
+			return fmt.Errorf("module %s binds %d names, at most %d", m.Name, len(m.Names), MaxNames)
+		}
+		if len(m.Names)+funcsIn[i]+1 > 31 {
+			return fmt.Errorf("module %s has too many globals to model (%d)", m.Name, len(m.Names)+funcsIn[i]+1)
+		}
+	}
+	check := func(where string, mod int, body []Stmt) error {
+		if len(body) > MaxStmts {
+			return fmt.Errorf("%s has %d statements, at most %d", where, len(body), MaxStmts)
+		}
+		for _, s := range body {
+			switch s.Kind {
+			case OpUse:
+				if s.Name < 0 || s.Name >= len(sc.Modules[mod].Names) {
+					return fmt.Errorf("%s uses name #%d, but module %s binds %d names", where, s.Name, sc.Modules[mod].Name, len(sc.Modules[mod].Names))
+				}
+			case OpCall:
+				if s.Func < 0 || s.Func >= len(sc.Functions) {
+					return fmt.Errorf("%s calls device function #%d, which does not exist", where, s.Func)
+				}
+			case OpSync, OpRaise:
+			default:
+				return fmt.Errorf("%s has a statement of unknown kind %d", where, s.Kind)
+			}
+		}
+		return nil
+	}
+	if err := check("the kernel", 0, sc.Kernel); err != nil {
+		return err
+	}
+	for _, f := range sc.Functions {
+		if err := check("device function "+f.Name, f.Module, f.Body); err != nil {
+			return err
+		}
+	}
+	// Calls must not recurse: the model gives each thread a fixed stack.
+	if d := sc.callDepth(); d < 0 {
+		return fmt.Errorf("device functions call each other in a cycle")
+	} else if d > MaxNest+1 {
+		return fmt.Errorf("device calls nest %d deep, at most %d", d, MaxNest+1)
+	}
+	return nil
+}
+
+// callDepth is the deepest chain of device calls from the kernel, or -1 on
+// a cycle.
+func (sc *Scenario) callDepth() int {
+	const (
+		unseen = iota
+		active
+		finished
+	)
+	state := make([]int, len(sc.Functions))
+	depth := make([]int, len(sc.Functions))
+	var visit func(f int) int
+	visit = func(f int) int {
+		switch state[f] {
+		case active:
+			return -1
+		case finished:
+			return depth[f]
+		}
+		state[f] = active
+		d := 1
+		for _, s := range sc.Functions[f].Body {
+			if s.Kind == OpCall {
+				c := visit(s.Func)
+				if c < 0 {
+					return -1
+				}
+				d = max(d, c+1)
+			}
+		}
+		state[f], depth[f] = finished, d
+		return d
+	}
+	best := 0
+	for _, s := range sc.Kernel {
+		if s.Kind == OpCall {
+			c := visit(s.Func)
+			if c < 0 {
+				return -1
+			}
+			best = max(best, c)
+		}
+	}
+	return best
+}
+
+// stmtText renders a statement as the Python line it stands for.
+func (sc *Scenario) stmtText(mod int, s Stmt) string {
+	switch s.Kind {
+	case OpUse:
+		return fmt.Sprintf("%s.%s", sc.Modules[mod].Names[s.Name], s.Attr)
+	case OpCall:
+		return sc.Functions[s.Func].Name + "()"
+	case OpSync:
+		return fmt.Sprintf("%s.syncthreads()", sc.Modules[mod].Names[0])
+	case OpRaise:
+		return "raise KernelError"
+	}
+	return "?"
+}
+
+// String renders the scenario in the scenario file format (see Parse); it
+// is the canonical rendering used in summaries and traces.
+func (sc *Scenario) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "threads %d\nblocks %d\nlaunches %d\n", sc.Threads, sc.Blocks, sc.Launches)
+	for _, m := range sc.Modules {
+		fmt.Fprintf(&b, "module %s %s\n", m.Name, strings.Join(m.Names, " "))
+	}
+	body := func(mod int, stmts []Stmt) string {
+		parts := make([]string, len(stmts))
+		for i, s := range stmts {
+			switch s.Kind {
+			case OpUse:
+				parts[i] = "use " + sc.stmtText(mod, s)
+			case OpCall:
+				parts[i] = "call " + sc.Functions[s.Func].Name
+			case OpSync:
+				parts[i] = "syncthreads"
+			case OpRaise:
+				parts[i] = "raise"
+			}
+		}
+		return strings.Join(parts, "; ")
+	}
+	for _, f := range sc.Functions {
+		fmt.Fprintf(&b, "device %s in %s: %s\n", f.Name, sc.Modules[f.Module].Name, body(f.Module, f.Body))
+	}
+	fmt.Fprintf(&b, "kernel: %s\n", body(0, sc.Kernel))
+	return b.String()
+}

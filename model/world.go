@@ -1,0 +1,193 @@
+package model
+
+import (
+	"unsafe"
+
+	"swapcheck/sched"
+)
+
+// World is the simulated CPython process: module globals, the protocol's
+// registries, locks, the kernel context and every thread's frames. All of
+// its state is one flat vector of int32, so a World is copied with one copy
+// and compared or hashed as bytes; the Program behind it is shared and
+// never changes.
+type World struct {
+	p  *Program
+	s  []int32
+	ev Event
+	// Trace asks steps to describe their effects in Event.Effects.
+	Trace bool
+}
+
+// New returns the world before the launch: every module's names bound to
+// the real module, empty registries, the host about to launch, no GPU
+// thread started.
+func New(p *Program) *World {
+	w := &World{p: p, s: make([]int32, p.lay.size)}
+	l := &p.lay
+	w.s[l.ctx] = int32(None)
+	sc := p.Scenario
+	for m, mod := range sc.Modules {
+		for i := range l.globalsLen[m] {
+			v := Other
+			if i < len(mod.Names) {
+				v = Real
+			}
+			w.s[l.globals[m]+i] = int32(v)
+		}
+	}
+	w.s[l.nextLock] = 1 // lock 1 is the protocol's global lock
+	for t := range p.NumThreads() {
+		base := w.thread(t)
+		w.s[base+tStatus] = notStarted
+		w.s[base+tDepth] = 1
+		f := base + tFrames
+		w.s[f+fPC] = -1
+		w.s[f+fInBody] = 1
+		if t == Host {
+			w.s[f+fCode] = int32(p.hostCode)
+			w.s[base+tStatus] = alive
+		} else {
+			w.s[f+fCode] = int32(p.kernelCode)
+		}
+	}
+	w.settle(Host)
+	return w
+}
+
+// Program is the static part of w.
+func (w *World) Program() *Program { return w.p }
+
+// Clone returns an independent copy.
+func (w *World) Clone() *World {
+	c := &World{p: w.p, s: make([]int32, len(w.s)), Trace: w.Trace}
+	copy(c.s, w.s)
+	return c
+}
+
+// AppendKey appends the canonical encoding of the state: its vector.
+func (w *World) AppendKey(b []byte) []byte {
+	if len(w.s) == 0 {
+		return b
+	}
+	return append(b, unsafe.Slice((*byte)(unsafe.Pointer(&w.s[0])), len(w.s)*4)...)
+}
+
+func (w *World) thread(t int) int { return w.p.lay.threads + t*w.p.lay.threadSize }
+
+func (w *World) top(t int) int {
+	base := w.thread(t)
+	return base + tFrames + (int(w.s[base+tDepth])-1)*frameSize
+}
+
+// NumThreads is the host plus every GPU thread.
+func (w *World) NumThreads() int { return w.p.NumThreads() }
+
+// Status tells whether thread t can move.
+func (w *World) Status(t int) sched.Status {
+	switch w.s[w.thread(t)+tStatus] {
+	case notStarted:
+		return sched.Blocked
+	case finished:
+		return sched.Done
+	}
+	if w.ready(t) {
+		return sched.Runnable
+	}
+	return sched.Blocked
+}
+
+func (w *World) ready(t int) bool {
+	f := w.top(t)
+	if w.s[f+fInBody] == 1 {
+		st := w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]
+		switch st.kind {
+		case sSync:
+			return w.s[f+fSub] != syncWait || w.s[w.thread(t)+tEvent] == 1
+		case sPoll:
+			return w.pollReady(st.arg)
+		}
+		return true
+	}
+	in := &w.p.Protocol.Code[w.s[f+fPC]]
+	if in.Ready == nil {
+		return true
+	}
+	c := Ctx{w: w, t: t, f: f}
+	return in.Ready(&c)
+}
+
+// Footprint of thread t's next step.
+func (w *World) Footprint(t int) sched.Footprint {
+	l := &w.p.lay
+	f := w.top(t)
+	if w.s[w.thread(t)+tStatus] == notStarted {
+		return sched.Footprint{Object: l.objBlock + w.p.threadBlock[t], Access: sched.Write, MayBlock: true}
+	}
+	if w.s[f+fInBody] == 1 {
+		st := w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]
+		mod := w.p.codes[w.s[f+fCode]].module
+		switch st.kind {
+		case sUse:
+			return sched.Footprint{Object: l.objGlobals + mod, Access: sched.Read}
+		case sCall:
+			return sched.Footprint{Object: 1, Access: sched.Read}
+		case sSetContext, sResetContext:
+			return sched.Footprint{Object: 1, Access: sched.Write}
+		case sSync:
+			return sched.Footprint{Object: l.objBlock + w.p.threadBlock[t], Access: sched.Write, MayBlock: true}
+		case sStart:
+			return sched.Footprint{Object: l.objBlock + w.p.threadBlock[st.arg], Access: sched.Write}
+		case sPoll:
+			return sched.Footprint{Object: l.objBlock + st.arg, Access: sched.Write, MayBlock: true}
+		}
+		return sched.Footprint{Access: sched.Local}
+	}
+	in := &w.p.Protocol.Code[w.s[f+fPC]]
+	mod := w.p.codes[w.s[f+fCode]].module
+	fp := sched.Footprint{Access: in.Access, MayBlock: in.Ready != nil}
+	switch in.Object {
+	case Globals:
+		fp.Object = l.objGlobals + mod
+	case LockRegistry:
+		fp.Object = l.objLockReg + mod
+	case CountRegistry:
+		fp.Object = l.objCount + mod
+	case SavedRegistry:
+		fp.Object = l.objOrig + mod
+	case ModuleLock:
+		fp.Object = l.objLock + int(w.s[f+fLock])
+	case GlobalLock:
+		fp.Object = l.objLock + 1
+	default:
+		fp.Access = sched.Local
+	}
+	return fp
+}
+
+// GlobalValue is the i-th global of module m.
+func (w *World) GlobalValue(m, i int) Value { return Value(w.s[w.p.lay.globals[m]+i]) }
+
+// RegistryEntry is what the protocol's registries hold for one module.
+type RegistryEntry struct {
+	Lock       LockRef // _globals_locks[gid], 0 when missing
+	HasCount   bool
+	Count      int32
+	HasSaved   bool
+	SavedNames int
+}
+
+// Registry is module m's entries in the registries.
+func (w *World) Registry(m int) RegistryEntry {
+	l := &w.p.lay
+	r := RegistryEntry{
+		Lock:     LockRef(w.s[l.lockReg+m]),
+		HasCount: w.s[l.countP+m] != 0,
+		Count:    w.s[l.count+m],
+		HasSaved: w.s[l.origP+m] != 0,
+	}
+	for mask := uint32(w.s[l.orig+m]); mask != 0; mask &= mask - 1 {
+		r.SavedNames++
+	}
+	return r
+}

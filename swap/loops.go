@@ -1,0 +1,76 @@
+package swap
+
+import (
+	"swapcheck/model"
+	"swapcheck/sched"
+)
+
+// The two loops every locked variant shares, as instructions.
+
+// dictcomp is the bytecode of one pass of the comprehension.
+const dictcomp = "FOR_ITER; UNPACK_SEQUENCE; LOAD_DEREF cuda; IS_OP; MAP_ADD"
+
+// forKeys is the local head of "for k in orig:" (iterating a local dict),
+// leaving the loop for done when no key is left.
+func forKeys(label string, line int, text, done string) model.Instr {
+	return model.Instr{
+		Label: label, Line: line, Text: text,
+		Bytecode: "GET_ITER; FOR_ITER; STORE_FAST k", Object: model.NoObject,
+		Exec: func(c *model.Ctx) {
+			for i := c.Iter(); i < c.GlobalsLen(); i++ {
+				if c.Orig()&(1<<i) != 0 {
+					c.SetIter(i)
+					return
+				}
+			}
+			c.SetIter(0)
+			c.Jump(done)
+		},
+	}
+}
+
+// storeFake is the body of that loop: "fn_globs[k] = fake_cuda_module", one
+// STORE_SUBSCR per key, back to the loop head.
+func storeFake(line int, text, head string) model.Instr {
+	return model.Instr{
+		Line: line, Text: text,
+		Bytecode: "LOAD_FAST fake_cuda_module; STORE_SUBSCR",
+		Object:   model.Globals, Access: sched.Write,
+		Exec: func(c *model.Ctx) {
+			k := c.Iter()
+			c.SetGlobal(k, c.Fake())
+			c.SetIter(k + 1)
+			c.Jump(head)
+		},
+	}
+}
+
+// acquire is a with statement's entry on a lock: BEFORE_WITH calls
+// lock.__enter__, which blocks while another thread holds it.
+func acquire(label string, line int, text string, obj model.Object, which func(*model.Ctx) model.LockRef) model.Instr {
+	return model.Instr{
+		Label: label, Line: line, Text: text,
+		Bytecode: "BEFORE_WITH (lock.__enter__: acquire)",
+		Object:   obj, Access: sched.Write,
+		Ready: func(c *model.Ctx) bool { return c.LockFree(which(c)) },
+		Exec:  func(c *model.Ctx) { c.Acquire(which(c)) },
+	}
+}
+
+// release is a with statement's exit on a lock, on both paths: normal
+// (CALL __exit__(None, None, None)) and exceptional (WITH_EXCEPT_START, then
+// RERAISE of the pending exception).
+func release(label string, line int, text string, obj model.Object, which func(*model.Ctx) model.LockRef) model.Instr {
+	return model.Instr{
+		Label: label, Line: line, Text: text,
+		Bytecode: "CALL (lock.__exit__: release) / WITH_EXCEPT_START; RERAISE",
+		Object:   obj, Access: sched.Write,
+		Exec: func(c *model.Ctx) {
+			c.Release(which(c))
+			c.Reraise()
+		},
+	}
+}
+
+func globalLock(*model.Ctx) model.LockRef  { return model.GlobalLockRef }
+func localLock(c *model.Ctx) model.LockRef { return c.Lock() }

@@ -1,0 +1,167 @@
+package swap
+
+import (
+	"swapcheck/model"
+	"swapcheck/sched"
+)
+
+// The refcount family: refcount-unregistered, refcount-del and merged share
+// every line but the lock's fetch and its deletion. Their Python files keep
+// the shared lines at the same numbers.
+
+// RefcountUnregistered fetches the per-module lock from a bare
+// defaultdict(threading.Lock) and deletes it on the last exit.
+var RefcountUnregistered = refcount("refcount-unregistered", "refcount_unregistered.py",
+	"per-module lock from a bare defaultdict(threading.Lock), deleted by the last exit",
+	false, true)
+
+// RefcountDel fetches the lock under _locks_register_lock and still deletes
+// it on the last exit.
+var RefcountDel = refcount("refcount-del", "refcount_del.py",
+	"per-module lock fetched under a registration lock, deleted by the last exit",
+	true, true)
+
+// Merged is what numba-cuda 0.25.0 shipped: as RefcountDel, but the lock is
+// never deleted (one lock per module, forever).
+var Merged = refcount("merged", "merged.py",
+	"per-module lock fetched under a registration lock, kept forever (numba-cuda 0.25.0)",
+	true, false)
+
+func refcount(name, source, summary string, registered, deleteLock bool) *model.Protocol {
+	code := []model.Instr{
+		model.Local(16, "from numba import cuda", "IMPORT_NAME numba; IMPORT_FROM cuda; STORE_DEREF cuda"),
+		model.Local(17, "fn_globs = fn.__globals__", "LOAD_FAST fn; LOAD_ATTR __globals__; STORE_FAST fn_globs"),
+		model.Local(18, "gid = id(fn_globs)", "LOAD_GLOBAL id; CALL; STORE_FAST gid"),
+	}
+	fetch := model.Instr{
+		Line: 22, Text: "lock = _globals_locks[gid]",
+		Bytecode: "BINARY_SUBSCR (defaultdict miss: threading.Lock()); STORE_FAST lock",
+		Object:   model.LockRegistry, Access: sched.Write,
+		Exec: func(c *model.Ctx) {
+			if r, done := c.DefaultLock(); done {
+				c.SetLock(r)
+			}
+		},
+	}
+	var handlers []model.Handler
+	if registered {
+		fetch.Label = "registered"
+		code = append(code,
+			acquire("", 21, "with _locks_register_lock:", model.GlobalLock, globalLock),
+			fetch,
+			release("registered-exit", 21, "with _locks_register_lock:", model.GlobalLock, globalLock),
+		)
+		handlers = append(handlers, model.Handler{From: "registered", To: "registered-exit", Target: "registered-exit"})
+	} else {
+		code = append(code, fetch)
+	}
+	code = append(code,
+		acquire("with-lock", 24, "with lock:", model.ModuleLock, localLock),
+		model.Instr{
+			Label: "locked", Line: 26, Text: "if _swap_refcount[gid] == 0:",
+			Bytecode: "BINARY_SUBSCR (defaultdict miss: int()); COMPARE_OP ==; POP_JUMP_FORWARD_IF_FALSE",
+			Object:   model.CountRegistry, Access: sched.Write,
+			Exec: func(c *model.Ctx) {
+				if v, done := c.DefaultCount(); done && v != 0 {
+					c.Jump("incr")
+				}
+			},
+		},
+		model.CollectCuda(27, "orig = {k: v for k, v in fn_globs.items() if v is cuda}", dictcomp),
+		model.Instr{
+			Line: 28, Text: "_swap_orig[gid] = orig", Bytecode: "STORE_SUBSCR",
+			Object: model.SavedRegistry, Access: sched.Write,
+			Exec: func(c *model.Ctx) { c.StoreSaved(c.Orig()) },
+		},
+		forKeys("for-k", 29, "for k in orig:", "incr"),
+		storeFake(30, "fn_globs[k] = fake_cuda_module", "for-k"),
+		model.Instr{
+			Label: "incr", Line: 33, Text: "_swap_refcount[gid] += 1",
+			Bytecode: "COPY; COPY; BINARY_SUBSCR (defaultdict miss: int())",
+			Object:   model.CountRegistry, Access: sched.Write,
+			Exec: func(c *model.Ctx) {
+				if v, done := c.DefaultCount(); done {
+					c.SetTmp(v)
+				}
+			},
+		},
+		model.Instr{
+			Line: 33, Text: "_swap_refcount[gid] += 1", Bytecode: "BINARY_OP +=; SWAP; SWAP; STORE_SUBSCR",
+			Object: model.CountRegistry, Access: sched.Write,
+			Exec: func(c *model.Ctx) { c.StoreCount(c.Tmp() + 1) },
+		},
+		release("with-lock-exit", 24, "with lock:", model.ModuleLock, localLock),
+		model.Instr{Label: "try", Line: 35, Text: "yield", Bytecode: "YIELD_VALUE", Object: model.NoObject, Yield: true},
+		acquire("finally", 37, "with lock:", model.ModuleLock, localLock),
+		model.Instr{
+			Label: "dec", Line: 39, Text: "_swap_refcount[gid] -= 1",
+			Bytecode: "COPY; COPY; BINARY_SUBSCR (defaultdict miss: int())",
+			Object:   model.CountRegistry, Access: sched.Write,
+			Exec: func(c *model.Ctx) {
+				if v, done := c.DefaultCount(); done {
+					c.SetTmp(v)
+				}
+			},
+		},
+		model.Instr{
+			Line: 39, Text: "_swap_refcount[gid] -= 1", Bytecode: "BINARY_OP -=; SWAP; SWAP; STORE_SUBSCR",
+			Object: model.CountRegistry, Access: sched.Write,
+			Exec: func(c *model.Ctx) { c.StoreCount(c.Tmp() - 1) },
+		},
+		model.Instr{
+			Line: 42, Text: "if _swap_refcount[gid] == 0:",
+			Bytecode: "BINARY_SUBSCR (defaultdict miss: int()); COMPARE_OP ==; POP_JUMP_FORWARD_IF_FALSE",
+			Object:   model.CountRegistry, Access: sched.Write,
+			Exec: func(c *model.Ctx) {
+				if v, done := c.DefaultCount(); done && v != 0 {
+					c.Jump("finally-exit")
+				}
+			},
+		},
+		model.Instr{
+			Line: 43, Text: "fn_globs.update(_swap_orig.pop(gid))", Bytecode: "CALL (dict.pop)",
+			Object: model.SavedRegistry, Access: sched.Write,
+			Exec: func(c *model.Ctx) {
+				saved, ok := c.Saved()
+				if !ok {
+					c.Raise(model.KeyError)
+					return
+				}
+				c.DelSaved()
+				c.SetTmp(int32(saved))
+			},
+		},
+		model.Instr{
+			Line: 43, Text: "fn_globs.update(_swap_orig.pop(gid))", Bytecode: "CALL (dict.update)",
+			Object: model.Globals, Access: sched.Write,
+			Exec: func(c *model.Ctx) { c.UpdateGlobals(uint32(c.Tmp()), model.Real) },
+		},
+		model.Instr{
+			Line: 44, Text: "del _swap_refcount[gid]", Bytecode: "DELETE_SUBSCR",
+			Object: model.CountRegistry, Access: sched.Write,
+			Exec: func(c *model.Ctx) { c.DelCount() },
+		},
+	)
+	if deleteLock {
+		code = append(code, model.Instr{
+			Line: 45, Text: "del _globals_locks[gid]", Bytecode: "DELETE_SUBSCR",
+			Object: model.LockRegistry, Access: sched.Write,
+			Exec: func(c *model.Ctx) { c.DelLockEntry() },
+		})
+	}
+	code = append(code,
+		release("finally-exit", 37, "with lock:", model.ModuleLock, localLock),
+		model.Instr{Line: 37, Text: "finally: (end)", Bytecode: "RERAISE", Object: model.NoObject,
+			Exec: func(c *model.Ctx) { c.Reraise() }},
+	)
+	handlers = append(handlers,
+		model.Handler{From: "locked", To: "with-lock-exit", Target: "with-lock-exit"},
+		model.Handler{From: "try", To: "finally", Target: "finally"},
+		model.Handler{From: "dec", To: "finally-exit", Target: "finally-exit"},
+	)
+	p := &model.Protocol{Name: name, Source: source, Summary: summary, Code: code, Handlers: handlers}
+	if registered {
+		p.GlobalLockName = "_locks_register_lock"
+	}
+	return p.Compile()
+}
