@@ -1,0 +1,18 @@
+// Package check states what "correct" means for the module swap and runs
+// the searches that look for a counterexample.
+//
+// A caller does, in order:
+//
+//  1. pick a protocol by name (Protocols, Lookup) and build a scenario
+//     (model.Shape.Build or model.Parse);
+//  2. fill a Config and call Explore, which wraps the model in the
+//     invariants (System), runs the strategy, shortens a counterexample to
+//     the fewest steps, and returns a Report;
+//  3. render the Report: WriteTrace for people, Summary for machines,
+//     WriteSchedule for -replay.
+//
+// The invariants, each a violation kind: use-saw-real, use-saw-none,
+// use-saw-other-fake (a use of cuda saw something other than its launch's
+// fake), exception (the swap machinery raised), left-swapped and
+// registry-leftover (the end state is not clean), and deadlock.
+package check

@@ -1,0 +1,116 @@
+package check
+
+import (
+	"fmt"
+	"time"
+
+	"swapcheck/model"
+	"swapcheck/sched"
+)
+
+// Strategy names, as -strategy spells them.
+const (
+	StrategyDFS    = "dfs"
+	StrategyBFS    = "bfs"
+	StrategyRandom = "random"
+)
+
+// Strategies lists the strategies Explore knows.
+var Strategies = []string{StrategyDFS, StrategyBFS, StrategyRandom}
+
+// Config is one exploration.
+type Config struct {
+	Protocol  *model.Protocol
+	Scenario  *model.Scenario
+	Atomicity model.Atomicity
+	Strategy  string
+	// Runs and Seed drive the random strategy.
+	Runs int64
+	Seed uint64
+	// MaxExecutions and MaxDepth bound the search (0: unbounded, default).
+	MaxExecutions int64
+	MaxDepth      int
+	// Timeout stops the search (0: none); the verdict is then incomplete.
+	Timeout time.Duration
+	// Stop, when set, is polled too (for example a Ctrl-C flag).
+	Stop func() bool
+}
+
+// Report is the outcome of Explore.
+type Report struct {
+	Config  Config
+	Program *model.Program
+	Result  sched.Result
+	// Shortened is true when the counterexample was replaced by one with
+	// the fewest steps (a breadth-first search after the first find).
+	Shortened bool
+	// Elapsed is the search time (the shortening excluded).
+	Elapsed time.Duration
+	// LocksLeft is the most per-module locks an execution left behind
+	// (allowed: merged keeps one lock per module forever).
+	LocksLeft int
+}
+
+// Explore runs the configured search.
+func Explore(cfg Config) (*Report, error) {
+	prog, err := model.NewProgram(cfg.Scenario, cfg.Protocol, cfg.Atomicity)
+	if err != nil {
+		return nil, err
+	}
+	var strat sched.Strategy
+	switch cfg.Strategy {
+	case StrategyDFS, "":
+		cfg.Strategy, strat = StrategyDFS, sched.DFS{}
+	case StrategyBFS:
+		strat = sched.BFS{}
+	case StrategyRandom:
+		if cfg.Runs < 1 {
+			return nil, fmt.Errorf("random needs -runs of at least 1, got %d", cfg.Runs)
+		}
+		strat = sched.Random{Runs: cfg.Runs, Chooser: sched.NewSeeded(cfg.Seed)}
+	default:
+		return nil, fmt.Errorf("unknown strategy %q (want dfs, bfs or random)", cfg.Strategy)
+	}
+	start := time.Now()
+	lim := sched.Limits{MaxExecutions: cfg.MaxExecutions, MaxDepth: cfg.MaxDepth, Stop: stopFunc(start, cfg)}
+	sys := NewSystem(prog)
+	res := strat.Run(sys, lim)
+	rep := &Report{Config: cfg, Program: prog, Result: res, Elapsed: time.Since(start), LocksLeft: sys.LocksLeft()}
+	if res.Verdict == sched.Violation && cfg.Strategy != StrategyBFS {
+		rep.shorten(lim)
+	}
+	return rep, nil
+}
+
+// shorten replaces the counterexample by one with the fewest steps, found
+// breadth-first, unless that search is cut short.
+func (r *Report) shorten(lim sched.Limits) {
+	budget := max(4*r.Result.Stats.Steps, 1_000_000)
+	steps := int64(0)
+	inner := lim.Stop
+	lim.Stop = func() bool {
+		steps += 1 << 12
+		return steps > budget || (inner != nil && inner())
+	}
+	short := sched.BFS{}.Run(NewSystem(r.Program), lim)
+	if short.Verdict == sched.Violation && len(short.Schedule) < len(r.Result.Schedule) {
+		r.Result.Failure, r.Result.Schedule = short.Failure, short.Schedule
+		r.Shortened = true
+	}
+}
+
+func stopFunc(start time.Time, cfg Config) func() bool {
+	if cfg.Timeout <= 0 && cfg.Stop == nil {
+		return nil
+	}
+	return func() bool {
+		if cfg.Stop != nil && cfg.Stop() {
+			return true
+		}
+		return cfg.Timeout > 0 && time.Since(start) > cfg.Timeout
+	}
+}
+
+// Verified reports whether the report proves the scenario correct: an
+// exhaustive search that finished.
+func (r *Report) Verified() bool { return r.Result.Verdict == sched.Verified && r.Result.Complete }

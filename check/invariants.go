@@ -1,0 +1,85 @@
+package check
+
+import (
+	"fmt"
+	"strings"
+
+	"swapcheck/model"
+	"swapcheck/sched"
+)
+
+// Violation kinds.
+const (
+	KindUseSawReal      = "use-saw-real"
+	KindUseSawNone      = "use-saw-none"
+	KindUseSawOtherFake = "use-saw-other-fake"
+	KindException       = "exception"
+	KindLeftSwapped     = "left-swapped"
+	KindRegistryLeft    = "registry-leftover"
+	KindDeadlock        = sched.KindDeadlock
+)
+
+// Kinds lists every violation kind.
+var Kinds = []string{KindUseSawReal, KindUseSawNone, KindUseSawOtherFake, KindException, KindLeftSwapped, KindRegistryLeft, KindDeadlock}
+
+// stepFailure applies the per-step invariants to one event.
+func stepFailure(p *model.Program, ev model.Event) *sched.Failure {
+	who := p.ThreadName(ev.Thread)
+	if ev.Kind == model.EvUse && ev.Saw != ev.Want {
+		mod := p.Scenario.Modules[ev.Module].Name
+		f := &sched.Failure{Thread: sched.ThreadID(ev.Thread)}
+		switch {
+		case ev.Saw == model.Real:
+			f.Kind = KindUseSawReal
+			f.Message = fmt.Sprintf("%s: %s.%s is the real module, not %s: AttributeError: module 'numba.cuda' has no attribute '%s'", who, mod, ev.Name, ev.Want, useAttr(ev))
+		case ev.Saw == model.None:
+			f.Kind = KindUseSawNone
+			f.Message = fmt.Sprintf("%s: %s.%s is None, not %s: AttributeError: 'NoneType' object has no attribute '%s'", who, mod, ev.Name, ev.Want, useAttr(ev))
+		default:
+			f.Kind = KindUseSawOtherFake
+			f.Message = fmt.Sprintf("%s: %s.%s is %s, the fake of another launch, not %s", who, mod, ev.Name, ev.Saw, ev.Want)
+		}
+		return f
+	}
+	if ev.Raised != 0 && ev.Machinery {
+		return &sched.Failure{Kind: KindException, Thread: sched.ThreadID(ev.Thread),
+			Message: fmt.Sprintf("%s: %s raised by the swap machinery at %s: %s", who, ev.Raised, ev.Where, ev.Text)}
+	}
+	return nil
+}
+
+func useAttr(ev model.Event) string {
+	if _, attr, ok := strings.Cut(ev.Text, "."); ok {
+		return attr
+	}
+	return ev.Text
+}
+
+// finalFailure applies the end-state invariants once every thread exited.
+func finalFailure(w *model.World) *sched.Failure {
+	p := w.Program()
+	var swapped, left []string
+	for m, mod := range p.Scenario.Modules {
+		for i, name := range mod.Names {
+			if v := w.GlobalValue(m, i); v != model.Real {
+				swapped = append(swapped, fmt.Sprintf("%s.%s is %s", mod.Name, name, v))
+			}
+		}
+		r := w.Registry(m)
+		if r.HasCount {
+			left = append(left, fmt.Sprintf("count[%s] = %d", mod.Name, r.Count))
+		}
+		if r.HasSaved {
+			left = append(left, fmt.Sprintf("saved[%s] holds %d names", mod.Name, r.SavedNames))
+		}
+	}
+	if len(swapped) > 0 {
+		return &sched.Failure{Kind: KindLeftSwapped, Thread: -1,
+			Message: "every thread exited, but " + strings.Join(swapped, ", ")}
+	}
+	if len(left) > 0 {
+		return &sched.Failure{Kind: KindRegistryLeft, Thread: -1,
+			Message: "every thread exited, but the registry still holds " + strings.Join(left, ", ")}
+	}
+	return nil
+}

@@ -1,0 +1,58 @@
+package check
+
+import (
+	"swapcheck/model"
+	"swapcheck/sched"
+)
+
+// System is a model.World under the invariants: a sched.System whose steps
+// fail when a per-step invariant breaks and whose Final checks the end state.
+type System struct {
+	w *model.World
+	// locksLeft, shared by all clones, is the most per-module locks left in
+	// _globals_locks at the end of an execution.
+	locksLeft *int
+}
+
+// NewSystem starts a checked world for a program.
+func NewSystem(p *model.Program) *System {
+	return &System{w: model.New(p), locksLeft: new(int)}
+}
+
+// World is the checked world (for traces; do not modify it).
+func (s *System) World() *model.World { return s.w }
+
+// LocksLeft is the most per-module locks any finished execution left behind.
+func (s *System) LocksLeft() int { return *s.locksLeft }
+
+// NumThreads implements sched.System.
+func (s *System) NumThreads() int { return s.w.NumThreads() }
+
+// Status implements sched.System.
+func (s *System) Status(t sched.ThreadID) sched.Status { return s.w.Status(int(t)) }
+
+// Footprint implements sched.System.
+func (s *System) Footprint(t sched.ThreadID) sched.Footprint { return s.w.Footprint(int(t)) }
+
+// Step implements sched.System.
+func (s *System) Step(t sched.ThreadID) *sched.Failure {
+	return stepFailure(s.w.Program(), s.w.Step(int(t)))
+}
+
+// Final implements sched.System.
+func (s *System) Final() *sched.Failure {
+	n := 0
+	for m := range s.w.Program().Scenario.Modules {
+		if s.w.Registry(m).Lock != 0 {
+			n++
+		}
+	}
+	*s.locksLeft = max(*s.locksLeft, n)
+	return finalFailure(s.w)
+}
+
+// Clone implements sched.System.
+func (s *System) Clone() sched.System { return &System{w: s.w.Clone(), locksLeft: s.locksLeft} }
+
+// AppendKey implements sched.System.
+func (s *System) AppendKey(b []byte) []byte { return s.w.AppendKey(b) }
