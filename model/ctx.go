@@ -120,11 +120,7 @@ func (c *Ctx) UpdateGlobals(keys uint32, v Value) {
 
 func (c *Ctx) globalName(i int) string {
 	m := c.module()
-	names := c.w.p.Scenario.Modules[m].Names
-	if i < len(names) {
-		return c.w.p.Scenario.Modules[m].Name + "." + names[i]
-	}
-	return c.w.p.Scenario.Modules[m].Name + ".<function>"
+	return c.w.p.Scenario.Modules[m].Name + "." + c.w.p.globalNames[m][i]
 }
 
 // KeyNames renders a set of globals for traces.
@@ -136,7 +132,7 @@ func (c *Ctx) KeyNames(keys uint32) string {
 			if !first {
 				s += ", "
 			}
-			s += c.w.p.Scenario.Modules[c.module()].Names[i]
+			s += c.w.p.globalNames[c.module()][i]
 			first = false
 		}
 	}

@@ -11,7 +11,7 @@ func (w *World) Step(t int) Event {
 	w.ev = Event{Thread: t, Kind: EvStep}
 	f := w.top(t)
 	if w.s[f+fInBody] == 1 {
-		w.execStmt(t, f)
+		w.execStmt(t, f, true)
 	} else {
 		w.execInstr(t, f, true)
 	}
@@ -40,7 +40,7 @@ func (w *World) settle(t int) {
 			if !stmts[body].local() {
 				return
 			}
-			w.execStmt(t, f)
+			w.execStmt(t, f, false)
 			continue
 		}
 		pc := int(w.s[f+fPC])
@@ -132,12 +132,24 @@ var syncLines = [...]string{
 	"if self.abort: raise RuntimeError(\"abort flag set on syncthreads clear\")",
 }
 
-// execStmt runs one kernel, device-function or host statement.
-func (w *World) execStmt(t, f int) {
+// execStmt runs one kernel, device-function or host statement; a local
+// one (visible false) leaves the step's description alone.
+func (w *World) execStmt(t, f int, visible bool) {
 	p, l := w.p, &w.p.lay
 	cd := &p.codes[w.s[f+fCode]]
 	st := cd.stmts[w.s[f+fBody]]
 	base := w.thread(t)
+	if !visible {
+		switch st.kind {
+		case sLaunch:
+			w.push(t, st.arg, Fake(p.codes[st.arg].launch))
+		case sRaise:
+			w.raise(t, KernelError)
+		default:
+			panic(fmt.Sprintf("model: statement kind %d is not local", st.kind))
+		}
+		return
+	}
 	w.ev.Where, w.ev.Text = cd.name, st.text
 	next := func() { w.s[f+fBody]++; w.s[f+fSub] = 0 }
 	switch st.kind {

@@ -52,7 +52,9 @@ type Program struct {
 	threadBlock  []int
 	// per global block index: its threads
 	blockThreads [][]int
-	lay          layout
+	// per module: the name of each global, in dict order
+	globalNames [][]string
+	lay         layout
 }
 
 // Host is the thread that launches kernels.
@@ -108,6 +110,18 @@ func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
 	pr.maxFrames = max(sc.callDepth()+1, 2)
 	calls := pr.callsPerThread(pr.kernelCode)
 	pr.maxLocks = 1 + sc.Launches + calls*(len(pr.threadLaunch)-1)
+	for m, mod := range sc.Modules {
+		names := append([]string(nil), mod.Names...)
+		if m == 0 {
+			names = append(names, "kernel")
+		}
+		for _, f := range sc.Functions {
+			if f.Module == m {
+				names = append(names, f.Name)
+			}
+		}
+		pr.globalNames = append(pr.globalNames, names)
+	}
 	pr.lay = newLayout(pr)
 	return pr, nil
 }
@@ -221,15 +235,10 @@ func newLayout(pr *Program) layout {
 	n := 0
 	l.ctx = n
 	n++
-	funcsIn := make([]int, len(sc.Modules))
-	for _, f := range sc.Functions {
-		funcsIn[f.Module]++
-	}
-	funcsIn[0]++ // the kernel function itself
-	for m, mod := range sc.Modules {
+	for m := range sc.Modules {
 		l.globals = append(l.globals, n)
-		l.globalsLen = append(l.globalsLen, len(mod.Names)+funcsIn[m])
-		n += len(mod.Names) + funcsIn[m]
+		l.globalsLen = append(l.globalsLen, len(pr.globalNames[m]))
+		n += len(pr.globalNames[m])
 	}
 	M := len(sc.Modules)
 	l.lockReg, n = n, n+M

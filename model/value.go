@@ -42,7 +42,7 @@ func (v Value) String() string {
 	case v == Real:
 		return "numba.cuda"
 	case v == Other:
-		return "<function>"
+		return "a function"
 	case v.IsFake():
 		return fmt.Sprintf("fake#%d", v.Launch())
 	}

@@ -1,0 +1,152 @@
+package check
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"swapcheck/model"
+	"swapcheck/sched"
+)
+
+// A schedule file holds everything a replay needs: protocol, atomicity,
+// scenario and the thread of every step.
+//
+//	# swapcheck schedule
+//	protocol naive
+//	atomicity gil
+//	scenario
+//	    threads 2
+//	    ...
+//	end
+//	steps 0 0 1 2 ...
+//
+// Threads are numbered as in traces: 0 is the host, then GPU threads.
+
+// Schedule is a parsed schedule file.
+type Schedule struct {
+	Protocol  *model.Protocol
+	Atomicity model.Atomicity
+	Scenario  *model.Scenario
+	Steps     []sched.ThreadID
+}
+
+// WriteSchedule writes the counterexample of r (or, without one, the
+// configuration with no steps) in the schedule file format.
+func WriteSchedule(out io.Writer, r *Report) error {
+	var b strings.Builder
+	b.WriteString("# swapcheck schedule: go run ./cmd/explore -replay THIS_FILE\n")
+	fmt.Fprintf(&b, "protocol %s\natomicity %s\nscenario\n", r.Config.Protocol.Name, r.Config.Atomicity)
+	for _, line := range strings.Split(strings.TrimRight(r.Config.Scenario.String(), "\n"), "\n") {
+		fmt.Fprintf(&b, "    %s\n", line)
+	}
+	b.WriteString("end\n")
+	names := make([]string, r.Program.NumThreads())
+	for t := range names {
+		names[t] = fmt.Sprintf("%d=%s", t, r.Program.ThreadName(t))
+	}
+	fmt.Fprintf(&b, "# threads: %s\nsteps", strings.Join(names, " "))
+	for _, t := range r.Result.Schedule {
+		fmt.Fprintf(&b, " %d", t)
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(out, b.String())
+	return err
+}
+
+// ReadSchedule parses a schedule file.
+func ReadSchedule(in io.Reader) (*Schedule, error) {
+	var (
+		s        Schedule
+		scenario strings.Builder
+		inScen   bool
+		sawSteps bool
+		n        int
+	)
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 1<<16), 1<<26)
+	for sc.Scan() {
+		n++
+		line := sc.Text()
+		if inScen {
+			if strings.TrimSpace(line) == "end" {
+				inScen = false
+				continue
+			}
+			scenario.WriteString(strings.TrimSpace(line) + "\n")
+			continue
+		}
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		word, rest, _ := strings.Cut(line, " ")
+		rest = strings.TrimSpace(rest)
+		switch word {
+		case "protocol":
+			p, err := Lookup(rest)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %v", n, err)
+			}
+			s.Protocol = p
+		case "atomicity":
+			a, err := model.ParseAtomicity(rest)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %v", n, err)
+			}
+			s.Atomicity = a
+		case "scenario":
+			inScen = true
+		case "steps":
+			sawSteps = true
+			for _, f := range strings.Fields(rest) {
+				v, err := strconv.Atoi(f)
+				if err != nil || v < 0 {
+					return nil, fmt.Errorf("line %d: step %q is not a thread number", n, f)
+				}
+				s.Steps = append(s.Steps, sched.ThreadID(v))
+			}
+		default:
+			return nil, fmt.Errorf("line %d: unknown directive %q (want protocol, atomicity, scenario or steps)", n, word)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	switch {
+	case inScen:
+		return nil, fmt.Errorf("the scenario block has no closing \"end\" line")
+	case s.Protocol == nil:
+		return nil, fmt.Errorf("no protocol line")
+	case s.Atomicity == 0:
+		return nil, fmt.Errorf("no atomicity line")
+	case scenario.Len() == 0:
+		return nil, fmt.Errorf("no scenario block")
+	case !sawSteps:
+		return nil, fmt.Errorf("no steps line")
+	}
+	scen, err := model.Parse(strings.NewReader(scenario.String()))
+	if err != nil {
+		return nil, fmt.Errorf("scenario block: %v", err)
+	}
+	s.Scenario = scen
+	return &s, nil
+}
+
+// Replay runs a schedule file's steps, checked as a search would, and
+// reports as Explore does (strategy "replay").
+func Replay(s *Schedule) (*Report, error) {
+	prog, err := model.NewProgram(s.Scenario, s.Protocol, s.Atomicity)
+	if err != nil {
+		return nil, err
+	}
+	sys := NewSystem(prog)
+	res, err := sched.Replay(sys, s.Steps, sched.Limits{})
+	if err != nil {
+		return nil, fmt.Errorf("the schedule does not fit its scenario: %v", err)
+	}
+	cfg := Config{Protocol: s.Protocol, Scenario: s.Scenario, Atomicity: s.Atomicity, Strategy: "replay"}
+	return &Report{Config: cfg, Program: prog, Result: res, LocksLeft: sys.LocksLeft()}, nil
+}

@@ -1,0 +1,94 @@
+package check
+
+import (
+	"encoding/json"
+	"io"
+
+	"swapcheck/sched"
+)
+
+// Summary is the machine-readable report (summary.json, -json).
+type Summary struct {
+	Protocol    string  `json:"protocol"`
+	Atomicity   string  `json:"atomicity"`
+	Strategy    string  `json:"strategy"`
+	Scenario    string  `json:"scenario"`
+	Verdict     string  `json:"verdict"`
+	Complete    bool    `json:"complete"`
+	Executions  int64   `json:"executions"`
+	States      int64   `json:"states"`
+	Steps       int64   `json:"steps"`
+	MaxDepth    int     `json:"max_depth"`
+	ElapsedMS   float64 `json:"elapsed_ms"`
+	StepsPerSec float64 `json:"steps_per_sec"`
+	// Stopped says why an incomplete search stopped.
+	Stopped string `json:"stopped,omitempty"`
+	// LocksLeft is the most per-module locks an execution left in the
+	// registry (allowed, reported).
+	LocksLeft int               `json:"locks_left"`
+	Seed      *uint64           `json:"seed,omitempty"`
+	Violation *ViolationSummary `json:"violation,omitempty"`
+}
+
+// ViolationSummary describes a counterexample.
+type ViolationSummary struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+	// Thread is the failing thread's name ("" for an end-state failure).
+	Thread string `json:"thread"`
+	// Step is the failing step's number (1-based), the last of Schedule.
+	Step int `json:"step"`
+	// Schedule is the thread number of every step, as in schedule.txt.
+	Schedule   []int `json:"schedule"`
+	TraceSteps int   `json:"trace_steps"`
+	Shortened  bool  `json:"shortened"`
+}
+
+// Summarize builds the summary of a report.
+func Summarize(r *Report) Summary {
+	res := r.Result
+	s := Summary{
+		Protocol:   r.Config.Protocol.Name,
+		Atomicity:  r.Config.Atomicity.String(),
+		Strategy:   r.Config.Strategy,
+		Scenario:   r.Config.Scenario.String(),
+		Verdict:    res.Verdict.String(),
+		Complete:   res.Complete,
+		Executions: res.Stats.Executions,
+		States:     res.Stats.States,
+		Steps:      res.Stats.Steps,
+		MaxDepth:   res.Stats.Depth,
+		ElapsedMS:  float64(r.Elapsed.Microseconds()) / 1000,
+		Stopped:    res.Cut,
+		LocksLeft:  r.LocksLeft,
+	}
+	if secs := r.Elapsed.Seconds(); secs > 0 {
+		s.StepsPerSec = float64(res.Stats.Steps) / secs
+	}
+	if r.Config.Strategy == StrategyRandom {
+		seed := r.Config.Seed
+		s.Seed = &seed
+	}
+	if res.Verdict == sched.Violation {
+		v := &ViolationSummary{
+			Kind: res.Failure.Kind, Message: res.Failure.Message,
+			Step: len(res.Schedule), TraceSteps: len(res.Schedule), Shortened: r.Shortened,
+			Schedule: make([]int, len(res.Schedule)),
+		}
+		if res.Failure.Thread >= 0 {
+			v.Thread = r.Program.ThreadName(int(res.Failure.Thread))
+		}
+		for i, t := range res.Schedule {
+			v.Schedule[i] = int(t)
+		}
+		s.Violation = v
+	}
+	return s
+}
+
+// WriteJSON writes the summary as indented JSON.
+func (s Summary) WriteJSON(out io.Writer) error {
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s)
+}

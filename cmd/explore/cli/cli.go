@@ -1,0 +1,368 @@
+// Package cli is the explore command: flags in, a search run through
+// package check, a trace or a JSON summary out, and an exit status. It is a
+// package (not main) so tests can run the command in-process.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"swapcheck/check"
+	"swapcheck/model"
+	"swapcheck/sched"
+)
+
+// Exit statuses.
+const (
+	ExitOK         = 0
+	ExitViolation  = 1
+	ExitUsage      = 2
+	ExitIncomplete = 3
+)
+
+// options are the parsed flags.
+type options struct {
+	protocol, scenario, atomicity, strategy, replay, out string
+	shape                                                model.Shape
+	runs, maxExecutions                                  int64
+	maxDepth                                             int
+	seed                                                 uint64
+	timeout                                              time.Duration
+	list, json, force                                    bool
+	set                                                  map[string]bool
+	args                                                 []string
+}
+
+// usageError is bad input: one line, exit 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// Run runs the command with args (without the program name) and returns
+// its exit status.
+func Run(args []string, stdout, stderr io.Writer) int {
+	o, err := parse(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return ExitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "explore: %v\n", err)
+		return ExitUsage
+	}
+	code, err := run(o, stdout, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "explore: %v\n", err)
+		return ExitUsage
+	}
+	return code
+}
+
+func parse(args []string, stderr io.Writer) (*options, error) {
+	o := &options{set: map[string]bool{}}
+	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&o.protocol, "protocol", "", "the variant to check: "+strings.Join(protocolNames(), ", "))
+	fs.BoolVar(&o.list, "list", false, "list the variants, strategies and violation kinds, then exit")
+	fs.IntVar(&o.shape.Threads, "threads", model.DefaultShape.Threads, "GPU threads per block")
+	fs.IntVar(&o.shape.Blocks, "blocks", model.DefaultShape.Blocks, "blocks per launch (run one after another)")
+	fs.IntVar(&o.shape.Calls, "calls", model.DefaultShape.Calls, "device-function calls each thread makes")
+	fs.IntVar(&o.shape.Modules, "modules", model.DefaultShape.Modules, "device modules the calls go to, round-robin")
+	fs.IntVar(&o.shape.Names, "names", model.DefaultShape.Names, "globals per module bound to cuda (cuda, cu, ...)")
+	fs.IntVar(&o.shape.Nest, "nest", model.DefaultShape.Nest, "depth of nested device calls inside each call")
+	fs.BoolVar(&o.shape.Syncthreads, "syncthreads", false, "call cuda.syncthreads() after each device call")
+	fs.StringVar(&o.scenario, "scenario", "", "read the scenario from `FILE` instead (see testdata/scenarios/README.md)")
+	fs.StringVar(&o.atomicity, "atomicity", "gil", "what one step is: gil or free-threaded")
+	fs.StringVar(&o.strategy, "strategy", check.StrategyDFS, "dfs (exhaustive), bfs (exhaustive, shortest first) or random")
+	fs.Int64Var(&o.runs, "runs", 1000, "executions for -strategy random")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed for -strategy random")
+	fs.Int64Var(&o.maxExecutions, "max-executions", 0, "stop after this many executions (0: no limit); the verdict is then incomplete")
+	fs.IntVar(&o.maxDepth, "max-depth", 0, fmt.Sprintf("per-execution step budget (0: %d); reaching it makes the verdict incomplete", sched.DefaultMaxDepth))
+	fs.DurationVar(&o.timeout, "timeout", 0, "stop the search after this long (0: none); the verdict is then incomplete")
+	fs.StringVar(&o.replay, "replay", "", "replay the schedule `FILE` written by -out (its protocol, atomicity and scenario)")
+	fs.StringVar(&o.out, "out", "", "write trace.txt, schedule.txt and summary.json into `DIR`")
+	fs.BoolVar(&o.force, "force", false, "with -out, overwrite files already there")
+	fs.BoolVar(&o.json, "json", false, "print the JSON summary on stdout instead of the trace")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stderr)
+			fmt.Fprintf(stderr, "usage: explore -protocol NAME [flags]\n\n")
+			fs.PrintDefaults()
+			return nil, err
+		}
+		return nil, usageError{strings.TrimSpace(strings.SplitN(err.Error(), "\n", 2)[0])}
+	}
+	if fs.NArg() > 0 {
+		return nil, usagef("unexpected argument %q (all options are flags: -h lists them)", fs.Arg(0))
+	}
+	fs.Visit(func(f *flag.Flag) {
+		o.set[f.Name] = true
+		switch {
+		case f.Name == "out" || f.Name == "json" || f.Name == "force":
+		case f.Value.String() == "true":
+			o.args = append(o.args, "-"+f.Name)
+		default:
+			o.args = append(o.args, "-"+f.Name, shellQuote(f.Value.String()))
+		}
+	})
+	return o, nil
+}
+
+func protocolNames() []string {
+	var names []string
+	for _, p := range check.Protocols() {
+		names = append(names, p.Name)
+	}
+	return names
+}
+
+func run(o *options, stdout, stderr io.Writer) (int, error) {
+	if o.list {
+		return ExitOK, list(stdout)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	interrupted := func() bool { return ctx.Err() != nil }
+
+	var (
+		rep   *check.Report
+		repro string
+		err   error
+	)
+	if o.out != "" {
+		if err := prepareOut(o.out, o.force); err != nil {
+			return 0, err
+		}
+		repro = "go run ./cmd/explore -replay " + filepath.Join(o.out, "schedule.txt")
+	} else {
+		repro = "go run ./cmd/explore " + strings.Join(o.args, " ")
+	}
+	if o.replay != "" {
+		rep, err = replay(o)
+		if err != nil {
+			return 0, err
+		}
+		repro = "go run ./cmd/explore -replay " + o.replay
+	} else {
+		cfg, err := config(o)
+		if err != nil {
+			return 0, err
+		}
+		cfg.Stop = interrupted
+		rep, err = check.Explore(cfg)
+		if err != nil {
+			return 0, usageError{err.Error()}
+		}
+	}
+	sum := check.Summarize(rep)
+	if interrupted() {
+		sum.Stopped = "interrupted"
+	}
+	if o.out != "" {
+		if err := writeOut(o.out, rep, sum, repro); err != nil {
+			return 0, err
+		}
+	}
+	if o.json {
+		if err := sum.WriteJSON(stdout); err != nil {
+			return 0, err
+		}
+	} else if err := human(stdout, rep, repro); err != nil {
+		return 0, err
+	}
+	fmt.Fprintf(stderr, "explore: %s, %s: %d executions, %d states, %d steps in %.1f ms (%.2fM steps/s)\n",
+		sum.Protocol, sum.Verdict, sum.Executions, sum.States, sum.Steps, sum.ElapsedMS, sum.StepsPerSec/1e6)
+	switch rep.Result.Verdict {
+	case sched.Violation:
+		return ExitViolation, nil
+	case sched.Incomplete:
+		return ExitIncomplete, nil
+	}
+	return ExitOK, nil
+}
+
+// config builds the search from the flags.
+func config(o *options) (check.Config, error) {
+	var cfg check.Config
+	if o.protocol == "" {
+		return cfg, usagef("missing -protocol (one of %s; -list describes them)", strings.Join(protocolNames(), ", "))
+	}
+	p, err := check.Lookup(o.protocol)
+	if err != nil {
+		return cfg, usageError{err.Error()}
+	}
+	a, err := model.ParseAtomicity(o.atomicity)
+	if err != nil {
+		return cfg, usageError{err.Error()}
+	}
+	var sc *model.Scenario
+	if o.scenario != "" {
+		for _, f := range []string{"threads", "blocks", "calls", "modules", "names", "nest", "syncthreads"} {
+			if o.set[f] {
+				return cfg, usagef("-scenario and -%s both given: the scenario file says it all", f)
+			}
+		}
+		sc, err = readScenario(o.scenario)
+	} else {
+		sc, err = o.shape.Build()
+	}
+	if err != nil {
+		return cfg, err
+	}
+	switch {
+	case o.runs < 1:
+		return cfg, usagef("-runs must be at least 1, got %d", o.runs)
+	case o.maxExecutions < 0:
+		return cfg, usagef("-max-executions must be 0 or more, got %d", o.maxExecutions)
+	case o.maxDepth < 0:
+		return cfg, usagef("-max-depth must be 0 or more, got %d", o.maxDepth)
+	case o.timeout < 0:
+		return cfg, usagef("-timeout must be 0 or more, got %s", o.timeout)
+	}
+	return check.Config{
+		Protocol: p, Scenario: sc, Atomicity: a, Strategy: o.strategy,
+		Runs: o.runs, Seed: o.seed, MaxExecutions: o.maxExecutions, MaxDepth: o.maxDepth, Timeout: o.timeout,
+	}, nil
+}
+
+func readScenario(path string) (*model.Scenario, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usagef("scenario: %v", unwrapPath(err))
+	}
+	defer f.Close()
+	sc, err := model.Parse(f)
+	if err != nil {
+		return nil, usagef("scenario %s: %v", path, err)
+	}
+	return sc, nil
+}
+
+func replay(o *options) (*check.Report, error) {
+	for _, f := range []string{"protocol", "scenario", "threads", "blocks", "calls", "modules", "names", "nest", "syncthreads", "atomicity", "strategy", "runs", "seed"} {
+		if o.set[f] {
+			return nil, usagef("-replay and -%s both given: the schedule file names its protocol, atomicity and scenario", f)
+		}
+	}
+	f, err := os.Open(o.replay)
+	if err != nil {
+		return nil, usagef("replay: %v", unwrapPath(err))
+	}
+	defer f.Close()
+	s, err := check.ReadSchedule(f)
+	if err != nil {
+		return nil, usagef("replay %s: %v", o.replay, err)
+	}
+	rep, err := check.Replay(s)
+	if err != nil {
+		return nil, usagef("replay %s: %v", o.replay, err)
+	}
+	return rep, nil
+}
+
+// unwrapPath keeps "open x: no such file or directory" on one line.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %v", pe.Path, pe.Err)
+	}
+	return err
+}
+
+// outFiles are what -out writes.
+var outFiles = []string{"trace.txt", "schedule.txt", "summary.json"}
+
+// prepareOut makes DIR and refuses to overwrite earlier results unless
+// forced.
+func prepareOut(dir string, force bool) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usagef("-out: %v", unwrapPath(err))
+	}
+	if force {
+		return nil
+	}
+	for _, name := range outFiles {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return usagef("-out %s already holds %s; pass -force to overwrite, or pick another directory", dir, name)
+		}
+	}
+	return nil
+}
+
+func writeOut(dir string, rep *check.Report, sum check.Summary, repro string) error {
+	write := func(name string, fill func(io.Writer) error) error {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			return unwrapPath(err)
+		}
+		if err := fill(f); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
+	if err := write("trace.txt", func(w io.Writer) error { return check.WriteTrace(w, rep, repro) }); err != nil {
+		return err
+	}
+	if err := write("schedule.txt", func(w io.Writer) error { return check.WriteSchedule(w, rep) }); err != nil {
+		return err
+	}
+	return write("summary.json", sum.WriteJSON)
+}
+
+// human prints the verdict for a person: the trace of a violation, or a
+// line saying what was covered.
+func human(out io.Writer, rep *check.Report, repro string) error {
+	res := rep.Result
+	switch res.Verdict {
+	case sched.Violation:
+		return check.WriteTrace(out, rep, repro)
+	case sched.Verified:
+		_, err := fmt.Fprintf(out, "%s (%s): verified: an exhaustive %s search found no violation in %d executions (%d states, %d steps)\n",
+			rep.Config.Protocol.Name, rep.Config.Atomicity, rep.Config.Strategy, res.Stats.Executions, res.Stats.States, res.Stats.Steps)
+		return err
+	case sched.NoViolationFound:
+		_, err := fmt.Fprintf(out, "%s (%s): no violation found in %d %s executions (%d steps); this proves nothing\n",
+			rep.Config.Protocol.Name, rep.Config.Atomicity, res.Stats.Executions, rep.Config.Strategy, res.Stats.Steps)
+		return err
+	}
+	_, err := fmt.Fprintf(out, "%s (%s): incomplete: the %s search stopped (%s) after %d executions, %d states, %d steps, without a violation; nothing is proved\n",
+		rep.Config.Protocol.Name, rep.Config.Atomicity, rep.Config.Strategy, res.Cut, res.Stats.Executions, res.Stats.States, res.Stats.Steps)
+	return err
+}
+
+func list(out io.Writer) error {
+	var b strings.Builder
+	b.WriteString("protocols:\n")
+	for _, p := range check.Protocols() {
+		fmt.Fprintf(&b, "  %-22s %s (testdata/python/%s)\n", p.Name, p.Summary, p.Source)
+	}
+	b.WriteString("strategies:\n")
+	fmt.Fprintf(&b, "  %-22s %s\n", check.StrategyDFS, "exhaustive depth-first search with a visited set (proves)")
+	fmt.Fprintf(&b, "  %-22s %s\n", check.StrategyBFS, "exhaustive breadth-first search: the shortest counterexample (proves)")
+	fmt.Fprintf(&b, "  %-22s %s\n", check.StrategyRandom, "-runs seeded random walks (finds, never proves)")
+	b.WriteString("atomicity:\n  gil\n  free-threaded\n")
+	b.WriteString("violation kinds:\n")
+	for _, k := range check.Kinds {
+		fmt.Fprintf(&b, "  %s\n", k)
+	}
+	_, err := io.WriteString(out, b.String())
+	return err
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
