@@ -24,8 +24,8 @@ var Kinds = []string{KindUseSawReal, KindUseSawNone, KindUseSawOtherFake, KindEx
 
 // stepFailure applies the per-step invariants to one event.
 func stepFailure(p *model.Program, ev model.Event) *sched.Failure {
-	who := p.ThreadName(ev.Thread)
 	if ev.Kind == model.EvUse && ev.Saw != ev.Want {
+		who := p.ThreadName(ev.Thread)
 		mod := p.Scenario.Modules[ev.Module].Name
 		f := &sched.Failure{Thread: sched.ThreadID(ev.Thread)}
 		switch {
@@ -41,7 +41,10 @@ func stepFailure(p *model.Program, ev model.Event) *sched.Failure {
 		}
 		return f
 	}
+	// Machinery is false for a re-raise: an exception from the body that a
+	// finally or a with's exit passes on is not the machinery's own.
 	if ev.Raised != 0 && ev.Machinery {
+		who := p.ThreadName(ev.Thread)
 		return &sched.Failure{Kind: KindException, Thread: sched.ThreadID(ev.Thread),
 			Message: fmt.Sprintf("%s: %s raised by the swap machinery at %s: %s", who, ev.Raised, ev.Where, ev.Text)}
 	}

@@ -54,5 +54,8 @@ func (s *System) Final() *sched.Failure {
 // Clone implements sched.System.
 func (s *System) Clone() sched.System { return &System{w: s.w.Clone(), locksLeft: s.locksLeft} }
 
+// CopyFrom implements sched.Copier.
+func (s *System) CopyFrom(src sched.System) { s.w.CopyFrom(src.(*System).w) }
+
 // AppendKey implements sched.System.
 func (s *System) AppendKey(b []byte) []byte { return s.w.AppendKey(b) }

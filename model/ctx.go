@@ -15,6 +15,8 @@ type Ctx struct {
 	f    int // offset of the frame
 	next int
 	exc  Exc
+	// reraised: exc is a pending exception passed on, not a new one.
+	reraised bool
 }
 
 // ---- control flow ----
@@ -34,7 +36,7 @@ func (c *Ctx) Raise(e Exc) { c.exc = e }
 func (c *Ctx) Reraise() {
 	if e := Exc(c.w.s[c.f+fExc]); e != 0 {
 		c.w.s[c.f+fExc] = 0
-		c.exc = e
+		c.exc, c.reraised = e, true
 	}
 }
 
@@ -43,10 +45,10 @@ func (c *Ctx) Pending() Exc { return Exc(c.w.s[c.f+fExc]) }
 
 // Sub is the instruction's own step counter (0 on first entry), for an
 // operation that takes several steps in one atomicity model.
-func (c *Ctx) Sub() int32 { return c.w.s[c.f+fSub] }
+func (c *Ctx) Sub() int32 { return int32(c.w.s[c.f+fSub]) }
 
 // SetSub sets the counter for the next run of this instruction (see Stay).
-func (c *Ctx) SetSub(n int32) { c.w.s[c.f+fSub] = n }
+func (c *Ctx) SetSub(n int32) { c.w.s[c.f+fSub] = slot(n) }
 
 // FreeThreaded reports whether the model follows free-threaded CPython.
 func (c *Ctx) FreeThreaded() bool { return c.w.p.Atomicity == FreeThreaded }
@@ -60,28 +62,35 @@ func (c *Ctx) Fake() Value { return Value(c.w.s[c.f+fFake]) }
 func (c *Ctx) Lock() LockRef { return LockRef(c.w.s[c.f+fLock]) }
 
 // SetLock stores the local lock.
-func (c *Ctx) SetLock(r LockRef) { c.w.s[c.f+fLock] = int32(r) }
+func (c *Ctx) SetLock(r LockRef) { c.w.s[c.f+fLock] = slot(r) }
 
 // Orig is the local orig: the set of globals (by index) it maps to the
 // real module. Every protocol builds orig with "if v is cuda", so its values
 // are always the real module and a set of keys says all there is to say.
-func (c *Ctx) Orig() uint32 { return uint32(c.w.s[c.f+fOrig]) }
+func (c *Ctx) Orig() uint32 { return uint32(uint16(c.w.s[c.f+fOrig])) }
 
 // SetOrig stores the local orig.
-func (c *Ctx) SetOrig(m uint32) { c.w.s[c.f+fOrig] = int32(m) }
+func (c *Ctx) SetOrig(m uint32) { c.w.s[c.f+fOrig] = slot(uint16(m)) }
 
 // Iter is the position of the running "for" loop over a dict.
 func (c *Ctx) Iter() int { return int(c.w.s[c.f+fIter]) }
 
 // SetIter stores the loop position.
-func (c *Ctx) SetIter(i int) { c.w.s[c.f+fIter] = int32(i) }
+func (c *Ctx) SetIter(i int) { c.w.s[c.f+fIter] = slot(i) }
 
 // Tmp is the value a BINARY_SUBSCR left on the stack for the STORE_SUBSCR
 // of the same "d[k] += 1".
-func (c *Ctx) Tmp() int32 { return c.w.s[c.f+fTmp] }
+func (c *Ctx) Tmp() int32 { return int32(c.w.s[c.f+fTmp]) }
 
 // SetTmp keeps a loaded value for the next step.
-func (c *Ctx) SetTmp(v int32) { c.w.s[c.f+fTmp] = v }
+func (c *Ctx) SetTmp(v int32) { c.w.s[c.f+fTmp] = slot(v) }
+
+// TmpKeys is a set of globals a C call left on the stack for the next
+// step (the dict _swap_orig.pop returned).
+func (c *Ctx) TmpKeys() uint32 { return uint32(uint16(c.w.s[c.f+fTmp])) }
+
+// SetTmpKeys keeps a set of globals for the next step.
+func (c *Ctx) SetTmpKeys(keys uint32) { c.w.s[c.f+fTmp] = slot(uint16(keys)) }
 
 // ---- fn.__globals__ of the callee's module ----
 
@@ -93,15 +102,19 @@ func (c *Ctx) GlobalsLen() int { return c.w.p.lay.globalsLen[c.module()] }
 // Global is the value of the i-th global, in dict order.
 func (c *Ctx) Global(i int) Value {
 	v := Value(c.w.s[c.w.p.lay.globals[c.module()]+i])
-	c.w.effect("%s is %s", c.globalName(i), v)
+	if c.w.Trace {
+		c.w.effect("%s is %s", c.globalName(i), v)
+	}
 	return v
 }
 
 // SetGlobal is fn_globs[k] = v for the i-th global (an existing key: the
 // dict keeps its size and order).
 func (c *Ctx) SetGlobal(i int, v Value) {
-	c.w.s[c.w.p.lay.globals[c.module()]+i] = int32(v)
-	c.w.effect("%s = %s", c.globalName(i), v)
+	c.w.s[c.w.p.lay.globals[c.module()]+i] = slot(v)
+	if c.w.Trace {
+		c.w.effect("%s = %s", c.globalName(i), v)
+	}
 }
 
 // UpdateGlobals is fn_globs.update({k: v for k in keys}): one C call.
@@ -109,12 +122,16 @@ func (c *Ctx) UpdateGlobals(keys uint32, v Value) {
 	base := c.w.p.lay.globals[c.module()]
 	for i := range c.GlobalsLen() {
 		if keys&(1<<i) != 0 {
-			c.w.s[base+i] = int32(v)
-			c.w.effect("%s = %s", c.globalName(i), v)
+			c.w.s[base+i] = slot(v)
+			if c.w.Trace {
+				c.w.effect("%s = %s", c.globalName(i), v)
+			}
 		}
 	}
 	if keys == 0 {
-		c.w.effect("nothing to update")
+		if c.w.Trace {
+			c.w.effect("nothing to update")
+		}
 	}
 }
 
@@ -147,29 +164,39 @@ func (c *Ctx) modName() string { return c.w.p.Scenario.Modules[c.module()].Name 
 func (c *Ctx) LockEntry() (LockRef, bool) {
 	r := LockRef(c.w.s[c.w.p.lay.lockReg+c.module()])
 	if r == 0 {
-		c.w.effect("_globals_locks[%s] is missing", c.modName())
+		if c.w.Trace {
+			c.w.effect("_globals_locks[%s] is missing", c.modName())
+		}
 	} else {
-		c.w.effect("_globals_locks[%s] is lock#%d", c.modName(), r)
+		if c.w.Trace {
+			c.w.effect("_globals_locks[%s] is lock#%d", c.modName(), r)
+		}
 	}
 	return r, r != 0
 }
 
 // StoreLockEntry is _globals_locks[gid] = r.
 func (c *Ctx) StoreLockEntry(r LockRef) {
-	c.w.s[c.w.p.lay.lockReg+c.module()] = int32(r)
-	c.w.effect("_globals_locks[%s] = lock#%d", c.modName(), r)
+	c.w.s[c.w.p.lay.lockReg+c.module()] = slot(r)
+	if c.w.Trace {
+		c.w.effect("_globals_locks[%s] = lock#%d", c.modName(), r)
+	}
 }
 
 // DelLockEntry is del _globals_locks[gid]: KeyError when missing.
 func (c *Ctx) DelLockEntry() {
 	i := c.w.p.lay.lockReg + c.module()
 	if c.w.s[i] == 0 {
-		c.w.effect("_globals_locks[%s] is missing: KeyError", c.modName())
+		if c.w.Trace {
+			c.w.effect("_globals_locks[%s] is missing: KeyError", c.modName())
+		}
 		c.Raise(KeyError)
 		return
 	}
 	c.w.s[i] = 0
-	c.w.effect("del _globals_locks[%s]", c.modName())
+	if c.w.Trace {
+		c.w.effect("del _globals_locks[%s]", c.modName())
+	}
 }
 
 // NewLock is threading.Lock(): a new, unlocked lock.
@@ -179,8 +206,10 @@ func (c *Ctx) NewLock() LockRef {
 	if int(r) > c.w.p.maxLocks {
 		panic("model: more locks made than the program allowed for")
 	}
-	c.w.s[l.nextLock] = int32(r)
-	c.w.effect("threading.Lock() makes lock#%d", r)
+	c.w.s[l.nextLock] = slot(r)
+	if c.w.Trace {
+		c.w.effect("threading.Lock() makes lock#%d", r)
+	}
 	return r
 }
 
@@ -189,11 +218,15 @@ func (c *Ctx) Count() (int32, bool) {
 	m := c.module()
 	l := &c.w.p.lay
 	if c.w.s[l.countP+m] == 0 {
-		c.w.effect("count[%s] is missing", c.modName())
+		if c.w.Trace {
+			c.w.effect("count[%s] is missing", c.modName())
+		}
 		return 0, false
 	}
-	v := c.w.s[l.count+m]
-	c.w.effect("count[%s] is %d", c.modName(), v)
+	v := int32(c.w.s[l.count+m])
+	if c.w.Trace {
+		c.w.effect("count[%s] is %d", c.modName(), v)
+	}
 	return v, true
 }
 
@@ -201,8 +234,10 @@ func (c *Ctx) Count() (int32, bool) {
 func (c *Ctx) StoreCount(v int32) {
 	m := c.module()
 	l := &c.w.p.lay
-	c.w.s[l.countP+m], c.w.s[l.count+m] = 1, v
-	c.w.effect("count[%s] = %d", c.modName(), v)
+	c.w.s[l.countP+m], c.w.s[l.count+m] = 1, slot(v)
+	if c.w.Trace {
+		c.w.effect("count[%s] = %d", c.modName(), v)
+	}
 }
 
 // DelCount is del _swap_refcount[gid]: KeyError when missing.
@@ -210,24 +245,32 @@ func (c *Ctx) DelCount() {
 	m := c.module()
 	l := &c.w.p.lay
 	if c.w.s[l.countP+m] == 0 {
-		c.w.effect("count[%s] is missing: KeyError", c.modName())
+		if c.w.Trace {
+			c.w.effect("count[%s] is missing: KeyError", c.modName())
+		}
 		c.Raise(KeyError)
 		return
 	}
 	c.w.s[l.countP+m], c.w.s[l.count+m] = 0, 0
-	c.w.effect("del count[%s]", c.modName())
+	if c.w.Trace {
+		c.w.effect("del count[%s]", c.modName())
+	}
 }
 
 // Saved is _swap_orig.get(gid): the saved names, and whether the key is there.
 func (c *Ctx) Saved() (uint32, bool) {
 	m := c.module()
 	l := &c.w.p.lay
-	v := uint32(c.w.s[l.orig+m])
+	v := uint32(uint16(c.w.s[l.orig+m]))
 	if c.w.s[l.origP+m] == 0 {
-		c.w.effect("saved[%s] is missing", c.modName())
+		if c.w.Trace {
+			c.w.effect("saved[%s] is missing", c.modName())
+		}
 		return 0, false
 	}
-	c.w.effect("saved[%s] is %s", c.modName(), c.KeyNames(v))
+	if c.w.Trace {
+		c.w.effect("saved[%s] is %s", c.modName(), c.KeyNames(v))
+	}
 	return v, true
 }
 
@@ -235,8 +278,10 @@ func (c *Ctx) Saved() (uint32, bool) {
 func (c *Ctx) StoreSaved(keys uint32) {
 	m := c.module()
 	l := &c.w.p.lay
-	c.w.s[l.origP+m], c.w.s[l.orig+m] = 1, int32(keys)
-	c.w.effect("saved[%s] = %s", c.modName(), c.KeyNames(keys))
+	c.w.s[l.origP+m], c.w.s[l.orig+m] = 1, slot(uint16(keys))
+	if c.w.Trace {
+		c.w.effect("saved[%s] = %s", c.modName(), c.KeyNames(keys))
+	}
 }
 
 // DelSaved removes the saved names: KeyError when missing.
@@ -244,12 +289,16 @@ func (c *Ctx) DelSaved() {
 	m := c.module()
 	l := &c.w.p.lay
 	if c.w.s[l.origP+m] == 0 {
-		c.w.effect("saved[%s] is missing: KeyError", c.modName())
+		if c.w.Trace {
+			c.w.effect("saved[%s] is missing: KeyError", c.modName())
+		}
 		c.Raise(KeyError)
 		return
 	}
 	c.w.s[l.origP+m], c.w.s[l.orig+m] = 0, 0
-	c.w.effect("del saved[%s]", c.modName())
+	if c.w.Trace {
+		c.w.effect("del saved[%s]", c.modName())
+	}
 }
 
 // ---- locks ----
@@ -263,20 +312,26 @@ func (c *Ctx) Acquire(r LockRef) {
 	if c.w.s[i] != 0 {
 		panic("model: acquire of a held lock ran; its instruction lacks Ready")
 	}
-	c.w.s[i] = int32(c.t + 1)
-	c.w.effect("acquires lock#%d", r)
+	c.w.s[i] = slot(c.t + 1)
+	if c.w.Trace {
+		c.w.effect("acquires lock#%d", r)
+	}
 }
 
 // Release is lock.release(): RuntimeError when the lock is not held.
 func (c *Ctx) Release(r LockRef) {
 	i := c.w.p.lay.lockOwner + int(r)
 	if c.w.s[i] == 0 {
-		c.w.effect("lock#%d is not held: RuntimeError", r)
+		if c.w.Trace {
+			c.w.effect("lock#%d is not held: RuntimeError", r)
+		}
 		c.Raise(RuntimeError)
 		return
 	}
 	c.w.s[i] = 0
-	c.w.effect("releases lock#%d", r)
+	if c.w.Trace {
+		c.w.effect("releases lock#%d", r)
+	}
 }
 
 // GlobalLockRef is the protocol's global lock.

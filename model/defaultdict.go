@@ -16,7 +16,9 @@ func (c *Ctx) DefaultLock() (r LockRef, done bool) {
 			return r, true
 		}
 		if c.FreeThreaded() {
-			c.w.effect("miss: __missing__ runs next step")
+			if c.w.Trace {
+				c.w.effect("miss: __missing__ runs next step")
+			}
 			c.SetSub(1)
 			c.Stay()
 			return 0, false
@@ -35,7 +37,9 @@ func (c *Ctx) DefaultCount() (v int32, done bool) {
 			return v, true
 		}
 		if c.FreeThreaded() {
-			c.w.effect("miss: __missing__ runs next step")
+			if c.w.Trace {
+				c.w.effect("miss: __missing__ runs next step")
+			}
 			c.SetSub(1)
 			c.Stay()
 			return 0, false

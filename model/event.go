@@ -27,8 +27,9 @@ type Event struct {
 	Module    int
 	Name      string
 	Saw, Want Value
-	// Raised is the exception this step raised (0 for none); Machinery is
-	// true when the swap protocol's own code raised it.
+	// Raised is the exception this step raised or passed on (0 for none);
+	// Machinery is true when the swap protocol's own code raised it (not
+	// when a finally or a with's exit re-raises the body's exception).
 	Raised    Exc
 	Machinery bool
 	// Effects describe what the step changed or read, when World.Trace is

@@ -23,7 +23,9 @@ func CollectCuda(line int, text, bytecode string) Instr {
 				c.SetOrig(0) // BUILD_MAP: a new dict
 			}
 			if i == c.GlobalsLen() {
-				c.w.effect("items() exhausted: orig = %s", c.KeyNames(c.Orig()))
+				if c.w.Trace {
+					c.w.effect("items() exhausted: orig = %s", c.KeyNames(c.Orig()))
+				}
 				c.SetIter(0)
 				return
 			}

@@ -1,9 +1,6 @@
 package model
 
-import (
-	"fmt"
-	"strconv"
-)
+import "fmt"
 
 // Step runs thread t's next step (t must be runnable), then the local steps
 // that follow it, and returns what the step did.
@@ -31,7 +28,7 @@ func (w *World) settle(t int) {
 			if body >= len(stmts) {
 				if w.s[f+fPC] >= 0 { // the with-body is over: back into the generator
 					w.s[f+fInBody] = 0
-					w.s[f+fPC] = int32(w.p.Protocol.yield + 1)
+					w.s[f+fPC] = slot(w.p.Protocol.yield + 1)
 					continue
 				}
 				w.s[base+tStatus] = finished
@@ -68,20 +65,21 @@ func (w *World) execInstr(t, f int, visible bool) {
 	pc := int(w.s[f+fPC])
 	in := &w.p.Protocol.Code[pc]
 	if visible {
-		w.ev.Where = w.p.Protocol.Source + ":" + strconv.Itoa(in.Line)
+		w.ev.Where = w.p.Protocol.where[pc]
 		w.ev.Line, w.ev.Text, w.ev.Bytecode = in.Line, in.Text, in.Bytecode
 	}
-	c := Ctx{w: w, t: t, f: f, next: pc + 1}
-	in.Exec(&c)
+	c := &w.ctx
+	*c = Ctx{w: w, t: t, f: f, next: pc + 1}
+	in.Exec(c)
 	if c.exc != 0 {
-		w.ev.Raised, w.ev.Machinery = c.exc, true
+		w.ev.Raised, w.ev.Machinery = c.exc, !c.reraised
 		w.raise(t, c.exc)
 		return
 	}
 	if c.next != pc {
 		w.s[f+fSub] = 0
 	}
-	w.s[f+fPC] = int32(c.next)
+	w.s[f+fPC] = slot(c.next)
 }
 
 // raise unwinds thread t as CPython would: the innermost handler of the
@@ -95,9 +93,9 @@ func (w *World) raise(t int, e Exc) {
 		if w.s[f+fPC] >= 0 {
 			if target := w.p.Protocol.handlerFor(int(w.s[f+fPC])); target >= 0 {
 				w.s[f+fInBody] = 0
-				w.s[f+fPC] = int32(target)
+				w.s[f+fPC] = slot(target)
 				w.s[f+fSub] = 0
-				w.s[f+fExc] = int32(e)
+				w.s[f+fExc] = slot(e)
 				return
 			}
 			w.s[base+tDepth]--
@@ -108,11 +106,11 @@ func (w *World) raise(t int, e Exc) {
 		// BlockThread.run records the exception for the host to see.
 		if t == Host {
 			w.s[f+fBody]++ // to this launch's _kernel_context = None
-			w.s[f+fExc] = int32(e)
+			w.s[f+fExc] = slot(e)
 			return
 		}
 		w.s[base+tStatus] = finished
-		w.s[base+tDied] = int32(e)
+		w.s[base+tDied] = slot(e)
 		return
 	}
 }
@@ -158,7 +156,9 @@ func (w *World) execStmt(t, f int, visible bool) {
 		w.ev.Kind, w.ev.Bytecode = EvUse, "LOAD_GLOBAL; LOAD_ATTR"
 		w.ev.Module, w.ev.Name = cd.module, p.Scenario.Modules[cd.module].Names[st.arg]
 		w.ev.Saw, w.ev.Want = v, Fake(p.threadLaunch[t])
-		w.effect("%s is %s", w.ev.Name, v)
+		if w.Trace {
+			w.effect("%s is %s", w.ev.Name, v)
+		}
 		if !v.IsFake() {
 			w.ev.Raised = AttributeError
 			w.raise(t, AttributeError)
@@ -168,8 +168,9 @@ func (w *World) execStmt(t, f int, visible bool) {
 	case sCall:
 		ctx := Value(w.s[l.ctx])
 		w.ev.Bytecode = "LOAD_GLOBAL _kernel_context; CALL (FakeCUDAKernel.__call__)"
-		w.ev.Text = "with swapped_cuda_module(self.fn, _get_kernel_context()):  # " + st.text
-		w.effect("_kernel_context is %s", ctx)
+		if w.Trace {
+			w.effect("_kernel_context is %s", ctx)
+		}
 		w.push(t, st.arg, ctx)
 	case sLaunch:
 		w.push(t, st.arg, Fake(p.codes[st.arg].launch))
@@ -198,21 +199,26 @@ func (w *World) execStmt(t, f int, visible bool) {
 		}
 	case sSetContext:
 		w.ev.Where, w.ev.Bytecode = "kernel.py", "STORE_GLOBAL _kernel_context"
-		w.s[l.ctx] = int32(Fake(st.arg))
-		w.effect("_kernel_context = %s", Fake(st.arg))
+		w.s[l.ctx] = slot(Fake(st.arg))
+		if w.Trace {
+			w.effect("_kernel_context = %s", Fake(st.arg))
+		}
 		next()
 	case sResetContext:
 		w.ev.Where, w.ev.Bytecode = "kernel.py", "STORE_GLOBAL _kernel_context"
-		w.s[l.ctx] = int32(None)
-		w.effect("_kernel_context = None")
+		w.s[l.ctx] = slot(None)
+		if w.Trace {
+			w.effect("_kernel_context = None")
+		}
 		if e := Exc(w.s[f+fExc]); e != 0 {
-			w.effect("launch %d raised %s; the caller goes on", st.arg, e)
+			if w.Trace {
+				w.effect("launch %d raised %s; the caller goes on", st.arg, e)
+			}
 			w.s[f+fExc] = 0
 		}
 		next()
 	case sStart:
 		w.ev.Where, w.ev.Bytecode = "kernel.py", "CALL (Thread.start)"
-		w.ev.Text = "t.start()  # " + p.ThreadName(st.arg)
 		w.s[w.thread(st.arg)+tStatus] = alive
 		w.settle(st.arg)
 		next()
@@ -233,9 +239,9 @@ func (w *World) push(t, c int, fake Value) {
 	}
 	f := base + tFrames + d*frameSize
 	clear(w.s[f : f+frameSize])
-	w.s[f+fCode] = int32(c)
-	w.s[f+fFake] = int32(fake)
-	w.s[base+tDepth] = int32(d + 1)
+	w.s[f+fCode] = slot(c)
+	w.s[f+fFake] = slot(fake)
+	w.s[base+tDepth] = slot(d + 1)
 }
 
 // pollReady: the host's polling loop makes progress when a thread of the
@@ -263,12 +269,17 @@ func (w *World) poll(t, f, block int) {
 	threads := w.p.blockThreads[block]
 	for _, u := range threads { // lowest thread first; Python's set order is arbitrary
 		if e := Exc(w.s[w.thread(u)+tDied]); e != 0 {
-			w.ev.Text = "t_other.abort = True ...; raise t.exception[0]  # " + w.p.ThreadName(u)
+			w.ev.Text = "t_other.abort = True ...; raise t.exception[0]"
+			if w.Trace {
+				w.effect("%s died with %s", w.p.ThreadName(u), e)
+			}
 			for _, o := range threads {
 				b := w.thread(o)
 				w.s[b+tAbort], w.s[b+tBlocked], w.s[b+tEvent] = 1, 0, 1
 			}
-			w.effect("%s raised %s: abort the block, re-raise without joining", w.p.ThreadName(u), e)
+			if w.Trace {
+				w.effect("%s raised %s: abort the block, re-raise without joining", w.p.ThreadName(u), e)
+			}
 			w.raise(t, e)
 			return
 		}
@@ -291,7 +302,9 @@ func (w *World) poll(t, f, block int) {
 			w.s[b+tBlocked], w.s[b+tEvent] = 0, 1
 		}
 	}
-	w.effect("barrier released")
+	if w.Trace {
+		w.effect("barrier released")
+	}
 }
 
 func (w *World) effect(format string, args ...any) {

@@ -91,7 +91,7 @@ func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
 				pr.threadLaunch = append(pr.threadLaunch, l)
 				pr.threadBlock = append(pr.threadBlock, gb)
 				members = append(members, t)
-				body = append(body, stmt{kind: sStart, arg: t, text: "t.start()"})
+				body = append(body, stmt{kind: sStart, arg: t, text: "t.start()  # " + pr.ThreadName(t)})
 			}
 			pr.blockThreads = append(pr.blockThreads, members)
 			body = append(body, stmt{kind: sPoll, arg: gb, text: "while livethreads: ... (bm.run)"})
@@ -135,6 +135,7 @@ func (pr *Program) compileBody(mod int, body []Stmt) []stmt {
 			st.kind, st.arg, st.attr = sUse, s.Name, s.Attr
 		case OpCall:
 			st.kind, st.arg = sCall, s.Func
+			st.text = "with swapped_cuda_module(self.fn, _get_kernel_context()):  # " + st.text
 		case OpSync:
 			st.kind = sSync
 		case OpRaise:

@@ -78,6 +78,7 @@ type Protocol struct {
 	GlobalLockName string
 
 	labels   map[string]int
+	where    []string // "source:line" of each instruction
 	handlers []handlerPC
 	yield    int
 	compiled bool
@@ -109,6 +110,7 @@ func (p *Protocol) Compile() *Protocol {
 		if in.Object != NoObject && in.Access != sched.Read && in.Access != sched.Write {
 			panic(fmt.Sprintf("model: protocol %s: shared instruction %d (line %d) lacks its access", p.Name, i, in.Line))
 		}
+		p.where = append(p.where, fmt.Sprintf("%s:%d", p.Source, in.Line))
 		if in.Exec == nil && !in.Yield {
 			panic(fmt.Sprintf("model: protocol %s: instruction %d has no Exec", p.Name, i))
 		}

@@ -64,10 +64,13 @@ const (
 	MaxBlocks    = 16
 	MaxLaunches  = 4
 	MaxModules   = 16
-	MaxNames     = 16
+	MaxNames     = 8
 	MaxNest      = 8
 	MaxStmts     = 64
 	MaxFunctions = 64
+	// MaxGlobals bounds a module's globals: its names, its functions and
+	// (the kernel's module) the kernel.
+	MaxGlobals = 16
 )
 
 // Shape is the generated scenario the command-line flags describe.
@@ -180,8 +183,8 @@ func (sc *Scenario) Validate() error {
 		if len(m.Names) > MaxNames {
 			return fmt.Errorf("module %s binds %d names, at most %d", m.Name, len(m.Names), MaxNames)
 		}
-		if len(m.Names)+funcsIn[i]+1 > 31 {
-			return fmt.Errorf("module %s has too many globals to model (%d)", m.Name, len(m.Names)+funcsIn[i]+1)
+		if n := len(m.Names) + funcsIn[i] + 1; n > MaxGlobals {
+			return fmt.Errorf("module %s has %d globals (names and functions), at most %d", m.Name, n, MaxGlobals)
 		}
 	}
 	check := func(where string, mod int, body []Stmt) error {

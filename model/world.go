@@ -6,15 +6,23 @@ import (
 	"swapcheck/sched"
 )
 
+// slot is one cell of the state vector. Every value the model stores fits:
+// Validate bounds globals per module (masks of 16 bits), threads, calls and
+// so locks well below 1<<15.
+type slot = int16
+
 // World is the simulated CPython process: module globals, the protocol's
 // registries, locks, the kernel context and every thread's frames. All of
-// its state is one flat vector of int32, so a World is copied with one copy
+// its state is one flat vector of int16 slots, so a World is copied with one copy
 // and compared or hashed as bytes; the Program behind it is shared and
 // never changes.
 type World struct {
 	p  *Program
-	s  []int32
+	s  []slot
 	ev Event
+	// ctx is the one Ctx the world hands its instructions (kept here so a
+	// step allocates nothing).
+	ctx Ctx
 	// Trace asks steps to describe their effects in Event.Effects.
 	Trace bool
 }
@@ -23,9 +31,9 @@ type World struct {
 // the real module, empty registries, the host about to launch, no GPU
 // thread started.
 func New(p *Program) *World {
-	w := &World{p: p, s: make([]int32, p.lay.size)}
+	w := &World{p: p, s: make([]slot, p.lay.size)}
 	l := &p.lay
-	w.s[l.ctx] = int32(None)
+	w.s[l.ctx] = slot(None)
 	sc := p.Scenario
 	for m, mod := range sc.Modules {
 		for i := range l.globalsLen[m] {
@@ -33,7 +41,7 @@ func New(p *Program) *World {
 			if i < len(mod.Names) {
 				v = Real
 			}
-			w.s[l.globals[m]+i] = int32(v)
+			w.s[l.globals[m]+i] = slot(v)
 		}
 	}
 	w.s[l.nextLock] = 1 // lock 1 is the protocol's global lock
@@ -45,10 +53,10 @@ func New(p *Program) *World {
 		w.s[f+fPC] = -1
 		w.s[f+fInBody] = 1
 		if t == Host {
-			w.s[f+fCode] = int32(p.hostCode)
+			w.s[f+fCode] = slot(p.hostCode)
 			w.s[base+tStatus] = alive
 		} else {
-			w.s[f+fCode] = int32(p.kernelCode)
+			w.s[f+fCode] = slot(p.kernelCode)
 		}
 	}
 	w.settle(Host)
@@ -60,17 +68,28 @@ func (w *World) Program() *Program { return w.p }
 
 // Clone returns an independent copy.
 func (w *World) Clone() *World {
-	c := &World{p: w.p, s: make([]int32, len(w.s)), Trace: w.Trace}
+	c := &World{p: w.p, s: make([]slot, len(w.s)), Trace: w.Trace}
 	copy(c.s, w.s)
 	return c
 }
 
-// AppendKey appends the canonical encoding of the state: its vector.
+// CopyFrom overwrites w with src, a world of the same program.
+func (w *World) CopyFrom(src *World) {
+	if w.p != src.p {
+		panic("model: CopyFrom between worlds of different programs")
+	}
+	copy(w.s, src.s)
+	w.Trace = src.Trace
+}
+
+// AppendKey appends the canonical encoding of the state: its vector's
+// bytes. The vector holds only state (the Program is shared), every slot
+// always written through the same accessors, so equal bytes are equal states.
 func (w *World) AppendKey(b []byte) []byte {
 	if len(w.s) == 0 {
 		return b
 	}
-	return append(b, unsafe.Slice((*byte)(unsafe.Pointer(&w.s[0])), len(w.s)*4)...)
+	return append(b, unsafe.Slice((*byte)(unsafe.Pointer(&w.s[0])), len(w.s)*int(unsafe.Sizeof(w.s[0])))...)
 }
 
 func (w *World) thread(t int) int { return w.p.lay.threads + t*w.p.lay.threadSize }
@@ -113,8 +132,9 @@ func (w *World) ready(t int) bool {
 	if in.Ready == nil {
 		return true
 	}
-	c := Ctx{w: w, t: t, f: f}
-	return in.Ready(&c)
+	c := &w.ctx
+	*c = Ctx{w: w, t: t, f: f}
+	return in.Ready(c)
 }
 
 // Footprint of thread t's next step.
@@ -183,10 +203,10 @@ func (w *World) Registry(m int) RegistryEntry {
 	r := RegistryEntry{
 		Lock:     LockRef(w.s[l.lockReg+m]),
 		HasCount: w.s[l.countP+m] != 0,
-		Count:    w.s[l.count+m],
+		Count:    int32(w.s[l.count+m]),
 		HasSaved: w.s[l.origP+m] != 0,
 	}
-	for mask := uint32(w.s[l.orig+m]); mask != 0; mask &= mask - 1 {
+	for mask := uint16(w.s[l.orig+m]); mask != 0; mask &= mask - 1 {
 		r.SavedNames++
 	}
 	return r

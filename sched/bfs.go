@@ -23,12 +23,13 @@ type bfsNode struct {
 func (BFS) Run(init System, lim Limits) Result {
 	var (
 		res     Result
-		visited = make(map[string]struct{})
+		visited = newVisitedSet()
 		key     []byte
 		buf     []ThreadID
 		stop    = stopper{stop: lim.Stop}
 		maxD    = lim.maxDepth()
 		nodes   = []bfsNode{{parent: -1, via: -1}}
+		states  pool
 	)
 	type item struct {
 		state System
@@ -52,7 +53,7 @@ func (BFS) Run(init System, lim Limits) Result {
 		return res
 	}
 	key = init.AppendKey(key[:0])
-	visited[string(key)] = struct{}{}
+	visited.add(key)
 	res.Stats.States = 1
 	queue := []item{{state: init.Clone(), node: 0}}
 	for head := 0; head < len(queue); head++ {
@@ -64,6 +65,7 @@ func (BFS) Run(init System, lim Limits) Result {
 			if f := terminal(it.state, done); f != nil {
 				return fail(it.node, -1, f)
 			}
+			states.put(it.state)
 			continue
 		}
 		depth := int(nodes[it.node].depth) + 1
@@ -76,7 +78,7 @@ func (BFS) Run(init System, lim Limits) Result {
 				res.Verdict, res.Cut = Incomplete, "stopped"
 				return res
 			}
-			next := it.state.Clone()
+			next := states.copyOf(it.state)
 			res.Stats.Steps++
 			if depth > res.Stats.Depth {
 				res.Stats.Depth = depth
@@ -85,16 +87,18 @@ func (BFS) Run(init System, lim Limits) Result {
 				return fail(it.node, t, f)
 			}
 			key = next.AppendKey(key[:0])
-			if _, seen := visited[string(key)]; seen {
+			if !visited.add(key) {
 				res.Stats.Matched++
 				res.Stats.Executions++
+				states.put(next)
 				continue
 			}
-			visited[string(key)] = struct{}{}
+			visited.add(key)
 			res.Stats.States++
 			nodes = append(nodes, bfsNode{parent: it.node, via: t, depth: int32(depth)})
 			queue = append(queue, item{state: next, node: int32(len(nodes) - 1)})
 		}
+		states.put(it.state)
 		if lim.MaxExecutions > 0 && res.Stats.Executions >= lim.MaxExecutions {
 			res.Verdict, res.Cut = Incomplete, fmt.Sprintf("max-executions %d reached", lim.MaxExecutions)
 			return res

@@ -15,25 +15,25 @@ func (DFS) Name() string { return "dfs" }
 func (DFS) Exhaustive() bool { return true }
 
 type dfsFrame struct {
-	state  System
-	via    ThreadID // the thread whose step led here
-	order  []ThreadID
-	next   int
-	ownKey bool
+	state System
+	via   ThreadID // the thread whose step led here
+	order []ThreadID
+	next  int
 }
 
 // Run implements Strategy.
 func (DFS) Run(init System, lim Limits) Result {
 	var (
 		res     Result
-		visited = make(map[string]struct{})
+		visited = newVisitedSet()
 		key     []byte
 		buf     []ThreadID
 		stop    = stopper{stop: lim.Stop}
 		maxD    = lim.maxDepth()
+		states  pool
 	)
 	key = init.AppendKey(key[:0])
-	visited[string(key)] = struct{}{}
+	visited.add(key)
 	res.Stats.States = 1
 
 	schedule := func(stack []dfsFrame) []ThreadID {
@@ -71,12 +71,14 @@ func (DFS) Run(init System, lim Limits) Result {
 		}
 		top := &stack[len(stack)-1]
 		if top.next >= len(top.order) {
+			states.put(top.state)
+			top.state = nil
 			stack = stack[:len(stack)-1]
 			continue
 		}
 		t := top.order[top.next]
 		top.next++
-		next := top.state.Clone()
+		next := states.copyOf(top.state)
 		res.Stats.Steps++
 		f := next.Step(t)
 		depth := len(stack)
@@ -87,12 +89,13 @@ func (DFS) Run(init System, lim Limits) Result {
 			return fail(append(stack, dfsFrame{via: t}), f)
 		}
 		key = next.AppendKey(key[:0])
-		if _, seen := visited[string(key)]; seen {
+		if !visited.add(key) {
 			res.Stats.Matched++
 			res.Stats.Executions++
+			states.put(next)
 			continue
 		}
-		visited[string(key)] = struct{}{}
+		visited.add(key)
 		res.Stats.States++
 		buf, done = runnable(next, buf)
 		if len(buf) == 0 {
@@ -100,13 +103,22 @@ func (DFS) Run(init System, lim Limits) Result {
 			if f := terminal(next, done); f != nil {
 				return fail(append(stack, dfsFrame{via: t}), f)
 			}
+			states.put(next)
 			continue
 		}
 		if depth >= maxD {
 			res.Verdict, res.Cut = Incomplete, fmt.Sprintf("an execution reached the step budget of %d", maxD)
 			return res
 		}
-		stack = append(stack, dfsFrame{state: next, via: t, order: preferring(nil, buf, t)})
+		// Reuse the popped frame's order slice, if any.
+		if len(stack) < cap(stack) {
+			stack = stack[:len(stack)+1]
+		} else {
+			stack = append(stack, dfsFrame{})
+		}
+		nf := &stack[len(stack)-1]
+		nf.state, nf.via, nf.next = next, t, 0
+		nf.order = preferring(nf.order[:0], buf, t)
 	}
 	res.Verdict, res.Complete = Verified, true
 	return res

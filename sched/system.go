@@ -103,6 +103,35 @@ type System interface {
 	AppendKey(b []byte) []byte
 }
 
+// Copier is implemented by systems that can overwrite their own state with
+// another state of the same system without allocating. Searches use it to
+// recycle states they are done with; systems without it are cloned.
+type Copier interface {
+	CopyFrom(src System)
+}
+
+// pool recycles states.
+type pool struct{ free []System }
+
+// copyOf returns a copy of s, reusing a recycled state when it can.
+func (p *pool) copyOf(s System) System {
+	if n := len(p.free); n > 0 {
+		if c, ok := p.free[n-1].(Copier); ok {
+			p.free = p.free[:n-1]
+			c.CopyFrom(s)
+			return c.(System)
+		}
+	}
+	return s.Clone()
+}
+
+// put gives back a state nothing refers to any more.
+func (p *pool) put(s System) {
+	if _, ok := s.(Copier); ok {
+		p.free = append(p.free, s)
+	}
+}
+
 // Runnable appends the runnable threads of s to buf, in increasing order,
 // and reports whether every thread is done.
 func runnable(s System, buf []ThreadID) ([]ThreadID, bool) {

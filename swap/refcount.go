@@ -128,13 +128,13 @@ func refcount(name, source, summary string, registered, deleteLock bool) *model.
 					return
 				}
 				c.DelSaved()
-				c.SetTmp(int32(saved))
+				c.SetTmpKeys(saved)
 			},
 		},
 		model.Instr{
 			Line: 43, Text: "fn_globs.update(_swap_orig.pop(gid))", Bytecode: "CALL (dict.update)",
 			Object: model.Globals, Access: sched.Write,
-			Exec: func(c *model.Ctx) { c.UpdateGlobals(uint32(c.Tmp()), model.Real) },
+			Exec: func(c *model.Ctx) { c.UpdateGlobals(c.TmpKeys(), model.Real) },
 		},
 		model.Instr{
 			Line: 44, Text: "del _swap_refcount[gid]", Bytecode: "DELETE_SUBSCR",
