@@ -36,7 +36,7 @@ type options struct {
 	maxDepth                                             int
 	seed                                                 uint64
 	timeout                                              time.Duration
-	list, json, force                                    bool
+	list, json, force, table                             bool
 	set                                                  map[string]bool
 	args                                                 []string
 }
@@ -73,6 +73,7 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.protocol, "protocol", "", "the variant to check: "+strings.Join(protocolNames(), ", "))
 	fs.BoolVar(&o.list, "list", false, "list the variants, strategies and violation kinds, then exit")
+	fs.BoolVar(&o.table, "table", false, "verify every variant on the README's scenarios and print the verdicts as a Markdown table")
 	fs.IntVar(&o.shape.Threads, "threads", model.DefaultShape.Threads, "GPU threads per block")
 	fs.IntVar(&o.shape.Blocks, "blocks", model.DefaultShape.Blocks, "blocks per launch (run one after another)")
 	fs.IntVar(&o.shape.Calls, "calls", model.DefaultShape.Calls, "device-function calls each thread makes")
@@ -128,6 +129,9 @@ func protocolNames() []string {
 func run(o *options, stdout, stderr io.Writer) (int, error) {
 	if o.list {
 		return ExitOK, list(stdout)
+	}
+	if o.table {
+		return ExitOK, check.WriteVerdictTable(stdout)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

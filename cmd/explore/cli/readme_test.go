@@ -1,0 +1,29 @@
+package cli_test
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swapcheck/cmd/explore/cli"
+)
+
+// TestREADMEVerdictTable checks that the README's verdict table is what
+// "explore -table" prints today.
+func TestREADMEVerdictTable(t *testing.T) {
+	readme, err := os.ReadFile("../../../README.md")
+	require.NoError(t, err)
+	const begin, end = "<!-- verdict-table:begin -->\n", "<!-- verdict-table:end -->"
+	_, rest, ok := strings.Cut(string(readme), begin)
+	require.True(t, ok, "README.md lacks %q", begin)
+	table, _, ok := strings.Cut(rest, end)
+	require.True(t, ok, "README.md lacks %q", end)
+
+	var out, errOut bytes.Buffer
+	require.Equal(t, cli.ExitOK, cli.Run([]string{"-table"}, &out, &errOut), errOut.String())
+	require.Equal(t, out.String(), table,
+		"README.md's verdict table is stale: replace it with the output of go run ./cmd/explore -table")
+}
