@@ -26,6 +26,7 @@ func (BFS) Run(init System, lim Limits) Result {
 		visited = newVisitedSet()
 		key     []byte
 		buf     []ThreadID
+		nbuf    []ThreadID // the runnable threads of a state just reached
 		stop    = stopper{stop: lim.Stop}
 		maxD    = lim.maxDepth()
 		nodes   = []bfsNode{{parent: -1, via: -1}}
@@ -55,19 +56,23 @@ func (BFS) Run(init System, lim Limits) Result {
 	key = init.AppendKey(key[:0])
 	visited.add(key)
 	res.Stats.States = 1
+	// A state with no runnable thread is checked when it is first reached,
+	// so a final-state failure after d steps is found before any failure
+	// after d+1: the first counterexample is a shortest one.
+	buf, done := runnable(init, buf)
+	if len(buf) == 0 {
+		res.Stats.Executions = 1
+		if f := terminal(init, done); f != nil {
+			return fail(0, -1, f)
+		}
+		res.Verdict, res.Complete = Verified, true
+		return res
+	}
 	queue := []item{{state: init.Clone(), node: 0}}
 	for head := 0; head < len(queue); head++ {
 		it := queue[head]
 		queue[head] = item{}
-		buf, done := runnable(it.state, buf)
-		if len(buf) == 0 {
-			res.Stats.Executions++
-			if f := terminal(it.state, done); f != nil {
-				return fail(it.node, -1, f)
-			}
-			states.put(it.state)
-			continue
-		}
+		buf, _ = runnable(it.state, buf)
 		depth := int(nodes[it.node].depth) + 1
 		if depth > maxD {
 			res.Verdict, res.Cut = Incomplete, fmt.Sprintf("an execution reached the step budget of %d", maxD)
@@ -80,9 +85,7 @@ func (BFS) Run(init System, lim Limits) Result {
 			}
 			next := states.copyOf(it.state)
 			res.Stats.Steps++
-			if depth > res.Stats.Depth {
-				res.Stats.Depth = depth
-			}
+			res.Stats.Depth = max(res.Stats.Depth, depth)
 			if f := next.Step(t); f != nil {
 				return fail(it.node, t, f)
 			}
@@ -93,8 +96,15 @@ func (BFS) Run(init System, lim Limits) Result {
 				states.put(next)
 				continue
 			}
-			visited.add(key)
 			res.Stats.States++
+			if nbuf, done = runnable(next, nbuf); len(nbuf) == 0 {
+				res.Stats.Executions++
+				if f := terminal(next, done); f != nil {
+					return fail(it.node, t, f)
+				}
+				states.put(next)
+				continue
+			}
 			nodes = append(nodes, bfsNode{parent: it.node, via: t, depth: int32(depth)})
 			queue = append(queue, item{state: next, node: int32(len(nodes) - 1)})
 		}

@@ -95,7 +95,6 @@ func (DFS) Run(init System, lim Limits) Result {
 			states.put(next)
 			continue
 		}
-		visited.add(key)
 		res.Stats.States++
 		buf, done = runnable(next, buf)
 		if len(buf) == 0 {
