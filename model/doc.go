@@ -1,0 +1,52 @@
+// Package model is the simulated CPython world in which the swap protocols
+// run: module globals, the protocols' registries, threading.Lock objects,
+// the simulator's kernel context and BlockThreads, and the host thread that
+// launches kernels as numba-cuda's simulator does (kernel.py).
+//
+// # What a caller does
+//
+//  1. Build a Scenario (Shape.Build from command-line numbers, or Parse of
+//     a scenario file) and pick a Protocol (packages naive and swap).
+//  2. NewProgram compiles them for an Atomicity (GIL or FreeThreaded).
+//  3. New makes the initial World; Status, Footprint and Step drive it one
+//     atomic step at a time (package check wraps it as a sched.System).
+//
+// # One step is one atomic CPython operation
+//
+// Under the GIL a thread switch falls only between bytecodes, and one
+// C-level call (dict.update, dict.pop, del d[k], a defaultdict miss whose
+// factory is a C type) runs whole. Every Instr of a listing is one such
+// step, and names the line of testdata/python/<variant>.py and the
+// bytecode(s) it stands for; testdata/cpython checks those claims against
+// python3. Steps that touch only a frame's locals (imports, local
+// assignments, the yield, a RERAISE) cannot be observed by another thread,
+// so they run in the same scheduler step as the shared step before them.
+// In FreeThreaded mode a defaultdict miss is split into its lookup and its
+// __missing__ store (two threads can both miss and each store its own lock).
+//
+// Exceptions unwind as Python's do: an Instr that raises jumps to the
+// innermost handler of its listing's exception table (a finally, a with's
+// exit) with the exception pending; a frame without one is left and the
+// exception is thrown into the caller's generator at its yield. A GPU thread
+// that dies records its exception for the host, which aborts the block and
+// re-raises without joining, as BlockManager.run does.
+//
+// # Why a listing, and why a flat vector
+//
+// A protocol could be written as a Go function run on a goroutine per
+// thread, but then a thread's position and locals live in a goroutine's
+// stack, which cannot be copied, hashed or compared. Later work needs
+// exactly that: state caching, symmetry between identical GPU threads,
+// parallel search. So a protocol is data, a listing of Instr (like a
+// disassembly: label, Python line, bytecode, footprint, and a small Exec
+// function over Ctx), and a thread's state is a program counter and a few
+// locals. The listing stays readable as the Python it models, line by line,
+// and the same listing can be run by any driver: the simulated scheduler
+// here, or real goroutines taking a lock per step.
+//
+// All mutable state (globals, registries, locks, every thread's frames and
+// locals) lives in one []int16 vector laid out once per Program. Copying a
+// World is one copy; its canonical key is the vector's bytes; nothing in it
+// is a pointer, a map or an address, so equal keys mean equal futures and
+// the output never depends on memory layout.
+package model
