@@ -1,0 +1,478 @@
+package cli_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swapcheck/check"
+	"swapcheck/cmd/explore/cli"
+)
+
+// result is one in-process run of the command.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func explore(t *testing.T, args ...string) result {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := cli.Run(args, &out, &errOut)
+	return result{code, out.String(), errOut.String()}
+}
+
+// summary is the part of the -json output the tests look at.
+type summary struct {
+	Protocol   string `json:"protocol"`
+	Atomicity  string `json:"atomicity"`
+	Verdict    string `json:"verdict"`
+	Complete   bool   `json:"complete"`
+	Executions int64  `json:"executions"`
+	Stopped    string `json:"stopped"`
+	Violation  *struct {
+		Kind     string `json:"kind"`
+		Message  string `json:"message"`
+		Schedule []int  `json:"schedule"`
+	} `json:"violation"`
+}
+
+func exploreJSON(t *testing.T, args ...string) (int, summary) {
+	t.Helper()
+	r := explore(t, append(args, "-json")...)
+	var s summary
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &s), "stdout of %v is not a JSON summary:\n%s\nstderr: %s", args, r.stdout, r.stderr)
+	return r.code, s
+}
+
+// want is an expected outcome: exit status, verdict, and for a violation
+// its kind ("" for any kind) and text its message must contain.
+type want struct {
+	code     int
+	verdict  string
+	kind     string
+	contains []string
+}
+
+var verified = want{code: cli.ExitOK, verdict: "verified"}
+
+func violation(kind string, contains ...string) want {
+	return want{code: cli.ExitViolation, verdict: "violation", kind: kind, contains: contains}
+}
+
+func (w want) check(t *testing.T, code int, s summary) {
+	t.Helper()
+	require.Equal(t, w.verdict, s.Verdict)
+	require.Equal(t, w.code, code)
+	if w.verdict != "violation" {
+		require.Nil(t, s.Violation)
+		require.True(t, s.Complete, "a verified search is complete")
+		require.Positive(t, s.Executions)
+		return
+	}
+	require.NotNil(t, s.Violation)
+	require.Contains(t, check.Kinds, s.Violation.Kind)
+	if w.kind != "" {
+		require.Equal(t, w.kind, s.Violation.Kind, "message: %s", s.Violation.Message)
+	}
+	for _, c := range w.contains {
+		require.Contains(t, s.Violation.Message, c)
+	}
+	require.NotEmpty(t, s.Violation.Schedule)
+}
+
+// keyErrorFromDel is the refcount variants' 2-thread failure: the lock is
+// fetched before the last exit deletes it, then deleted a second time.
+var keyErrorFromDel = violation(check.KindException, "KeyError", "del _globals_locks[gid]")
+
+func TestVerdicts(t *testing.T) {
+	anyViolation := violation("")
+	tests := []struct {
+		name string
+		args []string
+		gil  want
+		// freeThreaded is the outcome without the GIL; nil: same as gil.
+		freeThreaded *want
+	}{
+		{"naive/2-threads", []string{"-protocol", "naive", "-threads", "2"}, violation(check.KindUseSawReal), nil},
+		{"refcount-unregistered/2-threads", []string{"-protocol", "refcount-unregistered", "-threads", "2"}, keyErrorFromDel, &anyViolation},
+		{"refcount-unregistered/3-threads", []string{"-protocol", "refcount-unregistered", "-threads", "3"}, anyViolation, &anyViolation},
+		{"refcount-del/2-threads", []string{"-protocol", "refcount-del", "-threads", "2"}, keyErrorFromDel, nil},
+		{"refcount-del/3-threads", []string{"-protocol", "refcount-del", "-threads", "3"}, anyViolation, nil},
+		{"global-lock/2-threads", []string{"-protocol", "global-lock", "-threads", "2"}, verified, nil},
+		{"global-lock/3-threads", []string{"-protocol", "global-lock", "-threads", "3"}, verified, nil},
+		{"merged/2-threads", []string{"-protocol", "merged", "-threads", "2"}, verified, nil},
+		{"merged/3-threads", []string{"-protocol", "merged", "-threads", "3"}, verified, nil},
+		{"merged/2-threads-2-calls-2-modules", []string{"-protocol", "merged", "-threads", "2", "-calls", "2", "-modules", "2"}, verified, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+"/gil", func(t *testing.T) {
+			t.Parallel()
+			code, s := exploreJSON(t, tt.args...)
+			tt.gil.check(t, code, s)
+			require.Equal(t, "gil", s.Atomicity)
+		})
+		t.Run(tt.name+"/free-threaded", func(t *testing.T) {
+			t.Parallel()
+			w := tt.gil
+			if tt.freeThreaded != nil {
+				w = *tt.freeThreaded
+			}
+			code, s := exploreJSON(t, append(tt.args, "-atomicity", "free-threaded")...)
+			w.check(t, code, s)
+			require.Equal(t, "free-threaded", s.Atomicity)
+		})
+	}
+}
+
+// traceStep is one step of a rendered trace: its number, whether it is the
+// marked failing step, the thread whose column it is in, and that cell's
+// lines.
+type traceStep struct {
+	n      int
+	marked bool
+	thread string
+	lines  []string
+}
+
+// parseTrace reads the step table of a trace. Column bounds come from the
+// separator line under the header ("------+-----...-+-----").
+func parseTrace(t *testing.T, trace string) []traceStep {
+	t.Helper()
+	lines := strings.Split(trace, "\n")
+	sep := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "------+-") })
+	require.Positive(t, sep, "no step table in the trace:\n%s", trace)
+	var bounds []int // start of each thread column
+	for i, c := range lines[sep] {
+		if c == '+' {
+			bounds = append(bounds, i+2)
+		}
+	}
+	cell := func(line string, k int) string {
+		if bounds[k] >= len(line) {
+			return ""
+		}
+		end := len(line)
+		if k+1 < len(bounds) {
+			end = min(end, bounds[k+1]-3)
+		}
+		return strings.TrimSpace(line[bounds[k]:end])
+	}
+	header := lines[sep-1]
+	var steps []traceStep
+	for _, line := range lines[sep+1:] {
+		if line == "" {
+			break
+		}
+		mark := strings.TrimSpace(line[:bounds[0]-3])
+		if mark != "" {
+			s := traceStep{marked: strings.HasPrefix(mark, ">>")}
+			var err error
+			s.n, err = strconv.Atoi(strings.TrimPrefix(mark, ">>"))
+			require.NoError(t, err, "step mark %q", mark)
+			steps = append(steps, s)
+		}
+		require.NotEmpty(t, steps, "a table row before the first step: %q", line)
+		s := &steps[len(steps)-1]
+		for k := range bounds {
+			if c := cell(line, k); c != "" {
+				if th := cell(header, k); s.thread == "" {
+					s.thread = th
+				} else {
+					require.Equal(t, s.thread, th, "step %d has cells in two columns", s.n)
+				}
+				s.lines = append(s.lines, c)
+			}
+		}
+	}
+	return steps
+}
+
+func (s traceStep) has(text string) bool {
+	return slices.ContainsFunc(s.lines, func(l string) bool { return strings.Contains(l, text) })
+}
+
+// TestNaiveTraceTellsTheStory checks that the naive counterexample reads as
+// the seed's race: one thread collects nothing because the other already
+// swapped, the other restores the real module, and the first one's body
+// then sees it.
+func TestNaiveTraceTellsTheStory(t *testing.T) {
+	r := explore(t, "-protocol", "naive", "-threads", "2")
+	require.Equal(t, cli.ExitViolation, r.code, r.stderr)
+	steps := parseTrace(t, r.stdout)
+	require.NotEmpty(t, steps)
+
+	collect := slices.IndexFunc(steps, func(s traceStep) bool {
+		return s.has("fn_globs.items()") && s.has("-> dev1.cuda is fake#1")
+	})
+	require.GreaterOrEqual(t, collect, 0, "no step where a collection reads dev1.cuda is fake#1:\n%s", r.stdout)
+	victim := steps[collect].thread
+
+	restore := slices.IndexFunc(steps[collect+1:], func(s traceStep) bool {
+		return s.thread != victim && s.has("naive.py:20  fn_globs.update(orig)") && s.has("-> dev1.cuda = numba.cuda")
+	})
+	require.GreaterOrEqual(t, restore, 0, "no later step where another thread restores dev1.cuda:\n%s", r.stdout)
+	restore += collect + 1
+
+	last := steps[len(steps)-1]
+	require.True(t, last.marked, "the last step is not marked >>:\n%s", r.stdout)
+	for _, s := range steps[:len(steps)-1] {
+		require.False(t, s.marked, "step %d is marked but is not the last", s.n)
+	}
+	require.Greater(t, len(steps)-1, restore)
+	require.Equal(t, victim, last.thread, "the failing step is not the thread that collected nothing")
+	require.True(t, last.has("-> cuda is numba.cuda"), "last step: %q", last.lines)
+	require.True(t, last.has("!! use-saw-real"), "last step: %q", last.lines)
+	require.Equal(t, len(steps), last.n)
+	require.Contains(t, r.stdout, "\nreplay: go run ./cmd/explore -protocol naive -threads 2\n")
+}
+
+func readFiles(t *testing.T, dir string, names ...string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join(dir, n))
+		require.NoError(t, err)
+		m[n] = string(b)
+	}
+	return m
+}
+
+var outFiles = []string{"trace.txt", "schedule.txt", "summary.json"}
+
+func TestOutAndReplay(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	args := []string{"-protocol", "naive", "-threads", "2", "-out", dir}
+	r := explore(t, args...)
+	require.Equal(t, cli.ExitViolation, r.code, r.stderr)
+	files := readFiles(t, dir, outFiles...)
+	require.Equal(t, r.stdout, files["trace.txt"], "-out writes the trace it prints")
+	require.True(t, strings.HasPrefix(files["schedule.txt"], "# swapcheck schedule"), files["schedule.txt"])
+	require.Contains(t, files["trace.txt"], "replay: go run ./cmd/explore -replay "+filepath.Join(dir, "schedule.txt")+"\n")
+	var s summary
+	require.NoError(t, json.Unmarshal([]byte(files["summary.json"]), &s))
+	require.Equal(t, "violation", s.Verdict)
+	require.Equal(t, check.KindUseSawReal, s.Violation.Kind)
+
+	t.Run("replay reproduces the trace", func(t *testing.T) {
+		dir2 := filepath.Join(t.TempDir(), "replayed")
+		r := explore(t, "-replay", filepath.Join(dir, "schedule.txt"), "-out", dir2)
+		require.Equal(t, cli.ExitViolation, r.code, r.stderr)
+		require.Equal(t, files["trace.txt"], readFiles(t, dir2, "trace.txt")["trace.txt"])
+		require.Equal(t, files["trace.txt"], r.stdout)
+	})
+
+	t.Run("refuses to overwrite", func(t *testing.T) {
+		before := map[string]os.FileInfo{}
+		for _, n := range outFiles {
+			fi, err := os.Stat(filepath.Join(dir, n))
+			require.NoError(t, err)
+			before[n] = fi
+		}
+		r := explore(t, args...)
+		requireUsageError(t, r)
+		require.Contains(t, r.stderr, "-force")
+		require.Equal(t, files, readFiles(t, dir, outFiles...))
+		for _, n := range outFiles {
+			fi, err := os.Stat(filepath.Join(dir, n))
+			require.NoError(t, err)
+			require.Equal(t, before[n].ModTime(), fi.ModTime(), "%s was touched", n)
+		}
+	})
+
+	t.Run("-force overwrites", func(t *testing.T) {
+		for _, n := range outFiles {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, n), []byte("stale\n"), 0o644))
+		}
+		r := explore(t, append(args, "-force")...)
+		require.Equal(t, cli.ExitViolation, r.code, r.stderr)
+		again := readFiles(t, dir, outFiles...)
+		require.Equal(t, files["trace.txt"], again["trace.txt"])
+		require.Equal(t, files["schedule.txt"], again["schedule.txt"])
+		require.NotEqual(t, "stale\n", again["summary.json"])
+	})
+}
+
+func TestDeterministic(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"naive trace", []string{"-protocol", "naive", "-threads", "2"}},
+		{"refcount-unregistered free-threaded trace", []string{"-protocol", "refcount-unregistered", "-threads", "3", "-atomicity", "free-threaded"}},
+		{"merged verified", []string{"-protocol", "merged", "-threads", "3"}},
+		{"random naive", []string{"-protocol", "naive", "-strategy", "random", "-seed", "7", "-runs", "50"}},
+		{"random merged", []string{"-protocol", "merged", "-strategy", "random", "-seed", "7", "-runs", "50"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			first, second := explore(t, tt.args...), explore(t, tt.args...)
+			require.Equal(t, first.code, second.code)
+			require.NotEmpty(t, first.stdout)
+			require.Equal(t, first.stdout, second.stdout)
+		})
+	}
+}
+
+// requireUsageError checks the shape of a bad-input failure: exit 2,
+// nothing on stdout, one line on stderr starting "explore: ", and no Go
+// panic.
+func requireUsageError(t *testing.T, r result) {
+	t.Helper()
+	require.Equal(t, cli.ExitUsage, r.code, "stdout: %s\nstderr: %s", r.stdout, r.stderr)
+	require.Empty(t, r.stdout)
+	require.True(t, strings.HasPrefix(r.stderr, "explore: "), "stderr: %q", r.stderr)
+	require.True(t, strings.HasSuffix(r.stderr, "\n"), "stderr: %q", r.stderr)
+	require.Equal(t, 1, strings.Count(r.stderr, "\n"), "stderr is not one line: %q", r.stderr)
+	require.NotContains(t, r.stderr, "panic")
+	require.NotContains(t, r.stderr, "goroutine")
+}
+
+// validScenario is the default generated scenario, as a file.
+const validScenario = `threads 2
+module kernels cuda
+module dev1 cuda
+device f1 in dev1: use cuda.local
+kernel: use cuda.threadIdx; call f1
+`
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+		return p
+	}
+	good := write("good.txt", validScenario)
+
+	// A real schedule file, and its header (everything up to the steps).
+	out := filepath.Join(dir, "out")
+	r := explore(t, "-protocol", "naive", "-out", out)
+	require.Equal(t, cli.ExitViolation, r.code, r.stderr)
+	sched := filepath.Join(out, "schedule.txt")
+	schedText := readFiles(t, out, "schedule.txt")["schedule.txt"]
+	header := schedText[:strings.LastIndex(schedText, "steps")]
+	steps := strings.Fields(schedText[len(header):])[1:]
+	require.NotEmpty(t, steps)
+
+	tests := []struct {
+		name string
+		args []string
+		// stderr must contain this.
+		says string
+	}{
+		{"unknown protocol", []string{"-protocol", "nope"}, `unknown protocol "nope"`},
+		{"missing -protocol", []string{"-threads", "2"}, "missing -protocol"},
+		{"no arguments", nil, "missing -protocol"},
+		{"-threads 0", []string{"-protocol", "naive", "-threads", "0"}, "threads"},
+		{"-threads 100000", []string{"-protocol", "naive", "-threads", "100000"}, "threads"},
+		{"-calls -1", []string{"-protocol", "naive", "-calls", "-1"}, "calls"},
+		{"-atomicity foo", []string{"-protocol", "naive", "-atomicity", "foo"}, `atomicity "foo"`},
+		{"-strategy foo", []string{"-protocol", "naive", "-strategy", "foo"}, `strategy "foo"`},
+		{"-runs 0 with random", []string{"-protocol", "naive", "-strategy", "random", "-runs", "0"}, "-runs"},
+		{"unknown flag", []string{"-protocol", "naive", "-bogus"}, "-bogus"},
+		{"positional argument", []string{"-protocol", "naive", "extra"}, `"extra"`},
+		{"missing -scenario file", []string{"-protocol", "naive", "-scenario", filepath.Join(dir, "absent.txt")}, "absent.txt"},
+		{"-scenario with -threads", []string{"-protocol", "naive", "-scenario", good, "-threads", "3"}, "-threads"},
+		{"missing -replay file", []string{"-replay", filepath.Join(dir, "absent-schedule.txt")}, "absent-schedule.txt"},
+		{"-replay with -protocol", []string{"-replay", sched, "-protocol", "naive"}, "-protocol"},
+	}
+	badScenarios := []struct{ name, text, says string }{
+		{"unknown directive", "threads 2\nmodule kernels cuda\nwarps 4\nkernel: use cuda.threadIdx\n", `line 3: unknown directive "warps"`},
+		{"bad number", "threads two\nmodule kernels cuda\nkernel: use cuda.threadIdx\n", "line 1: threads takes a whole number"},
+		{"use of an unknown name", "module kernels cuda\nmodule dev1 cuda\ndevice f in dev1: use cu.local\nkernel: call f\n", "line 3: device f: cu is not a global of module dev1"},
+		{"call of an unknown function", "module kernels cuda\nkernel: call g\n", "line 2: kernel: call g: no such device function"},
+		{"kernel before module", "kernel: use cuda.threadIdx\nmodule kernels cuda\n", "line 1: kernel before any module"},
+		{"call cycle", "module kernels cuda\nmodule dev1 cuda\ndevice f in dev1: call g\ndevice g in dev1: call f\nkernel: call f\n", "cycle"},
+		{"device in an unknown module", "module kernels cuda\ndevice f in nowhere: use cuda.local\nkernel: call f\n", "line 2: device f: no module nowhere"},
+		{"no kernel", "module kernels cuda\n", "no kernel line"},
+		{"empty file", "", "no module"},
+		{"too many threads", "threads 65\nmodule kernels cuda\nkernel: use cuda.threadIdx\n", "threads must be 1..64"},
+	}
+	for _, b := range badScenarios {
+		p := write("scenario-"+strings.ReplaceAll(b.name, " ", "-")+".txt", b.text)
+		tests = append(tests, struct {
+			name string
+			args []string
+			says string
+		}{"malformed scenario/" + b.name, []string{"-protocol", "naive", "-scenario", p}, b.says})
+	}
+	badSchedules := []struct{ name, text, says string }{
+		{"missing protocol line", strings.Replace(schedText, "protocol naive\n", "", 1), "no protocol line"},
+		{"unknown protocol", strings.Replace(schedText, "protocol naive\n", "protocol nope\n", 1), `unknown protocol "nope"`},
+		{"thread not runnable", header + "steps 1\n", "step 1: thread 1 is not runnable"},
+		{"no such thread", header + "steps 0 9\n", "thread 9 is not runnable"},
+		{"steps end early", header + "steps " + strings.Join(steps[:3], " ") + "\n", "the schedule ends after 3 steps"},
+		{"steps go on after the end", header + "steps " + strings.Join(steps, " ") + " 2 2\n", "2 more"},
+		{"negative step", header + "steps 0 -1\n", `step "-1" is not a thread number`},
+		{"no steps line", header, "no steps line"},
+		{"no end of scenario", "protocol naive\natomicity gil\nscenario\n    threads 2\n", `no closing "end"`},
+		{"malformed scenario block", strings.Replace(schedText, "threads 2", "threads x", 1), "scenario block: line 1"},
+		{"garbage", "hello world\n\x00\x01\xff\n", `unknown directive "hello"`},
+		{"empty", "", "no protocol line"},
+	}
+	for _, b := range badSchedules {
+		p := write("schedule-"+strings.ReplaceAll(b.name, " ", "-")+".txt", b.text)
+		tests = append(tests, struct {
+			name string
+			args []string
+			says string
+		}{"malformed schedule/" + b.name, []string{"-replay", p}, b.says})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := explore(t, tt.args...)
+			requireUsageError(t, r)
+			require.Contains(t, r.stderr, tt.says)
+		})
+	}
+}
+
+func TestLimits(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		stopped string
+	}{
+		{"-max-executions 3", []string{"-protocol", "merged", "-threads", "3", "-max-executions", "3"}, "max-executions 3"},
+		// 4 threads: the exhaustive search takes far longer than one poll
+		// of the stop function, whatever the machine and its clock.
+		{"-timeout 1ns", []string{"-protocol", "merged", "-threads", "4", "-timeout", "1ns"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, s := exploreJSON(t, tt.args...)
+			require.Equal(t, cli.ExitIncomplete, code)
+			require.Equal(t, "incomplete", s.Verdict)
+			require.False(t, s.Complete)
+			require.Nil(t, s.Violation)
+			require.NotEmpty(t, s.Stopped)
+			require.Contains(t, s.Stopped, tt.stopped)
+		})
+	}
+	t.Run("human output says nothing is proved", func(t *testing.T) {
+		r := explore(t, "-protocol", "merged", "-threads", "3", "-max-executions", "3")
+		require.Equal(t, cli.ExitIncomplete, r.code)
+		require.Contains(t, r.stdout, "incomplete")
+		require.Contains(t, r.stdout, "nothing is proved")
+	})
+}
+
+func TestList(t *testing.T) {
+	r := explore(t, "-list")
+	require.Equal(t, cli.ExitOK, r.code, r.stderr)
+	for _, name := range []string{"naive", "global-lock", "refcount-unregistered", "refcount-del", "merged"} {
+		require.Regexp(t, `(?m)^  `+name+` `, r.stdout)
+	}
+	for _, k := range check.Kinds {
+		require.Contains(t, r.stdout, k)
+	}
+}

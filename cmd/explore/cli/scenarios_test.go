@@ -1,0 +1,221 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swapcheck/check"
+	"swapcheck/model"
+)
+
+const scenarioDir = "../../../testdata/scenarios"
+
+func parseScenarioFile(t *testing.T, name string) *model.Scenario {
+	t.Helper()
+	f, err := os.Open(filepath.Join(scenarioDir, name))
+	require.NoError(t, err)
+	defer f.Close()
+	sc, err := model.Parse(f)
+	require.NoError(t, err, name)
+	return sc
+}
+
+// TestScenarioFiles records the verdict every protocol gets on each file
+// under testdata/scenarios, under both atomicity models. A change here is
+// a change in what the tool finds: review it as such.
+func TestScenarioFiles(t *testing.T) {
+	// The refcount variants' 2-thread race: the lock is fetched before the
+	// last exit deletes it, then deleted twice.
+	delKeyError := func(src string) want {
+		return violation(check.KindException, "KeyError raised by the swap machinery at "+src+":45: del _globals_locks[gid]")
+	}
+	var (
+		sawReal = violation(check.KindUseSawReal, "is the real module")
+		// In free-threaded CPython both racing threads can miss in the
+		// defaultdict(threading.Lock) and hold different locks.
+		unregisteredFT = violation(check.KindUseSawReal, "is the real module")
+		unregistered   = delKeyError("refcount_unregistered.py")
+		refcountDel    = delKeyError("refcount_del.py")
+	)
+	// The kernel raises, so launch 1's other thread lingers; the shortest
+	// counterexample is that thread calling f after the host reset
+	// _kernel_context: it swaps dev1 to None and reads cuda.local from
+	// None. This is the brief's aborted-launch failure mode, and merged
+	// (numba-cuda 0.25.0) has it too: nothing checks that the fake
+	// installed is the caller's own. (Launch 2 seeing launch 1's fake is
+	// reachable as well, but longer: see TestAbortedLaunchReachesLaunch2
+	// in package check.)
+	lingeringSawNone := violation(check.KindUseSawNone, "L1.B0.T1: dev1.cuda is None, not fake#1")
+
+	same := func(gil, freeThreaded want) [2]want { return [2]want{gil, freeThreaded} }
+	tests := []struct {
+		file string
+		// by protocol: outcome under gil, then free-threaded
+		want map[string][2]want
+	}{
+		{"nested-two-modules.txt", map[string][2]want{
+			"naive":                 same(violation(check.KindUseSawReal, "helpers.cuda is the real module"), violation(check.KindUseSawReal, "helpers.cuda is the real module")),
+			"global-lock":           same(verified, verified),
+			"refcount-unregistered": same(unregistered, violation(check.KindUseSawReal, "mathlib.cuda is the real module")),
+			"refcount-del":          same(refcountDel, refcountDel),
+			"merged":                same(verified, verified),
+		}},
+		{"syncthreads.txt", map[string][2]want{
+			"naive":                 same(sawReal, sawReal),
+			"global-lock":           same(verified, verified),
+			"refcount-unregistered": same(unregistered, unregisteredFT),
+			"refcount-del":          same(refcountDel, refcountDel),
+			"merged":                same(verified, verified),
+		}},
+		{"aliases.txt", map[string][2]want{
+			"naive":                 same(sawReal, sawReal),
+			"global-lock":           same(verified, verified),
+			"refcount-unregistered": same(unregistered, unregisteredFT),
+			"refcount-del":          same(refcountDel, refcountDel),
+			"merged":                same(verified, verified),
+		}},
+		{"aborted-launch.txt", map[string][2]want{
+			// naive: the lingering thread collects nothing (dev1 already
+			// swapped by the other) and is overtaken by the restore.
+			"naive":       same(violation(check.KindUseSawReal, "L1.B0.T1"), violation(check.KindUseSawReal, "L1.B0.T1")),
+			"global-lock": same(lingeringSawNone, lingeringSawNone),
+			"refcount-unregistered": same(
+				violation(check.KindException, "L1.B0.T1: KeyError", "del _globals_locks[gid]"),
+				violation(check.KindUseSawReal, "L1.B0.T1")),
+			"refcount-del": same(
+				violation(check.KindException, "L1.B0.T1: KeyError", "del _globals_locks[gid]"),
+				violation(check.KindException, "L1.B0.T1: KeyError", "del _globals_locks[gid]")),
+			"merged": same(lingeringSawNone, lingeringSawNone),
+		}},
+	}
+	files, err := filepath.Glob(filepath.Join(scenarioDir, "*.txt"))
+	require.NoError(t, err)
+	var names []string
+	for _, f := range files {
+		names = append(names, filepath.Base(f))
+	}
+	var tested []string
+	for _, tt := range tests {
+		tested = append(tested, tt.file)
+	}
+	require.ElementsMatch(t, names, tested, "every scenario file has its verdicts recorded here")
+
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			sc := parseScenarioFile(t, tt.file)
+			again, err := model.Parse(strings.NewReader(sc.String()))
+			require.NoError(t, err, "the canonical rendering does not parse:\n%s", sc)
+			require.Equal(t, sc.String(), again.String(), "the canonical rendering does not round-trip")
+
+			require.Len(t, tt.want, len(check.Protocols()))
+			for _, p := range check.Protocols() {
+				for i, atomicity := range []string{"gil", "free-threaded"} {
+					w, ok := tt.want[p.Name]
+					require.True(t, ok, "no verdict recorded for %s", p.Name)
+					t.Run(p.Name+"/"+atomicity, func(t *testing.T) {
+						t.Parallel()
+						code, s := exploreJSON(t, "-protocol", p.Name, "-atomicity", atomicity, "-scenario", filepath.Join(scenarioDir, tt.file))
+						w[i].check(t, code, s)
+					})
+				}
+			}
+		})
+	}
+}
+
+func TestScenarioFilesShape(t *testing.T) {
+	tests := []struct {
+		file  string
+		check func(t *testing.T, sc *model.Scenario)
+	}{
+		{"nested-two-modules.txt", func(t *testing.T, sc *model.Scenario) {
+			// A device function calls one in another module; both use cuda.
+			found := false
+			for _, f := range sc.Functions {
+				for _, s := range f.Body {
+					if s.Kind == model.OpCall && sc.Functions[s.Func].Module != f.Module && uses(sc.Functions[s.Func].Body) && uses(f.Body) {
+						found = true
+					}
+				}
+			}
+			require.True(t, found, "no device function calls a device function of another module, both using cuda")
+		}},
+		{"syncthreads.txt", func(t *testing.T, sc *model.Scenario) {
+			require.Equal(t, 3, sc.Threads)
+			require.Equal(t, "use call sync call sync call", kinds(sc.Kernel))
+		}},
+		{"aliases.txt", func(t *testing.T, sc *model.Scenario) {
+			f := sc.Functions[0]
+			require.Equal(t, []string{"cuda", "cu"}, sc.Modules[f.Module].Names)
+			used := map[int]bool{}
+			for _, s := range f.Body {
+				if s.Kind == model.OpUse {
+					used[s.Name] = true
+				}
+			}
+			require.Len(t, used, 2, "the body uses both names")
+		}},
+		{"aborted-launch.txt", func(t *testing.T, sc *model.Scenario) {
+			require.Equal(t, 2, sc.Launches)
+			require.Equal(t, "call raise", kinds(sc.Kernel))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) { tt.check(t, parseScenarioFile(t, tt.file)) })
+	}
+}
+
+func uses(body []model.Stmt) bool {
+	for _, s := range body {
+		if s.Kind == model.OpUse {
+			return true
+		}
+	}
+	return false
+}
+
+func kinds(body []model.Stmt) string {
+	names := map[model.OpKind]string{model.OpUse: "use", model.OpCall: "call", model.OpSync: "sync", model.OpRaise: "raise"}
+	var out []string
+	for _, s := range body {
+		out = append(out, names[s.Kind])
+	}
+	return strings.Join(out, " ")
+}
+
+// TestScenarioREADMEExamples parses every example in the README's
+// Examples section, and checks the grammar block is the one model.Parse
+// documents.
+func TestScenarioREADMEExamples(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(scenarioDir, "README.md"))
+	require.NoError(t, err)
+	readme := string(b)
+	start := strings.Index(readme, "## Examples")
+	end := strings.Index(readme, "## The files here")
+	require.True(t, start >= 0 && end > start, "README sections moved")
+	blocks := regexp.MustCompile("(?s)```\n(.*?)```").FindAllStringSubmatch(readme[start:end], -1)
+	require.NotEmpty(t, blocks)
+	for i, blk := range blocks {
+		_, err := model.Parse(strings.NewReader(blk[1]))
+		require.NoError(t, err, "example %d:\n%s", i+1, blk[1])
+	}
+
+	// The grammar block is a copy of model.Parse's doc comment.
+	src, err := os.ReadFile("../../../model/parse.go")
+	require.NoError(t, err)
+	grammar := regexp.MustCompile("(?s)## Grammar.*?```\n(.*?)```").FindStringSubmatch(readme)
+	require.NotNil(t, grammar)
+	for _, line := range strings.Split(strings.TrimSpace(grammar[1]), "\n") {
+		require.Contains(t, string(src), "//\t"+line, "README grammar line not in model/parse.go's doc comment")
+	}
+
+	// The default generated scenario shown is what the flags build.
+	sc, err := model.DefaultShape.Build()
+	require.NoError(t, err)
+	require.Contains(t, readme, "```\n"+sc.String()+"```")
+}
