@@ -74,6 +74,9 @@ func Explore(cfg Config) (*Report, error) {
 	start := time.Now()
 	lim := sched.Limits{MaxExecutions: cfg.MaxExecutions, MaxDepth: cfg.MaxDepth, Stop: stopFunc(start, cfg)}
 	sys := NewSystem(prog)
+	if !strat.Exhaustive() {
+		sys.RecordHistory()
+	}
 	res := strat.Run(sys, lim)
 	rep := &Report{Config: cfg, Program: prog, Result: res, Elapsed: time.Since(start), LocksLeft: sys.LocksLeft()}
 	if res.Verdict == sched.Violation && cfg.Strategy != StrategyBFS {

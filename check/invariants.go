@@ -17,10 +17,14 @@ const (
 	KindLeftSwapped     = "left-swapped"
 	KindRegistryLeft    = "registry-leftover"
 	KindDeadlock        = sched.KindDeadlock
+	// KindNotLinearizable: an execution's history of swaps and reads has
+	// no order that follows the sequential specification (checked on
+	// walks: -strategy random and -replay).
+	KindNotLinearizable = "not-linearizable"
 )
 
 // Kinds lists every violation kind.
-var Kinds = []string{KindUseSawReal, KindUseSawNone, KindUseSawOtherFake, KindException, KindLeftSwapped, KindRegistryLeft, KindDeadlock}
+var Kinds = []string{KindUseSawReal, KindUseSawNone, KindUseSawOtherFake, KindException, KindLeftSwapped, KindRegistryLeft, KindDeadlock, KindNotLinearizable}
 
 // stepFailure applies the per-step invariants to one event.
 func stepFailure(p *model.Program, ev model.Event) *sched.Failure {

@@ -143,6 +143,7 @@ func Replay(s *Schedule) (*Report, error) {
 		return nil, err
 	}
 	sys := NewSystem(prog)
+	sys.RecordHistory()
 	res, err := sched.Replay(sys, s.Steps, sched.Limits{})
 	if err != nil {
 		return nil, fmt.Errorf("the schedule does not fit its scenario: %v", err)

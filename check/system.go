@@ -1,6 +1,10 @@
 package check
 
 import (
+	"fmt"
+
+	"github.com/anishathalye/porcupine"
+
 	"swapcheck/model"
 	"swapcheck/sched"
 )
@@ -39,8 +43,19 @@ func (s *System) Step(t sched.ThreadID) *sched.Failure {
 	return stepFailure(s.w.Program(), s.w.Step(int(t)))
 }
 
+// RecordHistory makes the system record the history of each execution and
+// check, at its end, that it is linearizable (see Linearizable). Walks use
+// it; stateful searches cannot, since their paths share states.
+func (s *System) RecordHistory() { s.w.History = &model.History{} }
+
 // Final implements sched.System.
 func (s *System) Final() *sched.Failure {
+	if h := s.w.History; h != nil {
+		if res := Linearizable(h); res != porcupine.Ok {
+			return &sched.Failure{Kind: KindNotLinearizable, Thread: -1,
+				Message: fmt.Sprintf("the history of the swaps and cuda reads (%d marks) is not linearizable: no order of them has a read see a fake exactly while its module's count is positive", len(h.Marks))}
+		}
+	}
 	n := 0
 	for m := range s.w.Program().Scenario.Modules {
 		if s.w.Registry(m).Lock != 0 {
@@ -52,7 +67,13 @@ func (s *System) Final() *sched.Failure {
 }
 
 // Clone implements sched.System.
-func (s *System) Clone() sched.System { return &System{w: s.w.Clone(), locksLeft: s.locksLeft} }
+func (s *System) Clone() sched.System {
+	c := &System{w: s.w.Clone(), locksLeft: s.locksLeft}
+	if h := s.w.History; h != nil {
+		c.w.History = &model.History{Marks: append([]model.Mark(nil), h.Marks...)}
+	}
+	return c
+}
 
 // CopyFrom implements sched.Copier.
 func (s *System) CopyFrom(src sched.System) { s.w.CopyFrom(src.(*System).w) }

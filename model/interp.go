@@ -27,6 +27,7 @@ func (w *World) settle(t int) {
 			body := int(w.s[f+fBody])
 			if body >= len(stmts) {
 				if w.s[f+fPC] >= 0 { // the with-body is over: back into the generator
+					w.mark(ExitCall, t, f)
 					w.s[f+fInBody] = 0
 					w.s[f+fPC] = slot(w.p.Protocol.yield + 1)
 					continue
@@ -43,12 +44,14 @@ func (w *World) settle(t int) {
 		pc := int(w.s[f+fPC])
 		code := w.p.Protocol.Code
 		if pc >= len(code) { // the generator returned: the with statement is done
+			w.mark(ExitReturn, t, f)
 			w.s[base+tDepth]--
 			w.s[w.top(t)+fBody]++
 			continue
 		}
 		in := &code[pc]
 		if in.Yield {
+			w.mark(EnterReturn, t, f)
 			w.s[f+fInBody] = 1
 			w.s[f+fBody] = 0
 			continue
@@ -91,12 +94,18 @@ func (w *World) raise(t int, e Exc) {
 	for {
 		f := w.top(t)
 		if w.s[f+fPC] >= 0 {
+			if w.s[f+fInBody] == 1 { // thrown into the generator: __exit__ runs
+				w.mark(ExitCall, t, f)
+			}
 			if target := w.p.Protocol.handlerFor(int(w.s[f+fPC])); target >= 0 {
 				w.s[f+fInBody] = 0
 				w.s[f+fPC] = slot(target)
 				w.s[f+fSub] = 0
 				w.s[f+fExc] = slot(e)
 				return
+			}
+			if int(w.s[f+fPC]) > w.p.Protocol.yield { // the exception leaves the with
+				w.mark(ExitReturn, t, f)
 			}
 			w.s[base+tDepth]--
 			continue
@@ -158,6 +167,9 @@ func (w *World) execStmt(t, f int, visible bool) {
 		w.ev.Saw, w.ev.Want = v, Fake(p.threadLaunch[t])
 		if w.Trace {
 			w.effect("%s is %s", w.ev.Name, v)
+		}
+		if w.History != nil {
+			w.History.Marks = append(w.History.Marks, Mark{Kind: Observe, Thread: t, Module: cd.module, Swapped: v.IsFake()})
 		}
 		if !v.IsFake() {
 			w.ev.Raised = AttributeError
@@ -242,6 +254,7 @@ func (w *World) push(t, c int, fake Value) {
 	w.s[f+fCode] = slot(c)
 	w.s[f+fFake] = slot(fake)
 	w.s[base+tDepth] = slot(d + 1)
+	w.mark(EnterCall, t, f)
 }
 
 // pollReady: the host's polling loop makes progress when a thread of the

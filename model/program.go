@@ -57,6 +57,10 @@ type Program struct {
 	lay         layout
 }
 
+// maxLocks bounds the locks a program may make (one per call at most): lock
+// references, counts and pcs must fit the state vector's int16 slots.
+const maxLocks = 30_000
+
 // Host is the thread that launches kernels.
 const Host = 0
 
@@ -110,6 +114,10 @@ func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
 	pr.maxFrames = max(sc.callDepth()+1, 2)
 	calls := pr.callsPerThread(pr.kernelCode)
 	pr.maxLocks = 1 + sc.Launches + calls*(len(pr.threadLaunch)-1)
+	if pr.maxLocks > maxLocks {
+		return nil, fmt.Errorf("the scenario makes %d device calls in all (%d per thread, nested ones included); at most %d can be modelled",
+			pr.maxLocks-1-sc.Launches, calls, maxLocks-1-sc.Launches)
+	}
 	for m, mod := range sc.Modules {
 		names := append([]string(nil), mod.Names...)
 		if m == 0 {

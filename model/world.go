@@ -25,6 +25,9 @@ type World struct {
 	ctx Ctx
 	// Trace asks steps to describe their effects in Event.Effects.
 	Trace bool
+	// History, when set, receives the boundaries of every swap and every
+	// use of cuda, for linearizability checking. Clone does not copy it.
+	History *History
 }
 
 // New returns the world before the launch: every module's names bound to
