@@ -78,5 +78,8 @@ func (s *System) Clone() sched.System {
 // CopyFrom implements sched.Copier.
 func (s *System) CopyFrom(src sched.System) { s.w.CopyFrom(src.(*System).w) }
 
+// KeyView implements sched.KeyViewer.
+func (s *System) KeyView() []byte { return s.w.KeyView() }
+
 // AppendKey implements sched.System.
 func (s *System) AppendKey(b []byte) []byte { return s.w.AppendKey(b) }

@@ -88,11 +88,14 @@ func (w *World) CopyFrom(src *World) {
 // AppendKey appends the canonical encoding of the state: its vector's
 // bytes. The vector holds only state (the Program is shared), every slot
 // always written through the same accessors, so equal bytes are equal states.
-func (w *World) AppendKey(b []byte) []byte {
+func (w *World) AppendKey(b []byte) []byte { return append(b, w.KeyView()...) }
+
+// KeyView is the key in place: the vector's bytes, valid until w changes.
+func (w *World) KeyView() []byte {
 	if len(w.s) == 0 {
-		return b
+		return nil
 	}
-	return append(b, unsafe.Slice((*byte)(unsafe.Pointer(&w.s[0])), len(w.s)*int(unsafe.Sizeof(w.s[0])))...)
+	return unsafe.Slice((*byte)(unsafe.Pointer(&w.s[0])), len(w.s)*int(unsafe.Sizeof(w.s[0])))
 }
 
 func (w *World) thread(t int) int { return w.p.lay.threads + t*w.p.lay.threadSize }

@@ -53,7 +53,7 @@ func (BFS) Run(init System, lim Limits) Result {
 		res.Verdict, res.Failure, res.Schedule = Violation, f, schedule(n, last)
 		return res
 	}
-	key = init.AppendKey(key[:0])
+	key = init.AppendKey(nil)
 	visited.add(key)
 	res.Stats.States = 1
 	// A state with no runnable thread is checked when it is first reached,
@@ -89,7 +89,7 @@ func (BFS) Run(init System, lim Limits) Result {
 			if f := next.Step(t); f != nil {
 				return fail(it.node, t, f)
 			}
-			key = next.AppendKey(key[:0])
+			key = keyOf(next, key)
 			if !visited.add(key) {
 				res.Stats.Matched++
 				res.Stats.Executions++

@@ -32,7 +32,7 @@ func (DFS) Run(init System, lim Limits) Result {
 		maxD    = lim.maxDepth()
 		states  pool
 	)
-	key = init.AppendKey(key[:0])
+	key = init.AppendKey(nil)
 	visited.add(key)
 	res.Stats.States = 1
 
@@ -88,7 +88,7 @@ func (DFS) Run(init System, lim Limits) Result {
 		if f != nil {
 			return fail(append(stack, dfsFrame{via: t}), f)
 		}
-		key = next.AppendKey(key[:0])
+		key = keyOf(next, key)
 		if !visited.add(key) {
 			res.Stats.Matched++
 			res.Stats.Executions++

@@ -110,6 +110,21 @@ type Copier interface {
 	CopyFrom(src System)
 }
 
+// KeyViewer is implemented by systems whose canonical key can be read in
+// place: KeyView returns bytes equal to AppendKey(nil), valid until the
+// system changes. Searches use it to skip a copy per step.
+type KeyViewer interface {
+	KeyView() []byte
+}
+
+// keyOf is s's key, a view where s offers one, else appended to buf.
+func keyOf(s System, buf []byte) []byte {
+	if kv, ok := s.(KeyViewer); ok {
+		return kv.KeyView()
+	}
+	return s.AppendKey(buf[:0])
+}
+
 // pool recycles states.
 type pool struct{ free []System }
 
