@@ -476,3 +476,23 @@ func TestList(t *testing.T) {
 		require.Contains(t, r.stdout, k)
 	}
 }
+
+// TestTraceMatchesGolden checks that the command prints the golden traces
+// of package check byte for byte: the CLI and the golden files share one
+// rendering. Refresh them with "go test ./check -run TestGolden -update".
+func TestTraceMatchesGolden(t *testing.T) {
+	tests := []struct{ golden, args string }{
+		{"naive-gil-2-threads", "-protocol naive -threads 2"},
+		{"refcount-del-gil-2-threads", "-protocol refcount-del -threads 2"},
+		{"refcount-unregistered-free-threaded-2-threads", "-atomicity free-threaded -protocol refcount-unregistered -threads 2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.golden, func(t *testing.T) {
+			want, err := os.ReadFile(filepath.Join("../../../check/testdata/golden", tt.golden+".txt"))
+			require.NoError(t, err)
+			r := explore(t, strings.Fields(tt.args)...)
+			require.Equal(t, cli.ExitViolation, r.code, r.stderr)
+			require.Equal(t, string(want), r.stdout, "explore %s no longer prints check/testdata/golden/%s.txt", tt.args, tt.golden)
+		})
+	}
+}
