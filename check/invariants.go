@@ -73,11 +73,12 @@ func finalFailure(w *model.World) *sched.Failure {
 			}
 		}
 		r := w.Registry(m)
+		countName, savedName := p.Protocol.EntryNames(mod.Name)
 		if r.HasCount {
-			left = append(left, fmt.Sprintf("count[%s] = %d", mod.Name, r.Count))
+			left = append(left, fmt.Sprintf("%s = %d", countName, r.Count))
 		}
 		if r.HasSaved {
-			left = append(left, fmt.Sprintf("saved[%s] holds %d names", mod.Name, r.SavedNames))
+			left = append(left, fmt.Sprintf("%s holds %d names", savedName, r.SavedNames))
 		}
 	}
 	if len(swapped) > 0 {

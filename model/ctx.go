@@ -1,5 +1,7 @@
 package model
 
+import "strconv"
+
 // LockRef names a threading.Lock object; 0 is no lock. Lock 1 is the
 // protocol's global lock; the others are made by the lock registry's
 // defaultdict factory, in order.
@@ -213,93 +215,89 @@ func (c *Ctx) NewLock() LockRef {
 	return r
 }
 
-// Count is _swap_refcount.get(gid) and whether the key is there.
-func (c *Ctx) Count() (int32, bool) {
+// The count and the saved names are each a dict entry keyed by gid: a
+// present flag and a value in the state vector. entry names one of them.
+type entry struct {
+	present, value int // offsets of module 0's slots
+	name           string
+}
+
+func (c *Ctx) countEntry() entry {
+	return entry{c.w.p.lay.countP, c.w.p.lay.count, c.w.p.Protocol.countName()}
+}
+
+func (c *Ctx) savedEntry() entry {
+	return entry{c.w.p.lay.origP, c.w.p.lay.orig, c.w.p.Protocol.savedName()}
+}
+
+// get is the entry's value and whether the key is there.
+func (c *Ctx) get(e entry, render func(slot) string) (slot, bool) {
 	m := c.module()
-	l := &c.w.p.lay
-	if c.w.s[l.countP+m] == 0 {
+	if c.w.s[e.present+m] == 0 {
 		if c.w.Trace {
-			c.w.effect("count[%s] is missing", c.modName())
+			c.w.effect(e.name+" is missing", c.modName())
 		}
 		return 0, false
 	}
-	v := int32(c.w.s[l.count+m])
+	v := c.w.s[e.value+m]
 	if c.w.Trace {
-		c.w.effect("count[%s] is %d", c.modName(), v)
+		c.w.effect(e.name+" is %s", c.modName(), render(v))
 	}
 	return v, true
+}
+
+// store is d[gid] = v.
+func (c *Ctx) store(e entry, v slot, render func(slot) string) {
+	m := c.module()
+	c.w.s[e.present+m], c.w.s[e.value+m] = 1, v
+	if c.w.Trace {
+		c.w.effect(e.name+" = %s", c.modName(), render(v))
+	}
+}
+
+// del is del d[gid]: KeyError when missing.
+func (c *Ctx) del(e entry) {
+	m := c.module()
+	if c.w.s[e.present+m] == 0 {
+		if c.w.Trace {
+			c.w.effect(e.name+" is missing: KeyError", c.modName())
+		}
+		c.Raise(KeyError)
+		return
+	}
+	c.w.s[e.present+m], c.w.s[e.value+m] = 0, 0
+	if c.w.Trace {
+		c.w.effect("del "+e.name, c.modName())
+	}
+}
+
+func renderCount(v slot) string { return strconv.Itoa(int(v)) }
+
+func (c *Ctx) renderKeys(v slot) string { return c.KeyNames(uint32(uint16(v))) }
+
+// Count is _swap_refcount.get(gid) and whether the key is there.
+func (c *Ctx) Count() (int32, bool) {
+	v, ok := c.get(c.countEntry(), renderCount)
+	return int32(v), ok
 }
 
 // StoreCount is _swap_refcount[gid] = v.
-func (c *Ctx) StoreCount(v int32) {
-	m := c.module()
-	l := &c.w.p.lay
-	c.w.s[l.countP+m], c.w.s[l.count+m] = 1, slot(v)
-	if c.w.Trace {
-		c.w.effect("count[%s] = %d", c.modName(), v)
-	}
-}
+func (c *Ctx) StoreCount(v int32) { c.store(c.countEntry(), slot(v), renderCount) }
 
 // DelCount is del _swap_refcount[gid]: KeyError when missing.
-func (c *Ctx) DelCount() {
-	m := c.module()
-	l := &c.w.p.lay
-	if c.w.s[l.countP+m] == 0 {
-		if c.w.Trace {
-			c.w.effect("count[%s] is missing: KeyError", c.modName())
-		}
-		c.Raise(KeyError)
-		return
-	}
-	c.w.s[l.countP+m], c.w.s[l.count+m] = 0, 0
-	if c.w.Trace {
-		c.w.effect("del count[%s]", c.modName())
-	}
-}
+func (c *Ctx) DelCount() { c.del(c.countEntry()) }
 
 // Saved is _swap_orig.get(gid): the saved names, and whether the key is there.
 func (c *Ctx) Saved() (uint32, bool) {
-	m := c.module()
-	l := &c.w.p.lay
-	v := uint32(uint16(c.w.s[l.orig+m]))
-	if c.w.s[l.origP+m] == 0 {
-		if c.w.Trace {
-			c.w.effect("saved[%s] is missing", c.modName())
-		}
-		return 0, false
-	}
-	if c.w.Trace {
-		c.w.effect("saved[%s] is %s", c.modName(), c.KeyNames(v))
-	}
-	return v, true
+	v, ok := c.get(c.savedEntry(), c.renderKeys)
+	return uint32(uint16(v)), ok
 }
 
 // StoreSaved is _swap_orig[gid] = keys.
-func (c *Ctx) StoreSaved(keys uint32) {
-	m := c.module()
-	l := &c.w.p.lay
-	c.w.s[l.origP+m], c.w.s[l.orig+m] = 1, slot(uint16(keys))
-	if c.w.Trace {
-		c.w.effect("saved[%s] = %s", c.modName(), c.KeyNames(keys))
-	}
-}
+func (c *Ctx) StoreSaved(keys uint32) { c.store(c.savedEntry(), slot(uint16(keys)), c.renderKeys) }
 
 // DelSaved removes the saved names: KeyError when missing.
-func (c *Ctx) DelSaved() {
-	m := c.module()
-	l := &c.w.p.lay
-	if c.w.s[l.origP+m] == 0 {
-		if c.w.Trace {
-			c.w.effect("saved[%s] is missing: KeyError", c.modName())
-		}
-		c.Raise(KeyError)
-		return
-	}
-	c.w.s[l.origP+m], c.w.s[l.orig+m] = 0, 0
-	if c.w.Trace {
-		c.w.effect("del saved[%s]", c.modName())
-	}
-}
+func (c *Ctx) DelSaved() { c.del(c.savedEntry()) }
 
 // ---- locks ----
 

@@ -15,12 +15,7 @@ func (c *Ctx) DefaultLock() (r LockRef, done bool) {
 		if r, ok := c.LockEntry(); ok {
 			return r, true
 		}
-		if c.FreeThreaded() {
-			if c.w.Trace {
-				c.w.effect("miss: __missing__ runs next step")
-			}
-			c.SetSub(1)
-			c.Stay()
+		if c.splitMiss() {
 			return 0, false
 		}
 	}
@@ -36,15 +31,25 @@ func (c *Ctx) DefaultCount() (v int32, done bool) {
 		if v, ok := c.Count(); ok {
 			return v, true
 		}
-		if c.FreeThreaded() {
-			if c.w.Trace {
-				c.w.effect("miss: __missing__ runs next step")
-			}
-			c.SetSub(1)
-			c.Stay()
+		if c.splitMiss() {
 			return 0, false
 		}
 	}
 	c.StoreCount(0)
 	return 0, true
+}
+
+// splitMiss ends the lookup half of a free-threaded miss: the instruction
+// runs again as the thread's next step, for __missing__'s factory and store.
+// Under the GIL it returns false and the caller completes the miss now.
+func (c *Ctx) splitMiss() bool {
+	if !c.FreeThreaded() {
+		return false
+	}
+	if c.w.Trace {
+		c.w.effect("miss: __missing__ runs next step")
+	}
+	c.SetSub(1)
+	c.Stay()
+	return true
 }

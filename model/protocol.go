@@ -76,6 +76,10 @@ type Protocol struct {
 	Handlers []Handler
 	// GlobalLockName is the Python name of GlobalLock ("" when unused).
 	GlobalLockName string
+	// CountName and SavedName render the count and saved-names entries in
+	// traces, with %s for the module ("" for _swap_refcount[%s] and
+	// _swap_orig[%s]).
+	CountName, SavedName string
 
 	labels   map[string]int
 	where    []string // "source:line" of each instruction
@@ -141,4 +145,24 @@ func (p *Protocol) handlerFor(pc int) int {
 		}
 	}
 	return -1
+}
+
+func (p *Protocol) countName() string {
+	if p.CountName != "" {
+		return p.CountName
+	}
+	return "_swap_refcount[%s]"
+}
+
+func (p *Protocol) savedName() string {
+	if p.SavedName != "" {
+		return p.SavedName
+	}
+	return "_swap_orig[%s]"
+}
+
+// EntryNames renders module mod's count and saved-names entries as the
+// protocol's Python names them.
+func (p *Protocol) EntryNames(mod string) (count, saved string) {
+	return fmt.Sprintf(p.countName(), mod), fmt.Sprintf(p.savedName(), mod)
 }

@@ -74,3 +74,40 @@ func release(label string, line int, text string, obj model.Object, which func(*
 
 func globalLock(*model.Ctx) model.LockRef  { return model.GlobalLockRef }
 func localLock(c *model.Ctx) model.LockRef { return c.Lock() }
+
+// augAssign is "d[k] += delta" (or -=) as its two steps: the BINARY_SUBSCR
+// that loads the value (load; done=false when it must run again, as a
+// free-threaded defaultdict miss does), then BINARY_OP and the STORE_SUBSCR
+// of the value left on the stack. A switch can fall between them.
+func augAssign(label string, line int, text, loadBytecode string, obj model.Object,
+	load func(*model.Ctx) (int32, bool), delta int32) [2]model.Instr {
+	op := "+="
+	if delta < 0 {
+		op = "-="
+	}
+	return [2]model.Instr{
+		{
+			Label: label, Line: line, Text: text, Bytecode: loadBytecode,
+			Object: obj, Access: sched.Write,
+			Exec: func(c *model.Ctx) {
+				if v, done := load(c); done {
+					c.SetTmp(v)
+				}
+			},
+		},
+		{
+			Line: line, Text: text, Bytecode: "BINARY_OP " + op + "; SWAP; SWAP; STORE_SUBSCR",
+			Object: obj, Access: sched.Write,
+			Exec: func(c *model.Ctx) { c.StoreCount(c.Tmp() + delta) },
+		},
+	}
+}
+
+// defaultCount loads _swap_refcount[gid] from its defaultdict(int).
+func defaultCount(c *model.Ctx) (int32, bool) { return c.DefaultCount() }
+
+// listCount loads state[1] from the state list (always there).
+func listCount(c *model.Ctx) (int32, bool) {
+	v, _ := c.Count()
+	return v, true
+}

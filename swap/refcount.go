@@ -28,6 +28,9 @@ var Merged = refcount("merged", "merged.py",
 	true, false)
 
 func refcount(name, source, summary string, registered, deleteLock bool) *model.Protocol {
+	const loadBytecode = "COPY; COPY; BINARY_SUBSCR (defaultdict miss: int())"
+	incr := augAssign("incr", 33, "_swap_refcount[gid] += 1", loadBytecode, model.CountRegistry, defaultCount, +1)
+	dec := augAssign("dec", 39, "_swap_refcount[gid] -= 1", loadBytecode, model.CountRegistry, defaultCount, -1)
 	code := []model.Instr{
 		model.Local(16, "from numba import cuda", "IMPORT_NAME numba; IMPORT_FROM cuda; STORE_DEREF cuda"),
 		model.Local(17, "fn_globs = fn.__globals__", "LOAD_FAST fn; LOAD_ATTR __globals__; STORE_FAST fn_globs"),
@@ -75,39 +78,11 @@ func refcount(name, source, summary string, registered, deleteLock bool) *model.
 		},
 		forKeys("for-k", 29, "for k in orig:", "incr"),
 		storeFake(30, "fn_globs[k] = fake_cuda_module", "for-k"),
-		model.Instr{
-			Label: "incr", Line: 33, Text: "_swap_refcount[gid] += 1",
-			Bytecode: "COPY; COPY; BINARY_SUBSCR (defaultdict miss: int())",
-			Object:   model.CountRegistry, Access: sched.Write,
-			Exec: func(c *model.Ctx) {
-				if v, done := c.DefaultCount(); done {
-					c.SetTmp(v)
-				}
-			},
-		},
-		model.Instr{
-			Line: 33, Text: "_swap_refcount[gid] += 1", Bytecode: "BINARY_OP +=; SWAP; SWAP; STORE_SUBSCR",
-			Object: model.CountRegistry, Access: sched.Write,
-			Exec: func(c *model.Ctx) { c.StoreCount(c.Tmp() + 1) },
-		},
+		incr[0], incr[1],
 		release("with-lock-exit", 24, "with lock:", model.ModuleLock, localLock),
 		model.Instr{Label: "try", Line: 35, Text: "yield", Bytecode: "YIELD_VALUE", Object: model.NoObject, Yield: true},
 		acquire("finally", 37, "with lock:", model.ModuleLock, localLock),
-		model.Instr{
-			Label: "dec", Line: 39, Text: "_swap_refcount[gid] -= 1",
-			Bytecode: "COPY; COPY; BINARY_SUBSCR (defaultdict miss: int())",
-			Object:   model.CountRegistry, Access: sched.Write,
-			Exec: func(c *model.Ctx) {
-				if v, done := c.DefaultCount(); done {
-					c.SetTmp(v)
-				}
-			},
-		},
-		model.Instr{
-			Line: 39, Text: "_swap_refcount[gid] -= 1", Bytecode: "BINARY_OP -=; SWAP; SWAP; STORE_SUBSCR",
-			Object: model.CountRegistry, Access: sched.Write,
-			Exec: func(c *model.Ctx) { c.StoreCount(c.Tmp() - 1) },
-		},
+		dec[0], dec[1],
 		model.Instr{
 			Line: 42, Text: "if _swap_refcount[gid] == 0:",
 			Bytecode: "BINARY_SUBSCR (defaultdict miss: int()); COMPARE_OP ==; POP_JUMP_FORWARD_IF_FALSE",
