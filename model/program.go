@@ -112,7 +112,11 @@ func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
 	pr.codes = append(pr.codes, code{name: "host", module: 0, stmts: host})
 
 	pr.maxFrames = max(sc.callDepth()+1, 2)
-	calls := pr.callsPerThread(pr.kernelCode)
+	calls := pr.callsPerThread(pr.kernelCode, maxLocks)
+	if calls > maxLocks {
+		return nil, fmt.Errorf("the scenario makes more than %d device calls per thread (nested ones included); at most %d can be modelled",
+			maxLocks, maxLocks-1-sc.Launches)
+	}
 	pr.maxLocks = 1 + sc.Launches + calls*(len(pr.threadLaunch)-1)
 	if pr.maxLocks > maxLocks {
 		return nil, fmt.Errorf("the scenario makes %d device calls in all (%d per thread, nested ones included); at most %d can be modelled",
@@ -155,12 +159,15 @@ func (pr *Program) compileBody(mod int, body []Stmt) []stmt {
 }
 
 // callsPerThread counts the device calls one run of code c makes, nested
-// calls included.
-func (pr *Program) callsPerThread(c int) int {
+// calls included, or returns some count above limit once it passes it.
+func (pr *Program) callsPerThread(c, limit int) int {
 	n := 0
 	for _, s := range pr.codes[c].stmts {
 		if s.kind == sCall {
-			n += 1 + pr.callsPerThread(s.arg)
+			n += 1 + pr.callsPerThread(s.arg, limit-n)
+			if n > limit {
+				return n // the count grows exponentially with the nesting: stop
+			}
 		}
 	}
 	return n
