@@ -1,0 +1,259 @@
+package sched_test
+
+import (
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"swapcheck/sched"
+)
+
+// The stateful searches (DFS and BFS, each with a visited set) are checked
+// against a deliberately simple reference: a stateless recursion over every
+// interleaving, with no visited set and no limits, on small random toy
+// programs.
+
+// outcomes is what the reference enumeration saw.
+type outcomes struct {
+	kinds map[string]bool
+	// shortest is the fewest steps of any counterexample, counted as
+	// Result.Schedule counts them (a failing step counts; an end-state or
+	// deadlock failure adds none); -1 when there is none.
+	shortest int
+}
+
+// enumerate runs every interleaving of s, which is at depth steps from the
+// initial state: each execution ends at its first failure, at a deadlock,
+// or when every thread is done (then Final runs).
+func enumerate(s sched.System, depth int, out *outcomes) {
+	found := func(kind string, steps int) {
+		out.kinds[kind] = true
+		if out.shortest < 0 || steps < out.shortest {
+			out.shortest = steps
+		}
+	}
+	var runnable []sched.ThreadID
+	allDone := true
+	for t := range sched.ThreadID(s.NumThreads()) {
+		switch s.Status(t) {
+		case sched.Runnable:
+			runnable = append(runnable, t)
+			allDone = false
+		case sched.Blocked:
+			allDone = false
+		}
+	}
+	if len(runnable) == 0 {
+		if !allDone {
+			found(sched.KindDeadlock, depth)
+		} else if f := s.Final(); f != nil {
+			found(f.Kind, depth)
+		}
+		return
+	}
+	for _, t := range runnable {
+		c := s.Clone()
+		if f := c.Step(t); f != nil {
+			found(f.Kind, depth+1)
+			continue
+		}
+		enumerate(c, depth+1, out)
+	}
+}
+
+// reference enumerates p under a recorder; the recorder's finals are the
+// end states, and its kinds (tolerant mode) join the reference's own.
+func reference(p *program, tolerant bool) (*recorder, outcomes) {
+	rec := newRecorder(newToy(p), tolerant)
+	out := outcomes{kinds: map[string]bool{}, shortest: -1}
+	enumerate(rec, 0, &out)
+	for k := range rec.kinds {
+		out.kinds[k] = true
+	}
+	return rec, out
+}
+
+// search runs a strategy on p under a recorder; copying makes the system a
+// sched.Copier, whose states the search recycles.
+func search(s sched.Strategy, p *program, tolerant, copying bool) (*recorder, sched.Result) {
+	rec := newRecorder(newToy(p), tolerant)
+	return rec, s.Run(rec.system(copying), sched.Limits{})
+}
+
+func sorted(set map[string]bool) []string { return slices.Sorted(maps.Keys(set)) }
+
+// genProgram draws 2-3 threads of up to 5 ops each (12 in all, so that the
+// reference stays fast) over 2 registers and 1 lock. A thread's lock ops
+// mostly pair up (acquire, later release), with the odd stray release; a
+// thread may end holding the lock, which can deadlock the others.
+func genProgram(t *rapid.T) *program {
+	p := &program{Regs: 2, Locks: 1}
+	n := rapid.IntRange(2, 3).Draw(t, "threads")
+	budget := 12
+	for range n {
+		size := rapid.IntRange(0, min(5, budget)).Draw(t, "ops")
+		budget -= size
+		held := false
+		var ops []op
+		for range size {
+			reg := rapid.IntRange(0, p.Regs-1).Draw(t, "reg")
+			switch k := rapid.IntRange(0, 9).Draw(t, "kind"); {
+			case k <= 2:
+				ops = append(ops, op{Kind: opRead, Reg: reg})
+			case k <= 5:
+				ops = append(ops, op{Kind: opWrite, Reg: reg, K: rapid.IntRange(1, 2).Draw(t, "k")})
+			case k <= 7 && !held:
+				ops = append(ops, op{Kind: opAcquire})
+				held = true
+			case k <= 7:
+				ops = append(ops, op{Kind: opRelease})
+				held = false
+			case k == 8:
+				ops = append(ops, op{Kind: opAssert, Reg: reg, V: rapid.IntRange(0, 3).Draw(t, "v")})
+			default:
+				ops = append(ops, op{Kind: opRelease}) // stray: fails unless held
+				held = false
+			}
+		}
+		p.Threads = append(p.Threads, ops)
+	}
+	if rapid.Bool().Draw(t, "final check") {
+		p.FinalCheck = true
+		p.FinalReg = rapid.IntRange(0, p.Regs-1).Draw(t, "final reg")
+		p.FinalV = rapid.IntRange(0, 4).Draw(t, "final v")
+	}
+	return p
+}
+
+// requireReplays checks that a violation's schedule, replayed, fails the
+// same way at the same step.
+func requireReplays(t require.TestingT, p *program, name string, res sched.Result) {
+	got, err := sched.Replay(newToy(p), res.Schedule, sched.Limits{})
+	require.NoError(t, err, "%s: replay of %v", name, res.Schedule)
+	require.Equal(t, sched.Violation, got.Verdict, "%s: replay of %v", name, res.Schedule)
+	require.Equal(t, res.Failure.Kind, got.Failure.Kind, "%s: replay of %v", name, res.Schedule)
+	require.True(t, slices.Equal(res.Schedule, got.Schedule), "%s: replay of %v ran %v", name, res.Schedule, got.Schedule)
+}
+
+func TestSearchesAgreeWithEnumeration(t *testing.T) {
+	var verified, violations, tolerantCompared int
+	rapid.Check(t, func(t *rapid.T) {
+		p := genProgram(t)
+		t.Logf("program: %s", p)
+		refRec, ref := reference(p, false)
+		tolRec, tol := reference(p, true)
+		if len(ref.kinds) == 0 {
+			verified++
+		} else {
+			violations++
+		}
+		if !tol.kinds[sched.KindDeadlock] {
+			tolerantCompared++
+		}
+		for _, copying := range []bool{false, true} {
+			name := func(s string) string {
+				if copying {
+					return s + " (recycling states)"
+				}
+				return s
+			}
+
+			// Failures end the search: all must agree on whether one exists.
+			dfsRec, dfs := search(sched.DFS{}, p, false, copying)
+			bfsRec, bfs := search(sched.BFS{}, p, false, copying)
+			if len(ref.kinds) == 0 {
+				for s, r := range map[string]sched.Result{"dfs": dfs, "bfs": bfs} {
+					require.Equal(t, sched.Verified, r.Verdict, "%s: %+v", name(s), r.Failure)
+					require.True(t, r.Complete, name(s))
+				}
+				want := sorted(refRec.finals)
+				require.NotEmpty(t, want)
+				require.Equal(t, want, sorted(dfsRec.finals), "%s final states", name("dfs"))
+				require.Equal(t, want, sorted(bfsRec.finals), "%s final states", name("bfs"))
+			} else {
+				for s, r := range map[string]sched.Result{"dfs": dfs, "bfs": bfs} {
+					require.Equal(t, sched.Violation, r.Verdict, "%s: the reference found %v", name(s), sorted(ref.kinds))
+					require.False(t, r.Complete, name(s))
+					require.Contains(t, ref.kinds, r.Failure.Kind, name(s))
+					requireReplays(t, p, name(s), r)
+				}
+				require.LessOrEqual(t, len(bfs.Schedule), len(dfs.Schedule),
+					"%s %v (%s) is longer than dfs %v (%s)", name("bfs"), bfs.Schedule, bfs.Failure.Kind, dfs.Schedule, dfs.Failure.Kind)
+				require.Equal(t, ref.shortest, len(bfs.Schedule),
+					"%s %v (%s) is not a shortest counterexample", name("bfs"), bfs.Schedule, bfs.Failure.Kind)
+			}
+
+			// Failures hidden (tolerant recorders): every transition is
+			// visited, so the searches must see the same set of failure kinds
+			// and end states as the reference. Only a deadlock, which the
+			// scheduler itself reports, still ends the search.
+			dfsRec, dfs = search(sched.DFS{}, p, true, copying)
+			bfsRec, bfs = search(sched.BFS{}, p, true, copying)
+			if tol.kinds[sched.KindDeadlock] {
+				for s, r := range map[string]sched.Result{"dfs": dfs, "bfs": bfs} {
+					require.Equal(t, sched.Violation, r.Verdict, name(s))
+					require.Equal(t, sched.KindDeadlock, r.Failure.Kind, name(s))
+				}
+			} else {
+				require.Equal(t, sched.Verified, dfs.Verdict, name("dfs"))
+				require.Equal(t, sched.Verified, bfs.Verdict, name("bfs"))
+				require.Equal(t, sorted(tol.kinds), sorted(dfsRec.kinds), "%s failure kinds", name("dfs"))
+				require.Equal(t, sorted(tol.kinds), sorted(bfsRec.kinds), "%s failure kinds", name("bfs"))
+				require.Equal(t, sorted(tolRec.finals), sorted(dfsRec.finals), "%s final states", name("dfs"))
+				require.Equal(t, sorted(tolRec.finals), sorted(bfsRec.finals), "%s final states", name("bfs"))
+			}
+		}
+
+		// Random walks: a seed fixes the result.
+		seed := rapid.Uint64().Draw(t, "seed")
+		walks := func() sched.Result {
+			return sched.Random{Runs: 20, Chooser: sched.NewSeeded(seed)}.Run(newToy(p), sched.Limits{})
+		}
+		first := walks()
+		require.Equal(t, first, walks(), "two runs with seed %d", seed)
+		if first.Verdict == sched.Violation {
+			require.Contains(t, ref.kinds, first.Failure.Kind)
+			requireReplays(t, p, "random", first)
+		} else {
+			require.Equal(t, sched.NoViolationFound, first.Verdict)
+			require.True(t, first.Complete)
+		}
+	})
+	t.Logf("programs: %d verified, %d with a violation; %d compared with failures hidden", verified, violations, tolerantCompared)
+}
+
+// TestBFSShortest is the smallest program on which BFS once returned a
+// counterexample one step longer than the shortest: it expanded a state at
+// depth 3 whose step fails (4 steps) before it dequeued a deadlocked state
+// at the same depth (3 steps).
+func TestBFSShortest(t *testing.T) {
+	p := toy("a0 r0 u0 u0", "r0 r0 a0")
+	_, ref := reference(p, false)
+	require.Equal(t, 3, ref.shortest)
+	res := sched.BFS{}.Run(newToy(p), sched.Limits{})
+	require.Equal(t, sched.Violation, res.Verdict)
+	require.Len(t, res.Schedule, ref.shortest, "bfs %v (%s)", res.Schedule, res.Failure.Kind)
+	requireReplays(t, p, "bfs", res)
+}
+
+func TestDeadlockLockOrder(t *testing.T) {
+	p := toy("a0 a1 u1 u0", "a1 a0 u0 u1")
+	strategies := []sched.Strategy{
+		sched.DFS{},
+		sched.BFS{},
+		sched.Random{Runs: 100, Chooser: sched.NewSeeded(1)},
+	}
+	for _, s := range strategies {
+		t.Run(s.Name(), func(t *testing.T) {
+			res := s.Run(newToy(p), sched.Limits{})
+			require.Equal(t, sched.Violation, res.Verdict)
+			require.Equal(t, sched.KindDeadlock, res.Failure.Kind)
+			require.Equal(t, sched.ThreadID(-1), res.Failure.Thread)
+			require.Len(t, res.Schedule, 2, "each thread takes its first lock: %v", res.Schedule)
+			requireReplays(t, p, s.Name(), res)
+		})
+	}
+}
