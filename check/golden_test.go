@@ -3,8 +3,10 @@ package check_test
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -61,9 +63,39 @@ func TestGolden(t *testing.T) {
 			want, err := os.ReadFile(path)
 			require.NoError(t, err, "no golden trace; create it with: %s", goldenRefresh)
 			if !bytes.Equal(want, got.Bytes()) {
-				require.Equal(t, string(want), got.String(),
-					"%s differs from the trace; if the change is intended, refresh it with:\n\t%s\nand review the diff", path, goldenRefresh)
+				t.Fatalf("%s differs from the trace %s\nIf the change is intended, refresh the golden files and review them as a diff:\n\t%s && git diff %s",
+					path, firstDifference(string(want), got.String()), goldenRefresh, filepath.Join("check", "testdata", "golden"))
 			}
 		})
 	}
+}
+
+// firstDifference says where two texts first differ, by line, and how
+// many lines differ in all.
+func firstDifference(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	first, n := -1, 0
+	for i := range max(len(w), len(g)) {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl || i >= len(w) || i >= len(g) {
+			n++
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	line := func(ls []string, i int) string {
+		if i < len(ls) {
+			return fmt.Sprintf("%q", ls[i])
+		}
+		return "(end of text)"
+	}
+	return fmt.Sprintf("(%d of %d lines differ); first at line %d:\n\tgolden: %s\n\tnow:    %s",
+		n, max(len(w), len(g)), first+1, line(w, first), line(g, first))
 }

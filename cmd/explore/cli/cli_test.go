@@ -492,7 +492,21 @@ func TestTraceMatchesGolden(t *testing.T) {
 			require.NoError(t, err)
 			r := explore(t, strings.Fields(tt.args)...)
 			require.Equal(t, cli.ExitViolation, r.code, r.stderr)
-			require.Equal(t, string(want), r.stdout, "explore %s no longer prints check/testdata/golden/%s.txt", tt.args, tt.golden)
+			if got := r.stdout; got != string(want) {
+				w, g := strings.Split(string(want), "\n"), strings.Split(got, "\n")
+				i := 0
+				for i < len(w) && i < len(g) && w[i] == g[i] {
+					i++
+				}
+				line := func(ls []string) string {
+					if i < len(ls) {
+						return strconv.Quote(ls[i])
+					}
+					return "(end of text)"
+				}
+				t.Fatalf("explore %s no longer prints check/testdata/golden/%s.txt; first difference at line %d:\n\tgolden: %s\n\tnow:    %s\nIf the trace change is intended: go test ./check -run TestGolden -update",
+					tt.args, tt.golden, i+1, line(w), line(g))
+			}
 		})
 	}
 }
