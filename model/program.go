@@ -208,7 +208,7 @@ type layout struct {
 	threadSize                          int
 	size                                int
 	// object numbers, for footprints
-	objGlobals, objLockReg, objCount, objOrig, objLock, objBlock int
+	objContext, objGlobals, objLockReg, objCount, objOrig, objLock int
 }
 
 // Thread fields, then frames.
@@ -269,11 +269,11 @@ func newLayout(pr *Program) layout {
 	n += l.threadSize * pr.NumThreads()
 	l.size = n
 
+	l.objContext = 1
 	l.objGlobals = 2
 	l.objLockReg = l.objGlobals + M
 	l.objCount = l.objLockReg + M
 	l.objOrig = l.objCount + M
 	l.objLock = l.objOrig + M
-	l.objBlock = l.objLock + pr.maxLocks + 1
 	return l
 }

@@ -143,12 +143,30 @@ func (w *World) ready(t int) bool {
 	return in.Ready(c)
 }
 
-// Footprint of thread t's next step.
+// Footprint of thread t's next step. Every step of a GPU thread is a
+// member's step of its block's group (it may end the thread, or block it at
+// the barrier); the host's start and poll of a block watch that group.
 func (w *World) Footprint(t int) sched.Footprint {
+	fp := w.objectFootprint(t)
+	if t != Host {
+		fp.Group = 1 + w.p.threadBlock[t]
+	} else if f := w.top(t); w.s[f+fInBody] == 1 {
+		switch st := w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]; st.kind {
+		case sStart:
+			fp.Group, fp.Watches = 1+w.p.threadBlock[st.arg], true
+		case sPoll:
+			fp.Group, fp.Watches = 1+st.arg, true
+		}
+	}
+	return fp
+}
+
+// objectFootprint is the shared object a step touches and how.
+func (w *World) objectFootprint(t int) sched.Footprint {
 	l := &w.p.lay
 	f := w.top(t)
 	if w.s[w.thread(t)+tStatus] == notStarted {
-		return sched.Footprint{Object: l.objBlock + w.p.threadBlock[t], Access: sched.Write, MayBlock: true}
+		return sched.Footprint{Access: sched.Local, MayBlock: true}
 	}
 	if w.s[f+fInBody] == 1 {
 		st := w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]
@@ -157,15 +175,17 @@ func (w *World) Footprint(t int) sched.Footprint {
 		case sUse:
 			return sched.Footprint{Object: l.objGlobals + mod, Access: sched.Read}
 		case sCall:
-			return sched.Footprint{Object: 1, Access: sched.Read}
+			return sched.Footprint{Object: l.objContext, Access: sched.Read}
 		case sSetContext, sResetContext:
-			return sched.Footprint{Object: 1, Access: sched.Write}
+			return sched.Footprint{Object: l.objContext, Access: sched.Write}
 		case sSync:
-			return sched.Footprint{Object: l.objBlock + w.p.threadBlock[t], Access: sched.Write, MayBlock: true}
+			// the thread's own barrier flags, which only the host's
+			// poll (a watcher) also touches
+			return sched.Footprint{Access: sched.Local, MayBlock: w.s[f+fSub] == syncWait}
 		case sStart:
-			return sched.Footprint{Object: l.objBlock + w.p.threadBlock[st.arg], Access: sched.Write}
+			return sched.Footprint{Access: sched.Local}
 		case sPoll:
-			return sched.Footprint{Object: l.objBlock + st.arg, Access: sched.Write, MayBlock: true}
+			return sched.Footprint{Access: sched.Local, MayBlock: true}
 		}
 		return sched.Footprint{Access: sched.Local}
 	}
@@ -184,7 +204,7 @@ func (w *World) Footprint(t int) sched.Footprint {
 	case ModuleLock:
 		fp.Object = l.objLock + int(w.s[f+fLock])
 	case GlobalLock:
-		fp.Object = l.objLock + 1
+		fp.Object = l.objLock + int(GlobalLockRef)
 	default:
 		fp.Access = sched.Local
 	}

@@ -51,6 +51,7 @@ func (BFS) Run(init System, lim Limits) Result {
 	}
 	fail := func(n int32, last ThreadID, f *Failure) Result {
 		res.Verdict, res.Failure, res.Schedule = Violation, f, schedule(n, last)
+		res.Stats.Executions++ // the failing one
 		return res
 	}
 	key = init.AppendKey(nil)

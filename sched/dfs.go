@@ -46,6 +46,7 @@ func (DFS) Run(init System, lim Limits) Result {
 	fail := func(stack []dfsFrame, f *Failure) Result {
 		res.Verdict, res.Complete = Violation, false
 		res.Failure, res.Schedule = f, schedule(stack)
+		res.Stats.Executions++ // the failing one
 		return res
 	}
 

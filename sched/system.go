@@ -57,14 +57,26 @@ func (a Access) String() string {
 // object it touches (a System-defined number), how, and whether it may block.
 // Two steps of different threads are independent when their objects differ
 // or both only read.
+//
+// Besides its object, a step may belong to a Group of threads whose
+// progress another thread watches (a barrier manager polling a block): a
+// member's step may end or block its thread, which a watcher sees; members'
+// steps commute with each other on that account, but not with a watcher's.
 type Footprint struct {
 	Object   int
 	Access   Access
 	MayBlock bool
+	// Group (0: none) and Watches: the step is a member's (Watches false)
+	// or a watcher's (Watches true) step of the group.
+	Group   int
+	Watches bool
 }
 
 // Dependent reports whether two steps' order can matter.
 func (f Footprint) Dependent(g Footprint) bool {
+	if f.Group != 0 && f.Group == g.Group && (f.Watches || g.Watches) {
+		return true
+	}
 	if f.Access == Local || g.Access == Local || f.Object != g.Object {
 		return false
 	}
