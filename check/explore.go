@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -32,8 +33,10 @@ type Config struct {
 	MaxDepth      int
 	// Timeout stops the search (0: none); the verdict is then incomplete.
 	Timeout time.Duration
-	// Stop, when set, is polled too (for example a Ctrl-C flag).
-	Stop func() bool
+	// Stop, when set, is polled too (for example a Ctrl-C flag); the
+	// report then says StopReason.
+	Stop       func() bool
+	StopReason string
 }
 
 // Report is the outcome of Explore.
@@ -72,12 +75,16 @@ func Explore(cfg Config) (*Report, error) {
 		return nil, fmt.Errorf("unknown strategy %q (want dfs, bfs or random)", cfg.Strategy)
 	}
 	start := time.Now()
-	lim := sched.Limits{MaxExecutions: cfg.MaxExecutions, MaxDepth: cfg.MaxDepth, Stop: stopFunc(start, cfg)}
+	var why string
+	lim := sched.Limits{MaxExecutions: cfg.MaxExecutions, MaxDepth: cfg.MaxDepth, Stop: stopFunc(start, cfg, &why)}
 	sys := NewSystem(prog)
 	if !strat.Exhaustive() {
 		sys.RecordHistory()
 	}
 	res := strat.Run(sys, lim)
+	if res.Verdict == sched.Incomplete && why != "" {
+		res.Cut = why
+	}
 	rep := &Report{Config: cfg, Program: prog, Result: res, Elapsed: time.Since(start), LocksLeft: sys.LocksLeft()}
 	if res.Verdict == sched.Violation && cfg.Strategy != StrategyBFS {
 		rep.shorten(lim)
@@ -102,15 +109,22 @@ func (r *Report) shorten(lim sched.Limits) {
 	}
 }
 
-func stopFunc(start time.Time, cfg Config) func() bool {
+// stopFunc polls the caller's Stop and the timeout, and says in *why which
+// one stopped the search.
+func stopFunc(start time.Time, cfg Config, why *string) func() bool {
 	if cfg.Timeout <= 0 && cfg.Stop == nil {
 		return nil
 	}
 	return func() bool {
 		if cfg.Stop != nil && cfg.Stop() {
+			*why = cmp.Or(cfg.StopReason, "stopped by the caller")
 			return true
 		}
-		return cfg.Timeout > 0 && time.Since(start) > cfg.Timeout
+		if cfg.Timeout > 0 && time.Since(start) > cfg.Timeout {
+			*why = fmt.Sprintf("-timeout %s reached", cfg.Timeout)
+			return true
+		}
+		return false
 	}
 }
 

@@ -37,7 +37,11 @@ type Schedule struct {
 // configuration with no steps) in the schedule file format.
 func WriteSchedule(out io.Writer, r *Report) error {
 	var b strings.Builder
-	b.WriteString("# swapcheck schedule: go run ./cmd/explore -replay THIS_FILE\n")
+	if len(r.Result.Schedule) == 0 {
+		b.WriteString("# swapcheck schedule: this run found no violation, so there is nothing to replay\n")
+	} else {
+		b.WriteString("# swapcheck schedule: go run ./cmd/explore -replay THIS_FILE\n")
+	}
 	fmt.Fprintf(&b, "protocol %s\natomicity %s\nscenario\n", r.Config.Protocol.Name, r.Config.Atomicity)
 	for _, line := range strings.Split(strings.TrimRight(r.Config.Scenario.String(), "\n"), "\n") {
 		fmt.Fprintf(&b, "    %s\n", line)

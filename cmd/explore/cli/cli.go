@@ -137,40 +137,40 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 	defer stop()
 	interrupted := func() bool { return ctx.Err() != nil }
 
+	// Check all the input before touching -out or starting a search.
 	var (
-		rep   *check.Report
-		repro string
-		err   error
+		cfg      check.Config
+		schedule *check.Schedule
+		err      error
 	)
+	if o.replay != "" {
+		schedule, err = readReplay(o)
+	} else {
+		cfg, err = config(o)
+	}
+	if err != nil {
+		return 0, err
+	}
+	repro := "go run ./cmd/explore " + strings.Join(o.args, " ")
 	if o.out != "" {
 		if err := prepareOut(o.out, o.force); err != nil {
 			return 0, err
 		}
 		repro = "go run ./cmd/explore -replay " + filepath.Join(o.out, "schedule.txt")
-	} else {
-		repro = "go run ./cmd/explore " + strings.Join(o.args, " ")
 	}
-	if o.replay != "" {
-		rep, err = replay(o)
-		if err != nil {
-			return 0, err
+	var rep *check.Report
+	if schedule != nil {
+		if rep, err = check.Replay(schedule); err != nil {
+			return 0, usagef("replay %s: %v", o.replay, err)
 		}
 		repro = "go run ./cmd/explore -replay " + o.replay
 	} else {
-		cfg, err := config(o)
-		if err != nil {
-			return 0, err
-		}
-		cfg.Stop = interrupted
-		rep, err = check.Explore(cfg)
-		if err != nil {
+		cfg.Stop, cfg.StopReason = interrupted, "interrupted"
+		if rep, err = check.Explore(cfg); err != nil {
 			return 0, usageError{err.Error()}
 		}
 	}
 	sum := check.Summarize(rep)
-	if interrupted() {
-		sum.Stopped = "interrupted"
-	}
 	if o.out != "" {
 		if err := writeOut(o.out, rep, sum, repro); err != nil {
 			return 0, err
@@ -251,7 +251,7 @@ func readScenario(path string) (*model.Scenario, error) {
 	return sc, nil
 }
 
-func replay(o *options) (*check.Report, error) {
+func readReplay(o *options) (*check.Schedule, error) {
 	for _, f := range []string{"protocol", "scenario", "threads", "blocks", "calls", "modules", "names", "nest", "syncthreads", "atomicity", "strategy", "runs", "seed"} {
 		if o.set[f] {
 			return nil, usagef("-replay and -%s both given: the schedule file names its protocol, atomicity and scenario", f)
@@ -266,11 +266,10 @@ func replay(o *options) (*check.Report, error) {
 	if err != nil {
 		return nil, usagef("replay %s: %v", o.replay, err)
 	}
-	rep, err := check.Replay(s)
-	if err != nil {
-		return nil, usagef("replay %s: %v", o.replay, err)
+	if len(s.Steps) == 0 {
+		return nil, usagef("replay %s: the schedule has no steps (its run found no violation), so there is nothing to replay", o.replay)
 	}
-	return rep, nil
+	return s, nil
 }
 
 // unwrapPath keeps "open x: no such file or directory" on one line.
