@@ -1,0 +1,262 @@
+package model_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"swapcheck/model"
+	"swapcheck/swap"
+)
+
+func TestShapeBuildRejects(t *testing.T) {
+	ok := model.DefaultShape
+	with := func(f func(*model.Shape)) model.Shape {
+		sh := ok
+		f(&sh)
+		return sh
+	}
+	tests := []struct {
+		name  string
+		shape model.Shape
+		err   string
+	}{
+		{"no threads", with(func(s *model.Shape) { s.Threads = 0 }), "threads must be 1..64, got 0"},
+		{"too many threads", with(func(s *model.Shape) { s.Threads = model.MaxThreads + 1 }), "threads must be 1..64, got 65"},
+		{"no blocks", with(func(s *model.Shape) { s.Blocks = 0 }), "blocks must be 1..16, got 0"},
+		{"too many blocks", with(func(s *model.Shape) { s.Blocks = model.MaxBlocks + 1 }), "blocks must be 1..16, got 17"},
+		{"negative calls", with(func(s *model.Shape) { s.Calls = -1 }), "calls must be 0..32, got -1"},
+		{"too many calls", with(func(s *model.Shape) { s.Calls = model.MaxStmts/2 + 1 }), "calls must be 0..32, got 33"},
+		{"no modules", with(func(s *model.Shape) { s.Modules = 0 }), "modules must be 1..15, got 0"},
+		{"too many modules", with(func(s *model.Shape) { s.Modules = model.MaxModules }), "modules must be 1..15, got 16"},
+		{"no names", with(func(s *model.Shape) { s.Names = 0 }), "names must be 1..8, got 0"},
+		{"too many names", with(func(s *model.Shape) { s.Names = model.MaxNames + 1 }), "names must be 1..8, got 9"},
+		{"negative nest", with(func(s *model.Shape) { s.Nest = -1 }), "nest must be 0..8, got -1"},
+		{"too deep", with(func(s *model.Shape) { s.Nest = model.MaxNest + 1 }), "nest must be 0..8, got 9"},
+		{"too many functions", with(func(s *model.Shape) { s.Modules, s.Nest = 15, 4 }), "modules x (nest+1) must be at most 64, got 75"},
+		{"too many globals in a module", with(func(s *model.Shape) { s.Names, s.Nest = 8, 8 }), "module dev1 has 18 globals (names and functions), at most 16"},
+		{"kernel too long", with(func(s *model.Shape) { s.Calls, s.Syncthreads = 32, true }), "the kernel has 65 statements, at most 64"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var err error
+			require.NotPanics(t, func() { _, err = tt.shape.Build() })
+			require.ErrorContains(t, err, tt.err)
+		})
+	}
+}
+
+// shapes are a few scenarios Shape.Build makes, at and inside its bounds.
+var shapes = []model.Shape{
+	model.DefaultShape,
+	{Threads: 1, Blocks: 1, Calls: 0, Modules: 1, Names: 1},
+	{Threads: 3, Blocks: 2, Calls: 2, Modules: 2, Names: 2, Nest: 1, Syncthreads: true},
+	{Threads: 2, Blocks: 1, Calls: 3, Modules: 3, Names: 3, Nest: 2},
+	{Threads: model.MaxThreads, Blocks: model.MaxBlocks, Calls: model.MaxStmts / 2, Modules: 7, Names: 7, Nest: 7},
+	{Threads: 1, Blocks: 1, Calls: 31, Modules: 1, Names: 8, Nest: 6, Syncthreads: true},
+}
+
+func TestShapeBuildAccepts(t *testing.T) {
+	for _, sh := range shapes {
+		t.Run(fmt.Sprintf("%+v", sh), func(t *testing.T) {
+			sc, err := sh.Build()
+			require.NoError(t, err)
+			require.NoError(t, sc.Validate())
+			require.Equal(t, sh.Threads, sc.Threads)
+			require.Equal(t, sh.Blocks, sc.Blocks)
+			require.Len(t, sc.Modules, 1+sh.Modules)
+			require.Len(t, sc.Functions, sh.Modules*(sh.Nest+1))
+		})
+	}
+}
+
+func TestParseRoundTripShapes(t *testing.T) {
+	for _, sh := range shapes {
+		t.Run(fmt.Sprintf("%+v", sh), func(t *testing.T) {
+			sc, err := sh.Build()
+			require.NoError(t, err)
+			text := sc.String()
+			back, err := model.Parse(strings.NewReader(text))
+			require.NoError(t, err, "parsing:\n%s", text)
+			require.Equal(t, text, back.String())
+			require.Equal(t, sc, back)
+		})
+	}
+}
+
+// genScenario draws a small valid scenario: calls only go to functions
+// defined later, so there is no cycle.
+func genScenario(t *rapid.T) *model.Scenario {
+	sc := &model.Scenario{
+		Threads:  rapid.IntRange(1, model.MaxThreads).Draw(t, "threads"),
+		Blocks:   rapid.IntRange(1, model.MaxBlocks).Draw(t, "blocks"),
+		Launches: rapid.IntRange(1, model.MaxLaunches).Draw(t, "launches"),
+	}
+	pool := []string{"cuda", "cu", "numba_cuda", "c2"}
+	attrs := []string{"local", "threadIdx", "shared", "blockIdx", "grid"}
+	for m := range rapid.IntRange(1, 3).Draw(t, "modules") {
+		n := rapid.IntRange(1, len(pool)).Draw(t, "names")
+		sc.Modules = append(sc.Modules, model.Module{Name: fmt.Sprintf("mod%d", m), Names: pool[:n]})
+	}
+	nf := rapid.IntRange(0, 4).Draw(t, "functions")
+	body := func(mod, callFrom int) []model.Stmt {
+		var out []model.Stmt
+		for range rapid.IntRange(0, 4).Draw(t, "statements") {
+			switch rapid.IntRange(0, 3).Draw(t, "kind") {
+			case 0:
+				out = append(out, model.Stmt{Kind: model.OpUse,
+					Name: rapid.IntRange(0, len(sc.Modules[mod].Names)-1).Draw(t, "name"),
+					Attr: rapid.SampledFrom(attrs).Draw(t, "attr")})
+			case 1:
+				if callFrom < nf {
+					out = append(out, model.Stmt{Kind: model.OpCall, Func: rapid.IntRange(callFrom, nf-1).Draw(t, "callee")})
+				}
+			case 2:
+				out = append(out, model.Stmt{Kind: model.OpSync})
+			default:
+				out = append(out, model.Stmt{Kind: model.OpRaise})
+			}
+		}
+		return out
+	}
+	for i := range nf {
+		m := rapid.IntRange(0, len(sc.Modules)-1).Draw(t, "module")
+		sc.Functions = append(sc.Functions, model.Function{Name: fmt.Sprintf("f%d", i), Module: m, Body: body(m, i+1)})
+	}
+	sc.Kernel = body(0, 0)
+	return sc
+}
+
+func TestParseRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		sc := genScenario(t)
+		require.NoError(t, sc.Validate())
+		text := sc.String()
+		back, err := model.Parse(strings.NewReader(text))
+		require.NoError(t, err, "parsing:\n%s", text)
+		require.Equal(t, text, back.String())
+		require.Equal(t, sc, back)
+	})
+}
+
+func TestParseErrors(t *testing.T) {
+	const mod = "module k cuda\n"
+	tests := []struct {
+		name, text, err string
+	}{
+		{"number", "threads x", "line 1: threads takes a whole number"},
+		{"number overflows", "blocks 99999999999999999999", "line 1: blocks takes a whole number"},
+		{"given twice", "launches 1\n\nlaunches 2", "line 3: launches given twice"},
+		{"module without names", "module k", "line 1: module needs a name and at least one global"},
+		{"module name twice", mod + "module k cu", "line 2: module k defined twice"},
+		{"global twice", "module k cuda cuda", "line 1: module k: cuda appears twice"},
+		{"global not a name", "module k 1cuda", `line 1: module k: "1cuda" is not a Python name`},
+		{"device syntax", mod + "device f k: use cuda.x", "line 2: want: device NAME in MODULE"},
+		{"device no colon", mod + "device f in k use cuda.x", "line 2: want: device NAME in MODULE"},
+		{"device unknown module", mod + "device f in m: use cuda.x", "line 2: device f: no module m"},
+		{"device twice", mod + "device f in k: use cuda.x\ndevice f in k: use cuda.y", "line 3: device function f defined twice"},
+		{"device not a name", mod + "device 9f in k: use cuda.x", `line 2: "9f" is not a Python name`},
+		{"kernel first", "kernel: use cuda.x", "line 1: kernel before any module"},
+		{"kernel twice", mod + "kernel: use cuda.x\nkernel: use cuda.y", "line 3: kernel given twice"},
+		{"kernel no colon", mod + "kernel use cuda.x", "line 2: want: kernel: STATEMENT"},
+		{"unknown directive", mod + "# a comment\n\nthread 2", `line 4: unknown directive "thread"`},
+		{"use not a global", mod + "kernel: use cu.x", "line 2: kernel: cu is not a global of module k"},
+		{"use without attribute", mod + "kernel: use cuda", `line 2: kernel: want use NAME.ATTR, got "use cuda"`},
+		{"attribute not a name", mod + "kernel: use cuda.1x", `line 2: kernel: want use NAME.ATTR, got "use cuda.1x"`},
+		{"unknown call", mod + "device f in k: call g\nkernel: call f", "line 2: device f: call g: no such device function"},
+		{"unknown statement", mod + "kernel: use cuda.x; jump", `line 2: kernel: unknown statement "jump"`},
+		{"statement with extra words", mod + "kernel: syncthreads now", `line 2: kernel: unknown statement "syncthreads now"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := model.Parse(strings.NewReader(tt.text))
+			require.ErrorContains(t, err, tt.err)
+		})
+	}
+}
+
+// Some errors are about the scenario as a whole and name no line.
+func TestParseScenarioErrors(t *testing.T) {
+	tests := []struct {
+		name, text, err string
+	}{
+		{"empty", "", "no module"},
+		{"no kernel", "module k cuda", "no kernel line"},
+		{"bad threads", "threads 0\nmodule k cuda\nkernel: use cuda.x", "threads must be 1..64, got 0"},
+		{"cycle", "module k cuda\ndevice f in k: call g\ndevice g in k: call f\nkernel: call f", "device functions call each other in a cycle"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := model.Parse(strings.NewReader(tt.text))
+			require.ErrorContains(t, err, tt.err)
+		})
+	}
+}
+
+func TestValidate(t *testing.T) {
+	use := model.Stmt{Kind: model.OpUse, Name: 0, Attr: "local"}
+	call := func(f int) model.Stmt { return model.Stmt{Kind: model.OpCall, Func: f} }
+	mods := []model.Module{{Name: "k", Names: []string{"cuda"}}}
+	chain := func(n int) []model.Function { // f0 calls f1 calls ... f(n-1)
+		fs := make([]model.Function, n)
+		for i := range fs {
+			fs[i] = model.Function{Name: fmt.Sprintf("f%d", i), Body: []model.Stmt{use}}
+			if i+1 < n {
+				fs[i].Body = []model.Stmt{call(i + 1)}
+			}
+		}
+		return fs
+	}
+	tests := []struct {
+		name      string
+		functions []model.Function
+		kernel    []model.Stmt
+		err       string
+	}{
+		{"self call", []model.Function{{Name: "f", Body: []model.Stmt{call(0)}}}, []model.Stmt{call(0)}, "cycle"},
+		{"two-function cycle", []model.Function{
+			{Name: "f", Body: []model.Stmt{use, call(1)}},
+			{Name: "g", Body: []model.Stmt{call(0)}},
+		}, []model.Stmt{call(0)}, "cycle"},
+		{"cycle below a chain", append(chain(3)[:2], model.Function{Name: "f2", Body: []model.Stmt{call(1)}}), []model.Stmt{call(0)}, "cycle"},
+		{"too deep", chain(model.MaxNest + 2), []model.Stmt{call(0)}, "device calls nest 10 deep, at most 9"},
+		{"no such function", nil, []model.Stmt{call(0)}, "the kernel calls device function #0, which does not exist"},
+		{"no such name", nil, []model.Stmt{{Kind: model.OpUse, Name: 1, Attr: "x"}}, "the kernel uses name #1, but module k binds 1 names"},
+		{"unknown kind", nil, []model.Stmt{{Kind: 99}}, "the kernel has a statement of unknown kind 99"},
+		{"no such module", []model.Function{{Name: "f", Module: 3}}, nil, "device function f: no module 3"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := &model.Scenario{Threads: 1, Blocks: 1, Launches: 1, Modules: mods, Functions: tt.functions, Kernel: tt.kernel}
+			require.ErrorContains(t, sc.Validate(), tt.err)
+		})
+	}
+	t.Run("deepest allowed", func(t *testing.T) {
+		sc := &model.Scenario{Threads: 1, Blocks: 1, Launches: 1, Modules: mods, Functions: chain(model.MaxNest + 1), Kernel: []model.Stmt{call(0)}}
+		require.NoError(t, sc.Validate())
+	})
+}
+
+// A valid scenario whose call tree is exponential in its depth (64 calls
+// at each of 9 levels) is rejected at once; NewProgram used to count every
+// call path and never return.
+func TestNewProgramCallTree(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("threads 1\nmodule kernels cuda\n")
+	const levels = model.MaxNest + 1
+	for i := 1; i <= levels; i++ {
+		fmt.Fprintf(&b, "module m%d cuda\n", i)
+	}
+	fmt.Fprintf(&b, "device f%d in m%d: use cuda.local\n", levels, levels)
+	for i := levels - 1; i >= 1; i-- {
+		fmt.Fprintf(&b, "device f%d in m%d: %s\n", i, i, strings.Repeat(fmt.Sprintf("call f%d; ", i+1), model.MaxStmts))
+	}
+	fmt.Fprintf(&b, "kernel: %s\n", strings.Repeat("call f1; ", model.MaxStmts))
+	sc, err := model.Parse(strings.NewReader(b.String()))
+	require.NoError(t, err)
+	_, err = model.NewProgram(sc, swap.Merged, model.GIL)
+	require.ErrorContains(t, err, "device calls per thread")
+}
