@@ -1,0 +1,314 @@
+package model_test
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swapcheck/model"
+	"swapcheck/naive"
+	"swapcheck/sched"
+	"swapcheck/swap"
+)
+
+var protocols = []*model.Protocol{naive.Protocol, swap.GlobalLock, swap.RefcountUnregistered, swap.RefcountDel, swap.Merged}
+
+var atomicities = []model.Atomicity{model.GIL, model.FreeThreaded}
+
+func program(t testing.TB, sc *model.Scenario, p *model.Protocol, a model.Atomicity) *model.Program {
+	t.Helper()
+	pr, err := model.NewProgram(sc, p, a)
+	require.NoError(t, err)
+	return pr
+}
+
+func build(t testing.TB, sh model.Shape) *model.Scenario {
+	t.Helper()
+	sc, err := sh.Build()
+	require.NoError(t, err)
+	return sc
+}
+
+func parse(t testing.TB, text string) *model.Scenario {
+	t.Helper()
+	sc, err := model.Parse(strings.NewReader(text))
+	require.NoError(t, err)
+	return sc
+}
+
+// walkScenarios are the scenarios the walks below run: generated shapes,
+// and written ones with exceptions, nesting into the same module and
+// several launches.
+func walkScenarios(t testing.TB) map[string]*model.Scenario {
+	return map[string]*model.Scenario{
+		"default":   build(t, model.DefaultShape),
+		"two calls": build(t, model.Shape{Threads: 3, Blocks: 1, Calls: 2, Modules: 2, Names: 2, Nest: 1, Syncthreads: true}),
+		"blocks":    build(t, model.Shape{Threads: 2, Blocks: 2, Calls: 1, Modules: 1, Names: 1}),
+		"modules":   build(t, model.Shape{Threads: 2, Blocks: 1, Calls: 3, Modules: 2, Names: 1}),
+		"raises": parse(t, `threads 3
+launches 2
+module kernels cuda
+module helpers cuda cu
+device g in helpers: use cu.local; raise
+device f in helpers: use cuda.local; call g
+kernel: use cuda.threadIdx; call f; syncthreads`),
+		"same module": parse(t, `threads 2
+module kernels cuda
+device g in kernels: use cuda.local
+device f in kernels: call g; use cuda.shared
+kernel: call f; call g`),
+	}
+}
+
+// runnable lists w's runnable threads, in increasing order.
+func runnable(w *model.World) []sched.ThreadID {
+	var out []sched.ThreadID
+	for t := range w.NumThreads() {
+		if w.Status(t) == sched.Runnable {
+			out = append(out, sched.ThreadID(t))
+		}
+	}
+	return out
+}
+
+// walk runs w until no thread can move, choosing with c, and calls visit
+// (when not nil) at every state before a step. It returns the steps taken.
+func walk(w *model.World, c sched.Chooser, visit func(*model.World)) int {
+	steps := 0
+	for {
+		if visit != nil {
+			visit(w)
+		}
+		r := runnable(w)
+		if len(r) == 0 {
+			return steps
+		}
+		w.Step(int(c.Choose(r)))
+		steps++
+	}
+}
+
+// first always runs the lowest runnable thread.
+type first struct{}
+
+func (first) Choose(r []sched.ThreadID) sched.ThreadID { return r[0] }
+
+func key(w *model.World) string { return string(w.AppendKey(nil)) }
+
+func TestWorldClone(t *testing.T) {
+	w := model.New(program(t, build(t, model.DefaultShape), swap.Merged, model.GIL))
+	before := key(w)
+	require.Equal(t, []byte(before), w.KeyView())
+
+	c := w.Clone()
+	require.Equal(t, before, key(c))
+	require.Equal(t, sched.Runnable, c.Status(model.Host))
+	c.Step(model.Host)
+	require.Equal(t, before, key(w), "stepping a clone changed the original")
+	require.NotEqual(t, before, key(c), "a step changed nothing")
+
+	// Steps are deterministic: the same step from the same state gives the
+	// same state.
+	w.Step(model.Host)
+	require.Equal(t, key(c), key(w))
+
+	// Clones stay independent further on, both ways.
+	d := c.Clone()
+	walk(d, first{}, nil)
+	require.Equal(t, key(w), key(c))
+	walk(w, first{}, nil)
+	require.NotEqual(t, key(w), key(c))
+	require.Equal(t, key(d), key(w))
+
+	// CopyFrom overwrites a world with another of the same program.
+	e := model.New(w.Program())
+	e.CopyFrom(c)
+	require.Equal(t, key(c), key(e))
+	e.Step(int(runnable(e)[0]))
+	require.NotEqual(t, key(c), key(e), "stepping a copy changed its source")
+}
+
+// Two steps of different threads whose footprints are independent give the
+// same state in either order, and neither disables the other, except in
+// two cases the footprints do not capture (see knownOrderDependent).
+func TestIndependentStepsCommute(t *testing.T) {
+	for name, sc := range walkScenarios(t) {
+		for _, p := range protocols {
+			for _, a := range atomicities {
+				t.Run(fmt.Sprintf("%s/%s/%s", name, p.Name, a), func(t *testing.T) {
+					pairs, known := 0, 0
+					for seed := range uint64(5) {
+						w := model.New(program(t, sc, p, a))
+						walk(w, sched.NewSeeded(seed), func(w *model.World) {
+							r := runnable(w)
+							for i, u := range r {
+								for _, v := range r[i+1:] {
+									fu, fv := w.Footprint(int(u)), w.Footprint(int(v))
+									if fu.Dependent(fv) {
+										continue
+									}
+									if knownOrderDependent(w, int(u), int(v)) {
+										known++
+										continue
+									}
+									pairs++
+									uv, vu := w.Clone(), w.Clone()
+									uv.Step(int(u))
+									require.Equal(t, sched.Runnable, uv.Status(int(v)), "%d's step %+v disables %d's %+v", u, fu, v, fv)
+									uv.Step(int(v))
+									vu.Step(int(v))
+									require.Equal(t, sched.Runnable, vu.Status(int(u)), "%d's step %+v disables %d's %+v", v, fv, u, fu)
+									vu.Step(int(u))
+									require.True(t, bytes.Equal(uv.KeyView(), vu.KeyView()),
+										"threads %d (%+v) and %d (%+v) do not commute", u, fu, v, fv)
+								}
+							}
+						})
+					}
+					t.Logf("%d independent pairs commute; %d skipped (knownOrderDependent)", pairs, known)
+				})
+			}
+		}
+	}
+	// Two GPU threads' first steps, cuda.threadIdx in the kernel, are both
+	// reads of the kernel module's globals: the simplest host-free pair.
+	w := model.New(program(t, build(t, model.DefaultShape), swap.Merged, model.GIL))
+	for w.Status(model.Host) == sched.Runnable { // the host starts the threads, then waits
+		w.Step(model.Host)
+	}
+	require.Equal(t, []sched.ThreadID{1, 2}, runnable(w))
+	require.False(t, w.Footprint(1).Dependent(w.Footprint(2)))
+	ab, ba := w.Clone(), w.Clone()
+	ab.Step(1)
+	ab.Step(2)
+	ba.Step(2)
+	ba.Step(1)
+	require.Equal(t, key(ab), key(ba))
+}
+
+// knownOrderDependent reports the pairs of steps whose footprints say
+// independent although their order shows in the state:
+//
+//   - A step that ends its thread (it finishes, or dies of an exception)
+//     changes what the host's polling loop sees, and the footprint names
+//     only the object the step itself touches. With two dead threads in a
+//     block, the host re-raises the exception of the lowest-numbered one,
+//     so a thread dying just before or just after the host's poll changes
+//     the exception the host holds.
+//   - Two threads each making a threading.Lock for a different module
+//     (distinct registry entries) take lock numbers from one shared
+//     counter: the states are the same up to renaming the two locks, not
+//     byte for byte.
+func knownOrderDependent(w *model.World, u, v int) bool {
+	ends := func(t int) bool {
+		c := w.Clone()
+		c.Step(t)
+		return c.Status(t) == sched.Done
+	}
+	if (u == model.Host && ends(v)) || (v == model.Host && ends(u)) {
+		return true
+	}
+	makesLock := func(t int) bool {
+		c := w.Clone()
+		c.Step(t)
+		for m := range w.Program().Scenario.Modules {
+			if r := c.Registry(m).Lock; r != 0 && r != w.Registry(m).Lock {
+				return true
+			}
+		}
+		return false
+	}
+	return makesLock(u) && makesLock(v)
+}
+
+// Every protocol under every scenario: the next step of a thread that is
+// not done declares how it touches its object.
+func TestFootprintAccess(t *testing.T) {
+	for name, sc := range walkScenarios(t) {
+		for _, p := range protocols {
+			for _, a := range atomicities {
+				t.Run(fmt.Sprintf("%s/%s/%s", name, p.Name, a), func(t *testing.T) {
+					for seed := range uint64(5) {
+						w := model.New(program(t, sc, p, a))
+						walk(w, sched.NewSeeded(seed), func(w *model.World) {
+							for th := range w.NumThreads() {
+								if w.Status(th) == sched.Done {
+									continue
+								}
+								fp := w.Footprint(th)
+								require.NotZero(t, fp.Access, "thread %d (%s): %+v", th, w.Status(th), fp)
+							}
+						})
+					}
+				})
+			}
+		}
+	}
+}
+
+// merged never deadlocks: every walk ends with every thread done.
+func TestMergedWalksEnd(t *testing.T) {
+	for name, sc := range walkScenarios(t) {
+		for _, a := range atomicities {
+			t.Run(fmt.Sprintf("%s/%s", name, a), func(t *testing.T) {
+				p := program(t, sc, swap.Merged, a)
+				for seed := range uint64(20) {
+					w := model.New(p)
+					steps := walk(w, sched.NewSeeded(seed), nil)
+					require.Positive(t, steps)
+					for th := range w.NumThreads() {
+						require.Equal(t, sched.Done, w.Status(th), "seed %d: thread %s after %d steps", seed, p.ThreadName(th), steps)
+					}
+				}
+			})
+		}
+	}
+}
+
+// steps is the length of the one execution of a one-thread scenario: the
+// host starts the thread and then waits for it, so only one thread can
+// ever move.
+func steps(t *testing.T, sc *model.Scenario, p *model.Protocol, a model.Atomicity) int {
+	w := model.New(program(t, sc, p, a))
+	return walk(w, first{}, func(w *model.World) {
+		require.LessOrEqual(t, len(runnable(w)), 1, "a one-thread scenario with two runnable threads")
+	})
+}
+
+// In free-threaded CPython a defaultdict miss is two steps (the lookup,
+// then __missing__'s store) where the GIL makes it one. With one thread the
+// executions differ only by those extra steps, one per miss. One device
+// call costs 4 extra steps in all, not 2: the launch itself runs the
+// protocol too (with swapped_cuda_module(self.fn, ...) on the kernel's
+// module), and misses on the lock and the count like the call does.
+//
+//   - every swap (the launch's own, on the kernel's module, and each device
+//     call's, on its callee's) misses twice in refcount-unregistered: on
+//     _globals_locks[gid] (the last exit deleted the lock) and on the
+//     "_swap_refcount[gid] == 0" test (the last exit deleted the count);
+//     the "+= 1" then finds the key the test inserted. So 2 + 2 per call.
+//   - merged never deletes a lock: its first swap of each module misses on
+//     the lock and the count, its later swaps of a module only on the
+//     count. With one device module: 2 (launch) + 2 (first call) + 1 per
+//     later call.
+func TestFreeThreadedMissSteps(t *testing.T) {
+	for calls := range 4 {
+		sc := build(t, model.Shape{Threads: 1, Blocks: 1, Calls: calls, Modules: 1, Names: 1})
+		t.Run(fmt.Sprintf("%d calls", calls), func(t *testing.T) {
+			gil := steps(t, sc, swap.RefcountUnregistered, model.GIL)
+			ft := steps(t, sc, swap.RefcountUnregistered, model.FreeThreaded)
+			require.Equal(t, 2+2*calls, ft-gil, "refcount-unregistered: %d steps under the GIL, %d free-threaded", gil, ft)
+
+			gil = steps(t, sc, swap.Merged, model.GIL)
+			ft = steps(t, sc, swap.Merged, model.FreeThreaded)
+			want := 2
+			if calls > 0 {
+				want += 2 + (calls - 1)
+			}
+			require.Equal(t, want, ft-gil, "merged: %d steps under the GIL, %d free-threaded", gil, ft)
+		})
+	}
+}
