@@ -201,14 +201,17 @@ func (c *Ctx) DelLockEntry() {
 	}
 }
 
-// NewLock is threading.Lock(): a new, unlocked lock.
+// NewLock is threading.Lock(): a new, unlocked lock, from the module's
+// own pool of lock references.
 func (c *Ctx) NewLock() LockRef {
-	l := &c.w.p.lay
-	r := LockRef(c.w.s[l.nextLock] + 1)
-	if int(r) > c.w.p.maxLocks {
-		panic("model: more locks made than the program allowed for")
+	m := c.module()
+	i := c.w.p.lay.nextLock + m
+	k := int(c.w.s[i])
+	if k >= c.w.p.lockPoolSize[m] {
+		panic("model: more locks made for a module than the program allowed for")
 	}
-	c.w.s[l.nextLock] = slot(r)
+	c.w.s[i] = slot(k + 1)
+	r := LockRef(c.w.p.lockPool[m] + k)
 	if c.w.Trace {
 		c.w.effect("threading.Lock() makes lock#%d", r)
 	}

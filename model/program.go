@@ -47,6 +47,8 @@ type Program struct {
 	hostCode   int
 	maxFrames  int
 	maxLocks   int
+	// per module: its first lock reference and how many it may make
+	lockPool, lockPoolSize []int
 	// per thread: launch (1-based) and block (global index), -1 for the host
 	threadLaunch []int
 	threadBlock  []int
@@ -122,6 +124,22 @@ func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
 		return nil, fmt.Errorf("the scenario makes %d device calls in all (%d per thread, nested ones included); at most %d can be modelled",
 			pr.maxLocks-1-sc.Launches, calls, maxLocks-1-sc.Launches)
 	}
+	// Each module makes its locks from a pool of its own (one lock per call
+	// into it at most), so lock creations for different modules touch no
+	// common counter and commute, as their footprints say.
+	into := make([]int, len(sc.Modules))
+	pr.callsInto(pr.kernelCode, into)
+	pr.lockPool = make([]int, len(sc.Modules))
+	pr.lockPoolSize = make([]int, len(sc.Modules))
+	next := 2 // lock 1 is the protocol's global lock
+	for m := range sc.Modules {
+		size := into[m] * (len(pr.threadLaunch) - 1)
+		if m == 0 {
+			size += sc.Launches // the host's swap of the kernel's module
+		}
+		pr.lockPool[m], pr.lockPoolSize[m] = next, size
+		next += size
+	}
 	for m, mod := range sc.Modules {
 		names := append([]string(nil), mod.Names...)
 		if m == 0 {
@@ -173,6 +191,17 @@ func (pr *Program) callsPerThread(c, limit int) int {
 	return n
 }
 
+// callsInto adds to into[m] the calls one run of code c makes into module m,
+// nested calls included (bounded by callsPerThread's check).
+func (pr *Program) callsInto(c int, into []int) {
+	for _, s := range pr.codes[c].stmts {
+		if s.kind == sCall {
+			into[pr.codes[s.arg].module]++
+			pr.callsInto(s.arg, into)
+		}
+	}
+}
+
 // NumThreads counts the host and every GPU thread of every launch.
 func (pr *Program) NumThreads() int { return len(pr.threadLaunch) }
 
@@ -202,7 +231,7 @@ type layout struct {
 	globals                             []int // per module: first entry
 	globalsLen                          []int
 	lockReg, countP, count, origP, orig int // per module: base + module
-	nextLock                            int // locks allocated so far
+	nextLock                            int // per module: locks it made so far
 	lockOwner                           int // base + lock ref
 	threads                             int
 	threadSize                          int
@@ -262,7 +291,7 @@ func newLayout(pr *Program) layout {
 	l.count, n = n, n+M
 	l.origP, n = n, n+M
 	l.orig, n = n, n+M
-	l.nextLock, n = n, n+1
+	l.nextLock, n = n, n+M
 	l.lockOwner, n = n-1, n+pr.maxLocks // refs 1..maxLocks
 	l.threads = n
 	l.threadSize = tFrames + pr.maxFrames*frameSize

@@ -47,7 +47,6 @@ func New(p *Program) *World {
 			w.s[l.globals[m]+i] = slot(v)
 		}
 	}
-	w.s[l.nextLock] = 1 // lock 1 is the protocol's global lock
 	for t := range p.NumThreads() {
 		base := w.thread(t)
 		w.s[base+tStatus] = notStarted
