@@ -37,6 +37,8 @@ type Config struct {
 	// report then says StopReason.
 	Stop       func() bool
 	StopReason string
+	// Progress, when set, receives the counts every few thousand steps.
+	Progress func(sched.Stats)
 }
 
 // Report is the outcome of Explore.
@@ -76,7 +78,7 @@ func Explore(cfg Config) (*Report, error) {
 	}
 	start := time.Now()
 	var why string
-	lim := sched.Limits{MaxExecutions: cfg.MaxExecutions, MaxDepth: cfg.MaxDepth, Stop: stopFunc(start, cfg, &why)}
+	lim := sched.Limits{MaxExecutions: cfg.MaxExecutions, MaxDepth: cfg.MaxDepth, Stop: stopFunc(start, cfg, &why), Progress: cfg.Progress}
 	sys := NewSystem(prog)
 	if !strat.Exhaustive() {
 		sys.RecordHistory()
@@ -95,6 +97,7 @@ func Explore(cfg Config) (*Report, error) {
 // shorten replaces the counterexample by one with the fewest steps, found
 // breadth-first, unless that search is cut short.
 func (r *Report) shorten(lim sched.Limits) {
+	lim.Progress = nil
 	budget := max(4*r.Result.Stats.Steps, 1_000_000)
 	steps := int64(0)
 	inner := lim.Stop

@@ -27,7 +27,7 @@ func (BFS) Run(init System, lim Limits) Result {
 		key     []byte
 		buf     []ThreadID
 		nbuf    []ThreadID // the runnable threads of a state just reached
-		stop    = stopper{stop: lim.Stop}
+		stop    = newStopper(lim, &res.Stats)
 		maxD    = lim.maxDepth()
 		nodes   = []bfsNode{{parent: -1, via: -1}}
 		states  pool

@@ -28,7 +28,7 @@ func (DFS) Run(init System, lim Limits) Result {
 		visited = newVisitedSet()
 		key     []byte
 		buf     []ThreadID
-		stop    = stopper{stop: lim.Stop}
+		stop    = newStopper(lim, &res.Stats)
 		maxD    = lim.maxDepth()
 		states  pool
 	)

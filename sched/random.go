@@ -19,7 +19,7 @@ func (Random) Exhaustive() bool { return false }
 // Run implements Strategy.
 func (r Random) Run(init System, lim Limits) Result {
 	var res Result
-	stop := stopper{stop: lim.Stop}
+	stop := newStopper(lim, &res.Stats)
 	for run := int64(0); run < r.Runs; run++ {
 		if lim.MaxExecutions > 0 && res.Stats.Executions >= lim.MaxExecutions {
 			res.Verdict, res.Cut = Incomplete, fmt.Sprintf("max-executions %d reached", lim.MaxExecutions)
@@ -90,7 +90,7 @@ func walk(s System, c Chooser, maxDepth int, stop *stopper, replay *Replaying) w
 func Replay(init System, schedule []ThreadID, lim Limits) (Result, error) {
 	var res Result
 	rc := NewReplaying(schedule)
-	stop := stopper{stop: lim.Stop}
+	stop := newStopper(lim, &res.Stats)
 	w := walk(init.Clone(), rc, max(lim.maxDepth(), len(schedule)+1), &stop, rc)
 	res.Stats.Executions = 1
 	res.Stats.Steps = int64(len(w.schedule))

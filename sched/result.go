@@ -44,6 +44,9 @@ type Limits struct {
 	// Stop is polled every few thousand steps; when it returns true the
 	// search ends with verdict Incomplete. The caller owns the clock.
 	Stop func() bool
+	// Progress, when set, is called at the same points with the counts so
+	// far (for a progress bar; it must return quickly).
+	Progress func(Stats)
 }
 
 // DefaultMaxDepth is the per-execution step budget when Limits.MaxDepth is 0.

@@ -11,14 +11,21 @@ type Strategy interface {
 	Run(init System, lim Limits) Result
 }
 
-// stopper wraps Limits.Stop with the polling interval.
+// stopper polls Limits.Stop, and reports Limits.Progress, every pollEvery
+// calls.
 type stopper struct {
-	stop  func() bool
-	count int
+	stop     func() bool
+	progress func(Stats)
+	stats    *Stats
+	count    int
+}
+
+func newStopper(lim Limits, stats *Stats) stopper {
+	return stopper{stop: lim.Stop, progress: lim.Progress, stats: stats}
 }
 
 func (s *stopper) stopped() bool {
-	if s.stop == nil {
+	if s.stop == nil && s.progress == nil {
 		return false
 	}
 	s.count++
@@ -26,7 +33,10 @@ func (s *stopper) stopped() bool {
 		return false
 	}
 	s.count = 0
-	return s.stop()
+	if s.progress != nil {
+		s.progress(*s.stats)
+	}
+	return s.stop != nil && s.stop()
 }
 
 // preferring orders runnable threads with last first (no preemption), then

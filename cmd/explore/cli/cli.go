@@ -36,7 +36,7 @@ type options struct {
 	maxDepth                                             int
 	seed                                                 uint64
 	timeout                                              time.Duration
-	list, json, force, table                             bool
+	list, json, force, table, quiet                      bool
 	set                                                  map[string]bool
 	args                                                 []string
 }
@@ -93,6 +93,7 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.out, "out", "", "write trace.txt, schedule.txt and summary.json into `DIR`")
 	fs.BoolVar(&o.force, "force", false, "with -out, overwrite files already there")
 	fs.BoolVar(&o.json, "json", false, "print the JSON summary on stdout instead of the trace")
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress report on stderr")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stderr)
@@ -108,7 +109,7 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.Visit(func(f *flag.Flag) {
 		o.set[f.Name] = true
 		switch {
-		case f.Name == "out" || f.Name == "json" || f.Name == "force":
+		case f.Name == "out" || f.Name == "json" || f.Name == "force" || f.Name == "quiet":
 		case f.Value.String() == "true":
 			o.args = append(o.args, "-"+f.Name)
 		default:
@@ -166,7 +167,17 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 		repro = "go run ./cmd/explore -replay " + o.replay
 	} else {
 		cfg.Stop, cfg.StopReason = interrupted, "interrupted"
-		if rep, err = check.Explore(cfg); err != nil {
+		var total int64
+		if cfg.Strategy == check.StrategyRandom {
+			total = cfg.Runs
+		}
+		prog := newProgress(stderr, o.quiet, total)
+		if prog != nil {
+			cfg.Progress = prog.update
+		}
+		rep, err = check.Explore(cfg)
+		prog.done()
+		if err != nil {
 			return 0, usageError{err.Error()}
 		}
 	}

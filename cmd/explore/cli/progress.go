@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"swapcheck/sched"
+)
+
+// progress reports a search that runs longer than a second on stderr: a
+// progress bar when stderr is a terminal, otherwise a plain line every few
+// seconds; nothing with -quiet. It is fed by sched.Limits.Progress from the
+// search's goroutine and owns the clock.
+type progress struct {
+	out   io.Writer
+	start time.Time
+	last  time.Time
+	total int64 // executions the search will make, when known (walks)
+	bar   *progressbar.ProgressBar
+	tty   bool
+	shown bool
+}
+
+const (
+	progressAfter = time.Second
+	plainEvery    = 5 * time.Second
+)
+
+func newProgress(stderr io.Writer, quiet bool, total int64) *progress {
+	if quiet {
+		return nil
+	}
+	p := &progress{out: stderr, start: time.Now(), total: total}
+	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.tty = true
+	}
+	return p
+}
+
+// update is sched.Limits.Progress.
+func (p *progress) update(st sched.Stats) {
+	now := time.Now()
+	elapsed := now.Sub(p.start)
+	if elapsed < progressAfter {
+		return
+	}
+	rate := float64(st.Steps) / elapsed.Seconds()
+	desc := fmt.Sprintf("%d states, %d steps, %.2fM steps/s", st.States, st.Steps, rate/1e6)
+	if p.tty {
+		if p.bar == nil {
+			max := int64(-1)
+			if p.total > 0 {
+				max = p.total
+			}
+			p.bar = progressbar.NewOptions64(max,
+				progressbar.OptionSetWriter(p.out),
+				progressbar.OptionSetDescription("exploring"),
+				progressbar.OptionShowCount(),
+				progressbar.OptionSetItsString("executions"),
+				progressbar.OptionShowIts(),
+				progressbar.OptionThrottle(200*time.Millisecond),
+				progressbar.OptionClearOnFinish(),
+			)
+		}
+		p.bar.Describe(desc)
+		_ = p.bar.Set64(st.Executions)
+		p.shown = true
+		return
+	}
+	if p.shown && now.Sub(p.last) < plainEvery {
+		return
+	}
+	p.last, p.shown = now, true
+	line := fmt.Sprintf("explore: %s elapsed, %d executions, %s", elapsed.Truncate(time.Second), st.Executions, desc)
+	if p.total > 0 && st.Executions > 0 {
+		left := time.Duration(float64(elapsed) * float64(p.total-st.Executions) / float64(st.Executions))
+		line += fmt.Sprintf(", about %s left", left.Truncate(time.Second))
+	}
+	fmt.Fprintln(p.out, line)
+}
+
+// done clears the bar before the result is printed.
+func (p *progress) done() {
+	if p != nil && p.bar != nil {
+		_ = p.bar.Clear()
+	}
+}
