@@ -1,6 +1,7 @@
 package check_test
 
 import (
+	"fmt"
 	"testing"
 
 	"swapcheck/check"
@@ -19,6 +20,14 @@ func BenchmarkExhaustiveMerged4(b *testing.B) {
 }
 
 func benchExplore(b *testing.B, protocol string, sh model.Shape, strategy string) {
+	benchConfig(b, protocol, sh, check.Config{Strategy: strategy})
+}
+
+func benchWorkers(b *testing.B, protocol string, sh model.Shape, workers int) {
+	benchConfig(b, protocol, sh, check.Config{Strategy: check.StrategyDFS, Workers: workers})
+}
+
+func benchConfig(b *testing.B, protocol string, sh model.Shape, cfg check.Config) {
 	p, err := check.Lookup(protocol)
 	if err != nil {
 		b.Fatal(err)
@@ -29,7 +38,8 @@ func benchExplore(b *testing.B, protocol string, sh model.Shape, strategy string
 	}
 	var steps int64
 	for b.Loop() {
-		rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: model.GIL, Strategy: strategy})
+		cfg.Protocol, cfg.Scenario, cfg.Atomicity = p, sc, model.GIL
+		rep, err := check.Explore(cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -39,4 +49,15 @@ func benchExplore(b *testing.B, protocol string, sh model.Shape, strategy string
 		steps += rep.Result.Stats.Steps
 	}
 	b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "steps/s")
+}
+
+// BenchmarkParallelMerged4 is the exhaustive search of merged with four
+// threads on 1 and 2 workers: compare their steps/s.
+func BenchmarkParallelMerged4(b *testing.B) {
+	sh := model.Shape{Threads: 4, Blocks: 1, Calls: 1, Modules: 1, Names: 1}
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			benchWorkers(b, "merged", sh, workers)
+		})
+	}
 }

@@ -25,6 +25,9 @@ type Config struct {
 	Scenario  *model.Scenario
 	Atomicity model.Atomicity
 	Strategy  string
+	// Workers is how many goroutines an exhaustive stateful search uses
+	// (0 or 1: one). Verdicts and counts do not depend on it.
+	Workers int
 	// Runs and Seed drive the random strategy.
 	Runs int64
 	Seed uint64
@@ -66,6 +69,9 @@ func Explore(cfg Config) (*Report, error) {
 	switch cfg.Strategy {
 	case StrategyDFS, "":
 		cfg.Strategy, strat = StrategyDFS, sched.DFS{}
+		if cfg.Workers > 1 {
+			strat = sched.Parallel{Workers: cfg.Workers}
+		}
 	case StrategyBFS:
 		strat = sched.BFS{}
 	case StrategyRandom:

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/anishathalye/porcupine"
 
@@ -13,21 +14,22 @@ import (
 // fail when a per-step invariant breaks and whose Final checks the end state.
 type System struct {
 	w *model.World
-	// locksLeft, shared by all clones, is the most per-module locks left in
+	// locksLeft, shared by all clones (which parallel searches step on
+	// several goroutines), is the most per-module locks left in
 	// _globals_locks at the end of an execution.
-	locksLeft *int
+	locksLeft *atomic.Int64
 }
 
 // NewSystem starts a checked world for a program.
 func NewSystem(p *model.Program) *System {
-	return &System{w: model.New(p), locksLeft: new(int)}
+	return &System{w: model.New(p), locksLeft: new(atomic.Int64)}
 }
 
 // World is the checked world (for traces; do not modify it).
 func (s *System) World() *model.World { return s.w }
 
 // LocksLeft is the most per-module locks any finished execution left behind.
-func (s *System) LocksLeft() int { return *s.locksLeft }
+func (s *System) LocksLeft() int { return int(s.locksLeft.Load()) }
 
 // NumThreads implements sched.System.
 func (s *System) NumThreads() int { return s.w.NumThreads() }
@@ -62,7 +64,12 @@ func (s *System) Final() *sched.Failure {
 			n++
 		}
 	}
-	*s.locksLeft = max(*s.locksLeft, n)
+	for {
+		old := s.locksLeft.Load()
+		if int64(n) <= old || s.locksLeft.CompareAndSwap(old, int64(n)) {
+			break
+		}
+	}
 	return finalFailure(s.w)
 }
 

@@ -75,6 +75,8 @@ type Stats struct {
 	Matched int64
 	// Depth: the longest execution, in steps.
 	Depth int
+	// MemoryBytes: what a stateful search's visited set holds.
+	MemoryBytes int64
 }
 
 // Result is what a search returns.

@@ -33,23 +33,7 @@ func (v *visitedSet) key(s *visitedSlot) []byte {
 
 // add inserts key and reports whether it was new.
 func (v *visitedSet) add(key []byte) bool {
-	h := maphash.Bytes(v.seed, key)
-	mask := uint64(len(v.slots) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
-		s := &v.slots[i]
-		if s.chunk == 0 {
-			s.hash, s.len = h, uint32(len(key))
-			s.chunk, s.off = v.store(key)
-			v.n++
-			if v.n*4 > len(v.slots)*3 {
-				v.grow()
-			}
-			return true
-		}
-		if s.hash == h && string(v.key(s)) == string(key) {
-			return false
-		}
-	}
+	return v.addHashed(maphash.Bytes(v.seed, key), key)
 }
 
 // store copies key into the last chunk, starting a new one when it is full.
@@ -83,4 +67,24 @@ func (v *visitedSet) grow() {
 // bytes is the memory the set holds.
 func (v *visitedSet) bytes() int64 {
 	return int64(len(v.chunks))*chunkSize + int64(len(v.slots))*24
+}
+
+// addHashed is add with the key's hash already computed (with v.seed).
+func (v *visitedSet) addHashed(h uint64, key []byte) bool {
+	mask := uint64(len(v.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := &v.slots[i]
+		if s.chunk == 0 {
+			s.hash, s.len = h, uint32(len(key))
+			s.chunk, s.off = v.store(key)
+			v.n++
+			if v.n*4 > len(v.slots)*3 {
+				v.grow()
+			}
+			return true
+		}
+		if s.hash == h && string(v.key(s)) == string(key) {
+			return false
+		}
+	}
 }

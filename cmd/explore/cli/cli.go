@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -33,7 +34,7 @@ type options struct {
 	protocol, scenario, atomicity, strategy, replay, out string
 	shape                                                model.Shape
 	runs, maxExecutions                                  int64
-	maxDepth                                             int
+	maxDepth, workers                                    int
 	seed                                                 uint64
 	timeout                                              time.Duration
 	list, json, force, table, quiet                      bool
@@ -85,6 +86,7 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.atomicity, "atomicity", "gil", "what one step is: gil or free-threaded")
 	fs.StringVar(&o.strategy, "strategy", check.StrategyDFS, "dfs (exhaustive), bfs (exhaustive, shortest first) or random")
 	fs.Int64Var(&o.runs, "runs", 1000, "executions for -strategy random")
+	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "goroutines for an exhaustive search (verdicts and counts do not depend on it)")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed for -strategy random")
 	fs.Int64Var(&o.maxExecutions, "max-executions", 0, "stop after this many executions (0: no limit); the verdict is then incomplete")
 	fs.IntVar(&o.maxDepth, "max-depth", 0, fmt.Sprintf("per-execution step budget (0: %d); reaching it makes the verdict incomplete", sched.DefaultMaxDepth))
@@ -238,6 +240,8 @@ func config(o *options) (check.Config, error) {
 		return cfg, usagef("-runs must be at least 1, got %d", o.runs)
 	case o.maxExecutions < 0:
 		return cfg, usagef("-max-executions must be 0 or more, got %d", o.maxExecutions)
+	case o.workers < 1 || o.workers > 1024:
+		return cfg, usagef("-workers must be 1..1024, got %d", o.workers)
 	case o.maxDepth < 0:
 		return cfg, usagef("-max-depth must be 0 or more, got %d", o.maxDepth)
 	case o.timeout < 0:
@@ -246,6 +250,7 @@ func config(o *options) (check.Config, error) {
 	return check.Config{
 		Protocol: p, Scenario: sc, Atomicity: a, Strategy: o.strategy,
 		Runs: o.runs, Seed: o.seed, MaxExecutions: o.maxExecutions, MaxDepth: o.maxDepth, Timeout: o.timeout,
+		Workers: o.workers,
 	}, nil
 }
 

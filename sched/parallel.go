@@ -1,0 +1,335 @@
+package sched
+
+import (
+	"fmt"
+	"hash/maphash"
+	"sync"
+	"sync/atomic"
+)
+
+// Parallel is an exhaustive stateful search on several goroutines: a short
+// breadth-first prefix makes a queue of root states, and each worker runs a
+// depth-first search from the roots it takes, all sharing one visited set
+// (sharded, each shard behind a mutex). With Symmetry it keys states by
+// their canonical key (see Canonical) where the system offers one.
+//
+// Every reachable state is stored and expanded exactly once, by whichever
+// worker gets there first, so a finished search's States, Steps, Matched and
+// Executions do not depend on the number of workers or on timing. A
+// violation stops all workers; which one is found first can depend on
+// timing (check.Explore then shortens it breadth-first, deterministically).
+// Stats.Depth is left 0: the longest path depends on the interleaving.
+type Parallel struct {
+	Workers  int
+	Symmetry bool
+}
+
+// Canonical is implemented by systems with interchangeable threads: the
+// canonical key is equal for states that differ by a permutation of such
+// threads (and only for those).
+type Canonical interface {
+	AppendCanonicalKey(b []byte) []byte
+}
+
+// Name implements Strategy.
+func (p Parallel) Name() string {
+	if p.Symmetry {
+		return "states"
+	}
+	return "dfs"
+}
+
+// Exhaustive implements Strategy.
+func (Parallel) Exhaustive() bool { return true }
+
+const setShards = 64
+
+// sharedSet is a visited set for concurrent searches.
+type sharedSet struct {
+	seed   maphash.Seed
+	shards [setShards]struct {
+		sync.Mutex
+		set *visitedSet
+		_   [40]byte // keep shards on separate cache lines
+	}
+}
+
+func newSharedSet() *sharedSet {
+	s := &sharedSet{seed: maphash.MakeSeed()}
+	for i := range s.shards {
+		s.shards[i].set = newVisitedSet()
+		s.shards[i].set.seed = s.seed
+	}
+	return s
+}
+
+func (s *sharedSet) add(key []byte) bool {
+	h := maphash.Bytes(s.seed, key)
+	sh := &s.shards[h%setShards]
+	sh.Lock()
+	added := sh.set.addHashed(h, key)
+	sh.Unlock()
+	return added
+}
+
+func (s *sharedSet) bytes() int64 {
+	var n int64
+	for i := range s.shards {
+		n += s.shards[i].set.bytes()
+	}
+	return n
+}
+
+// parallelRun is the shared state of one Run.
+type parallelRun struct {
+	lim      Limits
+	maxDepth int
+	symmetry bool
+	visited  *sharedSet
+
+	stop atomic.Bool // a worker found a violation, or Limits.Stop said so
+
+	mu       sync.Mutex // guards the fields below, and calls of lim.Stop/Progress
+	total    Stats
+	failure  *Failure
+	schedule []ThreadID
+	cut      string
+}
+
+type root struct {
+	state System
+	path  []ThreadID
+}
+
+func (r *parallelRun) key(s System, buf []byte) []byte {
+	if r.symmetry {
+		if c, ok := s.(Canonical); ok {
+			return c.AppendCanonicalKey(buf[:0])
+		}
+	}
+	return keyOf(s, buf)
+}
+
+// Run implements Strategy.
+func (p Parallel) Run(init System, lim Limits) Result {
+	workers := max(p.Workers, 1)
+	r := &parallelRun{lim: lim, maxDepth: lim.maxDepth(), symmetry: p.Symmetry, visited: newSharedSet()}
+	var res Result
+
+	r.visited.add(r.key(init, nil))
+	r.total.States = 1
+	roots, done := r.prefix(init, 64*workers)
+	if done {
+		return r.result(&res)
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := worker{run: r}
+			for !r.stop.Load() {
+				i := next.Add(1) - 1
+				if i >= int64(len(roots)) {
+					break
+				}
+				w.search(roots[i])
+				roots[i] = root{}
+			}
+			w.flush()
+		}()
+	}
+	wg.Wait()
+	return r.result(&res)
+}
+
+// prefix expands states breadth-first until there are at least want of
+// them to share out. It reports done when the search ended there.
+func (r *parallelRun) prefix(init System, want int) ([]root, bool) {
+	var buf, key []byte
+	var threads []ThreadID
+	level := []root{{state: init.Clone()}}
+	for len(level) > 0 && len(level) < want {
+		var next []root
+		for _, it := range level {
+			threads, _ = runnable(it.state, threads)
+			if len(it.path)+1 > r.maxDepth {
+				r.cut = fmt.Sprintf("an execution reached the step budget of %d", r.maxDepth)
+				return nil, true
+			}
+			for _, t := range threads {
+				s := it.state.Clone()
+				r.total.Steps++
+				path := append(append([]ThreadID(nil), it.path...), t)
+				if f := s.Step(t); f != nil {
+					r.fail(f, path)
+					return nil, true
+				}
+				key = r.key(s, buf)
+				if !r.visited.add(key) {
+					r.total.Matched++
+					r.total.Executions++
+					continue
+				}
+				r.total.States++
+				if ts, allDone := runnable(s, nil); len(ts) == 0 {
+					r.total.Executions++
+					if f := terminal(s, allDone); f != nil {
+						r.fail(f, path)
+						return nil, true
+					}
+					continue
+				}
+				next = append(next, root{state: s, path: path})
+			}
+		}
+		level = next
+	}
+	return level, len(level) == 0
+}
+
+func (r *parallelRun) fail(f *Failure, path []ThreadID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.failure == nil {
+		r.failure, r.schedule = f, path
+		r.total.Executions++ // the failing one
+	}
+	r.stop.Store(true)
+}
+
+func (r *parallelRun) result(res *Result) Result {
+	res.Stats = r.total
+	res.Stats.Depth = 0
+	res.Stats.MemoryBytes = r.visited.bytes()
+	switch {
+	case r.failure != nil:
+		res.Verdict, res.Failure, res.Schedule = Violation, r.failure, r.schedule
+	case r.cut != "":
+		res.Verdict, res.Cut = Incomplete, r.cut
+	default:
+		res.Verdict, res.Complete = Verified, true
+	}
+	return *res
+}
+
+// worker is one goroutine's depth-first search.
+type worker struct {
+	run    *parallelRun
+	stats  Stats // not yet added to run.total
+	states pool
+	buf    []ThreadID
+	key    []byte
+	polls  int
+}
+
+// flush adds the worker's counts to the total, and every so often polls
+// Limits.Stop and reports Limits.Progress.
+func (w *worker) flush() {
+	r := w.run
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.total.Steps += w.stats.Steps
+	r.total.States += w.stats.States
+	r.total.Matched += w.stats.Matched
+	r.total.Executions += w.stats.Executions
+	w.stats = Stats{}
+	if r.lim.Progress != nil {
+		r.lim.Progress(r.total)
+	}
+	if r.lim.Stop != nil && r.lim.Stop() {
+		if r.cut == "" && r.failure == nil {
+			r.cut = "stopped"
+		}
+		r.stop.Store(true)
+	}
+	if r.lim.MaxExecutions > 0 && r.total.Executions >= r.lim.MaxExecutions && r.failure == nil {
+		r.cut = fmt.Sprintf("max-executions %d reached", r.lim.MaxExecutions)
+		r.stop.Store(true)
+	}
+}
+
+func (w *worker) search(rt root) {
+	r := w.run
+	type frame struct {
+		state System
+		via   ThreadID
+		order []ThreadID
+		next  int
+	}
+	path := func(stack []frame, last ThreadID) []ThreadID {
+		p := append([]ThreadID(nil), rt.path...)
+		for _, f := range stack[1:] {
+			p = append(p, f.via)
+		}
+		return append(p, last)
+	}
+	var done bool
+	w.buf, done = runnable(rt.state, w.buf)
+	_ = done
+	last := ThreadID(-1)
+	if n := len(rt.path); n > 0 {
+		last = rt.path[n-1]
+	}
+	stack := []frame{{state: rt.state, via: last, order: preferring(nil, w.buf, last)}}
+	for len(stack) > 0 {
+		if w.polls++; w.polls >= pollEvery {
+			w.polls = 0
+			w.flush()
+		}
+		if r.stop.Load() {
+			return
+		}
+		top := &stack[len(stack)-1]
+		if top.next >= len(top.order) {
+			w.states.put(top.state)
+			top.state = nil
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		t := top.order[top.next]
+		top.next++
+		next := w.states.copyOf(top.state)
+		w.stats.Steps++
+		if f := next.Step(t); f != nil {
+			r.fail(f, path(stack, t))
+			return
+		}
+		w.key = r.key(next, w.key)
+		if !r.visited.add(w.key) {
+			w.stats.Matched++
+			w.stats.Executions++
+			w.states.put(next)
+			continue
+		}
+		w.stats.States++
+		var allDone bool
+		if w.buf, allDone = runnable(next, w.buf); len(w.buf) == 0 {
+			w.stats.Executions++
+			if f := terminal(next, allDone); f != nil {
+				r.fail(f, path(stack, t))
+				return
+			}
+			w.states.put(next)
+			continue
+		}
+		if len(rt.path)+len(stack) >= r.maxDepth {
+			r.mu.Lock()
+			if r.cut == "" {
+				r.cut = fmt.Sprintf("an execution reached the step budget of %d", r.maxDepth)
+			}
+			r.mu.Unlock()
+			r.stop.Store(true)
+			return
+		}
+		if len(stack) < cap(stack) {
+			stack = stack[:len(stack)+1]
+		} else {
+			stack = append(stack, frame{})
+		}
+		nf := &stack[len(stack)-1]
+		nf.state, nf.via, nf.next = next, t, 0
+		nf.order = preferring(nf.order[:0], w.buf, t)
+	}
+}
