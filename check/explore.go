@@ -100,8 +100,9 @@ func Explore(cfg Config) (*Report, error) {
 	return rep, nil
 }
 
-// shorten replaces the counterexample by one with the fewest steps, found
-// breadth-first, unless that search is cut short.
+// shorten replaces the counterexample by the first one a breadth-first
+// search finds (fewest steps, and the same whatever found the first), unless
+// that search is cut short by its budget.
 func (r *Report) shorten(lim sched.Limits) {
 	lim.Progress = nil
 	budget := max(4*r.Result.Stats.Steps, 1_000_000)
@@ -112,9 +113,11 @@ func (r *Report) shorten(lim sched.Limits) {
 		return steps > budget || (inner != nil && inner())
 	}
 	short := sched.BFS{}.Run(NewSystem(r.Program), lim)
-	if short.Verdict == sched.Violation && len(short.Schedule) < len(r.Result.Schedule) {
+	// Take the breadth-first one even at equal length: it does not depend
+	// on the search's order (or, in parallel, on timing).
+	if short.Verdict == sched.Violation && len(short.Schedule) <= len(r.Result.Schedule) {
+		r.Shortened = len(short.Schedule) < len(r.Result.Schedule)
 		r.Result.Failure, r.Result.Schedule = short.Failure, short.Schedule
-		r.Shortened = true
 	}
 }
 
