@@ -28,6 +28,9 @@ type Config struct {
 	// Workers is how many goroutines an exhaustive stateful search uses
 	// (0 or 1: one). Verdicts and counts do not depend on it.
 	Workers int
+	// Shard and Shards (Shards > 1) run one part of an exhaustive search,
+	// for independent processes whose summaries MergeSummaries combines.
+	Shard, Shards int
 	// Runs and Seed drive the random strategy.
 	Runs int64
 	Seed uint64
@@ -69,8 +72,8 @@ func Explore(cfg Config) (*Report, error) {
 	switch cfg.Strategy {
 	case StrategyDFS, "":
 		cfg.Strategy, strat = StrategyDFS, sched.DFS{}
-		if cfg.Workers > 1 {
-			strat = sched.Parallel{Workers: cfg.Workers}
+		if cfg.Workers > 1 || cfg.Shards > 1 {
+			strat = sched.Parallel{Workers: max(cfg.Workers, 1), Shard: cfg.Shard, Shards: cfg.Shards}
 		}
 	case StrategyBFS:
 		strat = sched.BFS{}
@@ -81,6 +84,9 @@ func Explore(cfg Config) (*Report, error) {
 		strat = sched.Random{Runs: cfg.Runs, Chooser: sched.NewSeeded(cfg.Seed)}
 	default:
 		return nil, fmt.Errorf("unknown strategy %q (want dfs, bfs or random)", cfg.Strategy)
+	}
+	if cfg.Shards > 1 && strat.Name() != StrategyDFS {
+		return nil, fmt.Errorf("-shard splits an exhaustive search (-strategy dfs), not %s", cfg.Strategy)
 	}
 	start := time.Now()
 	var why string

@@ -2,6 +2,7 @@ package check
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 
 	"swapcheck/sched"
@@ -9,10 +10,12 @@ import (
 
 // Summary is the machine-readable report (summary.json, -json).
 type Summary struct {
-	Protocol    string  `json:"protocol"`
-	Atomicity   string  `json:"atomicity"`
-	Strategy    string  `json:"strategy"`
-	Scenario    string  `json:"scenario"`
+	Protocol  string `json:"protocol"`
+	Atomicity string `json:"atomicity"`
+	Strategy  string `json:"strategy"`
+	Scenario  string `json:"scenario"`
+	// Shard is "i/n" for one part of a sharded search.
+	Shard       string  `json:"shard,omitempty"`
 	Verdict     string  `json:"verdict"`
 	Complete    bool    `json:"complete"`
 	Executions  int64   `json:"executions"`
@@ -61,6 +64,9 @@ func Summarize(r *Report) Summary {
 		ElapsedMS:  float64(r.Elapsed.Microseconds()) / 1000,
 		Stopped:    res.Cut,
 		LocksLeft:  r.LocksLeft,
+	}
+	if r.Config.Shards > 1 {
+		s.Shard = fmt.Sprintf("%d/%d", r.Config.Shard, r.Config.Shards)
 	}
 	if secs := r.Elapsed.Seconds(); secs > 0 {
 		s.StepsPerSec = float64(res.Stats.Steps) / secs

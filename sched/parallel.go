@@ -22,6 +22,12 @@ import (
 type Parallel struct {
 	Workers  int
 	Symmetry bool
+	// Shard and Shards (Shards > 1) split the search for independent
+	// processes: all compute the same breadth-first prefix, and shard i
+	// searches the roots whose index is i modulo Shards. The shards' union
+	// covers every state; states reachable from roots of several shards
+	// are searched by each, so their counts overlap.
+	Shard, Shards int
 }
 
 // Canonical is implemented by systems with interchangeable threads: the
@@ -118,9 +124,18 @@ func (p Parallel) Run(init System, lim Limits) Result {
 
 	r.visited.add(r.key(init, nil))
 	r.total.States = 1
-	roots, done := r.prefix(init, 64*workers)
+	roots, done := r.prefix(init, max(64*workers, 16*p.Shards))
 	if done {
 		return r.result(&res)
+	}
+	if p.Shards > 1 {
+		var mine []root
+		for i, rt := range roots {
+			if i%p.Shards == p.Shard {
+				mine = append(mine, rt)
+			}
+		}
+		roots = mine
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup

@@ -45,3 +45,33 @@ func TestParallelMatchesDFS(t *testing.T) {
 		}
 	}
 }
+
+// Shards of a search together find what the whole search finds: every
+// shard's verdict is verified exactly when the whole is, and a violation
+// is found by at least one shard.
+func TestShardsCoverTheSearch(t *testing.T) {
+	sh := model.Shape{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1}
+	for _, p := range check.Protocols() {
+		sc, err := sh.Build()
+		require.NoError(t, err)
+		prog, err := model.NewProgram(sc, p, model.GIL)
+		require.NoError(t, err)
+		whole := sched.DFS{}.Run(check.NewSystem(prog), sched.Limits{})
+		for _, n := range []int{2, 3} {
+			found := false
+			var states int64
+			for i := range n {
+				part := sched.Parallel{Workers: 1, Shard: i, Shards: n}.Run(check.NewSystem(prog), sched.Limits{})
+				if whole.Verdict == sched.Verified {
+					require.Equal(t, sched.Verified, part.Verdict, "%s shard %d/%d", p.Name, i, n)
+					states += part.Stats.States
+				}
+				found = found || part.Verdict == sched.Violation
+			}
+			require.Equal(t, whole.Verdict == sched.Violation, found, "%s with %d shards", p.Name, n)
+			if whole.Verdict == sched.Verified {
+				require.GreaterOrEqual(t, states, whole.Stats.States, "the shards' states cover the whole's")
+			}
+		}
+	}
+}

@@ -31,15 +31,15 @@ const (
 
 // options are the parsed flags.
 type options struct {
-	protocol, scenario, atomicity, strategy, replay, out string
-	shape                                                model.Shape
-	runs, maxExecutions                                  int64
-	maxDepth, workers                                    int
-	seed                                                 uint64
-	timeout                                              time.Duration
-	list, json, force, table, quiet                      bool
-	set                                                  map[string]bool
-	args                                                 []string
+	protocol, scenario, atomicity, strategy, replay, out, shard string
+	shape                                                       model.Shape
+	runs, maxExecutions                                         int64
+	maxDepth, workers                                           int
+	seed                                                        uint64
+	timeout                                                     time.Duration
+	list, json, force, table, quiet                             bool
+	set                                                         map[string]bool
+	args                                                        []string
 }
 
 // usageError is bad input: one line, exit 2.
@@ -52,6 +52,9 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 // Run runs the command with args (without the program name) and returns
 // its exit status.
 func Run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "merge" {
+		return runMerge(args[1:], stdout, stderr)
+	}
 	o, err := parse(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return ExitOK
@@ -94,6 +97,7 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.replay, "replay", "", "replay the schedule `FILE` written by -out (its protocol, atomicity and scenario)")
 	fs.StringVar(&o.out, "out", "", "write trace.txt, schedule.txt and summary.json into `DIR`")
 	fs.BoolVar(&o.force, "force", false, "with -out, overwrite files already there")
+	fs.StringVar(&o.shard, "shard", "", "run part `i/n` (0 <= i < n) of an exhaustive search; combine the parts with explore merge (see docs/sharding.md)")
 	fs.BoolVar(&o.json, "json", false, "print the JSON summary on stdout instead of the trace")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress report on stderr")
 	if err := fs.Parse(args); err != nil {
@@ -247,7 +251,14 @@ func config(o *options) (check.Config, error) {
 	case o.timeout < 0:
 		return cfg, usagef("-timeout must be 0 or more, got %s", o.timeout)
 	}
+	var shard, shards int
+	if o.shard != "" {
+		if shard, shards, err = check.ParseShard(o.shard); err != nil {
+			return cfg, usagef("-shard: %v", err)
+		}
+	}
 	return check.Config{
+		Shard: shard, Shards: shards,
 		Protocol: p, Scenario: sc, Atomicity: a, Strategy: o.strategy,
 		Runs: o.runs, Seed: o.seed, MaxExecutions: o.maxExecutions, MaxDepth: o.maxDepth, Timeout: o.timeout,
 		Workers: o.workers,

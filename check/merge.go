@@ -1,0 +1,97 @@
+package check
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// MergeSummaries combines the summaries of the shards of one search (one
+// summary.json per shard, any order) into one verdict: a violation if any
+// shard found one (the lowest shard's is reported), verified if every shard
+// of 0..n-1 is there and verified, otherwise incomplete, saying what is
+// missing. Counts are summed: shards overlap, so they measure the work
+// done, not distinct states.
+func MergeSummaries(parts []Summary) (Summary, error) {
+	if len(parts) == 0 {
+		return Summary{}, fmt.Errorf("nothing to merge")
+	}
+	first := parts[0]
+	n := -1
+	seen := map[int]Summary{}
+	for _, p := range parts {
+		i, total, err := ParseShard(p.Shard)
+		if err != nil {
+			return Summary{}, err
+		}
+		if n < 0 {
+			n = total
+		}
+		switch {
+		case total != n:
+			return Summary{}, fmt.Errorf("shard %s is one of %d, but shard %s is one of %d", p.Shard, total, first.Shard, n)
+		case p.Protocol != first.Protocol || p.Atomicity != first.Atomicity || p.Scenario != first.Scenario || p.Strategy != first.Strategy:
+			return Summary{}, fmt.Errorf("shard %s searched another protocol, atomicity, strategy or scenario than shard %s", p.Shard, first.Shard)
+		}
+		if _, dup := seen[i]; dup {
+			return Summary{}, fmt.Errorf("shard %d/%d given twice", i, n)
+		}
+		seen[i] = p
+	}
+	out := Summary{Protocol: first.Protocol, Atomicity: first.Atomicity, Strategy: first.Strategy,
+		Scenario: first.Scenario, Shard: fmt.Sprintf("merged %d of %d", len(seen), n), Complete: true}
+	var missing []string
+	verdict := "verified"
+	for i := range n {
+		p, ok := seen[i]
+		if !ok {
+			missing = append(missing, strconv.Itoa(i))
+			continue
+		}
+		out.Executions += p.Executions
+		out.States += p.States
+		out.Steps += p.Steps
+		out.ElapsedMS = max(out.ElapsedMS, p.ElapsedMS)
+		out.LocksLeft = max(out.LocksLeft, p.LocksLeft)
+		out.MaxDepth = max(out.MaxDepth, p.MaxDepth)
+		switch p.Verdict {
+		case "violation":
+			if out.Violation == nil {
+				out.Violation = p.Violation
+			}
+			verdict = "violation"
+		case "verified":
+		default:
+			if verdict != "violation" {
+				verdict = "incomplete"
+			}
+			out.Stopped = strings.TrimSpace(out.Stopped + fmt.Sprintf(" shard %d: %s %s;", i, p.Verdict, p.Stopped))
+		}
+		out.Complete = out.Complete && p.Complete
+	}
+	if len(missing) > 0 && verdict != "violation" {
+		verdict = "incomplete"
+		out.Stopped = strings.TrimSpace(out.Stopped + " missing shards: " + strings.Join(missing, ", "))
+	}
+	out.Complete = out.Complete && len(missing) == 0 && verdict == "verified"
+	out.Verdict = verdict
+	if out.ElapsedMS > 0 {
+		out.StepsPerSec = float64(out.Steps) / (out.ElapsedMS / 1000)
+	}
+	return out, nil
+}
+
+// ParseShard reads "i/n" (0 <= i < n).
+func ParseShard(s string) (i, n int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	if ok {
+		i, err = strconv.Atoi(a)
+		if err == nil {
+			n, err = strconv.Atoi(b)
+		}
+	}
+	if !ok || err != nil || n < 1 || i < 0 || i >= n {
+		return 0, 0, fmt.Errorf("shard %q is not of the form i/n with 0 <= i < n (was the summary written with -shard?)", s)
+	}
+	return i, n, nil
+}

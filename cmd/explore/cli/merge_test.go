@@ -1,0 +1,89 @@
+package cli_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swapcheck/cmd/explore/cli"
+)
+
+// The worked example of docs/sharding.md: parts of a search run as
+// separate commands, and explore merge gives the unsharded verdict.
+func TestShardAndMerge(t *testing.T) {
+	cases := []struct {
+		protocol string
+		threads  string
+		verdict  string
+		exit     int
+	}{
+		{"merged", "3", "verified", cli.ExitOK},
+		{"refcount-del", "3", "violation", cli.ExitViolation},
+		{"naive", "2", "violation", cli.ExitViolation},
+	}
+	for _, c := range cases {
+		t.Run(c.protocol, func(t *testing.T) {
+			dir := t.TempDir()
+			var files []string
+			for i := range 3 {
+				out := filepath.Join(dir, fmt.Sprint(i))
+				var stdout, stderr bytes.Buffer
+				code := cli.Run([]string{"-protocol", c.protocol, "-threads", c.threads, "-shard", fmt.Sprintf("%d/3", i), "-out", out, "-quiet", "-json"}, &stdout, &stderr)
+				require.Contains(t, []int{cli.ExitOK, cli.ExitViolation}, code, stderr.String())
+				files = append(files, filepath.Join(out, "summary.json"))
+			}
+			var stdout, stderr bytes.Buffer
+			code := cli.Run(append([]string{"merge", "-json"}, files...), &stdout, &stderr)
+			require.Equal(t, c.exit, code, stderr.String())
+			var merged struct {
+				Verdict string `json:"verdict"`
+				Shard   string `json:"shard"`
+			}
+			require.NoError(t, json.Unmarshal(stdout.Bytes(), &merged))
+			require.Equal(t, c.verdict, merged.Verdict)
+			require.Equal(t, "merged 3 of 3", merged.Shard)
+
+			// Without one part, a verified search is not verified.
+			stdout.Reset()
+			code = cli.Run(append([]string{"merge", "-json"}, files[:2]...), &stdout, &stderr)
+			if c.verdict == "verified" {
+				require.Equal(t, cli.ExitIncomplete, code)
+				require.NoError(t, json.Unmarshal(stdout.Bytes(), &merged))
+				require.Equal(t, "incomplete", merged.Verdict)
+			}
+		})
+	}
+}
+
+func TestMergeBadInput(t *testing.T) {
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "garbage.json")
+	require.NoError(t, os.WriteFile(garbage, []byte("not json"), 0o644))
+	unsharded := filepath.Join(dir, "unsharded")
+	var sink bytes.Buffer
+	require.Equal(t, cli.ExitOK, cli.Run([]string{"-protocol", "merged", "-out", unsharded, "-quiet"}, &sink, &sink))
+	for name, args := range map[string][]string{
+		"no files":      {"merge"},
+		"missing file":  {"merge", filepath.Join(dir, "nope.json")},
+		"not a summary": {"merge", garbage},
+		"not sharded":   {"merge", filepath.Join(unsharded, "summary.json")},
+		"bad flag":      {"merge", "-frobnicate"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			require.Equal(t, cli.ExitUsage, cli.Run(args, &stdout, &stderr))
+			require.Empty(t, stdout.String())
+			require.Regexp(t, `^explore merge: [^\n]+\n$`, stderr.String())
+		})
+	}
+	for _, bad := range []string{"3/3", "-1/2", "a/b", "1", "0/0"} {
+		var stdout, stderr bytes.Buffer
+		require.Equal(t, cli.ExitUsage, cli.Run([]string{"-protocol", "merged", "-shard", bad}, &stdout, &stderr), bad)
+		require.Regexp(t, `^explore: -shard: [^\n]+\n$`, stderr.String())
+	}
+}
