@@ -66,9 +66,12 @@ const maxLocks = 30_000
 // Host is the thread that launches kernels.
 const Host = 0
 
-// NewProgram compiles a scenario for a protocol.
+// NewProgram compiles a scenario for a protocol. It accepts up to
+// MaxStressThreads threads per block (the goroutine backend's bound); the
+// searches get their scenarios from Build and Parse, which keep to
+// MaxThreads.
 func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
-	if err := sc.Validate(); err != nil {
+	if err := sc.ValidateUpTo(MaxStressThreads); err != nil {
 		return nil, err
 	}
 	if !p.compiled {

@@ -73,6 +73,12 @@ const (
 	MaxGlobals = 16
 )
 
+// MaxStressThreads bounds the threads per block of a scenario run on real
+// goroutines (package stress; BuildUpTo, ValidateUpTo): CUDA's block
+// maximum. The state vector's encodings hold it and NewProgram accepts it;
+// MaxThreads bounds the scenarios to search (Build, Parse, Validate).
+const MaxStressThreads = 1024
+
 // Shape is the generated scenario the command-line flags describe.
 type Shape struct {
 	Threads, Blocks, Calls, Modules, Names, Nest int
@@ -106,10 +112,15 @@ var useAttrs = []string{"local", "threadIdx", "shared", "blockIdx"}
 // f<m>, module round-robin (each followed by syncthreads() with
 // Syncthreads). A device function at depth d < Nest first calls the
 // function at depth d+1 in the next module, then uses each of its names.
-func (sh Shape) Build() (*Scenario, error) {
+func (sh Shape) Build() (*Scenario, error) { return sh.BuildUpTo(MaxThreads) }
+
+// BuildUpTo is Build allowing up to maxThreads threads per block (at most
+// MaxStressThreads).
+func (sh Shape) BuildUpTo(maxThreads int) (*Scenario, error) {
+	maxThreads = min(maxThreads, MaxStressThreads)
 	switch {
-	case sh.Threads < 1 || sh.Threads > MaxThreads:
-		return nil, fmt.Errorf("threads must be 1..%d, got %d", MaxThreads, sh.Threads)
+	case sh.Threads < 1 || sh.Threads > maxThreads:
+		return nil, fmt.Errorf("threads must be 1..%d, got %d", maxThreads, sh.Threads)
 	case sh.Blocks < 1 || sh.Blocks > MaxBlocks:
 		return nil, fmt.Errorf("blocks must be 1..%d, got %d", MaxBlocks, sh.Blocks)
 	case sh.Calls < 0 || sh.Calls > MaxStmts/2:
@@ -153,14 +164,19 @@ func (sh Shape) Build() (*Scenario, error) {
 			sc.Kernel = append(sc.Kernel, Stmt{Kind: OpSync})
 		}
 	}
-	return sc, sc.Validate()
+	return sc, sc.ValidateUpTo(maxThreads)
 }
 
 // Validate checks a scenario's references and bounds.
-func (sc *Scenario) Validate() error {
+func (sc *Scenario) Validate() error { return sc.ValidateUpTo(MaxThreads) }
+
+// ValidateUpTo is Validate allowing up to maxThreads threads per block (at
+// most MaxStressThreads).
+func (sc *Scenario) ValidateUpTo(maxThreads int) error {
+	maxThreads = min(maxThreads, MaxStressThreads)
 	switch {
-	case sc.Threads < 1 || sc.Threads > MaxThreads:
-		return fmt.Errorf("threads must be 1..%d, got %d", MaxThreads, sc.Threads)
+	case sc.Threads < 1 || sc.Threads > maxThreads:
+		return fmt.Errorf("threads must be 1..%d, got %d", maxThreads, sc.Threads)
 	case sc.Blocks < 1 || sc.Blocks > MaxBlocks:
 		return fmt.Errorf("blocks must be 1..%d, got %d", MaxBlocks, sc.Blocks)
 	case sc.Launches < 1 || sc.Launches > MaxLaunches:
