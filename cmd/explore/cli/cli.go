@@ -40,6 +40,7 @@ type options struct {
 	list, json, force, table, quiet                             bool
 	set                                                         map[string]bool
 	args                                                        []string
+	stress                                                      stressOptions // -backend goroutines, -compare (stress.go)
 }
 
 // usageError is bad input: one line, exit 2.
@@ -100,6 +101,7 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.shard, "shard", "", "run part `i/n` (0 <= i < n) of an exhaustive search; combine the parts with explore merge (see docs/sharding.md)")
 	fs.BoolVar(&o.json, "json", false, "print the JSON summary on stdout instead of the trace")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress report on stderr")
+	registerStressFlags(fs, o)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stderr)
@@ -139,6 +141,9 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 	}
 	if o.table {
 		return ExitOK, check.WriteVerdictTable(stdout)
+	}
+	if code, handled, err := runBackend(o, stdout, stderr); handled {
+		return code, err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
