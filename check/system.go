@@ -90,3 +90,7 @@ func (s *System) KeyView() []byte { return s.w.KeyView() }
 
 // AppendKey implements sched.System.
 func (s *System) AppendKey(b []byte) []byte { return s.w.AppendKey(b) }
+
+// AppendCanonicalKey implements sched.Canonical: the key of the state up to
+// permuting the threads of each block (see model.World.AppendCanonicalKey).
+func (s *System) AppendCanonicalKey(b []byte) []byte { return s.w.AppendCanonicalKey(b) }

@@ -313,6 +313,8 @@ func (c *Ctx) Acquire(r LockRef) {
 	if c.w.s[i] != 0 {
 		panic("model: acquire of a held lock ran; its instruction lacks Ready")
 	}
+	// The owner is stored as thread+1 (0: unlocked). Only whether it is 0
+	// is ever read; AppendCanonicalKey renames it with its thread.
 	c.w.s[i] = slot(c.t + 1)
 	if c.w.Trace {
 		c.w.effect("acquires lock#%d", r)

@@ -230,9 +230,15 @@ func (w *World) execStmt(t, f int, visible bool) {
 		}
 		next()
 	case sStart:
-		w.ev.Where, w.ev.Bytecode = "kernel.py", "CALL (Thread.start)"
-		w.s[w.thread(st.arg)+tStatus] = alive
-		w.settle(st.arg)
+		// The block's lowest-indexed thread not yet started: since the
+		// host starts a block's threads in index order, that is the same
+		// thread in every reachable state as "the statement's own thread",
+		// but it names no thread, so permuting the block's threads
+		// permutes the outcome (the canonical key relies on it).
+		u := w.nextToStart(st.arg)
+		w.ev.Where, w.ev.Text, w.ev.Bytecode = "kernel.py", p.startText[u], "CALL (Thread.start)"
+		w.s[w.thread(u)+tStatus] = alive
+		w.settle(u)
 		next()
 	case sPoll:
 		w.ev.Where, w.ev.Bytecode = "kernel.py", "FOR_ITER; LOAD_ATTR (polling)"
@@ -257,6 +263,16 @@ func (w *World) push(t, c int, fake Value) {
 	w.mark(EnterCall, t, f)
 }
 
+// nextToStart is block's lowest-indexed thread not yet started.
+func (w *World) nextToStart(block int) int {
+	for _, u := range w.p.blockThreads[block] {
+		if w.s[w.thread(u)+tStatus] == notStarted {
+			return u
+		}
+	}
+	panic(fmt.Sprintf("model: the host starts a thread of block %d, all of whose threads have started", block))
+}
+
 // pollReady: the host's polling loop makes progress when a thread of the
 // block died, when all are done, or when every live one waits at the barrier.
 func (w *World) pollReady(block int) bool {
@@ -273,6 +289,25 @@ func (w *World) pollReady(block int) bool {
 	return allBlocked
 }
 
+// firstDied picks the died thread whose exception the host re-raises:
+// Python iterates a set, whose order is arbitrary, so any choice is
+// faithful. The model takes the smallest exception, and the lowest-numbered
+// thread among those that died with it. Choosing by exception first keeps
+// the poll symmetric in the block's threads: the lowest-numbered died
+// thread alone would make the outcome depend on the threads' numbering
+// when two died with different exceptions. (When every died thread has the
+// same exception, as in every state a checked search expands, it is the
+// lowest-numbered died thread.)
+func (w *World) firstDied(block int) (int, Exc) {
+	first, exc := -1, Exc(0)
+	for _, u := range w.p.blockThreads[block] {
+		if e := Exc(w.s[w.thread(u)+tDied]); e != 0 && (exc == 0 || e < exc) {
+			first, exc = u, e
+		}
+	}
+	return first, exc
+}
+
 // poll is one pass of BlockManager.run's loop that changes something. The
 // busy-waiting passes that change nothing are not steps: the host is
 // modelled as blocked until a pass can act. Releasing the barrier (the loop
@@ -280,22 +315,20 @@ func (w *World) pollReady(block int) bool {
 // which the scheduler may also order after the rest are released.
 func (w *World) poll(t, f, block int) {
 	threads := w.p.blockThreads[block]
-	for _, u := range threads { // lowest thread first; Python's set order is arbitrary
-		if e := Exc(w.s[w.thread(u)+tDied]); e != 0 {
-			w.ev.Text = "t_other.abort = True ...; raise t.exception[0]"
-			if w.Trace {
-				w.effect("%s died with %s", w.p.ThreadName(u), e)
-			}
-			for _, o := range threads {
-				b := w.thread(o)
-				w.s[b+tAbort], w.s[b+tBlocked], w.s[b+tEvent] = 1, 0, 1
-			}
-			if w.Trace {
-				w.effect("%s raised %s: abort the block, re-raise without joining", w.p.ThreadName(u), e)
-			}
-			w.raise(t, e)
-			return
+	if u, e := w.firstDied(block); e != 0 {
+		w.ev.Text = "t_other.abort = True ...; raise t.exception[0]"
+		if w.Trace {
+			w.effect("%s died with %s", w.p.ThreadName(u), e)
 		}
+		for _, o := range threads {
+			b := w.thread(o)
+			w.s[b+tAbort], w.s[b+tBlocked], w.s[b+tEvent] = 1, 0, 1
+		}
+		if w.Trace {
+			w.effect("%s raised %s: abort the block, re-raise without joining", w.p.ThreadName(u), e)
+		}
+		w.raise(t, e)
+		return
 	}
 	done := true
 	for _, u := range threads {

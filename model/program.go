@@ -14,13 +14,13 @@ const (
 	sSetContext   // host: _kernel_context = mod
 	sLaunch       // host: with swapped_cuda_module(self.fn, fake_cuda_module):
 	sResetContext // host: _kernel_context = None (and the caller's except)
-	sStart        // host: t.start()
+	sStart        // host: t.start() of the block's lowest-indexed thread not yet started
 	sPoll         // host: the BlockManager's polling loop
 )
 
 type stmt struct {
 	kind stmtKind
-	arg  int // use: name; call: code; launch: code; start: thread; poll: block
+	arg  int // use: name; call: code; launch: code; start: block; poll: block
 	attr string
 	text string
 }
@@ -52,6 +52,8 @@ type Program struct {
 	// per thread: launch (1-based) and block (global index), -1 for the host
 	threadLaunch []int
 	threadBlock  []int
+	// per thread: the text of the host's statement that starts it
+	startText []string
 	// per global block index: its threads
 	blockThreads [][]int
 	// per module: the name of each global, in dict order
@@ -89,6 +91,7 @@ func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
 
 	pr.threadLaunch = []int{-1}
 	pr.threadBlock = []int{-1}
+	pr.startText = []string{""}
 	var host []stmt
 	for l := 1; l <= sc.Launches; l++ {
 		var body []stmt
@@ -100,7 +103,12 @@ func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
 				pr.threadLaunch = append(pr.threadLaunch, l)
 				pr.threadBlock = append(pr.threadBlock, gb)
 				members = append(members, t)
-				body = append(body, stmt{kind: sStart, arg: t, text: "t.start()  # " + pr.ThreadName(t)})
+				pr.startText = append(pr.startText, "t.start()  # "+pr.ThreadName(t))
+				// The block's threads are started in index order, so this
+				// statement always starts thread t; naming the block instead
+				// keeps the host's code free of thread identities, which
+				// symmetry between the block's threads needs (see execStmt).
+				body = append(body, stmt{kind: sStart, arg: gb, text: pr.startText[t]})
 			}
 			pr.blockThreads = append(pr.blockThreads, members)
 			body = append(body, stmt{kind: sPoll, arg: gb, text: "while livethreads: ... (bm.run)"})

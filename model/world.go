@@ -23,6 +23,8 @@ type World struct {
 	// ctx is the one Ctx the world hands its instructions (kept here so a
 	// step allocates nothing).
 	ctx Ctx
+	// canon is AppendCanonicalKey's scratch (not copied by Clone).
+	canon *canonScratch
 	// Trace asks steps to describe their effects in Event.Effects.
 	Trace bool
 	// History, when set, receives the boundaries of every swap and every
@@ -152,7 +154,7 @@ func (w *World) Footprint(t int) sched.Footprint {
 	} else if f := w.top(t); w.s[f+fInBody] == 1 {
 		switch st := w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]; st.kind {
 		case sStart:
-			fp.Group, fp.Watches = 1+w.p.threadBlock[st.arg], true
+			fp.Group, fp.Watches = 1+st.arg, true
 		case sPoll:
 			fp.Group, fp.Watches = 1+st.arg, true
 		}

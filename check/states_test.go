@@ -1,0 +1,54 @@
+package check_test
+
+import (
+	"fmt"
+	"testing"
+
+	"swapcheck/check"
+	"swapcheck/model"
+	"swapcheck/sched"
+)
+
+// BenchmarkStatesMerged is the exhaustive search of merged, one call per
+// thread under the GIL, by DFS and by States (symmetry-reduced), for 3 to 5
+// threads; it reports the states stored and the visited set's memory.
+func BenchmarkStatesMerged(b *testing.B) {
+	for _, n := range []int{3, 4, 5} {
+		for _, strat := range []sched.Strategy{sched.DFS{}, sched.States{}} {
+			b.Run(fmt.Sprintf("threads=%d/%s", n, strat.Name()), func(b *testing.B) {
+				prog := mergedProgram(b, n)
+				var res sched.Result
+				for b.Loop() {
+					res = strat.Run(check.NewSystem(prog), sched.Limits{})
+					if res.Verdict != sched.Verified {
+						b.Fatalf("want verified, got %s", res.Verdict)
+					}
+				}
+				b.ReportMetric(float64(res.Stats.States), "states")
+				b.ReportMetric(float64(res.Stats.Matched), "matched")
+				b.ReportMetric(float64(res.Stats.MemoryBytes)/(1<<20), "visited-MB")
+			})
+		}
+	}
+}
+
+func mergedProgram(tb testing.TB, threads int) *model.Program {
+	tb.Helper()
+	sc, err := model.Shape{Threads: threads, Blocks: 1, Calls: 1, Modules: 1, Names: 1}.Build()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p, err := model.NewProgram(sc, swapMerged(tb), model.GIL)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
+func swapMerged(tb testing.TB) *model.Protocol {
+	p, err := check.Lookup("merged")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}

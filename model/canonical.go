@@ -1,0 +1,278 @@
+package model
+
+import (
+	"bytes"
+	"slices"
+	"unsafe"
+)
+
+// Symmetry between GPU threads.
+//
+// The threads of one block of one launch run the same kernel code, want the
+// same fake module and are polled together, so they are interchangeable:
+// permuting them (their slot blocks, and the lock owners that name them)
+// maps every state to one with the same future, permuted. Threads of
+// different blocks or launches are not interchangeable (the host starts and
+// polls their blocks at different times; each launch wants its own fake),
+// and the host is alone in its group. Three places in the model name a
+// thread, and each is made symmetric:
+//
+//   - the host's t.start() starts "the block's lowest-indexed thread not
+//     yet started" (execStmt), which in every reachable state is the thread
+//     the statement was written for;
+//   - a lock owner is thread+1: AppendCanonicalKey renames it along with
+//     the threads;
+//   - the poll re-raises the exception of a died thread chosen by its
+//     exception first (firstDied), not by its number alone.
+//
+// AppendCanonicalKey encodes the state with each group's threads sorted, so
+// states that differ by such a permutation get one key.
+
+// brokenSymmetryForTest, when set, breaks the reduction on purpose: the
+// canonical key of a state no longer determines its future. It exists only
+// so that a test can check that the soundness tests catch a broken
+// reduction (see canonical_export_test.go); nothing else may set it.
+var brokenSymmetryForTest brokenSymmetry
+
+type brokenSymmetry uint8
+
+const (
+	symmetrySound brokenSymmetry = iota
+	// brokenOneGroup sorts all GPU threads as one group, as if threads of
+	// different blocks and launches were interchangeable.
+	brokenOneGroup
+	// brokenTopFrameOnly compares and encodes each thread by its thread
+	// fields and top frame only, forgetting the frames of its callers.
+	brokenTopFrameOnly
+	// brokenNoRename sorts the threads but leaves lock owners naming the
+	// threads' old positions.
+	brokenNoRename
+	// brokenNoOwners leaves the lock owners out of the key.
+	brokenNoOwners
+)
+
+// canonScratch is what AppendCanonicalKey reuses between calls, so that
+// the hot path allocates nothing. It belongs to one World and is neither
+// copied nor shared by Clone and CopyFrom. It also remembers the last
+// call's work: a thread's live part is encoded again only when it differs
+// from the one encoded last time (a search recycles a World for a state
+// close to the one it held, so most are the same), and sorting starts from
+// the last canonical order. Neither memory changes a key, only its cost.
+type canonScratch struct {
+	mode  brokenSymmetry // the mode order was computed in
+	order []int          // threads in canonical order, group by group
+	pos   []slot
+	// Per thread t, in areas of maxLive slots or 3*maxLive bytes: the
+	// live part last encoded (raw[t*maxLive:][:rawLen[t]]) and its
+	// encoding (enc[t*3*maxLive:][:encLen[t]]).
+	maxLive      int
+	raw          []slot
+	rawLen       []int
+	enc          []byte
+	encLen       []int
+	finishedLive [2]slot
+	topOnly      []slot // brokenTopFrameOnly's live part
+	// firstHeld[t] is the lowest lock thread t holds, 0 when none: the
+	// tie-break between threads with equal live parts.
+	firstHeld []slot
+}
+
+// AppendCanonicalKey appends the key of w's orbit under the symmetry
+// between the threads of each block: two states get the same key exactly
+// when one is the other with the threads of each block permuted (and, see
+// below, dead slots ignored).
+//
+// The key is the state vector of the orbit's canonical member, with dead
+// slots left out, one byte a slot for small values (see appendSlot). Each
+// group's threads are sorted by their encoded live part (below), which
+// names no thread, and then by the locks they hold (only threads with equal
+// live parts need it: a lock has one owner, so two threads still tied hold
+// no lock, and swapping them changes nothing). That order is a function of
+// the orbit, so is the key; the lock owners are then renamed to the
+// positions their threads sort to, which is the permutation acting on the
+// whole state. Conversely the key decodes into w permuted, so equal keys
+// mean permuted states.
+//
+// Dead slots are ones no step reads before writing them, so states that
+// differ only in them have equal futures: the frames above a thread's
+// depth (push clears a frame before use), and everything of a finished
+// thread but its status and the exception it died with (the poll reads
+// only those). A thread's live part is therefore its status and died
+// exception when it has finished, and otherwise its thread fields and its
+// frames up to its depth; either is told apart by its first slot, and the
+// rest by the depth it holds, so the key decodes unambiguously.
+func (w *World) AppendCanonicalKey(b []byte) []byte {
+	p, l := w.p, &w.p.lay
+	c := w.canonScratch()
+
+	for t := range c.rawLen {
+		c.encode(t, w.live(t, c))
+	}
+	w.findFirstHeld(c)
+	if brokenSymmetryForTest == brokenOneGroup {
+		c.sortGroup(c.order[1:])
+	} else {
+		for _, members := range p.blockThreads {
+			lo := members[0] // a block's threads are consecutive
+			c.sortGroup(c.order[lo : lo+len(members)])
+		}
+	}
+	for i, t := range c.order {
+		c.pos[t] = slot(i)
+	}
+
+	// The globals and registries, with the lock owners renamed.
+	owners := l.lockOwner + 1
+	b = appendSlots(b, w.s[:owners])
+	for _, o := range w.s[owners : owners+p.maxLocks] {
+		switch {
+		case o == 0 || brokenSymmetryForTest == brokenNoRename:
+		case brokenSymmetryForTest == brokenNoOwners:
+			o = 0
+		default:
+			o = c.pos[o-1] + 1
+		}
+		b = appendSlot(b, o)
+	}
+	b = appendSlots(b, w.s[owners+p.maxLocks:l.threads])
+	for _, t := range c.order {
+		b = append(b, c.encoded(t)...)
+	}
+	return b
+}
+
+// canonScratch returns w's scratch, sized for its program.
+func (w *World) canonScratch() *canonScratch {
+	n := w.p.NumThreads()
+	c := w.canon
+	if c == nil || len(c.pos) != n {
+		maxLive := tFrames + w.p.maxFrames*frameSize
+		c = &canonScratch{
+			order:     make([]int, n),
+			pos:       make([]slot, n),
+			maxLive:   maxLive,
+			raw:       make([]slot, n*maxLive),
+			rawLen:    make([]int, n),
+			enc:       make([]byte, n*3*maxLive),
+			encLen:    make([]int, n),
+			firstHeld: make([]slot, n),
+		}
+		for t := range n {
+			c.order[t] = t
+			c.rawLen[t] = -1 // nothing encoded yet
+		}
+		w.canon = c
+	}
+	if c.mode != brokenSymmetryForTest {
+		for t := range n {
+			c.order[t] = t
+		}
+		c.mode = brokenSymmetryForTest
+	}
+	return c
+}
+
+// live is thread t's slots that some later step may read (see
+// AppendCanonicalKey): a view of the vector, or of c's scratch.
+func (w *World) live(t int, c *canonScratch) []slot {
+	base := w.thread(t)
+	if w.s[base+tStatus] == finished {
+		c.finishedLive = [2]slot{finished, w.s[base+tDied]}
+		return c.finishedLive[:]
+	}
+	depth := int(w.s[base+tDepth])
+	if brokenSymmetryForTest == brokenTopFrameOnly && depth > 1 {
+		// Wrong on purpose: the top frame stands in for the bottom one,
+		// and the frames in between are dropped.
+		top := base + tFrames + (depth-1)*frameSize
+		c.topOnly = append(append(c.topOnly[:0], w.s[base:base+tFrames]...), w.s[top:top+frameSize]...)
+		return c.topOnly
+	}
+	return w.s[base : base+tFrames+depth*frameSize]
+}
+
+// encode makes thread t's encoding that of live, unless it already is.
+func (c *canonScratch) encode(t int, live []slot) {
+	raw := c.raw[t*c.maxLive:][:c.maxLive]
+	if c.rawLen[t] == len(live) && string(slotBytes(raw[:len(live)])) == string(slotBytes(live)) {
+		return
+	}
+	c.rawLen[t] = copy(raw, live)
+	c.encLen[t] = putSlots(c.enc[t*3*c.maxLive:], live)
+}
+
+// encoded is thread t's encoded live part.
+func (c *canonScratch) encoded(t int) []byte { return c.enc[t*3*c.maxLive:][:c.encLen[t]] }
+
+// appendSlot encodes one slot: v+1 in one byte when it is below 255 (the
+// common case: -1 and small numbers), else 255 and the two bytes of v+1.
+// Each slot's encoding ends where it says, so a run of them decodes.
+func appendSlot(b []byte, v slot) []byte {
+	if u := uint16(v) + 1; u < 255 {
+		return append(b, byte(u))
+	} else {
+		return append(b, 255, byte(u), byte(u>>8))
+	}
+}
+
+// putSlots encodes s as appendSlot does into dst, which has room for 3
+// bytes a slot, and returns the length.
+func putSlots(dst []byte, s []slot) int {
+	dst = dst[:3*len(s)]
+	n := 0
+	for _, v := range s {
+		if u := uint16(v) + 1; u < 255 {
+			dst[n] = byte(u)
+			n++
+		} else {
+			dst[n], dst[n+1], dst[n+2] = 255, byte(u), byte(u>>8)
+			n += 3
+		}
+	}
+	return n
+}
+
+func appendSlots(b []byte, s []slot) []byte {
+	b = slices.Grow(b, 3*len(s))
+	n := putSlots(b[len(b):cap(b)], s)
+	return b[:len(b)+n]
+}
+
+// sortGroup sorts a group's threads by live part, then by the locks they
+// hold (see findFirstHeld): an insertion sort, which is quick on the nearly sorted order the
+// last call left.
+func (c *canonScratch) sortGroup(g []int) {
+	for i := 1; i < len(g); i++ {
+		for j := i; j > 0 && c.less(g[j], g[j-1]); j-- {
+			g[j], g[j-1] = g[j-1], g[j]
+		}
+	}
+}
+
+func (c *canonScratch) less(t, u int) bool {
+	if d := bytes.Compare(c.encoded(t), c.encoded(u)); d != 0 {
+		return d < 0
+	}
+	return c.firstHeld[t] < c.firstHeld[u]
+}
+
+// findFirstHeld finds each thread's lowest held lock. Threads hold disjoint
+// sets of locks, so ordering two threads by the sets they hold (the empty
+// set first, then by lowest member) needs only that.
+func (w *World) findFirstHeld(c *canonScratch) {
+	clear(c.firstHeld)
+	owners := w.s[w.p.lay.lockOwner+1:][:w.p.maxLocks]
+	for i := len(owners) - 1; i >= 0; i-- {
+		if o := owners[i]; o != 0 {
+			c.firstHeld[o-1] = slot(i + 1) // lock refs count from 1
+		}
+	}
+}
+
+// slotBytes is s as bytes, in place.
+func slotBytes(s []slot) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(s[0])))
+}
