@@ -17,8 +17,12 @@ const benchCalls = 16
 // BenchmarkCall measures one swapped device call (the with statement's
 // entry and exit, the body's use of cuda, and its share of the launch) on
 // real goroutines, one per GPU thread, for each variant, atomicity model
-// and block size. ns/op is nanoseconds per call. Violations (naive's) are
-// counted and passed over: a failed call costs what a good one does.
+// and block size. ns/op is wall-clock nanoseconds per call, cpu-ns/op the
+// CPU time the process spent per call (all cores; less disturbed by other
+// processes' load), steps/op the model steps per call. Violations
+// (naive's) are counted and passed over: a failed call costs what a good
+// one does. Without -gosched noise, and without the step records a
+// violation report needs.
 //
 //	go test -run XXX -bench Call -count 6 ./stress | tee bench.txt
 //	benchstat -table /atomicity -row /goroutines -col /protocol bench.txt
@@ -62,12 +66,16 @@ func benchStress(b *testing.B, p *model.Protocol, a model.Atomicity, threads int
 		b.Fatal(err)
 	}
 	b.ResetTimer()
+	cpu := cpuTime()
 	res, err := stress.Run(stress.Config{Protocol: p, Scenario: sc, Atomicity: a, MaxCalls: int64(b.N),
 		Seed: 1, Gosched: gosched, KeepGoing: true})
 	if err != nil {
 		b.Fatal(err)
 	}
+	cpu = cpuTime() - cpu
 	b.StopTimer()
-	b.ReportMetric(float64(res.Elapsed.Nanoseconds())/float64(res.Calls), "ns/op")
-	b.ReportMetric(float64(res.Steps)/float64(res.Calls), "steps/op")
+	calls := float64(res.Calls)
+	b.ReportMetric(float64(res.Elapsed.Nanoseconds())/calls, "ns/op")
+	b.ReportMetric(float64(cpu.Nanoseconds())/calls, "cpu-ns/op")
+	b.ReportMetric(float64(res.Steps)/calls, "steps/op")
 }

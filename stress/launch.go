@@ -123,7 +123,10 @@ func (l *launch) thread(t, group int) {
 			continue
 		}
 		call := w.EntersCall(t)
-		key := r.locks.order()
+		var key uint64
+		if record {
+			key = r.locks.order()
+		}
 		f := h.Step(sched.ThreadID(t))
 		r.locks.unlock(t, fp)
 		if fp.Access == sched.Write && !fp.MayBlock { // a release; an acquire frees nothing
