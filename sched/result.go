@@ -77,6 +77,10 @@ type Stats struct {
 	Depth int
 	// MemoryBytes: what a stateful search's visited set holds.
 	MemoryBytes int64
+	// SleepBlocked: executions DPOR abandoned because every runnable
+	// thread was asleep, their orders covered elsewhere (counted in
+	// Executions too).
+	SleepBlocked int64
 }
 
 // Result is what a search returns.

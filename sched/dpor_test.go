@@ -1,0 +1,297 @@
+package sched_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"swapcheck/sched"
+)
+
+// DPOR is checked like the stateful searches, against the stateless
+// enumeration of every interleaving (soundness_test.go), with one more
+// promise: it runs no more executions than the enumeration.
+
+// enumerations counts the executions the reference enumeration runs from s:
+// each ends at its first failure, at a deadlock or when every thread is
+// done.
+func enumerations(s sched.System) int64 {
+	var n int64
+	any := false
+	for t := range sched.ThreadID(s.NumThreads()) {
+		if s.Status(t) != sched.Runnable {
+			continue
+		}
+		any = true
+		c := s.Clone()
+		if c.Step(t) != nil {
+			n++
+			continue
+		}
+		n += enumerations(c)
+	}
+	if !any {
+		return 1
+	}
+	return n
+}
+
+// genLockProgram draws 2-4 threads of up to 4 ops each (12 in all) over 2
+// registers and 2 locks, nested in either order, so that threads block on
+// each other often and can deadlock: the races of blocked threads matter.
+func genLockProgram(t *rapid.T) *program {
+	p := &program{Regs: 2, Locks: 2}
+	n := rapid.IntRange(2, 4).Draw(t, "threads")
+	budget := 12
+	for range n {
+		size := rapid.IntRange(0, min(4, budget)).Draw(t, "ops")
+		budget -= size
+		var held []int
+		var ops []op
+		for range size {
+			reg := rapid.IntRange(0, p.Regs-1).Draw(t, "reg")
+			switch k := rapid.IntRange(0, 9).Draw(t, "kind"); {
+			case k <= 1:
+				ops = append(ops, op{Kind: opRead, Reg: reg})
+			case k <= 4:
+				ops = append(ops, op{Kind: opWrite, Reg: reg, K: rapid.IntRange(1, 2).Draw(t, "k")})
+			case k <= 7 && len(held) < 2:
+				l := rapid.IntRange(0, 1).Draw(t, "lock")
+				if slices.Contains(held, l) {
+					l = 1 - l
+				}
+				ops = append(ops, op{Kind: opAcquire, L: l})
+				held = append(held, l)
+			case k <= 8 && len(held) > 0:
+				ops = append(ops, op{Kind: opRelease, L: held[len(held)-1]})
+				held = held[:len(held)-1]
+			default:
+				ops = append(ops, op{Kind: opAssert, Reg: reg, V: rapid.IntRange(0, 3).Draw(t, "v")})
+			}
+		}
+		p.Threads = append(p.Threads, ops)
+	}
+	if rapid.Bool().Draw(t, "final check") {
+		p.FinalCheck = true
+		p.FinalReg = rapid.IntRange(0, p.Regs-1).Draw(t, "final reg")
+		p.FinalV = rapid.IntRange(0, 4).Draw(t, "final v")
+	}
+	return p
+}
+
+// generators are the random programs DPOR is checked on.
+var generators = []struct {
+	name string
+	gen  *rapid.Generator[*program]
+}{
+	{"mixed", rapid.Custom(genProgram)},
+	{"locks", rapid.Custom(genLockProgram)},
+}
+
+// dporMismatch compares a DPOR-like search with the enumeration on the
+// system build makes and says how they differ ("" when they agree): on
+// the verdict when failures end the search; with failures hidden, on the
+// failure kinds and the end states.
+func dporMismatch(s sched.Strategy, build func() sched.System) string {
+	ref := outcomes{kinds: map[string]bool{}, shortest: -1}
+	enumerate(build(), 0, &ref)
+	res := s.Run(build(), sched.Limits{})
+	if (len(ref.kinds) > 0) != (res.Verdict == sched.Violation) {
+		return fmt.Sprintf("verdict %s, the enumeration found %v", res.Verdict, sorted(ref.kinds))
+	}
+	tolRec := newRecorder(build(), true)
+	tol := outcomes{kinds: map[string]bool{}, shortest: -1}
+	enumerate(tolRec, 0, &tol)
+	for k := range tolRec.kinds {
+		tol.kinds[k] = true
+	}
+	rec := newRecorder(build(), true)
+	res = s.Run(rec, sched.Limits{})
+	if tol.kinds[sched.KindDeadlock] {
+		if res.Verdict != sched.Violation || res.Failure.Kind != sched.KindDeadlock {
+			return fmt.Sprintf("failures hidden: verdict %s, the enumeration deadlocks", res.Verdict)
+		}
+		return ""
+	}
+	if !slices.Equal(sorted(tol.kinds), sorted(rec.kinds)) {
+		return fmt.Sprintf("failures hidden: kinds %v, the enumeration's %v", sorted(rec.kinds), sorted(tol.kinds))
+	}
+	if !slices.Equal(sorted(tolRec.finals), sorted(rec.finals)) {
+		return fmt.Sprintf("failures hidden: %d end states, the enumeration's %d", len(rec.finals), len(tolRec.finals))
+	}
+	return ""
+}
+
+func TestDPORAgreesWithEnumeration(t *testing.T) {
+	for _, g := range generators {
+		t.Run(g.name, func(t *testing.T) {
+			var dporRuns, enumRuns, sleepBlocked int64
+			var verified, violations int
+			rapid.Check(t, func(t *rapid.T) {
+				p := g.gen.Draw(t, "program")
+				refRec, ref := reference(p, false)
+				tolRec, tol := reference(p, true)
+				for _, copying := range []bool{false, true} {
+					name := fmt.Sprintf("dpor (recycling states: %v)", copying)
+					dfsRec, dfs := search(sched.DFS{}, p, false, copying)
+					rec, res := search(sched.DPOR{}, p, false, copying)
+					require.Zero(t, res.Stats.States, name)
+					require.Equal(t, dfs.Verdict, res.Verdict, "%s: dfs says %s (%+v), dpor %+v", name, dfs.Verdict, dfs.Failure, res.Failure)
+					if len(ref.kinds) == 0 {
+						require.Equal(t, sched.Verified, res.Verdict, name)
+						require.True(t, res.Complete, name)
+						require.Equal(t, sorted(refRec.finals), sorted(rec.finals), "%s end states", name)
+						require.Equal(t, sorted(dfsRec.finals), sorted(rec.finals), "%s end states", name)
+						require.LessOrEqual(t, res.Stats.Executions, enumerations(newToy(p)), name)
+						if !copying {
+							verified++
+						}
+					} else {
+						require.Equal(t, sched.Violation, res.Verdict, name)
+						require.False(t, res.Complete, name)
+						require.Contains(t, ref.kinds, res.Failure.Kind, name)
+						requireReplays(t, p, name, res)
+						if !copying {
+							violations++
+						}
+					}
+
+					// Failures hidden: every failure kind and end state of the
+					// enumeration, in no more executions.
+					rec, res = search(sched.DPOR{}, p, true, copying)
+					if tol.kinds[sched.KindDeadlock] {
+						require.Equal(t, sched.Violation, res.Verdict, name)
+						require.Equal(t, sched.KindDeadlock, res.Failure.Kind, name)
+						continue
+					}
+					require.Equal(t, sched.Verified, res.Verdict, name)
+					require.Equal(t, sorted(tol.kinds), sorted(rec.kinds), "%s failure kinds", name)
+					require.Equal(t, sorted(tolRec.finals), sorted(rec.finals), "%s end states", name)
+					all := enumerations(newRecorder(newToy(p), true))
+					require.LessOrEqual(t, res.Stats.Executions, all, name)
+					if !copying {
+						dporRuns += res.Stats.Executions
+						sleepBlocked += res.Stats.SleepBlocked
+						enumRuns += all
+					}
+				}
+			})
+			t.Logf("%d programs verified, %d with a violation; failures hidden: dpor ran %d executions (%d sleep-blocked), the enumeration %d",
+				verified, violations, dporRuns, sleepBlocked, enumRuns)
+		})
+	}
+}
+
+// Each deliberately broken DPOR misses an outcome on some small program:
+// the property above has the teeth to catch a reduction that drops
+// backtrack points.
+func TestBrokenDPORCaught(t *testing.T) {
+	broken := []struct {
+		name string
+		s    sched.Strategy
+	}{
+		{"no races", sched.DPORNoRaces},
+		{"no blocked threads", sched.DPORNoBlocked},
+		{"reversible races only", sched.DPORReversibleOnly},
+	}
+	type sample struct {
+		name  string
+		ops   int
+		build func() sched.System
+	}
+	const cases = 150
+	var samples []sample
+	for _, g := range generators {
+		for seed := range cases {
+			p := g.gen.Example(seed)
+			samples = append(samples, sample{p.String(), ops(p), func() sched.System { return newToy(p) }})
+		}
+	}
+	for seed := range cases {
+		p := rapid.Custom(genBlockingProgram).Example(seed)
+		samples = append(samples, sample{p.String(), ops(p.program), func() sched.System { return newBlocking(p) }})
+	}
+	for _, b := range broken {
+		t.Run(b.name, func(t *testing.T) {
+			caught, smallest := 0, -1
+			for i, c := range samples {
+				if m := dporMismatch(b.s, c.build); m != "" {
+					caught++
+					if smallest < 0 || c.ops < samples[smallest].ops {
+						smallest = i
+						t.Logf("caught on %s: %s", c.name, m)
+					}
+				}
+			}
+			require.Positive(t, caught, "%d programs and the broken search agreed with the enumeration on all", len(samples))
+			t.Logf("caught on %d of %d programs", caught, len(samples))
+		})
+	}
+}
+
+func ops(p *program) int {
+	n := 0
+	for _, t := range p.Threads {
+		n += len(t)
+	}
+	return n
+}
+
+func TestDPORPrograms(t *testing.T) {
+	tests := []struct {
+		name string
+		p    *program
+		// executions: what DPOR runs (failures hidden), finals: the end
+		// states it reaches, kind: the failure when it must find one.
+		executions, sleepBlocked int64
+		finals                   int
+		kind                     string
+	}{
+		{name: "independent threads run once", p: wide, executions: 1, finals: 1},
+		{name: "two writes, two orders", p: toy("w0+1", "w0+2"), executions: 2, finals: 2},
+		{name: "reads commute", p: toy("r0 r0", "r0", "r0 r0"), executions: 1, finals: 1},
+		// The second acquire blocks; only the blocked thread's race with
+		// the first acquire puts it first.
+		{name: "lock order", p: toy("a0 w0+1 u0", "a0 w0+2 u0"), executions: 2, finals: 2},
+		// The release's race with the acquire cannot be reversed, but
+		// asks for r1 first all the same (an initial that can run): one
+		// execution more, which the sleep set then abandons.
+		{name: "lock order, late acquire", p: toy("a0 w0+1 u0", "r1 a0 w0+2 u0"), executions: 3, sleepBlocked: 1, finals: 2},
+		{name: "deadlock", p: toy("a0 a1 u1 u0", "a1 a0 u0 u1"), kind: sched.KindDeadlock},
+		{name: "assert between writes", p: toy("w0+1 w0+2", "f0=1"), kind: kindAssert},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec, res := search(sched.DPOR{}, tt.p, true, true)
+			if tt.kind != "" {
+				if res.Verdict == sched.Verified {
+					require.Contains(t, rec.kinds, tt.kind)
+				} else {
+					require.Equal(t, tt.kind, res.Failure.Kind)
+				}
+				res = sched.DPOR{}.Run(newToy(tt.p), sched.Limits{})
+				require.Equal(t, sched.Violation, res.Verdict)
+				require.Equal(t, tt.kind, res.Failure.Kind)
+				requireReplays(t, tt.p, "dpor", res)
+				return
+			}
+			require.Equal(t, sched.Verified, res.Verdict)
+			require.Equal(t, tt.executions, res.Stats.Executions)
+			require.Equal(t, tt.sleepBlocked, res.Stats.SleepBlocked)
+			require.Len(t, rec.finals, tt.finals)
+			require.Zero(t, res.Stats.States)
+		})
+	}
+}
+
+// Two threads add to r0 under a lock, a third reads r1: of the 30 orders
+// of their steps, DPOR runs one per order of the two critical sections.
+func ExampleDPOR() {
+	p := toy("a0 r0 w0+1 u0", "a0 r0 w0+1 u0", "r1")
+	res := sched.DPOR{}.Run(newToy(p), sched.Limits{})
+	fmt.Println(res.Verdict, res.Stats.Executions, "executions,", res.Stats.SleepBlocked, "abandoned asleep")
+	// Output: verified 2 executions, 0 abandoned asleep
+}
