@@ -95,6 +95,12 @@ type Result struct {
 	Failure  *Failure
 	Schedule []ThreadID
 	Stats    Stats
-	// Cut says why an Incomplete search stopped.
+	// Cut says why an Incomplete search stopped, or, for a bounded search
+	// that found nothing, what it covered.
 	Cut string
+	// Preemptions is set by Bounded: for a Violation, the preemptions in
+	// Schedule, the fewest of any counterexample (see CountPreemptions);
+	// when Verified, the bound under which the search found that the
+	// bound stopped nothing.
+	Preemptions int
 }
