@@ -25,6 +25,16 @@ func (s *Seeded) Choose(runnable []ThreadID) ThreadID {
 	return runnable[s.rng.IntN(len(runnable))]
 }
 
+// Rand draws the random numbers of a strategy whose choices are not
+// between threads (PCT's priorities and change points).
+type Rand interface {
+	// IntN returns a uniform integer in [0, n); n > 0.
+	IntN(n int) int
+}
+
+// IntN implements Rand, from the same generator as Choose.
+func (s *Seeded) IntN(n int) int { return s.rng.IntN(n) }
+
 // Replaying hands back a recorded schedule. When the schedule runs out, or
 // names a thread that is not runnable, Err is set and Choose returns the
 // first runnable thread; the walk checks Err and stops.
