@@ -8,7 +8,11 @@
 //  1. implement System (Clone must copy all state; AppendKey must encode it
 //     canonically, so equal keys mean equal futures);
 //  2. pick a Strategy: DFS or BFS (exhaustive, with a visited set of states),
-//     Random (seeded walks) or Replay (one recorded schedule);
+//     DPOR (exhaustive and stateless, reducing by partial order; it trusts
+//     Footprint to declare every dependence, enabling and blocking
+//     included), Bounded (every schedule up to a number of preemptions,
+//     fewest first), Random or PCT (seeded walks, PCT with a probability
+//     guarantee per bug depth) or Replay (one recorded schedule);
 //  3. call Run with Limits, and read the Result: a Verdict value, never an
 //     error, plus the schedule of a counterexample.
 //
