@@ -79,7 +79,7 @@ kernel: call f; raise
 	for _, p := range check.Protocols() {
 		for _, a := range []model.Atomicity{model.GIL, model.FreeThreaded} {
 			t.Run(p.Name+"/"+a.String(), func(t *testing.T) {
-				rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: a})
+				rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: a, Strategy: check.StrategyDFS})
 				require.NoError(t, err)
 				f := rep.Result.Failure
 				if p.Name == "refcount-unregistered" && a == model.FreeThreaded {

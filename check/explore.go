@@ -3,6 +3,7 @@ package check
 import (
 	"cmp"
 	"fmt"
+	"strings"
 	"time"
 
 	"swapcheck/model"
@@ -11,13 +12,37 @@ import (
 
 // Strategy names, as -strategy spells them.
 const (
-	StrategyDFS    = "dfs"
-	StrategyBFS    = "bfs"
-	StrategyRandom = "random"
+	// StrategyAuto is the default: a bounded search up to AutoPreemptions
+	// preemptions, then, if it found nothing, the complete symmetry-reduced
+	// search (states); a violation only that one finds is then reduced to
+	// the fewest preemptions by a bounded search.
+	StrategyAuto    = "auto"
+	StrategyStates  = "states"
+	StrategyDFS     = "dfs"
+	StrategyBFS     = "bfs"
+	StrategyDPOR    = "dpor"
+	StrategyBounded = "bounded"
+	StrategyPCT     = "pct"
+	StrategyRandom  = "random"
 )
 
+// StrategyDoc says what each strategy does, for -list.
+var StrategyDoc = map[string]string{
+	StrategyAuto:    fmt.Sprintf("the default: bounded up to %d preemptions, then states; proves, and finds bugs with the fewest preemptions", AutoPreemptions),
+	StrategyStates:  "exhaustive stateful search, states equal up to permuting a block's threads counted once; -workers in parallel (proves)",
+	StrategyDFS:     "exhaustive depth-first search with a visited set; -workers in parallel (proves)",
+	StrategyBFS:     "exhaustive breadth-first search: the shortest counterexample (proves)",
+	StrategyDPOR:    "exhaustive stateless search with source-set partial-order reduction and sleep sets (proves)",
+	StrategyBounded: "every schedule with at most -preemptions preemptions, the fewest first (proves only when the bound never mattered)",
+	StrategyPCT:     "-runs PCT runs aimed at bugs of depth -depth, with a per-run probability guarantee (finds, never proves)",
+	StrategyRandom:  "-runs seeded random walks (finds, never proves)",
+}
+
+// AutoPreemptions is the bound of auto's first, bug-finding phase.
+const AutoPreemptions = 2
+
 // Strategies lists the strategies Explore knows.
-var Strategies = []string{StrategyDFS, StrategyBFS, StrategyRandom}
+var Strategies = []string{StrategyAuto, StrategyStates, StrategyDFS, StrategyBFS, StrategyDPOR, StrategyBounded, StrategyPCT, StrategyRandom}
 
 // Config is one exploration.
 type Config struct {
@@ -31,9 +56,12 @@ type Config struct {
 	// Shard and Shards (Shards > 1) run one part of an exhaustive search,
 	// for independent processes whose summaries MergeSummaries combines.
 	Shard, Shards int
-	// Runs and Seed drive the random strategy.
+	// Runs and Seed drive the random and pct strategies.
 	Runs int64
 	Seed uint64
+	// Preemptions bounds the bounded strategy; Depth is PCT's bug depth.
+	Preemptions int
+	Depth       int
 	// MaxExecutions and MaxDepth bound the search (0: unbounded, default).
 	MaxExecutions int64
 	MaxDepth      int
@@ -60,6 +88,50 @@ type Report struct {
 	// LocksLeft is the most per-module locks an execution left behind
 	// (allowed: merged keeps one lock per module forever).
 	LocksLeft int
+	// Preemptions is the counterexample's number of preemptions.
+	Preemptions int
+	// Plan says what the auto strategy ran, phase by phase.
+	Plan []string
+}
+
+// strategy builds the configured strategy.
+func strategy(cfg Config) (sched.Strategy, error) {
+	parallel := cfg.Workers > 1 || cfg.Shards > 1
+	if cfg.Shards > 1 && cfg.Strategy != StrategyDFS && cfg.Strategy != StrategyStates {
+		return nil, fmt.Errorf("-shard splits an exhaustive stateful search (-strategy states or dfs), not %s", cfg.Strategy)
+	}
+	switch cfg.Strategy {
+	case StrategyStates:
+		if parallel {
+			return sched.Parallel{Workers: max(cfg.Workers, 1), Symmetry: true, Shard: cfg.Shard, Shards: cfg.Shards}, nil
+		}
+		return sched.States{}, nil
+	case StrategyDFS:
+		if parallel {
+			return sched.Parallel{Workers: max(cfg.Workers, 1), Shard: cfg.Shard, Shards: cfg.Shards}, nil
+		}
+		return sched.DFS{}, nil
+	case StrategyBFS:
+		return sched.BFS{}, nil
+	case StrategyDPOR:
+		return sched.DPOR{}, nil
+	case StrategyBounded:
+		if cfg.Preemptions < 0 {
+			return nil, fmt.Errorf("bounded needs -preemptions of at least 0, got %d", cfg.Preemptions)
+		}
+		return sched.Bounded{MaxPreemptions: cfg.Preemptions}, nil
+	case StrategyPCT:
+		if cfg.Runs < 1 || cfg.Depth < 1 {
+			return nil, fmt.Errorf("pct needs -runs and -depth of at least 1, got %d and %d", cfg.Runs, cfg.Depth)
+		}
+		return sched.PCT{Depth: cfg.Depth, Runs: int(cfg.Runs), Chooser: sched.NewSeeded(cfg.Seed)}, nil
+	case StrategyRandom:
+		if cfg.Runs < 1 {
+			return nil, fmt.Errorf("random needs -runs of at least 1, got %d", cfg.Runs)
+		}
+		return sched.Random{Runs: cfg.Runs, Chooser: sched.NewSeeded(cfg.Seed)}, nil
+	}
+	return nil, fmt.Errorf("unknown strategy %q (want one of %s)", cfg.Strategy, strings.Join(Strategies, ", "))
 }
 
 // Explore runs the configured search.
@@ -68,42 +140,82 @@ func Explore(cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	var strat sched.Strategy
-	switch cfg.Strategy {
-	case StrategyDFS, "":
-		cfg.Strategy, strat = StrategyDFS, sched.DFS{}
-		if cfg.Workers > 1 || cfg.Shards > 1 {
-			strat = sched.Parallel{Workers: max(cfg.Workers, 1), Shard: cfg.Shard, Shards: cfg.Shards}
-		}
-	case StrategyBFS:
-		strat = sched.BFS{}
-	case StrategyRandom:
-		if cfg.Runs < 1 {
-			return nil, fmt.Errorf("random needs -runs of at least 1, got %d", cfg.Runs)
-		}
-		strat = sched.Random{Runs: cfg.Runs, Chooser: sched.NewSeeded(cfg.Seed)}
-	default:
-		return nil, fmt.Errorf("unknown strategy %q (want dfs, bfs or random)", cfg.Strategy)
-	}
-	if cfg.Shards > 1 && strat.Name() != StrategyDFS {
-		return nil, fmt.Errorf("-shard splits an exhaustive search (-strategy dfs), not %s", cfg.Strategy)
-	}
+	cfg.Strategy = cmp.Or(cfg.Strategy, StrategyAuto)
 	start := time.Now()
 	var why string
 	lim := sched.Limits{MaxExecutions: cfg.MaxExecutions, MaxDepth: cfg.MaxDepth, Stop: stopFunc(start, cfg, &why), Progress: cfg.Progress}
+	rep := &Report{Config: cfg, Program: prog}
 	sys := NewSystem(prog)
-	if !strat.Exhaustive() {
-		sys.RecordHistory()
+	if cfg.Strategy == StrategyAuto {
+		if cfg.Shards > 1 {
+			return nil, fmt.Errorf("-shard splits an exhaustive stateful search (-strategy states or dfs), not auto")
+		}
+		rep.Result = rep.auto(sys, lim)
+	} else {
+		strat, err := strategy(cfg)
+		if err != nil {
+			return nil, err
+		}
+		if cfg.Strategy == StrategyRandom || cfg.Strategy == StrategyPCT {
+			sys.RecordHistory() // walks: each execution's history is checked whole
+		}
+		rep.Result = strat.Run(sys, lim)
 	}
-	res := strat.Run(sys, lim)
-	if res.Verdict == sched.Incomplete && why != "" {
-		res.Cut = why
+	rep.Elapsed = time.Since(start)
+	rep.LocksLeft = sys.LocksLeft()
+	if rep.Result.Verdict == sched.Incomplete && why != "" {
+		rep.Result.Cut = why
 	}
-	rep := &Report{Config: cfg, Program: prog, Result: res, Elapsed: time.Since(start), LocksLeft: sys.LocksLeft()}
-	if res.Verdict == sched.Violation && cfg.Strategy != StrategyBFS {
-		rep.shorten(lim)
+	if rep.Result.Verdict == sched.Violation {
+		// A bounded search's counterexample has the fewest preemptions; any
+		// other is replaced by the shortest.
+		if cfg.Strategy != StrategyBFS && cfg.Strategy != StrategyBounded && cfg.Strategy != StrategyAuto {
+			rep.shorten(lim)
+		}
+		rep.Preemptions = sched.CountPreemptions(NewSystem(prog), rep.Result.Schedule)
 	}
 	return rep, nil
+}
+
+// auto runs the default plan: find bugs fast with the fewest preemptions,
+// then prove the rest with the complete symmetry-reduced search.
+func (r *Report) auto(sys *System, lim sched.Limits) sched.Result {
+	cfg := r.Config
+	first := sched.Bounded{MaxPreemptions: AutoPreemptions}.Run(sys, lim)
+	switch first.Verdict {
+	case sched.Violation:
+		r.Plan = append(r.Plan, fmt.Sprintf("bounded (up to %d preemptions): violation with %d", AutoPreemptions, first.Preemptions))
+		return first
+	case sched.Verified:
+		r.Plan = append(r.Plan, fmt.Sprintf("bounded (up to %d preemptions): the bound never mattered, so the whole space was searched: verified", AutoPreemptions))
+		return first
+	case sched.Incomplete:
+		r.Plan = append(r.Plan, fmt.Sprintf("bounded (up to %d preemptions): stopped", AutoPreemptions))
+		return first
+	}
+	r.Plan = append(r.Plan, fmt.Sprintf("bounded (up to %d preemptions): no violation", AutoPreemptions))
+	complete := sched.Parallel{Workers: max(cfg.Workers, 1), Symmetry: true}.Run(sys, lim)
+	complete.Stats.Steps += first.Stats.Steps
+	complete.Stats.Executions += first.Stats.Executions
+	switch complete.Verdict {
+	case sched.Verified:
+		r.Plan = append(r.Plan, fmt.Sprintf("states (symmetry reduction, %d workers): verified", max(cfg.Workers, 1)))
+		return complete
+	case sched.Incomplete:
+		r.Plan = append(r.Plan, fmt.Sprintf("states (symmetry reduction, %d workers): stopped", max(cfg.Workers, 1)))
+		return complete
+	}
+	p := sched.CountPreemptions(NewSystem(r.Program), complete.Schedule)
+	r.Plan = append(r.Plan, fmt.Sprintf("states (symmetry reduction, %d workers): violation with %d preemptions", max(cfg.Workers, 1), p))
+	fewest := sched.Bounded{MaxPreemptions: p}.Run(sys, lim)
+	if fewest.Verdict != sched.Violation {
+		return complete // cut short: keep what the complete search found
+	}
+	r.Plan = append(r.Plan, fmt.Sprintf("bounded (up to %d preemptions): the fewest, %d", p, fewest.Preemptions))
+	fewest.Stats.Steps += complete.Stats.Steps
+	fewest.Stats.Executions += complete.Stats.Executions
+	fewest.Stats.States = complete.Stats.States
+	return fewest
 }
 
 // shorten replaces the counterexample by the first one a breadth-first
@@ -149,3 +261,18 @@ func stopFunc(start time.Time, cfg Config, why *string) func() bool {
 // Verified reports whether the report proves the scenario correct: an
 // exhaustive search that finished.
 func (r *Report) Verified() bool { return r.Result.Verdict == sched.Verified && r.Result.Complete }
+
+// PCTLength is k, the execution length a pct run assumes.
+func PCTLength(r *Report) int {
+	return sched.PCT{}.EstimateLength(NewSystem(r.Program))
+}
+
+// PCTGuarantee is the per-run probability that a pct run of the report's
+// configuration finds a bug of its depth: 1/(n*k^(d-1)); 0 for other
+// strategies.
+func PCTGuarantee(r *Report) float64 {
+	if r.Config.Strategy != StrategyPCT {
+		return 0
+	}
+	return sched.PCTBound(r.Program.NumThreads(), PCTLength(r), r.Config.Depth)
+}

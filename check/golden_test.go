@@ -31,9 +31,9 @@ var goldenCases = []struct {
 	// spells it in its replay line (flags in alphabetical order).
 	args string
 }{
-	{"naive-gil-2-threads", "naive", 2, model.GIL, "-protocol naive -threads 2"},
-	{"refcount-del-gil-2-threads", "refcount-del", 2, model.GIL, "-protocol refcount-del -threads 2"},
-	{"refcount-unregistered-free-threaded-2-threads", "refcount-unregistered", 2, model.FreeThreaded, "-atomicity free-threaded -protocol refcount-unregistered -threads 2"},
+	{"naive-gil-2-threads", "naive", 2, model.GIL, "-protocol naive -strategy dfs -threads 2"},
+	{"refcount-del-gil-2-threads", "refcount-del", 2, model.GIL, "-protocol refcount-del -strategy dfs -threads 2"},
+	{"refcount-unregistered-free-threaded-2-threads", "refcount-unregistered", 2, model.FreeThreaded, "-atomicity free-threaded -protocol refcount-unregistered -strategy dfs -threads 2"},
 }
 
 // TestGolden compares the counterexample traces with the files under

@@ -153,5 +153,9 @@ func Replay(s *Schedule) (*Report, error) {
 		return nil, fmt.Errorf("the schedule does not fit its scenario: %v", err)
 	}
 	cfg := Config{Protocol: s.Protocol, Scenario: s.Scenario, Atomicity: s.Atomicity, Strategy: "replay"}
-	return &Report{Config: cfg, Program: prog, Result: res, LocksLeft: sys.LocksLeft()}, nil
+	rep := &Report{Config: cfg, Program: prog, Result: res, LocksLeft: sys.LocksLeft()}
+	if res.Verdict == sched.Violation {
+		rep.Preemptions = sched.CountPreemptions(NewSystem(prog), res.Schedule)
+	}
+	return rep, nil
 }

@@ -28,9 +28,17 @@ type Summary struct {
 	Stopped string `json:"stopped,omitempty"`
 	// LocksLeft is the most per-module locks an execution left in the
 	// registry (allowed, reported).
-	LocksLeft int               `json:"locks_left"`
-	Seed      *uint64           `json:"seed,omitempty"`
-	Violation *ViolationSummary `json:"violation,omitempty"`
+	LocksLeft int `json:"locks_left"`
+	// Matched counts steps that reached a state already stored; MemoryBytes
+	// is what the visited set held; Plan is what auto ran.
+	Matched     int64    `json:"matched"`
+	MemoryBytes int64    `json:"memory_bytes"`
+	Plan        []string `json:"plan,omitempty"`
+	// PCTGuarantee is pct's per-run probability of finding a bug of its
+	// depth.
+	PCTGuarantee float64           `json:"pct_guarantee,omitempty"`
+	Seed         *uint64           `json:"seed,omitempty"`
+	Violation    *ViolationSummary `json:"violation,omitempty"`
 }
 
 // ViolationSummary describes a counterexample.
@@ -42,28 +50,33 @@ type ViolationSummary struct {
 	// Step is the failing step's number (1-based), the last of Schedule.
 	Step int `json:"step"`
 	// Schedule is the thread number of every step, as in schedule.txt.
-	Schedule   []int `json:"schedule"`
-	TraceSteps int   `json:"trace_steps"`
-	Shortened  bool  `json:"shortened"`
+	Schedule    []int `json:"schedule"`
+	TraceSteps  int   `json:"trace_steps"`
+	Preemptions int   `json:"preemptions"`
+	Shortened   bool  `json:"shortened"`
 }
 
 // Summarize builds the summary of a report.
 func Summarize(r *Report) Summary {
 	res := r.Result
 	s := Summary{
-		Protocol:   r.Config.Protocol.Name,
-		Atomicity:  r.Config.Atomicity.String(),
-		Strategy:   r.Config.Strategy,
-		Scenario:   r.Config.Scenario.String(),
-		Verdict:    res.Verdict.String(),
-		Complete:   res.Complete,
-		Executions: res.Stats.Executions,
-		States:     res.Stats.States,
-		Steps:      res.Stats.Steps,
-		MaxDepth:   res.Stats.Depth,
-		ElapsedMS:  float64(r.Elapsed.Microseconds()) / 1000,
-		Stopped:    res.Cut,
-		LocksLeft:  r.LocksLeft,
+		Protocol:     r.Config.Protocol.Name,
+		Atomicity:    r.Config.Atomicity.String(),
+		Strategy:     r.Config.Strategy,
+		Scenario:     r.Config.Scenario.String(),
+		Verdict:      res.Verdict.String(),
+		Complete:     res.Complete,
+		Executions:   res.Stats.Executions,
+		States:       res.Stats.States,
+		Steps:        res.Stats.Steps,
+		MaxDepth:     res.Stats.Depth,
+		ElapsedMS:    float64(r.Elapsed.Microseconds()) / 1000,
+		Stopped:      res.Cut,
+		LocksLeft:    r.LocksLeft,
+		Matched:      res.Stats.Matched,
+		MemoryBytes:  res.Stats.MemoryBytes,
+		Plan:         r.Plan,
+		PCTGuarantee: PCTGuarantee(r),
 	}
 	if r.Config.Shards > 1 {
 		s.Shard = fmt.Sprintf("%d/%d", r.Config.Shard, r.Config.Shards)
@@ -71,14 +84,14 @@ func Summarize(r *Report) Summary {
 	if secs := r.Elapsed.Seconds(); secs > 0 {
 		s.StepsPerSec = float64(res.Stats.Steps) / secs
 	}
-	if r.Config.Strategy == StrategyRandom {
+	if r.Config.Strategy == StrategyRandom || r.Config.Strategy == StrategyPCT {
 		seed := r.Config.Seed
 		s.Seed = &seed
 	}
 	if res.Verdict == sched.Violation {
 		v := &ViolationSummary{
 			Kind: res.Failure.Kind, Message: res.Failure.Message,
-			Step: len(res.Schedule), TraceSteps: len(res.Schedule), Shortened: r.Shortened,
+			Step: len(res.Schedule), TraceSteps: len(res.Schedule), Shortened: r.Shortened, Preemptions: r.Preemptions,
 			Schedule: make([]int, len(res.Schedule)),
 		}
 		if res.Failure.Thread >= 0 {

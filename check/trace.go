@@ -58,7 +58,7 @@ func WriteTrace(out io.Writer, r *Report, repro string) error {
 	for _, line := range strings.Split(strings.TrimRight(cfg.Scenario.String(), "\n"), "\n") {
 		fmt.Fprintf(&b, "    %s\n", line)
 	}
-	fmt.Fprintf(&b, "\n%d steps, each one atomic CPython operation, in the thread's column.\n\n", len(steps))
+	fmt.Fprintf(&b, "\n%d steps (%d preemptions), each one atomic CPython operation, in the thread's column.\n\n", len(steps), r.Preemptions)
 	writeTable(&b, r.Program, steps, res.Failure)
 	fmt.Fprintf(&b, "\nreplay: %s\n", repro)
 	_, err = io.WriteString(out, b.String())

@@ -34,7 +34,7 @@ type options struct {
 	protocol, scenario, atomicity, strategy, replay, out, shard string
 	shape                                                       model.Shape
 	runs, maxExecutions                                         int64
-	maxDepth, workers                                           int
+	maxDepth, workers, preemptions, depth                       int
 	seed                                                        uint64
 	timeout                                                     time.Duration
 	list, json, force, table, quiet                             bool
@@ -88,7 +88,9 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.shape.Syncthreads, "syncthreads", false, "call cuda.syncthreads() after each device call")
 	fs.StringVar(&o.scenario, "scenario", "", "read the scenario from `FILE` instead (see testdata/scenarios/README.md)")
 	fs.StringVar(&o.atomicity, "atomicity", "gil", "what one step is: gil or free-threaded")
-	fs.StringVar(&o.strategy, "strategy", check.StrategyDFS, "dfs (exhaustive), bfs (exhaustive, shortest first) or random")
+	fs.StringVar(&o.strategy, "strategy", check.StrategyAuto, "how to search: "+strings.Join(check.Strategies, ", ")+" (-list says what each does)")
+	fs.IntVar(&o.preemptions, "preemptions", 3, "the most preemptions -strategy bounded tries")
+	fs.IntVar(&o.depth, "depth", 3, "the bug depth -strategy pct aims at")
 	fs.Int64Var(&o.runs, "runs", 1000, "executions for -strategy random")
 	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "goroutines for an exhaustive search (verdicts and counts do not depend on it)")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed for -strategy random")
@@ -205,6 +207,9 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 	} else if err := human(stdout, rep, repro); err != nil {
 		return 0, err
 	}
+	for _, phase := range rep.Plan {
+		fmt.Fprintf(stderr, "explore: auto: %s\n", phase)
+	}
 	fmt.Fprintf(stderr, "explore: %s, %s: %d executions, %d states, %d steps in %.1f ms (%.2fM steps/s)\n",
 		sum.Protocol, sum.Verdict, sum.Executions, sum.States, sum.Steps, sum.ElapsedMS, sum.StepsPerSec/1e6)
 	switch rep.Result.Verdict {
@@ -266,7 +271,7 @@ func config(o *options) (check.Config, error) {
 		Shard: shard, Shards: shards,
 		Protocol: p, Scenario: sc, Atomicity: a, Strategy: o.strategy,
 		Runs: o.runs, Seed: o.seed, MaxExecutions: o.maxExecutions, MaxDepth: o.maxDepth, Timeout: o.timeout,
-		Workers: o.workers,
+		Workers: o.workers, Preemptions: o.preemptions, Depth: o.depth,
 	}, nil
 }
 
@@ -358,20 +363,32 @@ func writeOut(dir string, rep *check.Report, sum check.Summary, repro string) er
 // line saying what was covered.
 func human(out io.Writer, rep *check.Report, repro string) error {
 	res := rep.Result
+	var b strings.Builder
+	name, strat := rep.Config.Protocol.Name+" ("+rep.Config.Atomicity.String()+")", rep.Config.Strategy
 	switch res.Verdict {
 	case sched.Violation:
+		if _, err := io.WriteString(out, b.String()); err != nil {
+			return err
+		}
 		return check.WriteTrace(out, rep, repro)
 	case sched.Verified:
-		_, err := fmt.Fprintf(out, "%s (%s): verified: an exhaustive %s search found no violation in %d executions (%d states, %d steps)\n",
-			rep.Config.Protocol.Name, rep.Config.Atomicity, rep.Config.Strategy, res.Stats.Executions, res.Stats.States, res.Stats.Steps)
-		return err
+		fmt.Fprintf(&b, "%s: verified: the %s search covered every reachable state: %d states, %d executions, %d steps\n",
+			name, strat, res.Stats.States, res.Stats.Executions, res.Stats.Steps)
 	case sched.NoViolationFound:
-		_, err := fmt.Fprintf(out, "%s (%s): no violation found in %d %s executions (%d steps); this proves nothing\n",
-			rep.Config.Protocol.Name, rep.Config.Atomicity, res.Stats.Executions, rep.Config.Strategy, res.Stats.Steps)
-		return err
+		fmt.Fprintf(&b, "%s: no violation found by %s (%d executions, %d steps", name, strat, res.Stats.Executions, res.Stats.Steps)
+		if res.Cut != "" {
+			fmt.Fprintf(&b, "; covered: %s", res.Cut)
+		}
+		b.WriteString("); this proves nothing\n")
+		if g := check.PCTGuarantee(rep); g > 0 {
+			fmt.Fprintf(&b, "pct: each run finds a bug of depth %d with probability at least %.3g (1/(n*k^(d-1)), n=%d threads, k=%d steps)\n",
+				rep.Config.Depth, g, rep.Program.NumThreads(), check.PCTLength(rep))
+		}
+	default:
+		fmt.Fprintf(&b, "%s: incomplete: the %s search stopped (%s) after %d states, %d executions, %d steps, without a violation; nothing is proved\n",
+			name, strat, res.Cut, res.Stats.States, res.Stats.Executions, res.Stats.Steps)
 	}
-	_, err := fmt.Fprintf(out, "%s (%s): incomplete: the %s search stopped (%s) after %d executions, %d states, %d steps, without a violation; nothing is proved\n",
-		rep.Config.Protocol.Name, rep.Config.Atomicity, rep.Config.Strategy, res.Cut, res.Stats.Executions, res.Stats.States, res.Stats.Steps)
+	_, err := io.WriteString(out, b.String())
 	return err
 }
 
@@ -382,9 +399,9 @@ func list(out io.Writer) error {
 		fmt.Fprintf(&b, "  %-22s %s (testdata/python/%s)\n", p.Name, p.Summary, p.Source)
 	}
 	b.WriteString("strategies:\n")
-	fmt.Fprintf(&b, "  %-22s %s\n", check.StrategyDFS, "exhaustive depth-first search with a visited set (proves)")
-	fmt.Fprintf(&b, "  %-22s %s\n", check.StrategyBFS, "exhaustive breadth-first search: the shortest counterexample (proves)")
-	fmt.Fprintf(&b, "  %-22s %s\n", check.StrategyRandom, "-runs seeded random walks (finds, never proves)")
+	for _, name := range check.Strategies {
+		fmt.Fprintf(&b, "  %-22s %s\n", name, check.StrategyDoc[name])
+	}
 	b.WriteString("atomicity:\n  gil\n  free-threaded\n")
 	b.WriteString("violation kinds:\n")
 	for _, k := range check.Kinds {

@@ -333,7 +333,7 @@ func requireUsageError(t *testing.T, r result) {
 	require.True(t, strings.HasSuffix(r.stderr, "\n"), "stderr: %q", r.stderr)
 	require.Equal(t, 1, strings.Count(r.stderr, "\n"), "stderr is not one line: %q", r.stderr)
 	require.NotContains(t, r.stderr, "panic")
-	require.NotContains(t, r.stderr, "goroutine")
+	require.NotRegexp(t, `goroutine \d+ \[`, r.stderr, "a stack trace")
 }
 
 // validScenario is the default generated scenario, as a file.
@@ -482,9 +482,9 @@ func TestList(t *testing.T) {
 // rendering. Refresh them with "go test ./check -run TestGolden -update".
 func TestTraceMatchesGolden(t *testing.T) {
 	tests := []struct{ golden, args string }{
-		{"naive-gil-2-threads", "-protocol naive -threads 2"},
-		{"refcount-del-gil-2-threads", "-protocol refcount-del -threads 2"},
-		{"refcount-unregistered-free-threaded-2-threads", "-atomicity free-threaded -protocol refcount-unregistered -threads 2"},
+		{"naive-gil-2-threads", "-strategy dfs -protocol naive -threads 2"},
+		{"refcount-del-gil-2-threads", "-strategy dfs -protocol refcount-del -threads 2"},
+		{"refcount-unregistered-free-threaded-2-threads", "-strategy dfs -atomicity free-threaded -protocol refcount-unregistered -threads 2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {

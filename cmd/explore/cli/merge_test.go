@@ -33,7 +33,7 @@ func TestShardAndMerge(t *testing.T) {
 			for i := range 3 {
 				out := filepath.Join(dir, fmt.Sprint(i))
 				var stdout, stderr bytes.Buffer
-				code := cli.Run([]string{"-protocol", c.protocol, "-threads", c.threads, "-shard", fmt.Sprintf("%d/3", i), "-out", out, "-quiet", "-json"}, &stdout, &stderr)
+				code := cli.Run([]string{"-strategy", "states", "-protocol", c.protocol, "-threads", c.threads, "-shard", fmt.Sprintf("%d/3", i), "-out", out, "-quiet", "-json"}, &stdout, &stderr)
 				require.Contains(t, []int{cli.ExitOK, cli.ExitViolation}, code, stderr.String())
 				files = append(files, filepath.Join(out, "summary.json"))
 			}
@@ -66,7 +66,7 @@ func TestMergeBadInput(t *testing.T) {
 	require.NoError(t, os.WriteFile(garbage, []byte("not json"), 0o644))
 	unsharded := filepath.Join(dir, "unsharded")
 	var sink bytes.Buffer
-	require.Equal(t, cli.ExitOK, cli.Run([]string{"-protocol", "merged", "-out", unsharded, "-quiet"}, &sink, &sink))
+	require.Equal(t, cli.ExitOK, cli.Run([]string{"-strategy", "states", "-protocol", "merged", "-out", unsharded, "-quiet"}, &sink, &sink))
 	for name, args := range map[string][]string{
 		"no files":      {"merge"},
 		"missing file":  {"merge", filepath.Join(dir, "nope.json")},

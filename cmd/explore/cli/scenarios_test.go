@@ -119,7 +119,7 @@ func TestScenarioFiles(t *testing.T) {
 					require.True(t, ok, "no verdict recorded for %s", p.Name)
 					t.Run(p.Name+"/"+atomicity, func(t *testing.T) {
 						t.Parallel()
-						code, s := exploreJSON(t, "-protocol", p.Name, "-atomicity", atomicity, "-scenario", filepath.Join(scenarioDir, tt.file))
+						code, s := exploreJSON(t, "-strategy", "dfs", "-protocol", p.Name, "-atomicity", atomicity, "-scenario", filepath.Join(scenarioDir, tt.file))
 						w[i].check(t, code, s)
 					})
 				}
