@@ -1,8 +1,9 @@
 package model
 
 import (
-	"bytes"
+	"encoding/binary"
 	"slices"
+	"sync"
 	"unsafe"
 )
 
@@ -51,30 +52,69 @@ const (
 	brokenNoOwners
 )
 
+// tmpHookForTest, when set, sees every set and read of a frame's tmp (see
+// Ctx.Tmp) and every return of a frame from its with-body into its
+// generator. It exists only so that a test can check that no listing reads
+// a tmp left from before its body (canonical_export_test.go); nothing else
+// may set it.
+var tmpHookForTest func(w *World, frame int, op tmpOp)
+
+type tmpOp uint8
+
+const (
+	tmpSet tmpOp = 1 + iota
+	tmpGet
+	tmpResume
+)
+
 // canonScratch is what AppendCanonicalKey reuses between calls, so that
 // the hot path allocates nothing. It belongs to one World and is neither
 // copied nor shared by Clone and CopyFrom. It also remembers the last
-// call's work: a thread's live part is encoded again only when it differs
-// from the one encoded last time (a search recycles a World for a state
-// close to the one it held, so most are the same), and sorting starts from
-// the last canonical order. Neither memory changes a key, only its cost.
+// call's work: a thread's live part is looked up again only when it
+// differs from the one looked up last time (a search recycles a World for
+// a state close to the one it held, so most are the same), and sorting
+// starts from the last canonical order. Neither memory changes a key, only
+// its cost.
 type canonScratch struct {
 	mode  brokenSymmetry // the mode order was computed in
 	order []int          // threads in canonical order, group by group
 	pos   []slot
-	// Per thread t, in areas of maxLive slots or 3*maxLive bytes: the
-	// live part last encoded (raw[t*maxLive:][:rawLen[t]]) and its
-	// encoding (enc[t*3*maxLive:][:encLen[t]]).
+	// Per thread t: the live part last looked up, raw[t*maxLive:][:rawLen[t]],
+	// and its number in the program's table of live parts.
 	maxLive      int
 	raw          []slot
 	rawLen       []int
-	enc          []byte
-	encLen       []int
+	part         []uint32
 	finishedLive [2]slot
+	copied       []slot // a live part with a dead tmp zeroed
 	topOnly      []slot // brokenTopFrameOnly's live part
 	// firstHeld[t] is the lowest lock thread t holds, 0 when none: the
 	// tie-break between threads with equal live parts.
 	firstHeld []slot
+}
+
+// liveParts numbers the distinct live parts of threads (see
+// AppendCanonicalKey) that a program's worlds have met, from 1 up, in the
+// order they were met. It is shared by every World of the program, and by
+// goroutines searching in parallel.
+type liveParts struct {
+	mu      sync.Mutex
+	numbers map[string]uint32
+}
+
+// number is the number of part, given one if it is new.
+func (lp *liveParts) number(part []slot) uint32 {
+	lp.mu.Lock()
+	defer lp.mu.Unlock()
+	n, ok := lp.numbers[string(slotBytes(part))]
+	if !ok {
+		if lp.numbers == nil {
+			lp.numbers = make(map[string]uint32)
+		}
+		n = uint32(len(lp.numbers) + 1)
+		lp.numbers[string(slotBytes(part))] = n
+	}
+	return n
 }
 
 // AppendCanonicalKey appends the key of w's orbit under the symmetry
@@ -83,30 +123,38 @@ type canonScratch struct {
 // below, dead slots ignored).
 //
 // The key is the state vector of the orbit's canonical member, with dead
-// slots left out, one byte a slot for small values (see appendSlot). Each
-// group's threads are sorted by their encoded live part (below), which
-// names no thread, and then by the locks they hold (only threads with equal
-// live parts need it: a lock has one owner, so two threads still tied hold
-// no lock, and swapping them changes nothing). That order is a function of
-// the orbit, so is the key; the lock owners are then renamed to the
-// positions their threads sort to, which is the permutation acting on the
-// whole state. Conversely the key decodes into w permuted, so equal keys
-// mean permuted states.
+// slots left out, in a compact form: the globals, registries and lock
+// owners one byte a slot for small values (see appendSlot), then each
+// thread's live part (below) as its number in a table of the live parts
+// the program's worlds have met (a uvarint; as SPIN's COLLAPSE
+// compression, the table is a bijection, so the number says as much as the
+// part). Each group's threads are sorted by their parts' numbers, which
+// name no thread, and then by the locks they hold (only threads with equal
+// parts need it: a lock has one owner, so two threads still tied hold no
+// lock, and swapping them changes nothing). The numbers are given in the
+// order parts are met, but once given never change, so the order is one
+// fixed order of the parts' contents, and the key a function of the orbit.
+// The lock owners are then renamed to the positions their threads sort to,
+// which is the permutation acting on the whole state. Conversely the key
+// decodes (through the table) into w permuted, so equal keys mean permuted
+// states.
 //
 // Dead slots are ones no step reads before writing them, so states that
 // differ only in them have equal futures: the frames above a thread's
-// depth (push clears a frame before use), and everything of a finished
-// thread but its status and the exception it died with (the poll reads
-// only those). A thread's live part is therefore its status and died
-// exception when it has finished, and otherwise its thread fields and its
-// frames up to its depth; either is told apart by its first slot, and the
-// rest by the depth it holds, so the key decodes unambiguously.
+// depth (push clears a frame before use), everything of a finished thread
+// but its status and the exception it died with (the poll reads only
+// those), and the tmp of a frame in its with-body (see Ctx.Tmp; a thread
+// that loaded the count before its body would otherwise remember the
+// value, and threads that entered in a different order would never match).
+// A thread's live part is therefore its status and died exception when it
+// has finished, and otherwise its thread fields and its frames up to its
+// depth, their tmp zeroed while in their body.
 func (w *World) AppendCanonicalKey(b []byte) []byte {
 	p, l := w.p, &w.p.lay
 	c := w.canonScratch()
 
 	for t := range c.rawLen {
-		c.encode(t, w.live(t, c))
+		c.lookUp(t, w.live(t, c), &p.liveParts)
 	}
 	w.findFirstHeld(c)
 	if brokenSymmetryForTest == brokenOneGroup {
@@ -136,7 +184,7 @@ func (w *World) AppendCanonicalKey(b []byte) []byte {
 	}
 	b = appendSlots(b, w.s[owners+p.maxLocks:l.threads])
 	for _, t := range c.order {
-		b = append(b, c.encoded(t)...)
+		b = binary.AppendUvarint(b, uint64(c.part[t]))
 	}
 	return b
 }
@@ -153,13 +201,12 @@ func (w *World) canonScratch() *canonScratch {
 			maxLive:   maxLive,
 			raw:       make([]slot, n*maxLive),
 			rawLen:    make([]int, n),
-			enc:       make([]byte, n*3*maxLive),
-			encLen:    make([]int, n),
+			part:      make([]uint32, n),
 			firstHeld: make([]slot, n),
 		}
 		for t := range n {
 			c.order[t] = t
-			c.rawLen[t] = -1 // nothing encoded yet
+			c.rawLen[t] = -1 // nothing looked up yet
 		}
 		w.canon = c
 	}
@@ -188,21 +235,32 @@ func (w *World) live(t int, c *canonScratch) []slot {
 		c.topOnly = append(append(c.topOnly[:0], w.s[base:base+tFrames]...), w.s[top:top+frameSize]...)
 		return c.topOnly
 	}
-	return w.s[base : base+tFrames+depth*frameSize]
+	v := w.s[base : base+tFrames+depth*frameSize]
+	for f := tFrames; f < len(v); f += frameSize {
+		if v[f+fInBody] == 1 && v[f+fTmp] != 0 {
+			// A frame in its with-body has a dead tmp (see Ctx.Tmp).
+			v = append(c.copied[:0], v...)
+			for f := tFrames; f < len(v); f += frameSize {
+				if v[f+fInBody] == 1 {
+					v[f+fTmp] = 0
+				}
+			}
+			c.copied = v
+			break
+		}
+	}
+	return v
 }
 
-// encode makes thread t's encoding that of live, unless it already is.
-func (c *canonScratch) encode(t int, live []slot) {
+// lookUp sets thread t's part number to live's, unless it already is.
+func (c *canonScratch) lookUp(t int, live []slot, lp *liveParts) {
 	raw := c.raw[t*c.maxLive:][:c.maxLive]
 	if c.rawLen[t] == len(live) && string(slotBytes(raw[:len(live)])) == string(slotBytes(live)) {
 		return
 	}
 	c.rawLen[t] = copy(raw, live)
-	c.encLen[t] = putSlots(c.enc[t*3*c.maxLive:], live)
+	c.part[t] = lp.number(live)
 }
-
-// encoded is thread t's encoded live part.
-func (c *canonScratch) encoded(t int) []byte { return c.enc[t*3*c.maxLive:][:c.encLen[t]] }
 
 // appendSlot encodes one slot: v+1 in one byte when it is below 255 (the
 // common case: -1 and small numbers), else 255 and the two bytes of v+1.
@@ -215,11 +273,10 @@ func appendSlot(b []byte, v slot) []byte {
 	}
 }
 
-// putSlots encodes s as appendSlot does into dst, which has room for 3
-// bytes a slot, and returns the length.
-func putSlots(dst []byte, s []slot) int {
-	dst = dst[:3*len(s)]
-	n := 0
+// appendSlots appends each slot of s as appendSlot does.
+func appendSlots(b []byte, s []slot) []byte {
+	b = slices.Grow(b, 3*len(s))
+	dst, n := b[len(b):cap(b)], 0
 	for _, v := range s {
 		if u := uint16(v) + 1; u < 255 {
 			dst[n] = byte(u)
@@ -229,18 +286,12 @@ func putSlots(dst []byte, s []slot) int {
 			n += 3
 		}
 	}
-	return n
-}
-
-func appendSlots(b []byte, s []slot) []byte {
-	b = slices.Grow(b, 3*len(s))
-	n := putSlots(b[len(b):cap(b)], s)
 	return b[:len(b)+n]
 }
 
-// sortGroup sorts a group's threads by live part, then by the locks they
-// hold (see findFirstHeld): an insertion sort, which is quick on the nearly sorted order the
-// last call left.
+// sortGroup sorts a group's threads by part number, then by the locks they
+// hold (see findFirstHeld): an insertion sort, which is quick on the nearly
+// sorted order the last call left.
 func (c *canonScratch) sortGroup(g []int) {
 	for i := 1; i < len(g); i++ {
 		for j := i; j > 0 && c.less(g[j], g[j-1]); j-- {
@@ -250,8 +301,8 @@ func (c *canonScratch) sortGroup(g []int) {
 }
 
 func (c *canonScratch) less(t, u int) bool {
-	if d := bytes.Compare(c.encoded(t), c.encoded(u)); d != 0 {
-		return d < 0
+	if c.part[t] != c.part[u] {
+		return c.part[t] < c.part[u]
 	}
 	return c.firstHeld[t] < c.firstHeld[u]
 }

@@ -59,8 +59,9 @@ func (w *World) PermutedForTest(perm []int) *World {
 }
 
 // LiveVectorForTest is w's vector with its dead slots (see
-// AppendCanonicalKey) zeroed: the frames above each thread's depth, and
-// all of a finished thread but its status and died exception.
+// AppendCanonicalKey) zeroed: the frames above each thread's depth, all of
+// a finished thread but its status and died exception, and the tmp of a
+// frame in its with-body.
 func (w *World) LiveVectorForTest() []byte {
 	c := w.Clone()
 	l := &w.p.lay
@@ -74,6 +75,11 @@ func (w *World) LiveVectorForTest() []byte {
 			continue
 		}
 		clear(block[tFrames+int(block[tDepth])*frameSize:])
+		for f := tFrames; f < len(block); f += frameSize {
+			if block[f+fInBody] == 1 {
+				block[f+fTmp] = 0
+			}
+		}
 	}
 	return c.AppendKey(nil)
 }
@@ -96,4 +102,23 @@ func (w *World) WithSlotForTest(i int, delta int16) (*World, bool) {
 		return nil, false
 	}
 	return c, true
+}
+
+// WatchTmpForTest calls check at every read of a frame's tmp with whether
+// the frame has returned from its body into its generator since it last
+// set it, until the returned function is called. It watches one World at
+// a time (walks, not searches).
+func WatchTmpForTest(check func(stale bool)) (restore func()) {
+	stale := map[int]bool{}
+	tmpHookForTest = func(w *World, f int, op tmpOp) {
+		switch op {
+		case tmpSet:
+			stale[f] = false
+		case tmpResume:
+			stale[f] = true
+		case tmpGet:
+			check(stale[f])
+		}
+	}
+	return func() { tmpHookForTest = nil }
 }

@@ -178,6 +178,31 @@ func checkKeys(t testing.TB, seeds uint64) string {
 	return ""
 }
 
+// The key leaves out the tmp of a frame in its with-body: no listing may
+// read a tmp it set before its body. Walks of every protocol check every
+// read.
+func TestTmpIsDeadAfterTheBody(t *testing.T) {
+	reads, bad := 0, 0
+	defer model.WatchTmpForTest(func(stale bool) {
+		reads++
+		if stale {
+			bad++
+		}
+	})()
+	for name, sc := range keyScenarios(t) {
+		for _, p := range protocols {
+			for _, a := range atomicities {
+				prog := program(t, sc, p, a)
+				for seed := range uint64(20) {
+					walk(model.New(prog), sched.NewSeeded(seed), nil)
+				}
+				require.Zero(t, bad, "%s/%s/%s: a tmp read after the body, before it was set again", name, p.Name, a)
+			}
+		}
+	}
+	require.Positive(t, reads)
+}
+
 func TestCanonicalKeyMatchesReference(t *testing.T) {
 	require.Empty(t, checkKeys(t, 4))
 }

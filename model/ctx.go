@@ -82,17 +82,43 @@ func (c *Ctx) SetIter(i int) { c.w.s[c.f+fIter] = slot(i) }
 
 // Tmp is the value a BINARY_SUBSCR left on the stack for the STORE_SUBSCR
 // of the same "d[k] += 1".
-func (c *Ctx) Tmp() int32 { return int32(c.w.s[c.f+fTmp]) }
+//
+// What one step leaves on the stack, the frame's next step consumes: Tmp
+// and TmpKeys are read only by the step right after the one that set them.
+// So no frame reads them after its with-body before setting them again, and
+// AppendCanonicalKey leaves them out of frames in their body (a test holds
+// every listing to it, through tmpHookForTest).
+func (c *Ctx) Tmp() int32 {
+	if tmpHookForTest != nil {
+		tmpHookForTest(c.w, c.f, tmpGet)
+	}
+	return int32(c.w.s[c.f+fTmp])
+}
 
 // SetTmp keeps a loaded value for the next step.
-func (c *Ctx) SetTmp(v int32) { c.w.s[c.f+fTmp] = slot(v) }
+func (c *Ctx) SetTmp(v int32) {
+	if tmpHookForTest != nil {
+		tmpHookForTest(c.w, c.f, tmpSet)
+	}
+	c.w.s[c.f+fTmp] = slot(v)
+}
 
 // TmpKeys is a set of globals a C call left on the stack for the next
 // step (the dict _swap_orig.pop returned).
-func (c *Ctx) TmpKeys() uint32 { return uint32(uint16(c.w.s[c.f+fTmp])) }
+func (c *Ctx) TmpKeys() uint32 {
+	if tmpHookForTest != nil {
+		tmpHookForTest(c.w, c.f, tmpGet)
+	}
+	return uint32(uint16(c.w.s[c.f+fTmp]))
+}
 
 // SetTmpKeys keeps a set of globals for the next step.
-func (c *Ctx) SetTmpKeys(keys uint32) { c.w.s[c.f+fTmp] = slot(uint16(keys)) }
+func (c *Ctx) SetTmpKeys(keys uint32) {
+	if tmpHookForTest != nil {
+		tmpHookForTest(c.w, c.f, tmpSet)
+	}
+	c.w.s[c.f+fTmp] = slot(uint16(keys))
+}
 
 // ---- fn.__globals__ of the callee's module ----
 

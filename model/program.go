@@ -59,6 +59,9 @@ type Program struct {
 	// per module: the name of each global, in dict order
 	globalNames [][]string
 	lay         layout
+
+	// the live parts of threads met so far, numbered (AppendCanonicalKey)
+	liveParts liveParts
 }
 
 // maxLocks bounds the locks a program may make (one per call at most): lock
