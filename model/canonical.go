@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"sync"
 	"unsafe"
@@ -68,23 +69,20 @@ const (
 )
 
 // canonScratch is what AppendCanonicalKey reuses between calls, so that
-// the hot path allocates nothing. It belongs to one World and is neither
-// copied nor shared by Clone and CopyFrom. It also remembers the last
-// call's work: a thread's live part is looked up again only when it
-// differs from the one looked up last time (a search recycles a World for
-// a state close to the one it held, so most are the same), and sorting
-// starts from the last canonical order. Neither memory changes a key, only
-// its cost.
+// the hot path allocates nothing. It belongs to one World. It also keeps
+// the last call's work: each thread's part number stays fresh until a step
+// may have changed the thread (Step unsets it; CopyFrom copies the scratch
+// with the vector), so a search that copies a state and steps one thread
+// looks up one part; and sorting starts from the last canonical order.
+// Neither changes a key, only its cost (verifyCanonForTest checks it).
 type canonScratch struct {
-	mode  brokenSymmetry // the mode order was computed in
+	mode  brokenSymmetry // the mode order and part were computed in
 	order []int          // threads in canonical order, group by group
 	pos   []slot
-	// Per thread t: the live part last looked up, raw[t*maxLive:][:rawLen[t]],
-	// and its number in the program's table of live parts.
-	maxLive      int
-	raw          []slot
-	rawLen       []int
+	// part[t] is the number of thread t's live part in the program's
+	// table, if fresh[t].
 	part         []uint32
+	fresh        []bool
 	finishedLive [2]slot
 	copied       []slot // a live part with a dead tmp zeroed
 	topOnly      []slot // brokenTopFrameOnly's live part
@@ -92,6 +90,10 @@ type canonScratch struct {
 	// tie-break between threads with equal live parts.
 	firstHeld []slot
 }
+
+// verifyCanonForTest, when set, makes AppendCanonicalKey look up every
+// thread's part again and panic if a fresh one differs. Only tests set it.
+var verifyCanonForTest bool
 
 // liveParts numbers the distinct live parts of threads (see
 // AppendCanonicalKey) that a program's worlds have met, from 1 up, in the
@@ -149,12 +151,25 @@ func (lp *liveParts) number(part []slot) uint32 {
 // A thread's live part is therefore its status and died exception when it
 // has finished, and otherwise its thread fields and its frames up to its
 // depth, their tmp zeroed while in their body.
+//
+// w's vector must change only through w's own methods (Step, CopyFrom),
+// not through a handle from Share: w keeps each thread's part number until
+// one of its steps may change it.
 func (w *World) AppendCanonicalKey(b []byte) []byte {
 	p, l := w.p, &w.p.lay
 	c := w.canonScratch()
 
-	for t := range c.rawLen {
-		c.lookUp(t, w.live(t, c), &p.liveParts)
+	for t, fresh := range c.fresh {
+		if !fresh {
+			c.part[t], c.fresh[t] = p.liveParts.number(w.live(t, c)), true
+		}
+	}
+	if verifyCanonForTest {
+		for t := range c.part {
+			if n := p.liveParts.number(w.live(t, c)); n != c.part[t] {
+				panic(fmt.Sprintf("model: thread %d's live part is number %d, but the canonical key's scratch says %d: a change to the vector did not unset it", t, n, c.part[t]))
+			}
+		}
 	}
 	w.findFirstHeld(c)
 	if brokenSymmetryForTest == brokenOneGroup {
@@ -194,29 +209,55 @@ func (w *World) canonScratch() *canonScratch {
 	n := w.p.NumThreads()
 	c := w.canon
 	if c == nil || len(c.pos) != n {
-		maxLive := tFrames + w.p.maxFrames*frameSize
 		c = &canonScratch{
 			order:     make([]int, n),
 			pos:       make([]slot, n),
-			maxLive:   maxLive,
-			raw:       make([]slot, n*maxLive),
-			rawLen:    make([]int, n),
 			part:      make([]uint32, n),
+			fresh:     make([]bool, n),
 			firstHeld: make([]slot, n),
 		}
 		for t := range n {
 			c.order[t] = t
-			c.rawLen[t] = -1 // nothing looked up yet
 		}
+		c.mode = brokenSymmetryForTest
 		w.canon = c
 	}
 	if c.mode != brokenSymmetryForTest {
 		for t := range n {
 			c.order[t] = t
 		}
+		clear(c.fresh)
 		c.mode = brokenSymmetryForTest
 	}
 	return c
+}
+
+// touch records that a step of thread t is about to change the vector:
+// the thread's own slots, or, for the host (which starts and polls
+// threads), any thread's.
+func (w *World) touch(t int) {
+	if c := w.canon; c != nil {
+		if t == Host {
+			clear(c.fresh)
+		} else {
+			c.fresh[t] = false
+		}
+	}
+}
+
+// copyCanon makes w's scratch src's, as CopyFrom makes w's vector src's.
+func (w *World) copyCanon(src *World) {
+	sc := src.canon
+	if sc == nil || sc.mode != brokenSymmetryForTest {
+		if w.canon != nil {
+			clear(w.canon.fresh)
+		}
+		return
+	}
+	c := w.canonScratch()
+	copy(c.part, sc.part)
+	copy(c.fresh, sc.fresh)
+	copy(c.order, sc.order)
 }
 
 // live is thread t's slots that some later step may read (see
@@ -250,16 +291,6 @@ func (w *World) live(t int, c *canonScratch) []slot {
 		}
 	}
 	return v
-}
-
-// lookUp sets thread t's part number to live's, unless it already is.
-func (c *canonScratch) lookUp(t int, live []slot, lp *liveParts) {
-	raw := c.raw[t*c.maxLive:][:c.maxLive]
-	if c.rawLen[t] == len(live) && string(slotBytes(raw[:len(live)])) == string(slotBytes(live)) {
-		return
-	}
-	c.rawLen[t] = copy(raw, live)
-	c.part[t] = lp.number(live)
 }
 
 // appendSlot encodes one slot: v+1 in one byte when it is below 255 (the

@@ -37,6 +37,14 @@ func BreakSymmetryForTest(b BrokenSymmetry) (restore func()) {
 	return func() { brokenSymmetryForTest = old }
 }
 
+// VerifyCanonForTest makes every canonical key check its scratch against
+// a lookup of every thread (see verifyCanonForTest) until the returned
+// function is called.
+func VerifyCanonForTest() (restore func()) {
+	verifyCanonForTest = true
+	return func() { verifyCanonForTest = false }
+}
+
 // GroupsForTest are the groups of interchangeable threads: each block's.
 func (p *Program) GroupsForTest() [][]int { return p.blockThreads }
 

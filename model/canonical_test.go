@@ -204,6 +204,7 @@ func TestTmpIsDeadAfterTheBody(t *testing.T) {
 }
 
 func TestCanonicalKeyMatchesReference(t *testing.T) {
+	t.Cleanup(model.VerifyCanonForTest())
 	require.Empty(t, checkKeys(t, 4))
 }
 
@@ -302,6 +303,7 @@ func checkGrid(t testing.TB, short bool) string {
 }
 
 func TestStatesAgreesWithDFSOnShapes(t *testing.T) {
+	t.Cleanup(model.VerifyCanonForTest())
 	names, progs := gridCases(t, testing.Short())
 	for i, prog := range progs {
 		t.Run(names[i], func(t *testing.T) {
@@ -373,6 +375,7 @@ var genSearch = rapid.Custom(func(t *rapid.T) (g struct {
 const randomPolls = 64
 
 func TestStatesAgreesWithDFSOnRandomScenarios(t *testing.T) {
+	t.Cleanup(model.VerifyCanonForTest())
 	compared, skipped := 0, 0
 	rapid.Check(t, func(t *rapid.T) {
 		g := genSearch.Draw(t, "search")

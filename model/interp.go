@@ -5,6 +5,7 @@ import "fmt"
 // Step runs thread t's next step (t must be runnable), then the local steps
 // that follow it, and returns what the step did.
 func (w *World) Step(t int) Event {
+	w.touch(t)
 	w.ev = Event{Thread: t, Kind: EvStep}
 	f := w.top(t)
 	if w.s[f+fInBody] == 1 {

@@ -23,7 +23,8 @@ type World struct {
 	// ctx is the one Ctx the world hands its instructions (kept here so a
 	// step allocates nothing).
 	ctx Ctx
-	// canon is AppendCanonicalKey's scratch (not copied by Clone).
+	// canon is AppendCanonicalKey's scratch (copied by CopyFrom, not by
+	// Clone).
 	canon *canonScratch
 	// Trace asks steps to describe their effects in Event.Effects.
 	Trace bool
@@ -83,6 +84,7 @@ func (w *World) CopyFrom(src *World) {
 		panic("model: CopyFrom between worlds of different programs")
 	}
 	copy(w.s, src.s)
+	w.copyCanon(src)
 	w.Trace = src.Trace
 }
 
