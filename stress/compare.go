@@ -37,8 +37,8 @@ type CompareConfig struct {
 	Search check.Config
 	// Gosched are the stress settings to time, one column each.
 	Gosched []float64
-	// Trials per cell, with seeds Seed, Seed+1, ...; a cell stops at its
-	// first trial that finds nothing within Cap.
+	// Trials per cell, with seeds Seed, Seed+1, ...; a cell whose first
+	// trial finds nothing within Cap stops there.
 	Trials int
 	Seed   uint64
 	Cap    time.Duration
@@ -156,9 +156,8 @@ func strategyMethod(s string) string { return s }
 
 func stressMethod(g float64) string { return fmt.Sprintf("stress -gosched %g", g) }
 
-// trials runs one cell: up to Trials runs, stopping at the first that
-// finds nothing (searches are deterministic; stress that misses once
-// within the cap is slow enough to say so).
+// trials runs one cell: Trials runs, or only one when the first finds
+// nothing within the cap (an exhaustive search would miss again).
 func (cfg *CompareConfig) trials(method string, once func(seed uint64) (bool, time.Duration, int64, error)) Cell {
 	cell := Cell{Method: method}
 	type trial struct {
@@ -177,8 +176,8 @@ func (cfg *CompareConfig) trials(method string, once func(seed uint64) (bool, ti
 			return cell
 		}
 		ts = append(ts, trial{found, d, work})
-		if !found {
-			break
+		if !found && i == 0 {
+			break // deterministic, or hopeless within the cap
 		}
 	}
 	cell.Trials = len(ts)
@@ -221,32 +220,32 @@ func WriteComparison(out io.Writer, rows []Row, cfg CompareConfig) error {
 	for _, c := range rows[0].Cells {
 		fmt.Fprintf(&b, " %s |", c.Method)
 	}
-	b.WriteString(" stress ÷ fastest search |\n|---|---|---|")
+	first := "stress"
+	if len(cfg.Gosched) > 0 {
+		first = stressMethod(cfg.Gosched[0])
+	}
+	fmt.Fprintf(&b, " %s ÷ fastest search |\n|---|---|---|", first)
 	for range rows[0].Cells {
 		b.WriteString("---|")
 	}
 	b.WriteString("---|\n")
 	for _, r := range rows {
 		fmt.Fprintf(&b, "| `%s` | %s | `%s` |", r.Case.Protocol.Name, r.Case.Atomicity, r.Case.Label)
-		fastest, stress := time.Duration(0), time.Duration(0)
+		searches := len(r.Cells) - len(cfg.Gosched)
+		var fastest time.Duration
 		for i, c := range r.Cells {
 			fmt.Fprintf(&b, " %s |", c.render(cfg.Cap))
-			if c.Median == 0 {
-				continue
-			}
-			if i < len(r.Cells)-len(cfg.Gosched) {
-				if fastest == 0 || c.Median < fastest {
-					fastest = c.Median
-				}
-			} else if stress == 0 {
-				stress = c.Median
+			if i < searches && c.Median > 0 && (fastest == 0 || c.Median < fastest) {
+				fastest = c.Median
 			}
 		}
 		switch {
-		case fastest > 0 && stress > 0:
-			fmt.Fprintf(&b, " ×%.3g |\n", float64(stress)/float64(fastest))
-		default:
+		case fastest == 0 || searches == len(r.Cells) || r.Cells[searches].Trials == 0:
 			b.WriteString(" – |\n")
+		case r.Cells[searches].Median == 0: // stress found nothing within the cap
+			fmt.Fprintf(&b, " > ×%.3g |\n", float64(cfg.Cap)/float64(fastest))
+		default:
+			fmt.Fprintf(&b, " ×%.3g |\n", float64(r.Cells[searches].Median)/float64(fastest))
 		}
 	}
 	_, err := io.WriteString(out, b.String())

@@ -56,7 +56,7 @@ func TestCompareNone(t *testing.T) {
 	require.NoError(t, err)
 	for _, c := range rows[0].Cells {
 		require.Zero(t, c.Found)
-		require.Equal(t, 1, c.Trials, "a cell stops at its first miss")
+		require.Equal(t, 1, c.Trials, "a cell whose first trial misses stops there")
 	}
 	var b strings.Builder
 	require.NoError(t, stress.WriteComparison(&b, rows, cfg))

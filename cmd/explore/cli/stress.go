@@ -222,6 +222,9 @@ func runCompare(o *options, stdout, stderr io.Writer) (int, bool, error) {
 	if err != nil {
 		return 0, true, err
 	}
+	if !o.set["workers"] {
+		search.Workers = 1 // time the algorithms, not a parallel search's start-up
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	cfg := stress.CompareConfig{
@@ -241,8 +244,8 @@ func runCompare(o *options, stdout, stderr io.Writer) (int, bool, error) {
 	if ctx.Err() != nil {
 		return ExitIncomplete, true, nil
 	}
-	fmt.Fprintf(stdout, "Made by `go run ./cmd/explore -compare -trials %d -duration %s -seed %d` in %s on %s/%s, %d CPUs.\n\n",
-		cfg.Trials, cfg.Cap, cfg.Seed, time.Since(start).Round(time.Second), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	fmt.Fprintf(stdout, "Made by `go run ./cmd/explore %s` in %s on %s/%s, %d CPUs; searches on %d goroutine(s).\n\n",
+		strings.Join(o.args, " "), time.Since(start).Round(time.Second), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), max(search.Workers, 1))
 	if err := stress.WriteComparison(stdout, rows, cfg); err != nil {
 		return 0, true, err
 	}
