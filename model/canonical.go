@@ -53,21 +53,6 @@ const (
 	brokenNoOwners
 )
 
-// tmpHookForTest, when set, sees every set and read of a frame's tmp (see
-// Ctx.Tmp) and every return of a frame from its with-body into its
-// generator. It exists only so that a test can check that no listing reads
-// a tmp left from before its body (canonical_export_test.go); nothing else
-// may set it.
-var tmpHookForTest func(w *World, frame int, op tmpOp)
-
-type tmpOp uint8
-
-const (
-	tmpSet tmpOp = 1 + iota
-	tmpGet
-	tmpResume
-)
-
 // canonScratch is what AppendCanonicalKey reuses between calls, so that
 // the hot path allocates nothing. It belongs to one World. It also keeps
 // the last call's work: each thread's part number stays fresh until a step
@@ -84,7 +69,7 @@ type canonScratch struct {
 	part         []uint32
 	fresh        []bool
 	finishedLive [2]slot
-	copied       []slot // a live part with a dead tmp zeroed
+	copied       []slot // a live part with its dead tmps zeroed
 	topOnly      []slot // brokenTopFrameOnly's live part
 	// firstHeld[t] is the lowest lock thread t holds, 0 when none: the
 	// tie-break between threads with equal live parts.
@@ -145,12 +130,12 @@ func (lp *liveParts) number(part []slot) uint32 {
 // differ only in them have equal futures: the frames above a thread's
 // depth (push clears a frame before use), everything of a finished thread
 // but its status and the exception it died with (the poll reads only
-// those), and the tmp of a frame in its with-body (see Ctx.Tmp; a thread
-// that loaded the count before its body would otherwise remember the
-// value, and threads that entered in a different order would never match).
-// A thread's live part is therefore its status and died exception when it
-// has finished, and otherwise its thread fields and its frames up to its
-// depth, their tmp zeroed while in their body.
+// those), and a frame's tmp except in the step right after the one that
+// set it (see Ctx.Tmp: a thread would otherwise remember the count it
+// incremented from, and threads that entered in another order would never
+// match). A thread's live part is therefore its status and died exception
+// when it has finished, and otherwise its thread fields and its frames up
+// to its depth, each frame's tmp zeroed unless its tmpSet slot is 1.
 //
 // w's vector must change only through w's own methods (Step, CopyFrom),
 // not through a handle from Share: w keeps each thread's part number until
@@ -278,11 +263,11 @@ func (w *World) live(t int, c *canonScratch) []slot {
 	}
 	v := w.s[base : base+tFrames+depth*frameSize]
 	for f := tFrames; f < len(v); f += frameSize {
-		if v[f+fInBody] == 1 && v[f+fTmp] != 0 {
-			// A frame in its with-body has a dead tmp (see Ctx.Tmp).
+		if v[f+fTmpSet] == 0 && v[f+fTmp] != 0 {
+			// A dead tmp (see Ctx.Tmp): zero it in a copy.
 			v = append(c.copied[:0], v...)
 			for f := tFrames; f < len(v); f += frameSize {
-				if v[f+fInBody] == 1 {
+				if v[f+fTmpSet] == 0 {
 					v[f+fTmp] = 0
 				}
 			}

@@ -68,8 +68,8 @@ func (w *World) PermutedForTest(perm []int) *World {
 
 // LiveVectorForTest is w's vector with its dead slots (see
 // AppendCanonicalKey) zeroed: the frames above each thread's depth, all of
-// a finished thread but its status and died exception, and the tmp of a
-// frame in its with-body.
+// a finished thread but its status and died exception, and each frame's
+// tmp unless the step just before set it.
 func (w *World) LiveVectorForTest() []byte {
 	c := w.Clone()
 	l := &w.p.lay
@@ -84,7 +84,7 @@ func (w *World) LiveVectorForTest() []byte {
 		}
 		clear(block[tFrames+int(block[tDepth])*frameSize:])
 		for f := tFrames; f < len(block); f += frameSize {
-			if block[f+fInBody] == 1 {
+			if block[f+fTmpSet] == 0 {
 				block[f+fTmp] = 0
 			}
 		}
@@ -110,23 +110,4 @@ func (w *World) WithSlotForTest(i int, delta int16) (*World, bool) {
 		return nil, false
 	}
 	return c, true
-}
-
-// WatchTmpForTest calls check at every read of a frame's tmp with whether
-// the frame has returned from its body into its generator since it last
-// set it, until the returned function is called. It watches one World at
-// a time (walks, not searches).
-func WatchTmpForTest(check func(stale bool)) (restore func()) {
-	stale := map[int]bool{}
-	tmpHookForTest = func(w *World, f int, op tmpOp) {
-		switch op {
-		case tmpSet:
-			stale[f] = false
-		case tmpResume:
-			stale[f] = true
-		case tmpGet:
-			check(stale[f])
-		}
-	}
-	return func() { tmpHookForTest = nil }
 }

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -178,29 +179,22 @@ func checkKeys(t testing.TB, seeds uint64) string {
 	return ""
 }
 
-// The key leaves out the tmp of a frame in its with-body: no listing may
-// read a tmp it set before its body. Walks of every protocol check every
-// read.
-func TestTmpIsDeadAfterTheBody(t *testing.T) {
-	reads, bad := 0, 0
-	defer model.WatchTmpForTest(func(stale bool) {
-		reads++
-		if stale {
-			bad++
-		}
-	})()
-	for name, sc := range keyScenarios(t) {
-		for _, p := range protocols {
-			for _, a := range atomicities {
-				prog := program(t, sc, p, a)
-				for seed := range uint64(20) {
-					walk(model.New(prog), sched.NewSeeded(seed), nil)
-				}
-				require.Zero(t, bad, "%s/%s/%s: a tmp read after the body, before it was set again", name, p.Name, a)
-			}
-		}
-	}
-	require.Positive(t, reads)
+// The key leaves out a frame's tmp except in the step right after the one
+// that set it, which is the only step that may read it: a listing that
+// reads it later makes the step panic.
+func TestTmpReadLaterPanics(t *testing.T) {
+	p := (&model.Protocol{Name: "reads-late", Source: "none.py", Code: []model.Instr{
+		{Line: 1, Text: "x = d[k]", Bytecode: "BINARY_SUBSCR", Object: model.CountRegistry, Access: sched.Write,
+			Exec: func(c *model.Ctx) { c.SetTmp(1) }},
+		{Line: 2, Text: "lock", Bytecode: "LOAD_FAST", Object: model.GlobalLock, Access: sched.Write,
+			Exec: func(c *model.Ctx) {}},
+		{Line: 3, Text: "d[k] = x + 1", Bytecode: "STORE_SUBSCR", Object: model.CountRegistry, Access: sched.Write,
+			Exec: func(c *model.Ctx) { c.StoreCount(c.Tmp() + 1) }},
+		{Label: "try", Line: 4, Text: "yield", Bytecode: "YIELD_VALUE", Object: model.NoObject, Yield: true},
+	}}).Compile()
+	w := model.New(program(t, build(t, model.DefaultShape), p, model.GIL))
+	require.PanicsWithValue(t, "model: protocol reads-late: instruction 2 reads a tmp that the frame's previous step did not set",
+		func() { walk(w, first{}, nil) })
 }
 
 func TestCanonicalKeyMatchesReference(t *testing.T) {
@@ -217,6 +211,103 @@ func TestCanonicalKeyAllocations(t *testing.T) {
 	}
 	buf := w.AppendCanonicalKey(nil)
 	require.Zero(t, testing.AllocsPerRun(100, func() { buf = w.AppendCanonicalKey(buf[:0]) }))
+}
+
+// checkBisimulation walks up to limit raw states of prog depth-first and
+// returns "" if states with equal canonical keys have the same outcomes:
+// the same set of successors' keys, each with the failure its step
+// reports, and the same end (deadlock or Final's failure). That is what
+// lets a search expand one state per key and still reach every outcome;
+// it is stronger than the searches agreeing, since a key that drops a slot
+// the future never reads but a later key shows would pass those and fail
+// here.
+func checkBisimulation(prog *model.Program, limit int) string {
+	outcomes := map[string]string{} // canonical key -> outcomes
+	seen := map[string]bool{}
+	var visit func(s *check.System) string
+	visit = func(s *check.System) string {
+		raw := string(s.AppendKey(nil))
+		if seen[raw] || len(seen) >= limit {
+			return ""
+		}
+		seen[raw] = true
+		var outs []string
+		var next []*check.System
+		allDone := true
+		for u := range sched.ThreadID(s.NumThreads()) {
+			switch s.Status(u) {
+			case sched.Blocked:
+				allDone = false
+			case sched.Runnable:
+				allDone = false
+				c := s.Clone().(*check.System)
+				kind := ""
+				if f := c.Step(u); f != nil {
+					kind = f.Kind
+				} else {
+					next = append(next, c)
+				}
+				outs = append(outs, string(c.AppendCanonicalKey(nil))+"/"+kind)
+			}
+		}
+		if len(outs) == 0 {
+			if !allDone {
+				outs = append(outs, "deadlock")
+			} else if f := s.Final(); f != nil {
+				outs = append(outs, "final "+f.Kind)
+			}
+		}
+		slices.Sort(outs)
+		got := strings.Join(slices.Compact(outs), "|")
+		k := string(s.AppendCanonicalKey(nil))
+		if want, ok := outcomes[k]; ok && want != got {
+			return "two states with one key differ in their successors"
+		}
+		outcomes[k] = got
+		for _, c := range next {
+			if d := visit(c); d != "" {
+				return d
+			}
+		}
+		return ""
+	}
+	return visit(check.NewSystem(prog))
+}
+
+// bisimShapes are the shapes TestKeysAreABisimulation walks.
+var bisimShapes = []model.Shape{
+	{Threads: 3, Blocks: 1, Calls: 2, Modules: 2, Names: 1, Syncthreads: true},
+	{Threads: 2, Blocks: 2, Calls: 1, Modules: 1, Names: 2, Nest: 1},
+}
+
+func checkBisimulations(t testing.TB, limit int) string {
+	for _, sh := range bisimShapes {
+		for _, p := range protocols {
+			for _, a := range atomicities {
+				if d := checkBisimulation(program(t, build(t, sh), p, a), limit); d != "" {
+					return fmt.Sprintf("%s/%s/%+v: %s", p.Name, a, sh, d)
+				}
+			}
+		}
+	}
+	for name, sc := range keyScenarios(t) {
+		for _, p := range protocols {
+			for _, a := range atomicities {
+				if d := checkBisimulation(program(t, sc, p, a), limit); d != "" {
+					return fmt.Sprintf("%s/%s/%s: %s", name, p.Name, a, d)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+func TestKeysAreABisimulation(t *testing.T) {
+	limit := 5_000
+	if testing.Short() {
+		limit = 1_000
+	}
+	require.Empty(t, checkBisimulations(t, limit))
 }
 
 // compareSearches runs DFS and States on prog and describes the first way
@@ -411,38 +502,43 @@ func checkRandom(n int) string {
 }
 
 // TestBrokenSymmetryIsCaught breaks the canonical key on purpose and checks
-// that the tests above fail: each broken key must disagree with the
-// reference, and forgetting the callers' frames, which merges states whose
-// futures differ, must make the searches disagree too (on the grid and on
-// the random scenarios).
+// that the tests above fail. Every broken key must disagree with the
+// reference; those that merge states whose successors differ must fail the
+// bisimulation test; forgetting the callers' frames, which merges states
+// whose futures differ in what they can violate, must make the searches
+// disagree too (on the grid and on the random scenarios).
 //
-// The other breaks merge states the searches cannot tell apart here, which
-// is why the key is checked against the reference as well. Lock owners,
-// unrenamed or left out: the model only asks whether a lock is held, never
-// by whom, and whether it is held follows from the holder's frames. One
-// group for all GPU threads: blocks run one after another, so threads of
-// different blocks are hardly ever in interchangeable states at once; the
-// lingering threads of an aborted launch are, but they want another fake
-// than the next launch's threads only when they read cuda, and by then the
-// search has failed already.
+// The searches cannot catch the others here, which is why the keys are
+// also checked directly. One group for all GPU threads: blocks run one
+// after another, so threads of different blocks are hardly ever in
+// interchangeable states at once; the lingering threads of an aborted
+// launch are, but they want another fake than the next launch's threads
+// only when they read cuda, and by then the search has failed already.
+// Lock owners, unrenamed or left out: the model only asks whether a lock
+// is held, never by whom, and whether it is held follows from the holder's
+// frames, so leaving them out merges only states with the same outcomes.
 func TestBrokenSymmetryIsCaught(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the soundness tests once per broken reduction")
 	}
 	for _, tc := range []struct {
-		broken   model.BrokenSymmetry
-		searches bool // the search comparisons catch it, not only the key's
+		broken          model.BrokenSymmetry
+		bisim, searches bool // which tests catch it besides the key's
 	}{
-		{model.BrokenOneGroup, false},
-		{model.BrokenTopFrameOnly, true},
-		{model.BrokenNoRename, false},
-		{model.BrokenNoOwners, false},
+		{model.BrokenOneGroup, true, false},
+		{model.BrokenTopFrameOnly, true, true},
+		{model.BrokenNoRename, true, false},
+		{model.BrokenNoOwners, false, false},
 	} {
 		t.Run(tc.broken.String(), func(t *testing.T) {
 			defer model.BreakSymmetryForTest(tc.broken)()
-			keys := checkKeys(t, 3)
+			keys, bisim := checkKeys(t, 3), checkBisimulations(t, 1_000)
 			t.Logf("key test: %s", keys)
+			t.Logf("bisimulation test: %s", bisim)
 			require.NotEmpty(t, keys, "the key test did not notice")
+			if tc.bisim {
+				require.NotEmpty(t, bisim, "the bisimulation test did not notice")
+			}
 			if tc.searches {
 				random, grid := checkRandom(300), checkGrid(t, true)
 				t.Logf("random scenarios: %.300s", random)

@@ -1,6 +1,9 @@
 package model
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+)
 
 // LockRef names a threading.Lock object; 0 is no lock. Lock 1 is the
 // protocol's global lock; the others are made by the lock registry's
@@ -19,6 +22,8 @@ type Ctx struct {
 	exc  Exc
 	// reraised: exc is a pending exception passed on, not a new one.
 	reraised bool
+	// tmpSet: this step set the frame's tmp (see Tmp).
+	tmpSet bool
 }
 
 // ---- control flow ----
@@ -84,40 +89,36 @@ func (c *Ctx) SetIter(i int) { c.w.s[c.f+fIter] = slot(i) }
 // of the same "d[k] += 1".
 //
 // What one step leaves on the stack, the frame's next step consumes: Tmp
-// and TmpKeys are read only by the step right after the one that set them.
-// So no frame reads them after its with-body before setting them again, and
-// AppendCanonicalKey leaves them out of frames in their body (a test holds
-// every listing to it, through tmpHookForTest).
+// and TmpKeys may be read only by the step right after the one that set
+// them (they panic otherwise). The frame's tmpSet slot says when that is,
+// so that AppendCanonicalKey can leave a tmp nobody will read out of the
+// key.
 func (c *Ctx) Tmp() int32 {
-	if tmpHookForTest != nil {
-		tmpHookForTest(c.w, c.f, tmpGet)
-	}
+	c.checkTmp()
 	return int32(c.w.s[c.f+fTmp])
 }
 
 // SetTmp keeps a loaded value for the next step.
 func (c *Ctx) SetTmp(v int32) {
-	if tmpHookForTest != nil {
-		tmpHookForTest(c.w, c.f, tmpSet)
-	}
-	c.w.s[c.f+fTmp] = slot(v)
+	c.w.s[c.f+fTmp], c.w.s[c.f+fTmpSet], c.tmpSet = slot(v), 1, true
 }
 
 // TmpKeys is a set of globals a C call left on the stack for the next
 // step (the dict _swap_orig.pop returned).
 func (c *Ctx) TmpKeys() uint32 {
-	if tmpHookForTest != nil {
-		tmpHookForTest(c.w, c.f, tmpGet)
-	}
+	c.checkTmp()
 	return uint32(uint16(c.w.s[c.f+fTmp]))
 }
 
 // SetTmpKeys keeps a set of globals for the next step.
 func (c *Ctx) SetTmpKeys(keys uint32) {
-	if tmpHookForTest != nil {
-		tmpHookForTest(c.w, c.f, tmpSet)
+	c.w.s[c.f+fTmp], c.w.s[c.f+fTmpSet], c.tmpSet = slot(uint16(keys)), 1, true
+}
+
+func (c *Ctx) checkTmp() {
+	if c.w.s[c.f+fTmpSet] == 0 {
+		panic(fmt.Sprintf("model: protocol %s: instruction %d reads a tmp that the frame's previous step did not set", c.w.p.Protocol.Name, c.next-1))
 	}
-	c.w.s[c.f+fTmp] = slot(uint16(keys))
 }
 
 // ---- fn.__globals__ of the callee's module ----

@@ -29,9 +29,6 @@ func (w *World) settle(t int) {
 			if body >= len(stmts) {
 				if w.s[f+fPC] >= 0 { // the with-body is over: back into the generator
 					w.mark(ExitCall, t, f)
-					if tmpHookForTest != nil {
-						tmpHookForTest(w, f, tmpResume)
-					}
 					w.s[f+fInBody] = 0
 					w.s[f+fPC] = slot(w.p.Protocol.yield + 1)
 					continue
@@ -78,6 +75,9 @@ func (w *World) execInstr(t, f int, visible bool) {
 	c := &w.ctx
 	*c = Ctx{w: w, t: t, f: f, next: pc + 1}
 	in.Exec(c)
+	if !c.tmpSet {
+		w.s[f+fTmpSet] = 0 // the tmp was for this step only
+	}
 	if c.exc != 0 {
 		w.ev.Raised, w.ev.Machinery = c.exc, !c.reraised
 		w.raise(t, c.exc)
@@ -100,9 +100,6 @@ func (w *World) raise(t int, e Exc) {
 		if w.s[f+fPC] >= 0 {
 			if w.s[f+fInBody] == 1 { // thrown into the generator: __exit__ runs
 				w.mark(ExitCall, t, f)
-				if tmpHookForTest != nil {
-					tmpHookForTest(w, f, tmpResume)
-				}
 			}
 			if target := w.p.Protocol.handlerFor(int(w.s[f+fPC])); target >= 0 {
 				w.s[f+fInBody] = 0

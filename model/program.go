@@ -285,6 +285,7 @@ const (
 	fIter          // the position of a running "for" over a dict
 	fTmp           // a value loaded by a BINARY_SUBSCR before its store
 	fExc           // the exception pending in a finally or with-exit
+	fTmpSet        // 1 from a step that set fTmp to the frame's next step
 	frameSize
 )
 
