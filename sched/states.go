@@ -5,7 +5,9 @@ import "fmt"
 // States is an exhaustive depth-first search with a visited set keyed by
 // canonical keys when the system is Canonical (and by AppendKey otherwise,
 // which makes it DFS): a state is expanded once per orbit, so n
-// interchangeable threads cost about 1/n! of the states DFS stores.
+// interchangeable threads cost up to n! times fewer states than DFS stores
+// (and fewer still if the keys also leave out what no step reads: merged
+// with 5 threads, 2.87M states under DFS, 11.6k here).
 //
 // The search moves through real states: only the keys are canonical, so
 // a counterexample's schedule is one that really runs, and it is the one
