@@ -312,9 +312,10 @@ func (x *dpor) fail(f *Failure) Result {
 // blockedRaces checks the next step of every thread blocked at frame c as
 // if it ran after the c steps before it. A blocked thread's next step and
 // its races only change when it becomes blocked or when a step dependent
-// with it runs, so those are the frames where it is checked (a step that
-// adds to the steps in between adds to every reversal's initials, never
-// removes one, so it asks for nothing new).
+// with it runs, so those are the frames where it is checked. A step
+// independent of it asks for nothing new: it leaves the races, whether
+// each can be reversed and whether q has steps in between as they were,
+// and can only add to a reversal's initials.
 func (x *dpor) blockedRaces(c int) {
 	if x.fault == faultNoBlocked {
 		return
