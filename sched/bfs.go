@@ -62,10 +62,10 @@ func (BFS) Run(init System, lim Limits) Result {
 	// after d+1: the first counterexample is a shortest one.
 	buf, done := runnable(init, buf)
 	if len(buf) == 0 {
-		res.Stats.Executions = 1
 		if f := terminal(init, done); f != nil {
 			return fail(0, -1, f)
 		}
+		res.Stats.Executions = 1
 		res.Verdict, res.Complete = Verified, true
 		return res
 	}
@@ -99,10 +99,10 @@ func (BFS) Run(init System, lim Limits) Result {
 			}
 			res.Stats.States++
 			if nbuf, done = runnable(next, nbuf); len(nbuf) == 0 {
-				res.Stats.Executions++
 				if f := terminal(next, done); f != nil {
 					return fail(it.node, t, f)
 				}
+				res.Stats.Executions++
 				states.put(next)
 				continue
 			}

@@ -189,11 +189,11 @@ func (r *parallelRun) prefix(init System, want int) ([]root, bool) {
 				}
 				r.total.States++
 				if ts, allDone := runnable(s, nil); len(ts) == 0 {
-					r.total.Executions++
 					if f := terminal(s, allDone); f != nil {
 						r.fail(f, path)
 						return nil, true
 					}
+					r.total.Executions++
 					continue
 				}
 				next = append(next, root{state: s, path: path})
@@ -321,11 +321,11 @@ func (w *worker) search(rt root) {
 		w.stats.States++
 		var allDone bool
 		if w.buf, allDone = runnable(next, w.buf); len(w.buf) == 0 {
-			w.stats.Executions++
 			if f := terminal(next, allDone); f != nil {
 				r.fail(f, path(stack, t))
 				return
 			}
+			w.stats.Executions++
 			w.states.put(next)
 			continue
 		}

@@ -45,7 +45,7 @@ func statefulDFS(init System, lim Limits, keyOf func(System, []byte) []byte) Res
 		visited = newVisitedSet()
 		key     []byte
 		buf     []ThreadID
-		stop    = stopper{stop: lim.Stop}
+		stop    = newStopper(lim, &res.Stats)
 		maxD    = lim.maxDepth()
 		states  pool
 	)
@@ -61,6 +61,7 @@ func statefulDFS(init System, lim Limits, keyOf func(System, []byte) []byte) Res
 			res.Schedule = append(res.Schedule, f.via)
 		}
 		res.Stats.Executions++ // the failing one
+		res.Stats.Executions++ // the failing one
 		res.Stats.MemoryBytes = visited.bytes()
 		return res
 	}
@@ -73,10 +74,10 @@ func statefulDFS(init System, lim Limits, keyOf func(System, []byte) []byte) Res
 	start := init.Clone()
 	buf, allDone := runnable(start, buf)
 	if len(buf) == 0 {
-		res.Stats.Executions = 1
 		if f := terminal(start, allDone); f != nil {
 			return fail([]dfsFrame{{state: start}}, f)
 		}
+		res.Stats.Executions = 1
 		return done(Verified, "")
 	}
 	stack := []dfsFrame{{state: start, via: -1, order: preferring(nil, buf, -1)}}
@@ -114,10 +115,10 @@ func statefulDFS(init System, lim Limits, keyOf func(System, []byte) []byte) Res
 		res.Stats.States++
 		buf, allDone = runnable(next, buf)
 		if len(buf) == 0 {
-			res.Stats.Executions++
 			if f := terminal(next, allDone); f != nil {
 				return fail(append(stack, dfsFrame{via: t}), f)
 			}
+			res.Stats.Executions++
 			states.put(next)
 			continue
 		}
