@@ -221,31 +221,41 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 	return ExitOK, nil
 }
 
-// config builds the search from the flags.
-func config(o *options) (check.Config, error) {
-	var cfg check.Config
+// target resolves what a run checks: the protocol, the atomicity model
+// and the scenario (from -scenario, or built from the shape flags with at
+// most maxThreads threads per block).
+func target(o *options, maxThreads int) (*model.Protocol, model.Atomicity, *model.Scenario, error) {
 	if o.protocol == "" {
-		return cfg, usagef("missing -protocol (one of %s; -list describes them)", strings.Join(protocolNames(), ", "))
+		return nil, 0, nil, usagef("missing -protocol (one of %s; -list describes them)", strings.Join(protocolNames(), ", "))
 	}
 	p, err := check.Lookup(o.protocol)
 	if err != nil {
-		return cfg, usageError{err.Error()}
+		return nil, 0, nil, usageError{err.Error()}
 	}
 	a, err := model.ParseAtomicity(o.atomicity)
 	if err != nil {
-		return cfg, usageError{err.Error()}
+		return nil, 0, nil, usageError{err.Error()}
 	}
-	var sc *model.Scenario
 	if o.scenario != "" {
 		for _, f := range []string{"threads", "blocks", "calls", "modules", "names", "nest", "syncthreads"} {
 			if o.set[f] {
-				return cfg, usagef("-scenario and -%s both given: the scenario file says it all", f)
+				return nil, 0, nil, usagef("-scenario and -%s both given: the scenario file says it all", f)
 			}
 		}
-		sc, err = readScenario(o.scenario)
-	} else {
-		sc, err = o.shape.Build()
+		sc, err := readScenario(o.scenario)
+		return p, a, sc, err
 	}
+	sc, err := o.shape.BuildUpTo(maxThreads)
+	if err != nil {
+		return nil, 0, nil, usageError{err.Error()}
+	}
+	return p, a, sc, nil
+}
+
+// config builds the search from the flags.
+func config(o *options) (check.Config, error) {
+	var cfg check.Config
+	p, a, sc, err := target(o, model.MaxThreads)
 	if err != nil {
 		return cfg, err
 	}

@@ -89,30 +89,9 @@ func stressConfig(o *options) (stress.Config, error) {
 			return cfg, usagef("-backend %s and -%s both given: -%s is for the model's searches", backendGoroutines, f, f)
 		}
 	}
-	if o.protocol == "" {
-		return cfg, usagef("missing -protocol (one of %s; -list describes them)", strings.Join(protocolNames(), ", "))
-	}
-	p, err := check.Lookup(o.protocol)
+	p, a, sc, err := target(o, model.MaxStressThreads)
 	if err != nil {
-		return cfg, usageError{err.Error()}
-	}
-	a, err := model.ParseAtomicity(o.atomicity)
-	if err != nil {
-		return cfg, usageError{err.Error()}
-	}
-	var sc *model.Scenario
-	if o.scenario != "" {
-		for _, f := range []string{"threads", "blocks", "calls", "modules", "names", "nest", "syncthreads"} {
-			if o.set[f] {
-				return cfg, usagef("-scenario and -%s both given: the scenario file says it all", f)
-			}
-		}
-		sc, err = readScenario(o.scenario)
-	} else {
-		sc, err = o.shape.BuildUpTo(model.MaxStressThreads)
-	}
-	if err != nil {
-		return cfg, usageError{err.Error()}
+		return cfg, err
 	}
 	s := o.stress
 	if s.duration == 0 && s.maxCalls == 0 {
