@@ -1,7 +1,6 @@
 package sched
 
 import (
-	"fmt"
 	"math"
 	"slices"
 )
@@ -61,34 +60,15 @@ func (lowest) Choose(runnable []ThreadID) ThreadID { return runnable[0] }
 
 // Run implements Strategy.
 func (p PCT) Run(init System, lim Limits) Result {
-	var res Result
 	k := p.Length
 	if k <= 0 {
 		k = p.EstimateLength(init)
 	}
-	stop := stopper{stop: lim.Stop}
 	c := &pctChooser{rand: randOf(p.Chooser), prio: make([]int, init.NumThreads())}
-	for run := 0; run < p.Runs; run++ {
-		if lim.MaxExecutions > 0 && res.Stats.Executions >= lim.MaxExecutions {
-			res.Verdict, res.Cut = Incomplete, fmt.Sprintf("max-executions %d reached", lim.MaxExecutions)
-			return res
-		}
+	return runWalks(init, lim, int64(p.Runs), func() Chooser {
 		c.start(max(p.Depth, 1), k)
-		w := walk(init.Clone(), c, lim.maxDepth(), &stop, nil)
-		res.Stats.Executions++
-		res.Stats.Steps += int64(len(w.schedule))
-		res.Stats.Depth = max(res.Stats.Depth, len(w.schedule))
-		switch {
-		case w.failure != nil:
-			res.Verdict, res.Failure, res.Schedule = Violation, w.failure, w.schedule
-			return res
-		case w.cut != "":
-			res.Verdict, res.Cut = Incomplete, w.cut
-			return res
-		}
-	}
-	res.Verdict, res.Complete = NoViolationFound, true
-	return res
+		return c
+	})
 }
 
 // pctChooser schedules one PCT run.

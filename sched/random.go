@@ -18,14 +18,20 @@ func (Random) Exhaustive() bool { return false }
 
 // Run implements Strategy.
 func (r Random) Run(init System, lim Limits) Result {
+	return runWalks(init, lim, r.Runs, func() Chooser { return r.Chooser })
+}
+
+// runWalks runs up to runs walks from init, each with the chooser next
+// returns for it, and stops at the first failure or cut.
+func runWalks(init System, lim Limits, runs int64, next func() Chooser) Result {
 	var res Result
 	stop := newStopper(lim, &res.Stats)
-	for run := int64(0); run < r.Runs; run++ {
+	for run := int64(0); run < runs; run++ {
 		if lim.MaxExecutions > 0 && res.Stats.Executions >= lim.MaxExecutions {
 			res.Verdict, res.Cut = Incomplete, fmt.Sprintf("max-executions %d reached", lim.MaxExecutions)
 			return res
 		}
-		w := walk(init.Clone(), r.Chooser, lim.maxDepth(), &stop, nil)
+		w := walk(init.Clone(), next(), lim.maxDepth(), &stop, nil)
 		res.Stats.Executions++
 		res.Stats.Steps += int64(len(w.schedule))
 		res.Stats.Depth = max(res.Stats.Depth, len(w.schedule))
