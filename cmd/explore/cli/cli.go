@@ -349,17 +349,7 @@ func prepareOut(dir string, force bool) error {
 }
 
 func writeOut(dir string, rep *check.Report, sum check.Summary, repro string) error {
-	write := func(name string, fill func(io.Writer) error) error {
-		f, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
-			return unwrapPath(err)
-		}
-		if err := fill(f); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
-	}
+	write := func(name string, fill func(io.Writer) error) error { return writeFile(dir, name, fill) }
 	if err := write("trace.txt", func(w io.Writer) error { return check.WriteTrace(w, rep, repro) }); err != nil {
 		return err
 	}
@@ -367,6 +357,19 @@ func writeOut(dir string, rep *check.Report, sum check.Summary, repro string) er
 		return err
 	}
 	return write("summary.json", sum.WriteJSON)
+}
+
+// writeFile creates dir/name and fills it.
+func writeFile(dir, name string, fill func(io.Writer) error) error {
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		return unwrapPath(err)
+	}
+	if err := fill(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // human prints the verdict for a person: the trace of a violation, or a
@@ -377,9 +380,6 @@ func human(out io.Writer, rep *check.Report, repro string) error {
 	name, strat := rep.Config.Protocol.Name+" ("+rep.Config.Atomicity.String()+")", rep.Config.Strategy
 	switch res.Verdict {
 	case sched.Violation:
-		if _, err := io.WriteString(out, b.String()); err != nil {
-			return err
-		}
 		return check.WriteTrace(out, rep, repro)
 	case sched.Verified:
 		fmt.Fprintf(&b, "%s: verified: the %s search covered every reachable state: %d states, %d executions, %d steps\n",

@@ -162,17 +162,7 @@ func runStress(o *options, stdout, stderr io.Writer) (int, error) {
 // writeStressOut writes trace.txt (the report), schedule.txt (the failing
 // launch's steps, for -replay) and summary.json.
 func writeStressOut(dir string, res *stress.Result, sum stress.Summary, repro string) error {
-	write := func(name string, fill func(io.Writer) error) error {
-		f, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
-			return unwrapPath(err)
-		}
-		if err := fill(f); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
-	}
+	write := func(name string, fill func(io.Writer) error) error { return writeFile(dir, name, fill) }
 	if err := write("trace.txt", func(w io.Writer) error { return stress.WriteReport(w, res, repro) }); err != nil {
 		return err
 	}
