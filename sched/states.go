@@ -61,7 +61,6 @@ func statefulDFS(init System, lim Limits, keyOf func(System, []byte) []byte) Res
 			res.Schedule = append(res.Schedule, f.via)
 		}
 		res.Stats.Executions++ // the failing one
-		res.Stats.Executions++ // the failing one
 		res.Stats.MemoryBytes = visited.bytes()
 		return res
 	}
