@@ -27,7 +27,7 @@ const (
 var Kinds = []string{KindUseSawReal, KindUseSawNone, KindUseSawOtherFake, KindException, KindLeftSwapped, KindRegistryLeft, KindDeadlock, KindNotLinearizable}
 
 // stepFailure applies the per-step invariants to one event.
-func stepFailure(p *model.Program, ev model.Event) *sched.Failure {
+func stepFailure(p *model.Program, ev *model.Event) *sched.Failure {
 	if ev.Kind == model.EvUse && ev.Saw != ev.Want {
 		who := p.ThreadName(ev.Thread)
 		mod := p.Scenario.Modules[ev.Module].Name
@@ -55,7 +55,7 @@ func stepFailure(p *model.Program, ev model.Event) *sched.Failure {
 	return nil
 }
 
-func useAttr(ev model.Event) string {
+func useAttr(ev *model.Event) string {
 	if _, attr, ok := strings.Cut(ev.Text, "."); ok {
 		return attr
 	}

@@ -37,6 +37,11 @@ func (s *System) NumThreads() int { return s.w.NumThreads() }
 // Status implements sched.System.
 func (s *System) Status(t sched.ThreadID) sched.Status { return s.w.Status(int(t)) }
 
+// AppendRunnable implements sched.RunnableLister.
+func (s *System) AppendRunnable(buf []sched.ThreadID) ([]sched.ThreadID, bool) {
+	return s.w.AppendRunnable(buf)
+}
+
 // Footprint implements sched.System.
 func (s *System) Footprint(t sched.ThreadID) sched.Footprint { return s.w.Footprint(int(t)) }
 

@@ -27,7 +27,7 @@ func Steps(p *model.Program, schedule []sched.ThreadID) ([]TraceStep, error) {
 		if st := w.Status(int(t)); st != sched.Runnable {
 			return nil, fmt.Errorf("step %d: thread %s is %s, not runnable", i+1, p.ThreadName(int(t)), st)
 		}
-		out = append(out, TraceStep{Thread: int(t), Event: w.Step(int(t))})
+		out = append(out, TraceStep{Thread: int(t), Event: *w.Step(int(t))})
 	}
 	return out, nil
 }

@@ -3,8 +3,10 @@ package model
 import "fmt"
 
 // Step runs thread t's next step (t must be runnable), then the local steps
-// that follow it, and returns what the step did.
-func (w *World) Step(t int) Event {
+// that follow it, and returns what the step did: w's own record, valid
+// until w steps again (copy it to keep it; a search's hot loop reads it in
+// place).
+func (w *World) Step(t int) *Event {
 	w.touch(t)
 	w.ev = Event{Thread: t, Kind: EvStep}
 	f := w.top(t)
@@ -14,7 +16,7 @@ func (w *World) Step(t int) Event {
 		w.execInstr(t, f, true)
 	}
 	w.settle(t)
-	return w.ev
+	return &w.ev
 }
 
 // settle runs t ahead through local steps (locals, constants, the yield,

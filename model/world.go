@@ -125,6 +125,28 @@ func (w *World) Status(t int) sched.Status {
 	return sched.Blocked
 }
 
+// AppendRunnable appends the runnable threads to buf in increasing order
+// and reports whether every thread is done: Status over every thread, in
+// one pass (a search asks it of every new state).
+func (w *World) AppendRunnable(buf []sched.ThreadID) ([]sched.ThreadID, bool) {
+	allDone := true
+	base := w.p.lay.threads
+	for t := range w.p.NumThreads() {
+		switch w.s[base+tStatus] {
+		case finished:
+		case notStarted:
+			allDone = false
+		default:
+			allDone = false
+			if w.ready(t) {
+				buf = append(buf, sched.ThreadID(t))
+			}
+		}
+		base += w.p.lay.threadSize
+	}
+	return buf, allDone
+}
+
 func (w *World) ready(t int) bool {
 	f := w.top(t)
 	if w.s[f+fInBody] == 1 {

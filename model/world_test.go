@@ -272,3 +272,36 @@ func TestFreeThreadedMissSteps(t *testing.T) {
 		})
 	}
 }
+
+// AppendRunnable, the searches' one-pass Status, tells exactly what Status
+// tells of every thread, on every state of seeded walks.
+func TestAppendRunnableIsStatus(t *testing.T) {
+	checked := 0
+	for name, sc := range walkScenarios(t) {
+		for _, p := range protocols {
+			for _, a := range atomicities {
+				prog := program(t, sc, p, a)
+				for seed := range uint64(20) {
+					walk(model.New(prog), sched.NewSeeded(seed), func(w *model.World) {
+						var want []sched.ThreadID
+						allDone := true
+						for u := range w.NumThreads() {
+							switch w.Status(u) {
+							case sched.Runnable:
+								want = append(want, sched.ThreadID(u))
+								allDone = false
+							case sched.Blocked:
+								allDone = false
+							}
+						}
+						got, done := w.AppendRunnable([]sched.ThreadID{99})
+						require.Equal(t, append([]sched.ThreadID{99}, want...), got, "%s/%s/%s seed %d", name, p.Name, a, seed)
+						require.Equal(t, allDone, done, "%s/%s/%s seed %d", name, p.Name, a, seed)
+						checked++
+					})
+				}
+			}
+		}
+	}
+	require.Greater(t, checked, 10000)
+}

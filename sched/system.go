@@ -159,10 +159,21 @@ func (p *pool) put(s System) {
 	}
 }
 
+// RunnableLister is implemented by systems that list their runnable
+// threads in one call, faster than a Status call per thread: AppendRunnable
+// appends them to buf in increasing order and reports whether every thread
+// is done, exactly as Status would tell.
+type RunnableLister interface {
+	AppendRunnable(buf []ThreadID) ([]ThreadID, bool)
+}
+
 // Runnable appends the runnable threads of s to buf, in increasing order,
 // and reports whether every thread is done.
 func runnable(s System, buf []ThreadID) ([]ThreadID, bool) {
 	buf = buf[:0]
+	if l, ok := s.(RunnableLister); ok {
+		return l.AppendRunnable(buf)
+	}
 	allDone := true
 	for t := range s.NumThreads() {
 		switch s.Status(ThreadID(t)) {

@@ -87,7 +87,7 @@ func replayRecent(p *model.Program, schedule []sched.ThreadID, n int) (int64, []
 		w.Trace = i >= from
 		ev := w.Step(int(t))
 		if i >= from {
-			recent = append(recent, check.TraceStep{Thread: int(t), Event: ev})
+			recent = append(recent, check.TraceStep{Thread: int(t), Event: *ev})
 		}
 	}
 	return calls, recent
