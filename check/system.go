@@ -93,6 +93,9 @@ func (s *System) CopyFrom(src sched.System) { s.w.CopyFrom(src.(*System).w) }
 // KeyView implements sched.KeyViewer.
 func (s *System) KeyView() []byte { return s.w.KeyView() }
 
+// AppendCompactKey implements sched.Compact.
+func (s *System) AppendCompactKey(b []byte) []byte { return s.w.AppendCompactKey(b) }
+
 // AppendKey implements sched.System.
 func (s *System) AppendKey(b []byte) []byte { return s.w.AppendKey(b) }
 

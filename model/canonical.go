@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
-	"sync"
 	"unsafe"
 )
 
@@ -79,30 +78,6 @@ type canonScratch struct {
 // verifyCanonForTest, when set, makes AppendCanonicalKey look up every
 // thread's part again and panic if a fresh one differs. Only tests set it.
 var verifyCanonForTest bool
-
-// liveParts numbers the distinct live parts of threads (see
-// AppendCanonicalKey) that a program's worlds have met, from 1 up, in the
-// order they were met. It is shared by every World of the program, and by
-// goroutines searching in parallel.
-type liveParts struct {
-	mu      sync.Mutex
-	numbers map[string]uint32
-}
-
-// number is the number of part, given one if it is new.
-func (lp *liveParts) number(part []slot) uint32 {
-	lp.mu.Lock()
-	defer lp.mu.Unlock()
-	n, ok := lp.numbers[string(slotBytes(part))]
-	if !ok {
-		if lp.numbers == nil {
-			lp.numbers = make(map[string]uint32)
-		}
-		n = uint32(len(lp.numbers) + 1)
-		lp.numbers[string(slotBytes(part))] = n
-	}
-	return n
-}
 
 // AppendCanonicalKey appends the key of w's orbit under the symmetry
 // between the threads of each block: two states get the same key exactly
@@ -226,6 +201,13 @@ func (w *World) touch(t int) {
 			clear(c.fresh)
 		} else {
 			c.fresh[t] = false
+		}
+	}
+	if w.blocks != nil {
+		if t == Host {
+			clear(w.blocks)
+		} else {
+			w.blocks[t] = 0
 		}
 	}
 }

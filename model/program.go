@@ -60,8 +60,9 @@ type Program struct {
 	globalNames [][]string
 	lay         layout
 
-	// the live parts of threads met so far, numbered (AppendCanonicalKey)
-	liveParts liveParts
+	// the live parts of threads met so far, numbered (AppendCanonicalKey),
+	// and the whole slot blocks of threads (AppendCompactKey)
+	liveParts, blocks *interner
 }
 
 // maxLocks bounds the locks a program may make (one per call at most): lock
@@ -85,7 +86,7 @@ func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
 	if a != GIL && a != FreeThreaded {
 		return nil, fmt.Errorf("unknown atomicity %d", a)
 	}
-	pr := &Program{Scenario: sc, Protocol: p, Atomicity: a}
+	pr := &Program{Scenario: sc, Protocol: p, Atomicity: a, liveParts: newInterner(), blocks: newInterner()}
 	for _, f := range sc.Functions {
 		pr.codes = append(pr.codes, code{name: f.Name, module: f.Module, stmts: pr.compileBody(f.Module, f.Body)})
 	}

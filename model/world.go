@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"unsafe"
 
 	"swapcheck/sched"
@@ -26,6 +27,10 @@ type World struct {
 	// canon is AppendCanonicalKey's scratch (copied by CopyFrom, not by
 	// Clone).
 	canon *canonScratch
+	// blocks[t] is the number of thread t's slot block in the program's
+	// table, 0 when a step may have changed it (AppendCompactKey's
+	// scratch, nil until its first call; copied by CopyFrom, not by Clone).
+	blocks []uint32
 	// Trace asks steps to describe their effects in Event.Effects.
 	Trace bool
 	// History, when set, receives the boundaries of every swap and every
@@ -85,6 +90,14 @@ func (w *World) CopyFrom(src *World) {
 	}
 	copy(w.s, src.s)
 	w.copyCanon(src)
+	switch {
+	case src.blocks != nil && w.blocks != nil:
+		copy(w.blocks, src.blocks)
+	case src.blocks != nil:
+		w.blocks = slices.Clone(src.blocks)
+	case w.blocks != nil:
+		clear(w.blocks)
+	}
 	w.Trace = src.Trace
 }
 

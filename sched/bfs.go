@@ -54,7 +54,7 @@ func (BFS) Run(init System, lim Limits) Result {
 		res.Stats.Executions++ // the failing one
 		return res
 	}
-	key = init.AppendKey(nil)
+	key = keyOf(init, nil)
 	visited.add(key)
 	res.Stats.States = 1
 	// A state with no runnable thread is checked when it is first reached,

@@ -129,8 +129,20 @@ type KeyViewer interface {
 	KeyView() []byte
 }
 
-// keyOf is s's key, a view where s offers one, else appended to buf.
+// Compact is implemented by systems with an exact key shorter than
+// AppendKey's: AppendCompactKey gives two states equal keys exactly when
+// AppendKey does. The exact stateful searches store it in their visited
+// sets instead (fewer bytes to hash, compare and keep).
+type Compact interface {
+	AppendCompactKey(b []byte) []byte
+}
+
+// keyOf is s's exact key: its compact key where s offers one, else a view
+// where s offers one, else appended to buf.
 func keyOf(s System, buf []byte) []byte {
+	if c, ok := s.(Compact); ok {
+		return c.AppendCompactKey(buf[:0])
+	}
 	if kv, ok := s.(KeyViewer); ok {
 		return kv.KeyView()
 	}

@@ -1,0 +1,43 @@
+package model
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// AppendCompactKey appends an encoding of exactly w's state, shorter than
+// AppendKey's: equal keys mean equal vectors, and conversely. It is the
+// exact searches' key (sched.Compact); unlike AppendCanonicalKey it merges
+// no two states.
+//
+// The globals, registries and lock owners come one byte a slot for small
+// values (appendSlot), then each thread's whole slot block as its number
+// in the program's table of blocks met so far (a uvarint; SPIN's COLLAPSE:
+// the table is a bijection). A thread's block changes only by its own
+// steps or the host's (see touch), so a search that copies a state and
+// steps one thread looks one block up.
+//
+// As for AppendCanonicalKey, w's vector must change only through w's own
+// methods.
+func (w *World) AppendCompactKey(b []byte) []byte {
+	p, l := w.p, &w.p.lay
+	if w.blocks == nil {
+		w.blocks = make([]uint32, p.NumThreads())
+	}
+	base := l.threads
+	for t, n := range w.blocks {
+		if n == 0 {
+			w.blocks[t] = p.blocks.number(w.s[base : base+l.threadSize])
+		} else if verifyCanonForTest {
+			if m := p.blocks.number(w.s[base : base+l.threadSize]); m != n {
+				panic(fmt.Sprintf("model: thread %d's block is number %d, but the compact key's scratch says %d: a change to the vector did not unset it", t, m, n))
+			}
+		}
+		base += l.threadSize
+	}
+	b = appendSlots(b, w.s[:l.threads])
+	for _, n := range w.blocks {
+		b = binary.AppendUvarint(b, uint64(n))
+	}
+	return b
+}
