@@ -1,34 +1,56 @@
 package sched
 
-import "hash/maphash"
+import (
+	"encoding/binary"
+	"hash/maphash"
+	"unsafe"
+)
 
 // visitedSet is the set of states a stateful search has seen, keyed by
-// their full canonical encoding: a hash only finds the slot, the bytes
-// decide, so a collision can never prune an unseen state. Keys live in
-// fixed-size chunks (no allocation per state, no copying as the set grows,
-// nothing for the collector to scan).
+// their full encoding: a hash only finds the slot, the bytes decide, so a
+// collision can never prune an unseen state.
+//
+// A slot is one cache line and holds its key when the key is short (a
+// compact or canonical key usually is), so a lookup in a set too big for
+// the caches costs one miss, not one for the slot and one for the key.
+// Longer keys live in chunks (no allocation per state, no copying as the
+// set grows, nothing for the collector to scan) and the slot points there.
 type visitedSet struct {
 	seed   maphash.Seed
 	slots  []visitedSlot // open addressing, linear probing; len is a power of 2
 	chunks [][]byte
+	held   int64 // the chunks' capacity
 	n      int
 }
 
+// visitedSlot is 64 bytes: the key's hash, its length plus one (0: an
+// empty slot), and the key itself when it fits in inline, else the chunk
+// number plus one and the offset where it is stored.
 type visitedSlot struct {
-	hash  uint64
-	chunk uint32 // chunk index + 1 (0: empty slot)
-	off   uint32
-	len   uint32
+	hash   uint64
+	n      uint32
+	inline [inlineKey]byte
 }
 
-const chunkSize = 1 << 20
+const (
+	inlineKey  = 52
+	firstChunk = 1 << 14
+	chunkSize  = 1 << 20
+)
 
 func newVisitedSet() *visitedSet {
-	return &visitedSet{seed: maphash.MakeSeed(), slots: make([]visitedSlot, 1<<12)}
+	return &visitedSet{seed: maphash.MakeSeed(), slots: make([]visitedSlot, 1<<10)}
 }
 
+// key is the key slot s holds.
 func (v *visitedSet) key(s *visitedSlot) []byte {
-	return v.chunks[s.chunk-1][s.off : s.off+s.len]
+	n := s.n - 1
+	if n <= inlineKey {
+		return s.inline[:n]
+	}
+	chunk := binary.LittleEndian.Uint32(s.inline[0:])
+	off := binary.LittleEndian.Uint32(s.inline[4:])
+	return v.chunks[chunk-1][off : off+n]
 }
 
 // add inserts key and reports whether it was new.
@@ -37,10 +59,18 @@ func (v *visitedSet) add(key []byte) bool {
 }
 
 // store copies key into the last chunk, starting a new one when it is full.
+// Chunks double from firstChunk up to chunkSize, so a small search does not
+// allocate (and zero) a megabyte.
 func (v *visitedSet) store(key []byte) (chunk, off uint32) {
 	last := len(v.chunks) - 1
 	if last < 0 || len(v.chunks[last])+len(key) > cap(v.chunks[last]) {
-		v.chunks = append(v.chunks, make([]byte, 0, max(chunkSize, len(key))))
+		size := firstChunk
+		if last >= 0 {
+			size = min(2*cap(v.chunks[last]), chunkSize)
+		}
+		size = max(size, len(key))
+		v.chunks = append(v.chunks, make([]byte, 0, size))
+		v.held += int64(size)
 		last++
 	}
 	off = uint32(len(v.chunks[last]))
@@ -52,38 +82,49 @@ func (v *visitedSet) grow() {
 	old := v.slots
 	v.slots = make([]visitedSlot, 2*len(old))
 	mask := uint64(len(v.slots) - 1)
-	for _, s := range old {
-		if s.chunk == 0 {
+	for i := range old {
+		s := &old[i]
+		if s.n == 0 {
 			continue
 		}
-		i := s.hash & mask
-		for v.slots[i].chunk != 0 {
-			i = (i + 1) & mask
+		j := s.hash & mask
+		for v.slots[j].n != 0 {
+			j = (j + 1) & mask
 		}
-		v.slots[i] = s
+		v.slots[j] = *s
 	}
 }
 
 // bytes is the memory the set holds.
 func (v *visitedSet) bytes() int64 {
-	return int64(len(v.chunks))*chunkSize + int64(len(v.slots))*24
+	return v.held + int64(len(v.slots))*int64(unsafe.Sizeof(visitedSlot{}))
 }
 
 // addHashed is add with the key's hash already computed (with v.seed).
 func (v *visitedSet) addHashed(h uint64, key []byte) bool {
+	if len(key) >= 1<<32-1 {
+		panic("sched: a state key of 4 GiB")
+	}
 	mask := uint64(len(v.slots) - 1)
+	n := uint32(len(key)) + 1
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := &v.slots[i]
-		if s.chunk == 0 {
-			s.hash, s.len = h, uint32(len(key))
-			s.chunk, s.off = v.store(key)
+		if s.n == 0 {
+			s.hash, s.n = h, n
+			if len(key) <= inlineKey {
+				copy(s.inline[:], key)
+			} else {
+				chunk, off := v.store(key)
+				binary.LittleEndian.PutUint32(s.inline[0:], chunk)
+				binary.LittleEndian.PutUint32(s.inline[4:], off)
+			}
 			v.n++
 			if v.n*4 > len(v.slots)*3 {
 				v.grow()
 			}
 			return true
 		}
-		if s.hash == h && string(v.key(s)) == string(key) {
+		if s.hash == h && s.n == n && string(v.key(s)) == string(key) {
 			return false
 		}
 	}
