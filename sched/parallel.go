@@ -2,7 +2,6 @@ package sched
 
 import (
 	"fmt"
-	"hash/maphash"
 	"sync"
 	"sync/atomic"
 )
@@ -10,7 +9,7 @@ import (
 // Parallel is an exhaustive stateful search on several goroutines: a short
 // breadth-first prefix makes a queue of root states, and each worker runs a
 // depth-first search from the roots it takes, all sharing one visited set
-// (sharded, each shard behind a mutex). With Symmetry it keys states by
+// (lock-free, see sharedSet). With Symmetry it keys states by
 // their canonical key (see Canonical) where the system offers one.
 //
 // Every reachable state is stored and expanded exactly once, by whichever
@@ -48,44 +47,6 @@ func (p Parallel) Name() string {
 // Exhaustive implements Strategy.
 func (Parallel) Exhaustive() bool { return true }
 
-const setShards = 64
-
-// sharedSet is a visited set for concurrent searches.
-type sharedSet struct {
-	seed   maphash.Seed
-	shards [setShards]struct {
-		sync.Mutex
-		set *visitedSet
-		_   [40]byte // keep shards on separate cache lines
-	}
-}
-
-func newSharedSet() *sharedSet {
-	s := &sharedSet{seed: maphash.MakeSeed()}
-	for i := range s.shards {
-		s.shards[i].set = newVisitedSet()
-		s.shards[i].set.seed = s.seed
-	}
-	return s
-}
-
-func (s *sharedSet) add(key []byte) bool {
-	h := maphash.Bytes(s.seed, key)
-	sh := &s.shards[h%setShards]
-	sh.Lock()
-	added := sh.set.addHashed(h, key)
-	sh.Unlock()
-	return added
-}
-
-func (s *sharedSet) bytes() int64 {
-	var n int64
-	for i := range s.shards {
-		n += s.shards[i].set.bytes()
-	}
-	return n
-}
-
 // parallelRun is the shared state of one Run.
 type parallelRun struct {
 	lim      Limits
@@ -119,12 +80,14 @@ func (r *parallelRun) key(s System, buf []byte) []byte {
 // Run implements Strategy.
 func (p Parallel) Run(init System, lim Limits) Result {
 	workers := max(p.Workers, 1)
-	r := &parallelRun{lim: lim, maxDepth: lim.maxDepth(), symmetry: p.Symmetry, visited: newSharedSet()}
+	r := &parallelRun{lim: lim, maxDepth: lim.maxDepth(), symmetry: p.Symmetry, visited: newSharedSet(workers)}
 	var res Result
 
-	r.visited.add(r.key(init, nil))
+	first := r.visited.join()
+	first.add(r.key(init, nil))
 	r.total.States = 1
-	roots, done := r.prefix(init, max(64*workers, 16*p.Shards))
+	roots, done := r.prefix(first, init, max(64*workers, 16*p.Shards))
+	first.leave()
 	if done {
 		return r.result(&res)
 	}
@@ -143,7 +106,8 @@ func (p Parallel) Run(init System, lim Limits) Result {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := worker{run: r}
+			w := worker{run: r, set: r.visited.join()}
+			defer w.set.leave()
 			for !r.stop.Load() {
 				i := next.Add(1) - 1
 				if i >= int64(len(roots)) {
@@ -161,7 +125,7 @@ func (p Parallel) Run(init System, lim Limits) Result {
 
 // prefix expands states breadth-first until there are at least want of
 // them to share out. It reports done when the search ended there.
-func (r *parallelRun) prefix(init System, want int) ([]root, bool) {
+func (r *parallelRun) prefix(u *setUser, init System, want int) ([]root, bool) {
 	var buf, key []byte
 	var threads []ThreadID
 	level := []root{{state: init.Clone()}}
@@ -182,7 +146,7 @@ func (r *parallelRun) prefix(init System, want int) ([]root, bool) {
 					return nil, true
 				}
 				key = r.key(s, buf)
-				if !r.visited.add(key) {
+				if !u.add(key) {
 					r.total.Matched++
 					r.total.Executions++
 					continue
@@ -232,6 +196,7 @@ func (r *parallelRun) result(res *Result) Result {
 // worker is one goroutine's depth-first search.
 type worker struct {
 	run    *parallelRun
+	set    *setUser
 	stats  Stats // not yet added to run.total
 	states pool
 	buf    []ThreadID
@@ -312,7 +277,7 @@ func (w *worker) search(rt root) {
 			return
 		}
 		w.key = r.key(next, w.key)
-		if !r.visited.add(w.key) {
+		if !w.set.add(w.key) {
 			w.stats.Matched++
 			w.stats.Executions++
 			w.states.put(next)

@@ -1,0 +1,232 @@
+package sched
+
+import (
+	"encoding/binary"
+	"hash/maphash"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// sharedSet is the visited set of a parallel search: visitedSet's table
+// (64-byte slots, short keys inline, exact comparison), made safe for
+// several goroutines without a lock per lookup. A lock's word would move
+// between the cores on nearly every step, and two workers would then run
+// slower than one.
+//
+// A goroutine inserts by claiming an empty slot with a compare-and-swap of
+// its length word to busy, writing the hash and key, then publishing the
+// length; a reader that meets a busy slot waits for it. Growing needs the
+// table to itself: the goroutine that finds it too full raises a flag,
+// waits until every other user has stopped at its next add, rehashes, and
+// lets them go on. Users are counted (join, leave) so that a user that has
+// finished is not waited for.
+type sharedSet struct {
+	seed maphash.Seed
+	tab  atomic.Pointer[sharedTable]
+
+	mu       sync.Mutex
+	cond     *sync.Cond
+	growing  atomic.Bool
+	users    int // under mu
+	paused   int // users stopped for a grow, under mu
+	inserted atomic.Int64
+
+	// Keys too long for a slot, rare with compact keys, live in chunks
+	// behind a mutex.
+	longMu sync.Mutex
+	long   visitedSet // only its chunks
+}
+
+type sharedTable struct {
+	slots []sharedSlot // len is a power of 2
+	// limit: grow once more keys than this are counted; batch: how many a
+	// user inserts before it counts them (so a table is at most limit +
+	// users*batch full, under three quarters).
+	limit, batch int64
+}
+
+// sharedSlot is visitedSlot with an atomic length word: 0 empty, busy
+// while being written, else the key's length plus one.
+type sharedSlot struct {
+	hash   uint64
+	n      atomic.Uint32
+	inline [inlineKey]byte
+}
+
+const busy = ^uint32(0)
+
+// setUser is one goroutine's handle on a sharedSet.
+type setUser struct {
+	set     *sharedSet
+	pending int64 // inserted, not yet counted in set.inserted
+}
+
+func newSharedSet(users int) *sharedSet {
+	s := &sharedSet{seed: maphash.MakeSeed()}
+	s.cond = sync.NewCond(&s.mu)
+	s.tab.Store(newSharedTable(1<<10, users))
+	return s
+}
+
+func newSharedTable(size int, users int) *sharedTable {
+	t := &sharedTable{slots: make([]sharedSlot, size), limit: int64(size) / 2}
+	t.batch = max(1, int64(size)/(4*int64(max(users, 1))))
+	return t
+}
+
+// join returns a handle for one more goroutine; it must leave when done.
+func (s *sharedSet) join() *setUser {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.users++
+	return &setUser{set: s}
+}
+
+// leave ends u's use of the set.
+func (u *setUser) leave() {
+	s := u.set
+	s.inserted.Add(u.pending)
+	u.pending = 0
+	s.mu.Lock()
+	s.users--
+	s.cond.Broadcast() // a grower may be waiting for this user
+	s.mu.Unlock()
+}
+
+// add inserts key and reports whether it was new.
+func (u *setUser) add(key []byte) bool {
+	s := u.set
+	if s.growing.Load() {
+		s.pause()
+	}
+	t := s.tab.Load()
+	h := maphash.Bytes(s.seed, key)
+	if !t.add(h, key, u) {
+		return false
+	}
+	if u.pending++; u.pending >= t.batch {
+		if s.inserted.Add(u.pending) > t.limit {
+			s.grow(t)
+		}
+		u.pending = 0
+	}
+	return true
+}
+
+// add is sharedSet.add on one table.
+func (t *sharedTable) add(h uint64, key []byte, u *setUser) bool {
+	if len(key) >= 1<<32-2 {
+		panic("sched: a state key of 4 GiB")
+	}
+	mask := uint64(len(t.slots) - 1)
+	want := uint32(len(key)) + 1
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		n := s.n.Load()
+		if n == 0 {
+			if !s.n.CompareAndSwap(0, busy) {
+				n = s.n.Load() // another user claimed it: read it as taken
+			} else {
+				s.hash = h
+				if len(key) <= inlineKey {
+					copy(s.inline[:], key)
+				} else {
+					u.set.storeLong(s, key)
+				}
+				s.n.Store(want)
+				return true
+			}
+		}
+		for n == busy {
+			runtime.Gosched()
+			n = s.n.Load()
+		}
+		if s.hash == h && n == want && u.set.equal(s, n, key) {
+			return false
+		}
+	}
+}
+
+// storeLong puts a key too long for a slot in the chunks and names it in sl.
+func (s *sharedSet) storeLong(sl *sharedSlot, key []byte) {
+	s.longMu.Lock()
+	defer s.longMu.Unlock()
+	chunk, off := s.long.store(key)
+	binary.LittleEndian.PutUint32(sl.inline[0:], chunk)
+	binary.LittleEndian.PutUint32(sl.inline[4:], off)
+}
+
+// equal reports whether the published slot sl, whose length word is n,
+// holds key.
+func (s *sharedSet) equal(sl *sharedSlot, n uint32, key []byte) bool {
+	n--
+	if n <= inlineKey {
+		return string(sl.inline[:n]) == string(key)
+	}
+	chunk := binary.LittleEndian.Uint32(sl.inline[0:])
+	off := binary.LittleEndian.Uint32(sl.inline[4:])
+	s.longMu.Lock()
+	defer s.longMu.Unlock()
+	return string(s.long.chunks[chunk-1][off:off+n]) == string(key)
+}
+
+// pause stops the calling user until a grow is over.
+func (s *sharedSet) pause() {
+	s.mu.Lock()
+	s.paused++
+	s.cond.Broadcast()
+	for s.growing.Load() {
+		s.cond.Wait()
+	}
+	s.paused--
+	s.mu.Unlock()
+}
+
+// grow replaces t by a table twice its size, once every other user has
+// paused. If another user is growing already, the caller pauses instead.
+func (s *sharedSet) grow(t *sharedTable) {
+	s.mu.Lock()
+	if s.tab.Load() != t {
+		s.mu.Unlock() // grown meanwhile
+		return
+	}
+	if !s.growing.CompareAndSwap(false, true) {
+		s.mu.Unlock()
+		s.pause()
+		return
+	}
+	for s.paused < s.users-1 {
+		s.cond.Wait()
+	}
+	g := newSharedTable(2*len(t.slots), s.users)
+	mask := uint64(len(g.slots) - 1)
+	for i := range t.slots {
+		old := &t.slots[i]
+		n := old.n.Load()
+		if n == 0 {
+			continue
+		}
+		j := old.hash & mask
+		for g.slots[j].n.Load() != 0 {
+			j = (j + 1) & mask
+		}
+		ns := &g.slots[j]
+		ns.hash, ns.inline = old.hash, old.inline
+		ns.n.Store(n)
+	}
+	s.tab.Store(g)
+	s.growing.Store(false)
+	s.cond.Broadcast()
+	s.mu.Unlock()
+}
+
+// bytes is the memory the set holds.
+func (s *sharedSet) bytes() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.longMu.Lock()
+	defer s.longMu.Unlock()
+	return int64(len(s.tab.Load().slots))*int64(unsafe.Sizeof(sharedSlot{})) + s.long.held
+}
