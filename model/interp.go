@@ -150,7 +150,7 @@ var syncLines = [...]string{
 func (w *World) execStmt(t, f int, visible bool) {
 	p, l := w.p, &w.p.lay
 	cd := &p.codes[w.s[f+fCode]]
-	st := cd.stmts[w.s[f+fBody]]
+	st := &cd.stmts[w.s[f+fBody]]
 	base := w.thread(t)
 	if !visible {
 		switch st.kind {

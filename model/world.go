@@ -163,7 +163,7 @@ func (w *World) AppendRunnable(buf []sched.ThreadID) ([]sched.ThreadID, bool) {
 func (w *World) ready(t int) bool {
 	f := w.top(t)
 	if w.s[f+fInBody] == 1 {
-		st := w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]
+		st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]
 		switch st.kind {
 		case sSync:
 			return w.s[f+fSub] != syncWait || w.s[w.thread(t)+tEvent] == 1
@@ -189,7 +189,7 @@ func (w *World) Footprint(t int) sched.Footprint {
 	if t != Host {
 		fp.Group = 1 + w.p.threadBlock[t]
 	} else if f := w.top(t); w.s[f+fInBody] == 1 {
-		switch st := w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]; st.kind {
+		switch st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]; st.kind {
 		case sStart:
 			fp.Group, fp.Watches = 1+st.arg, true
 		case sPoll:
@@ -207,7 +207,7 @@ func (w *World) objectFootprint(t int) sched.Footprint {
 		return sched.Footprint{Access: sched.Local, MayBlock: true}
 	}
 	if w.s[f+fInBody] == 1 {
-		st := w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]
+		st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]
 		mod := w.p.codes[w.s[f+fCode]].module
 		switch st.kind {
 		case sUse:
