@@ -86,6 +86,17 @@ func (p Parallel) Run(init System, lim Limits) Result {
 	first := r.visited.join()
 	first.add(r.key(init, nil))
 	r.total.States = 1
+	if ts, allDone := runnable(init, nil); len(ts) == 0 {
+		// No thread can run from the start: one execution, of no steps,
+		// which the prefix would not count or check.
+		first.leave()
+		if f := terminal(init.Clone(), allDone); f != nil {
+			r.fail(f, nil)
+		} else {
+			r.total.Executions++
+		}
+		return r.result(&res)
+	}
 	roots, done := r.prefix(first, init, max(64*workers, 16*p.Shards))
 	first.leave()
 	if done {
