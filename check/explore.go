@@ -196,7 +196,7 @@ func (r *Report) auto(sys *System, lim sched.Limits) sched.Result {
 	r.Plan = append(r.Plan, fmt.Sprintf("bounded (up to %d preemptions): no violation", AutoPreemptions))
 	complete := sched.Parallel{Workers: max(cfg.Workers, 1), Symmetry: true}.Run(sys, lim)
 	complete.Stats.Steps += first.Stats.Steps
-	complete.Stats.Executions += first.Stats.Executions
+	complete.Stats.AddExecutions(first.Stats)
 	switch complete.Verdict {
 	case sched.Verified:
 		r.Plan = append(r.Plan, fmt.Sprintf("states (symmetry reduction, %d workers): verified", max(cfg.Workers, 1)))
@@ -213,7 +213,7 @@ func (r *Report) auto(sys *System, lim sched.Limits) sched.Result {
 	}
 	r.Plan = append(r.Plan, fmt.Sprintf("bounded (up to %d preemptions): the fewest, %d", p, fewest.Preemptions))
 	fewest.Stats.Steps += complete.Stats.Steps
-	fewest.Stats.Executions += complete.Stats.Executions
+	fewest.Stats.AddExecutions(complete.Stats)
 	fewest.Stats.States = complete.Stats.States
 	return fewest
 }

@@ -1,10 +1,17 @@
 package sched
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // BFS is an exhaustive breadth-first search with a visited set of states.
 // Its first counterexample has the fewest steps of any, which makes it the
 // search that shortens a counterexample found some other way.
+//
+// An execution's preemptions (Stats.PreemptionsMin and so on) are counted
+// along the path that first reached each state: a queued state carries the
+// count of that path, and an execution adds its last step's.
 type BFS struct{}
 
 // Name implements Strategy.
@@ -14,9 +21,10 @@ func (BFS) Name() string { return "bfs" }
 func (BFS) Exhaustive() bool { return true }
 
 type bfsNode struct {
-	parent int32 // index in nodes, -1 for the initial state
-	via    ThreadID
-	depth  int32
+	parent   int32 // index in nodes, -1 for the initial state
+	via      ThreadID
+	depth    int32
+	preempts int32 // on the path from the initial state
 }
 
 // Run implements Strategy.
@@ -49,9 +57,9 @@ func (BFS) Run(init System, lim Limits) Result {
 		}
 		return rev
 	}
-	fail := func(n int32, last ThreadID, f *Failure) Result {
+	fail := func(n int32, last ThreadID, preempts int, f *Failure) Result {
 		res.Verdict, res.Failure, res.Schedule = Violation, f, schedule(n, last)
-		res.Stats.Executions++ // the failing one
+		res.Stats.execution(preempts) // the failing one
 		return res
 	}
 	key = keyOf(init, nil)
@@ -63,9 +71,9 @@ func (BFS) Run(init System, lim Limits) Result {
 	buf, done := runnable(init, buf)
 	if len(buf) == 0 {
 		if f := terminal(init, done); f != nil {
-			return fail(0, -1, f)
+			return fail(0, -1, 0, f)
 		}
-		res.Stats.Executions = 1
+		res.Stats.execution(0)
 		res.Verdict, res.Complete = Verified, true
 		return res
 	}
@@ -74,6 +82,8 @@ func (BFS) Run(init System, lim Limits) Result {
 		it := queue[head]
 		queue[head] = item{}
 		buf, _ = runnable(it.state, buf)
+		via, preempts := nodes[it.node].via, int(nodes[it.node].preempts)
+		lastRunnable := via >= 0 && slices.Contains(buf, via)
 		depth := int(nodes[it.node].depth) + 1
 		if depth > maxD {
 			res.Verdict, res.Cut = Incomplete, fmt.Sprintf("an execution reached the step budget of %d", maxD)
@@ -84,29 +94,33 @@ func (BFS) Run(init System, lim Limits) Result {
 				res.Verdict, res.Cut = Incomplete, "stopped"
 				return res
 			}
+			pre := preempts
+			if lastRunnable && t != via {
+				pre++
+			}
 			next := states.copyOf(it.state)
 			res.Stats.Steps++
 			res.Stats.Depth = max(res.Stats.Depth, depth)
 			if f := next.Step(t); f != nil {
-				return fail(it.node, t, f)
+				return fail(it.node, t, pre, f)
 			}
 			key = keyOf(next, key)
 			if !visited.add(key) {
 				res.Stats.Matched++
-				res.Stats.Executions++
+				res.Stats.execution(pre)
 				states.put(next)
 				continue
 			}
 			res.Stats.States++
 			if nbuf, done = runnable(next, nbuf); len(nbuf) == 0 {
 				if f := terminal(next, done); f != nil {
-					return fail(it.node, t, f)
+					return fail(it.node, t, pre, f)
 				}
-				res.Stats.Executions++
+				res.Stats.execution(pre)
 				states.put(next)
 				continue
 			}
-			nodes = append(nodes, bfsNode{parent: it.node, via: t, depth: int32(depth)})
+			nodes = append(nodes, bfsNode{parent: it.node, via: t, depth: int32(depth), preempts: int32(pre)})
 			queue = append(queue, item{state: next, node: int32(len(nodes) - 1)})
 		}
 		states.put(it.state)

@@ -30,7 +30,8 @@ import (
 //
 // Stats add up over the rounds: States counts the (state, last thread)
 // pairs each round stored, Matched the steps that reached a pair with no
-// more preemptions left than it was expanded with.
+// more preemptions left than it was expanded with, and the preemption
+// statistics are over every round's executions.
 type Bounded struct {
 	MaxPreemptions int
 }
@@ -171,9 +172,10 @@ func boundedRound(init System, p int, lim Limits, stop *stopper, st *Stats) roun
 			skipped++
 		}
 	}
-	// fail ends the round with the steps on the stack, then more.
-	fail := func(f *Failure, more ...ThreadID) roundResult {
-		st.Executions++
+	// fail ends the round with the steps on the stack, then more, which
+	// had preempts preemptions.
+	fail := func(f *Failure, preempts int, more ...ThreadID) roundResult {
+		st.execution(preempts)
 		r.failure = f
 		r.schedule = make([]ThreadID, 0, len(stack)+len(more))
 		for _, fr := range stack {
@@ -190,9 +192,9 @@ func boundedRound(init System, p int, lim Limits, stop *stopper, st *Stats) roun
 	rbuf, done := runnable(start, nil)
 	if len(rbuf) == 0 {
 		if f := terminal(start, done); f != nil {
-			return fail(f)
+			return fail(f, 0)
 		}
-		st.Executions++
+		st.execution(0)
 		return r
 	}
 	stack = append(stack, boundedFrame{state: start, via: -1, left: p})
@@ -225,19 +227,19 @@ func boundedRound(init System, p int, lim Limits, stop *stopper, st *Stats) roun
 		depth := len(stack)
 		st.Depth = max(st.Depth, depth)
 		if f := next.Step(t); f != nil {
-			return fail(f, t)
+			return fail(f, p-left, t)
 		}
 		if !visit(next, t, left) {
-			st.Executions++
+			st.execution(p - left)
 			states.put(next)
 			continue
 		}
 		rbuf, done = runnable(next, rbuf)
 		if len(rbuf) == 0 {
 			if f := terminal(next, done); f != nil {
-				return fail(f, t)
+				return fail(f, p-left, t)
 			}
-			st.Executions++
+			st.execution(p - left)
 			states.put(next)
 			continue
 		}

@@ -17,6 +17,8 @@ type dfsFrame struct {
 	via   ThreadID // the thread whose step led here
 	order []ThreadID
 	next  int
+	// preempts: the preemptions on the path to state.
+	preempts int
 }
 
 // Run implements Strategy: statefulDFS keyed by the exact state.

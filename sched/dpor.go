@@ -87,6 +87,8 @@ type dporFrame struct {
 	// this frame; see reversible).
 	stamp   uint64
 	replays []dporReplay
+	// preempts: the preemptions of the steps before this state.
+	preempts int
 }
 
 // dporReplay is the state after the steps among frames i+1..upTo-1 that do
@@ -132,7 +134,7 @@ func (x *dpor) run(init System, lim Limits) Result {
 		if f := terminal(root.state, x.allDone(root)); f != nil {
 			return x.fail(f)
 		}
-		res.Stats.Executions = 1
+		res.Stats.execution(0)
 		res.Verdict, res.Complete = Verified, true
 		return *res
 	}
@@ -181,7 +183,7 @@ func (x *dpor) run(init System, lim Limits) Result {
 		switch {
 		case t >= 0:
 		case x.anyRunnable(child):
-			res.Stats.Executions++
+			res.Stats.execution(child.preempts)
 			res.Stats.SleepBlocked++
 			x.pop()
 			continue
@@ -189,7 +191,7 @@ func (x *dpor) run(init System, lim Limits) Result {
 			if f := terminal(child.state, x.allDone(child)); f != nil {
 				return x.fail(f)
 			}
-			res.Stats.Executions++
+			res.Stats.execution(child.preempts)
 			x.pop()
 			continue
 		}
@@ -223,7 +225,10 @@ func (x *dpor) push(s System, via ThreadID) *dporFrame {
 		f.replays = make([]dporReplay, x.n)
 	}
 	x.pushes++
-	f.state, f.thread, f.stamp = s, -1, x.pushes
+	f.state, f.thread, f.stamp, f.preempts = s, -1, x.pushes, 0
+	if d > 0 {
+		f.preempts = x.stack[d-1].preempts + x.preemption(d-1)
+	}
 	clear(f.backtrack)
 	clear(f.sleep)
 	if d == 0 {
@@ -277,6 +282,19 @@ func (x *dpor) first(f *dporFrame, last ThreadID) ThreadID {
 	return -1
 }
 
+// preemption is 1 when the step taken from frame d is a preemption (see
+// CountPreemptions), else 0.
+func (x *dpor) preemption(d int) int {
+	if d == 0 {
+		return 0
+	}
+	f, last := &x.stack[d], x.stack[d-1].thread
+	if f.thread != last && f.status[last] == Runnable {
+		return 1
+	}
+	return 0
+}
+
 func (x *dpor) anyRunnable(f *dporFrame) bool {
 	for _, s := range f.status {
 		if s == Runnable {
@@ -305,7 +323,12 @@ func (x *dpor) fail(f *Failure) Result {
 			res.Schedule = append(res.Schedule, fr.thread)
 		}
 	}
-	res.Stats.Executions++
+	top := len(x.stack) - 1
+	n := x.stack[top].preempts
+	if x.stack[top].thread >= 0 {
+		n += x.preemption(top) // the failing step
+	}
+	res.Stats.execution(n)
 	return *res
 }
 

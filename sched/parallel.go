@@ -18,6 +18,9 @@ import (
 // violation stops all workers; which one is found first can depend on
 // timing (check.Explore then shortens it breadth-first, deterministically).
 // Stats.Depth is left 0: the longest path depends on the interleaving.
+// The preemption statistics are counted as DFS counts them, along the path
+// that first reached each state; with more than one worker, which path
+// that is can depend on timing, and so can PreemptionsMax and the mean.
 type Parallel struct {
 	Workers  int
 	Symmetry bool
@@ -64,8 +67,9 @@ type parallelRun struct {
 }
 
 type root struct {
-	state System
-	path  []ThreadID
+	state    System
+	path     []ThreadID
+	preempts int // in path
 }
 
 func (r *parallelRun) key(s System, buf []byte) []byte {
@@ -91,9 +95,9 @@ func (p Parallel) Run(init System, lim Limits) Result {
 		// which the prefix would not count or check.
 		first.leave()
 		if f := terminal(init.Clone(), allDone); f != nil {
-			r.fail(f, nil)
+			r.fail(f, nil, 0)
 		} else {
-			r.total.Executions++
+			r.total.execution(0)
 		}
 		return r.result(&res)
 	}
@@ -144,6 +148,10 @@ func (r *parallelRun) prefix(u *setUser, init System, want int) ([]root, bool) {
 		var next []root
 		for _, it := range level {
 			threads, _ = runnable(it.state, threads)
+			last := ThreadID(-1)
+			if n := len(it.path); n > 0 {
+				last = it.path[n-1]
+			}
 			if len(it.path)+1 > r.maxDepth {
 				r.cut = fmt.Sprintf("an execution reached the step budget of %d", r.maxDepth)
 				return nil, true
@@ -152,26 +160,30 @@ func (r *parallelRun) prefix(u *setUser, init System, want int) ([]root, bool) {
 				s := it.state.Clone()
 				r.total.Steps++
 				path := append(append([]ThreadID(nil), it.path...), t)
+				pre := it.preempts
+				if preempts(threads, last, t) {
+					pre++
+				}
 				if f := s.Step(t); f != nil {
-					r.fail(f, path)
+					r.fail(f, path, pre)
 					return nil, true
 				}
 				key = r.key(s, buf)
 				if !u.add(key) {
 					r.total.Matched++
-					r.total.Executions++
+					r.total.execution(pre)
 					continue
 				}
 				r.total.States++
 				if ts, allDone := runnable(s, nil); len(ts) == 0 {
 					if f := terminal(s, allDone); f != nil {
-						r.fail(f, path)
+						r.fail(f, path, pre)
 						return nil, true
 					}
-					r.total.Executions++
+					r.total.execution(pre)
 					continue
 				}
-				next = append(next, root{state: s, path: path})
+				next = append(next, root{state: s, path: path, preempts: pre})
 			}
 		}
 		level = next
@@ -179,12 +191,13 @@ func (r *parallelRun) prefix(u *setUser, init System, want int) ([]root, bool) {
 	return level, len(level) == 0
 }
 
-func (r *parallelRun) fail(f *Failure, path []ThreadID) {
+// fail records a violation after path, which had preempts preemptions.
+func (r *parallelRun) fail(f *Failure, path []ThreadID, preempts int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.failure == nil {
 		r.failure, r.schedule = f, path
-		r.total.Executions++ // the failing one
+		r.total.execution(preempts) // the failing one
 	}
 	r.stop.Store(true)
 }
@@ -224,7 +237,7 @@ func (w *worker) flush() {
 	r.total.Steps += w.stats.Steps
 	r.total.States += w.stats.States
 	r.total.Matched += w.stats.Matched
-	r.total.Executions += w.stats.Executions
+	r.total.AddExecutions(w.stats)
 	w.stats = Stats{}
 	if r.lim.Progress != nil {
 		r.lim.Progress(r.total)
@@ -244,10 +257,11 @@ func (w *worker) flush() {
 func (w *worker) search(rt root) {
 	r := w.run
 	type frame struct {
-		state System
-		via   ThreadID
-		order []ThreadID
-		next  int
+		state    System
+		via      ThreadID
+		order    []ThreadID
+		next     int
+		preempts int // on the path to state
 	}
 	path := func(stack []frame, last ThreadID) []ThreadID {
 		p := append([]ThreadID(nil), rt.path...)
@@ -263,7 +277,7 @@ func (w *worker) search(rt root) {
 	if n := len(rt.path); n > 0 {
 		last = rt.path[n-1]
 	}
-	stack := []frame{{state: rt.state, via: last, order: preferring(nil, w.buf, last)}}
+	stack := []frame{{state: rt.state, via: last, order: preferring(nil, w.buf, last), preempts: rt.preempts}}
 	for len(stack) > 0 {
 		if w.polls++; w.polls >= pollEvery {
 			w.polls = 0
@@ -281,16 +295,21 @@ func (w *worker) search(rt root) {
 		}
 		t := top.order[top.next]
 		top.next++
+		// preferring put the last thread first if it can run.
+		pre := top.preempts
+		if t != top.via && top.order[0] == top.via {
+			pre++
+		}
 		next := w.states.copyOf(top.state)
 		w.stats.Steps++
 		if f := next.Step(t); f != nil {
-			r.fail(f, path(stack, t))
+			r.fail(f, path(stack, t), pre)
 			return
 		}
 		w.key = r.key(next, w.key)
 		if !w.set.add(w.key) {
 			w.stats.Matched++
-			w.stats.Executions++
+			w.stats.execution(pre)
 			w.states.put(next)
 			continue
 		}
@@ -298,10 +317,10 @@ func (w *worker) search(rt root) {
 		var allDone bool
 		if w.buf, allDone = runnable(next, w.buf); len(w.buf) == 0 {
 			if f := terminal(next, allDone); f != nil {
-				r.fail(f, path(stack, t))
+				r.fail(f, path(stack, t), pre)
 				return
 			}
-			w.stats.Executions++
+			w.stats.execution(pre)
 			w.states.put(next)
 			continue
 		}
@@ -320,7 +339,7 @@ func (w *worker) search(rt root) {
 			stack = append(stack, frame{})
 		}
 		nf := &stack[len(stack)-1]
-		nf.state, nf.via, nf.next = next, t, 0
+		nf.state, nf.via, nf.next, nf.preempts = next, t, 0, pre
 		nf.order = preferring(nf.order[:0], w.buf, t)
 	}
 }

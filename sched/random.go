@@ -32,7 +32,7 @@ func runWalks(init System, lim Limits, runs int64, next func() Chooser) Result {
 			return res
 		}
 		w := walk(init.Clone(), next(), lim.maxDepth(), &stop, nil)
-		res.Stats.Executions++
+		res.Stats.execution(w.preemptions)
 		res.Stats.Steps += int64(len(w.schedule))
 		res.Stats.Depth = max(res.Stats.Depth, len(w.schedule))
 		switch {
@@ -50,16 +50,18 @@ func runWalks(init System, lim Limits, runs int64, next func() Chooser) Result {
 
 // walkResult is one execution.
 type walkResult struct {
-	schedule []ThreadID
-	failure  *Failure
-	cut      string
+	schedule    []ThreadID
+	failure     *Failure
+	cut         string
+	preemptions int // in schedule, as CountPreemptions counts them
 }
 
 // walk runs s to the end, asking c at every step. s is modified.
 func walk(s System, c Chooser, maxDepth int, stop *stopper, replay *Replaying) walkResult {
 	var (
-		w   walkResult
-		buf []ThreadID
+		w    walkResult
+		buf  []ThreadID
+		last = ThreadID(-1)
 	)
 	for {
 		if stop.stopped() {
@@ -81,10 +83,14 @@ func walk(s System, c Chooser, maxDepth int, stop *stopper, replay *Replaying) w
 			return w
 		}
 		w.schedule = append(w.schedule, t)
+		if preempts(buf, last, t) {
+			w.preemptions++
+		}
 		if f := s.Step(t); f != nil {
 			w.failure = f
 			return w
 		}
+		last = t
 	}
 }
 
@@ -98,7 +104,7 @@ func Replay(init System, schedule []ThreadID, lim Limits) (Result, error) {
 	rc := NewReplaying(schedule)
 	stop := newStopper(lim, &res.Stats)
 	w := walk(init.Clone(), rc, max(lim.maxDepth(), len(schedule)+1), &stop, rc)
-	res.Stats.Executions = 1
+	res.Stats.execution(w.preemptions)
 	res.Stats.Steps = int64(len(w.schedule))
 	res.Stats.Depth = len(w.schedule)
 	switch {

@@ -81,6 +81,48 @@ type Stats struct {
 	// thread was asleep, their orders covered elsewhere (counted in
 	// Executions too).
 	SleepBlocked int64
+	// PreemptionsMin, PreemptionsMax and PreemptionsSum are over the
+	// preemptions (as CountPreemptions counts them) of each execution
+	// counted in Executions, on the path the search took from the initial
+	// state; Min and Max mean something only when Executions > 0. A
+	// stateful search expands a state once, from the path that reached it
+	// first, so the counts follow the search's order (fixed, for a
+	// sequential search).
+	PreemptionsMin, PreemptionsMax int
+	PreemptionsSum                 int64
+}
+
+// PreemptionsMean is the mean number of preemptions per execution (0 when
+// there was none).
+func (s Stats) PreemptionsMean() float64 {
+	if s.Executions == 0 {
+		return 0
+	}
+	return float64(s.PreemptionsSum) / float64(s.Executions)
+}
+
+// AddExecutions adds o's executions, with their preemption statistics, to
+// s's. Searches that run one after another combine their stats with it.
+func (s *Stats) AddExecutions(o Stats) {
+	if o.Executions == 0 {
+		return
+	}
+	if s.Executions == 0 || o.PreemptionsMin < s.PreemptionsMin {
+		s.PreemptionsMin = o.PreemptionsMin
+	}
+	s.PreemptionsMax = max(s.PreemptionsMax, o.PreemptionsMax)
+	s.PreemptionsSum += o.PreemptionsSum
+	s.Executions += o.Executions
+}
+
+// execution counts one execution that had p preemptions.
+func (s *Stats) execution(p int) {
+	if s.Executions == 0 || p < s.PreemptionsMin {
+		s.PreemptionsMin = p
+	}
+	s.PreemptionsMax = max(s.PreemptionsMax, p)
+	s.PreemptionsSum += int64(p)
+	s.Executions++
 }
 
 // Result is what a search returns.

@@ -60,7 +60,7 @@ func statefulDFS(init System, lim Limits, keyOf func(System, []byte) []byte) Res
 		for _, f := range stack[1:] {
 			res.Schedule = append(res.Schedule, f.via)
 		}
-		res.Stats.Executions++ // the failing one
+		res.Stats.execution(stack[len(stack)-1].preempts) // the failing one
 		res.Stats.MemoryBytes = visited.bytes()
 		return res
 	}
@@ -76,7 +76,7 @@ func statefulDFS(init System, lim Limits, keyOf func(System, []byte) []byte) Res
 		if f := terminal(start, allDone); f != nil {
 			return fail([]dfsFrame{{state: start}}, f)
 		}
-		res.Stats.Executions = 1
+		res.Stats.execution(0)
 		return done(Verified, "")
 	}
 	stack := []dfsFrame{{state: start, via: -1, order: preferring(nil, buf, -1)}}
@@ -96,18 +96,23 @@ func statefulDFS(init System, lim Limits, keyOf func(System, []byte) []byte) Res
 		}
 		t := top.order[top.next]
 		top.next++
+		// preferring put the last thread first if it can run.
+		pre := top.preempts
+		if t != top.via && top.order[0] == top.via {
+			pre++
+		}
 		next := states.copyOf(top.state)
 		res.Stats.Steps++
 		f := next.Step(t)
 		depth := len(stack)
 		res.Stats.Depth = max(res.Stats.Depth, depth)
 		if f != nil {
-			return fail(append(stack, dfsFrame{via: t}), f)
+			return fail(append(stack, dfsFrame{via: t, preempts: pre}), f)
 		}
 		key = keyOf(next, key)
 		if !visited.add(key) {
 			res.Stats.Matched++
-			res.Stats.Executions++
+			res.Stats.execution(pre)
 			states.put(next)
 			continue
 		}
@@ -115,9 +120,9 @@ func statefulDFS(init System, lim Limits, keyOf func(System, []byte) []byte) Res
 		buf, allDone = runnable(next, buf)
 		if len(buf) == 0 {
 			if f := terminal(next, allDone); f != nil {
-				return fail(append(stack, dfsFrame{via: t}), f)
+				return fail(append(stack, dfsFrame{via: t, preempts: pre}), f)
 			}
-			res.Stats.Executions++
+			res.Stats.execution(pre)
 			states.put(next)
 			continue
 		}
@@ -131,7 +136,7 @@ func statefulDFS(init System, lim Limits, keyOf func(System, []byte) []byte) Res
 			stack = append(stack, dfsFrame{})
 		}
 		nf := &stack[len(stack)-1]
-		nf.state, nf.via, nf.next = next, t, 0
+		nf.state, nf.via, nf.next, nf.preempts = next, t, 0, pre
 		nf.order = preferring(nf.order[:0], buf, t)
 	}
 	return done(Verified, "")
