@@ -51,7 +51,9 @@ type Config struct {
 	Atomicity model.Atomicity
 	Strategy  string
 	// Workers is how many goroutines an exhaustive stateful search uses
-	// (0 or 1: one). Verdicts and counts do not depend on it.
+	// (0 or 1: one). Verdicts and counts do not depend on it; with more
+	// than one, the preemption statistics can vary from run to run (see
+	// sched.Parallel).
 	Workers int
 	// Shard and Shards (Shards > 1) run one part of an exhaustive search,
 	// for independent processes whose summaries MergeSummaries combines.

@@ -11,7 +11,8 @@ import (
 // shard found one (the lowest shard's is reported), verified if every shard
 // of 0..n-1 is there and verified, otherwise incomplete, saying what is
 // missing. Counts are summed: shards overlap, so they measure the work
-// done, not distinct states.
+// done, not distinct states. Preemptions combine over all the shards'
+// executions (the fewest, the most, the mean weighted by executions).
 func MergeSummaries(parts []Summary) (Summary, error) {
 	if len(parts) == 0 {
 		return Summary{}, fmt.Errorf("nothing to merge")
@@ -42,6 +43,8 @@ func MergeSummaries(parts []Summary) (Summary, error) {
 		Scenario: first.Scenario, Shard: fmt.Sprintf("merged %d of %d", len(seen), n), Complete: true}
 	var missing []string
 	verdict := "verified"
+	var preempted int64     // executions of the shards that report preemptions
+	var preemptions float64 // their preemptions in all
 	for i := range n {
 		p, ok := seen[i]
 		if !ok {
@@ -54,6 +57,15 @@ func MergeSummaries(parts []Summary) (Summary, error) {
 		out.ElapsedMS = max(out.ElapsedMS, p.ElapsedMS)
 		out.LocksLeft = max(out.LocksLeft, p.LocksLeft)
 		out.MaxDepth = max(out.MaxDepth, p.MaxDepth)
+		if q := p.Preemptions; q != nil && p.Executions > 0 {
+			if out.Preemptions == nil {
+				out.Preemptions = &PreemptionStats{Min: q.Min, Max: q.Max}
+			}
+			out.Preemptions.Min = min(out.Preemptions.Min, q.Min)
+			out.Preemptions.Max = max(out.Preemptions.Max, q.Max)
+			preempted += p.Executions
+			preemptions += q.Mean * float64(p.Executions)
+		}
 		switch p.Verdict {
 		case "violation":
 			if out.Violation == nil {
@@ -75,6 +87,9 @@ func MergeSummaries(parts []Summary) (Summary, error) {
 	}
 	out.Complete = out.Complete && len(missing) == 0 && verdict == "verified"
 	out.Verdict = verdict
+	if out.Preemptions != nil {
+		out.Preemptions.Mean = preemptions / float64(preempted)
+	}
 	if out.ElapsedMS > 0 {
 		out.StepsPerSec = float64(out.Steps) / (out.ElapsedMS / 1000)
 	}

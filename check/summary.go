@@ -34,11 +34,28 @@ type Summary struct {
 	Matched     int64    `json:"matched"`
 	MemoryBytes int64    `json:"memory_bytes"`
 	Plan        []string `json:"plan,omitempty"`
+	// Preemptions are per execution (absent when none was counted). A
+	// stateful search counts along the path that first reached each
+	// state; with several workers, that varies from run to run.
+	Preemptions *PreemptionStats `json:"preemptions,omitempty"`
 	// PCTGuarantee is pct's per-run probability of finding a bug of its
 	// depth.
 	PCTGuarantee float64           `json:"pct_guarantee,omitempty"`
 	Seed         *uint64           `json:"seed,omitempty"`
 	Violation    *ViolationSummary `json:"violation,omitempty"`
+}
+
+// PreemptionStats are the preemptions of a search's executions (see
+// sched.CountPreemptions): the fewest, the mean and the most.
+type PreemptionStats struct {
+	Min  int     `json:"min"`
+	Mean float64 `json:"mean"`
+	Max  int     `json:"max"`
+}
+
+// String renders the statistics for people.
+func (p PreemptionStats) String() string {
+	return fmt.Sprintf("min %d, mean %.2f, max %d", p.Min, p.Mean, p.Max)
 }
 
 // ViolationSummary describes a counterexample.
@@ -77,6 +94,9 @@ func Summarize(r *Report) Summary {
 		MemoryBytes:  res.Stats.MemoryBytes,
 		Plan:         r.Plan,
 		PCTGuarantee: PCTGuarantee(r),
+	}
+	if st := res.Stats; st.Executions > 0 {
+		s.Preemptions = &PreemptionStats{Min: st.PreemptionsMin, Mean: st.PreemptionsMean(), Max: st.PreemptionsMax}
 	}
 	if r.Config.Shards > 1 {
 		s.Shard = fmt.Sprintf("%d/%d", r.Config.Shard, r.Config.Shards)

@@ -92,7 +92,7 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.preemptions, "preemptions", 3, "the most preemptions -strategy bounded tries")
 	fs.IntVar(&o.depth, "depth", 3, "the bug depth -strategy pct aims at")
 	fs.Int64Var(&o.runs, "runs", 1000, "executions for -strategy random")
-	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "goroutines for an exhaustive search (verdicts and counts do not depend on it)")
+	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "goroutines for an exhaustive search (verdicts and counts do not depend on it; with more than one, preemption statistics can vary by run)")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed for -strategy random")
 	fs.Int64Var(&o.maxExecutions, "max-executions", 0, "stop after this many executions (0: no limit); the verdict is then incomplete")
 	fs.IntVar(&o.maxDepth, "max-depth", 0, fmt.Sprintf("per-execution step budget (0: %d); reaching it makes the verdict incomplete", sched.DefaultMaxDepth))
@@ -212,6 +212,9 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 	}
 	fmt.Fprintf(stderr, "explore: %s, %s: %d executions, %d states, %d steps in %.1f ms (%.2fM steps/s)\n",
 		sum.Protocol, sum.Verdict, sum.Executions, sum.States, sum.Steps, sum.ElapsedMS, sum.StepsPerSec/1e6)
+	if line := resources(sum); line != "" {
+		fmt.Fprintf(stderr, "explore: %s\n", line)
+	}
 	switch rep.Result.Verdict {
 	case sched.Violation:
 		return ExitViolation, nil
@@ -370,6 +373,16 @@ func writeFile(dir, name string, fill func(io.Writer) error) error {
 		return err
 	}
 	return f.Close()
+}
+
+// resources says, for a person, what the summary counts besides states
+// and steps: the preemptions per execution ("" when none was counted).
+func resources(sum check.Summary) string {
+	var parts []string
+	if sum.Preemptions != nil {
+		parts = append(parts, "preemptions per execution: "+sum.Preemptions.String())
+	}
+	return strings.Join(parts, "; ")
 }
 
 // human prints the verdict for a person: the trace of a violation, or a

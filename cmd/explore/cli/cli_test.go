@@ -510,3 +510,21 @@ func TestTraceMatchesGolden(t *testing.T) {
 		})
 	}
 }
+
+// Besides the counts, stderr says the preemptions per execution; a
+// sequential search's are the same every run.
+func TestStderrSummary(t *testing.T) {
+	args := []string{"-protocol", "merged", "-threads", "2", "-strategy", "dfs", "-workers", "1"}
+	first := explore(t, args...)
+	require.Equal(t, cli.ExitOK, first.code, first.stderr)
+	require.Regexp(t, `(?m)^explore: preemptions per execution: min 0, mean [0-9.]+, max [1-9][0-9]*$`, first.stderr)
+	line := func(stderr string) string {
+		for _, l := range strings.Split(stderr, "\n") {
+			if strings.HasPrefix(l, "explore: preemptions") {
+				return strings.Split(l, ";")[0]
+			}
+		}
+		return ""
+	}
+	require.Equal(t, line(first.stderr), line(explore(t, args...).stderr))
+}

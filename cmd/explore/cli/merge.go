@@ -52,6 +52,9 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	} else {
 		fmt.Fprintf(stdout, "%s (%s), %s: %s; %d executions, %d steps summed over the shards\n",
 			merged.Protocol, merged.Atomicity, merged.Shard, merged.Verdict, merged.Executions, merged.Steps)
+		if merged.Preemptions != nil {
+			fmt.Fprintf(stdout, "preemptions per execution: %s\n", merged.Preemptions)
+		}
 		if merged.Violation != nil {
 			fmt.Fprintf(stdout, "violation %s: %s\n", merged.Violation.Kind, merged.Violation.Message)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"swapcheck/check"
 	"swapcheck/cmd/explore/cli"
 )
 
@@ -41,12 +42,14 @@ func TestShardAndMerge(t *testing.T) {
 			code := cli.Run(append([]string{"merge", "-json"}, files...), &stdout, &stderr)
 			require.Equal(t, c.exit, code, stderr.String())
 			var merged struct {
-				Verdict string `json:"verdict"`
-				Shard   string `json:"shard"`
+				Verdict     string                 `json:"verdict"`
+				Shard       string                 `json:"shard"`
+				Preemptions *check.PreemptionStats `json:"preemptions"`
 			}
 			require.NoError(t, json.Unmarshal(stdout.Bytes(), &merged))
 			require.Equal(t, c.verdict, merged.Verdict)
 			require.Equal(t, "merged 3 of 3", merged.Shard)
+			require.NotNil(t, merged.Preemptions, "the parts' preemptions, combined")
 
 			// Without one part, a verified search is not verified.
 			stdout.Reset()

@@ -1,0 +1,103 @@
+package check_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swapcheck/check"
+	"swapcheck/model"
+)
+
+// The summary carries the search's preemptions per execution, and a
+// sequential search's are the same on every run.
+func TestSummaryPreemptionsAndMemory(t *testing.T) {
+	p, err := check.Lookup("merged")
+	require.NoError(t, err)
+	sc, err := model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1}.Build()
+	require.NoError(t, err)
+	tests := []struct {
+		cfg check.Config
+		// walks: random walks seldom run the schedule that never preempts.
+		walks bool
+	}{
+		{check.Config{Strategy: check.StrategyDFS}, false},
+		{check.Config{Strategy: check.StrategyBFS}, false},
+		{check.Config{Strategy: check.StrategyDPOR}, false},
+		{check.Config{Strategy: check.StrategyAuto, Workers: 1}, false},
+		{check.Config{Strategy: check.StrategyRandom, Runs: 50, Seed: 3}, true},
+	}
+	for _, tt := range tests {
+		cfg := tt.cfg
+		t.Run(cfg.Strategy, func(t *testing.T) {
+			cfg.Protocol, cfg.Scenario, cfg.Atomicity = p, sc, model.GIL
+			run := func() check.Summary {
+				rep, err := check.Explore(cfg)
+				require.NoError(t, err)
+				return check.Summarize(rep)
+			}
+			s := run()
+			require.NotNil(t, s.Preemptions)
+			if !tt.walks {
+				require.Zero(t, s.Preemptions.Min, "the schedule that never preempts")
+			}
+			require.Positive(t, s.Preemptions.Max, "merged needs preemptions to interleave")
+			require.Less(t, float64(s.Preemptions.Min), s.Preemptions.Mean)
+			require.Less(t, s.Preemptions.Mean, float64(s.Preemptions.Max))
+			require.Equal(t, s.Preemptions, run().Preemptions)
+
+			var out bytes.Buffer
+			require.NoError(t, s.WriteJSON(&out))
+			var fields map[string]json.RawMessage
+			require.NoError(t, json.Unmarshal(out.Bytes(), &fields))
+			require.Contains(t, fields, "preemptions")
+			var back check.Summary
+			require.NoError(t, json.Unmarshal(out.Bytes(), &back))
+			require.Equal(t, s.Preemptions, back.Preemptions)
+		})
+	}
+}
+
+func TestMergeSummariesPreemptions(t *testing.T) {
+	part := func(shard string, executions int64, pre *check.PreemptionStats) check.Summary {
+		return check.Summary{Protocol: "merged", Atomicity: "gil", Strategy: "states", Scenario: "s",
+			Shard: shard, Verdict: "verified", Complete: true, Executions: executions, Preemptions: pre}
+	}
+	tests := []struct {
+		name  string
+		parts []check.Summary
+		want  *check.PreemptionStats
+	}{
+		{
+			"fewest, most, mean weighted by executions",
+			[]check.Summary{
+				part("1/2", 6, &check.PreemptionStats{Min: 0, Mean: 0.5, Max: 3}),
+				part("0/2", 2, &check.PreemptionStats{Min: 1, Mean: 1.5, Max: 2}),
+			},
+			&check.PreemptionStats{Min: 0, Mean: 0.75, Max: 3},
+		},
+		{
+			"a part without them (an older summary) is left out",
+			[]check.Summary{
+				part("0/2", 4, &check.PreemptionStats{Min: 1, Mean: 2, Max: 4}),
+				part("1/2", 6, nil),
+			},
+			&check.PreemptionStats{Min: 1, Mean: 2, Max: 4},
+		},
+		{
+			"none has them",
+			[]check.Summary{part("0/2", 4, nil), part("1/2", 6, nil)},
+			nil,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := check.MergeSummaries(tt.parts)
+			require.NoError(t, err)
+			require.Equal(t, "verified", got.Verdict)
+			require.Equal(t, tt.want, got.Preemptions)
+		})
+	}
+}
