@@ -94,6 +94,9 @@ type Report struct {
 	Preemptions int
 	// Plan says what the auto strategy ran, phase by phase.
 	Plan []string
+	// PeakRSSBytes is the most memory the process had held resident when
+	// the report was finished (0 where the system does not say).
+	PeakRSSBytes int64
 }
 
 // strategy builds the configured strategy.
@@ -176,6 +179,7 @@ func Explore(cfg Config) (*Report, error) {
 		}
 		rep.Preemptions = sched.CountPreemptions(NewSystem(prog), rep.Result.Schedule)
 	}
+	rep.PeakRSSBytes = peakRSS()
 	return rep, nil
 }
 

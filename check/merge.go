@@ -12,7 +12,8 @@ import (
 // of 0..n-1 is there and verified, otherwise incomplete, saying what is
 // missing. Counts are summed: shards overlap, so they measure the work
 // done, not distinct states. Preemptions combine over all the shards'
-// executions (the fewest, the most, the mean weighted by executions).
+// executions (the fewest, the most, the mean weighted by executions), and
+// PeakRSSBytes is the largest shard's.
 func MergeSummaries(parts []Summary) (Summary, error) {
 	if len(parts) == 0 {
 		return Summary{}, fmt.Errorf("nothing to merge")
@@ -57,6 +58,7 @@ func MergeSummaries(parts []Summary) (Summary, error) {
 		out.ElapsedMS = max(out.ElapsedMS, p.ElapsedMS)
 		out.LocksLeft = max(out.LocksLeft, p.LocksLeft)
 		out.MaxDepth = max(out.MaxDepth, p.MaxDepth)
+		out.PeakRSSBytes = max(out.PeakRSSBytes, p.PeakRSSBytes)
 		if q := p.Preemptions; q != nil && p.Executions > 0 {
 			if out.Preemptions == nil {
 				out.Preemptions = &PreemptionStats{Min: q.Min, Max: q.Max}

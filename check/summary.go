@@ -38,6 +38,10 @@ type Summary struct {
 	// stateful search counts along the path that first reached each
 	// state; with several workers, that varies from run to run.
 	Preemptions *PreemptionStats `json:"preemptions,omitempty"`
+	// PeakRSSBytes is the most memory the process held resident (absent
+	// where the system does not say). Like ElapsedMS it varies from run
+	// to run.
+	PeakRSSBytes int64 `json:"peak_rss_bytes,omitempty"`
 	// PCTGuarantee is pct's per-run probability of finding a bug of its
 	// depth.
 	PCTGuarantee float64           `json:"pct_guarantee,omitempty"`
@@ -94,6 +98,7 @@ func Summarize(r *Report) Summary {
 		MemoryBytes:  res.Stats.MemoryBytes,
 		Plan:         r.Plan,
 		PCTGuarantee: PCTGuarantee(r),
+		PeakRSSBytes: r.PeakRSSBytes,
 	}
 	if st := res.Stats; st.Executions > 0 {
 		s.Preemptions = &PreemptionStats{Min: st.PreemptionsMin, Mean: st.PreemptionsMean(), Max: st.PreemptionsMax}

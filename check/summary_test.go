@@ -3,6 +3,7 @@ package check_test
 import (
 	"bytes"
 	"encoding/json"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -11,8 +12,9 @@ import (
 	"swapcheck/model"
 )
 
-// The summary carries the search's preemptions per execution, and a
-// sequential search's are the same on every run.
+// The summary carries the search's preemptions per execution and the
+// process's peak memory, and a sequential search's preemptions are the
+// same on every run.
 func TestSummaryPreemptionsAndMemory(t *testing.T) {
 	p, err := check.Lookup("merged")
 	require.NoError(t, err)
@@ -47,6 +49,9 @@ func TestSummaryPreemptionsAndMemory(t *testing.T) {
 			require.Less(t, float64(s.Preemptions.Min), s.Preemptions.Mean)
 			require.Less(t, s.Preemptions.Mean, float64(s.Preemptions.Max))
 			require.Equal(t, s.Preemptions, run().Preemptions)
+			if runtime.GOOS == "linux" || runtime.GOOS == "darwin" {
+				require.Greater(t, s.PeakRSSBytes, int64(1<<20), "a Go process holds more than 1 MiB")
+			}
 
 			var out bytes.Buffer
 			require.NoError(t, s.WriteJSON(&out))
@@ -61,9 +66,9 @@ func TestSummaryPreemptionsAndMemory(t *testing.T) {
 }
 
 func TestMergeSummariesPreemptions(t *testing.T) {
-	part := func(shard string, executions int64, pre *check.PreemptionStats) check.Summary {
+	part := func(shard string, executions int64, pre *check.PreemptionStats, rss int64) check.Summary {
 		return check.Summary{Protocol: "merged", Atomicity: "gil", Strategy: "states", Scenario: "s",
-			Shard: shard, Verdict: "verified", Complete: true, Executions: executions, Preemptions: pre}
+			Shard: shard, Verdict: "verified", Complete: true, Executions: executions, Preemptions: pre, PeakRSSBytes: rss}
 	}
 	tests := []struct {
 		name  string
@@ -73,22 +78,22 @@ func TestMergeSummariesPreemptions(t *testing.T) {
 		{
 			"fewest, most, mean weighted by executions",
 			[]check.Summary{
-				part("1/2", 6, &check.PreemptionStats{Min: 0, Mean: 0.5, Max: 3}),
-				part("0/2", 2, &check.PreemptionStats{Min: 1, Mean: 1.5, Max: 2}),
+				part("1/2", 6, &check.PreemptionStats{Min: 0, Mean: 0.5, Max: 3}, 20),
+				part("0/2", 2, &check.PreemptionStats{Min: 1, Mean: 1.5, Max: 2}, 30),
 			},
 			&check.PreemptionStats{Min: 0, Mean: 0.75, Max: 3},
 		},
 		{
 			"a part without them (an older summary) is left out",
 			[]check.Summary{
-				part("0/2", 4, &check.PreemptionStats{Min: 1, Mean: 2, Max: 4}),
-				part("1/2", 6, nil),
+				part("0/2", 4, &check.PreemptionStats{Min: 1, Mean: 2, Max: 4}, 30),
+				part("1/2", 6, nil, 10),
 			},
 			&check.PreemptionStats{Min: 1, Mean: 2, Max: 4},
 		},
 		{
 			"none has them",
-			[]check.Summary{part("0/2", 4, nil), part("1/2", 6, nil)},
+			[]check.Summary{part("0/2", 4, nil, 30), part("1/2", 6, nil, 10)},
 			nil,
 		},
 	}
@@ -98,6 +103,7 @@ func TestMergeSummariesPreemptions(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, "verified", got.Verdict)
 			require.Equal(t, tt.want, got.Preemptions)
+			require.Equal(t, int64(30), got.PeakRSSBytes, "the largest part's")
 		})
 	}
 }

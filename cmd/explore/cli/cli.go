@@ -376,11 +376,15 @@ func writeFile(dir, name string, fill func(io.Writer) error) error {
 }
 
 // resources says, for a person, what the summary counts besides states
-// and steps: the preemptions per execution ("" when none was counted).
+// and steps: the preemptions per execution and the process's peak
+// resident memory ("" when it has neither).
 func resources(sum check.Summary) string {
 	var parts []string
 	if sum.Preemptions != nil {
 		parts = append(parts, "preemptions per execution: "+sum.Preemptions.String())
+	}
+	if sum.PeakRSSBytes > 0 {
+		parts = append(parts, fmt.Sprintf("peak RSS %.1f MiB", float64(sum.PeakRSSBytes)/(1<<20)))
 	}
 	return strings.Join(parts, "; ")
 }

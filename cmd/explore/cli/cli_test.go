@@ -511,13 +511,13 @@ func TestTraceMatchesGolden(t *testing.T) {
 	}
 }
 
-// Besides the counts, stderr says the preemptions per execution; a
-// sequential search's are the same every run.
+// Besides the counts, stderr says the preemptions per execution and the
+// peak memory; a sequential search's preemptions are the same every run.
 func TestStderrSummary(t *testing.T) {
 	args := []string{"-protocol", "merged", "-threads", "2", "-strategy", "dfs", "-workers", "1"}
 	first := explore(t, args...)
 	require.Equal(t, cli.ExitOK, first.code, first.stderr)
-	require.Regexp(t, `(?m)^explore: preemptions per execution: min 0, mean [0-9.]+, max [1-9][0-9]*$`, first.stderr)
+	require.Regexp(t, `(?m)^explore: preemptions per execution: min 0, mean [0-9.]+, max [1-9][0-9]*(; peak RSS [0-9.]+ MiB)?$`, first.stderr)
 	line := func(stderr string) string {
 		for _, l := range strings.Split(stderr, "\n") {
 			if strings.HasPrefix(l, "explore: preemptions") {
