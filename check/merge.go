@@ -65,6 +65,7 @@ func MergeSummaries(parts []Summary) (Summary, error) {
 			}
 			out.Preemptions.Min = min(out.Preemptions.Min, q.Min)
 			out.Preemptions.Max = max(out.Preemptions.Max, q.Max)
+			out.Preemptions.ByTiming = out.Preemptions.ByTiming || q.ByTiming
 			preempted += p.Executions
 			preemptions += q.Mean * float64(p.Executions)
 		}

@@ -55,11 +55,18 @@ type PreemptionStats struct {
 	Min  int     `json:"min"`
 	Mean float64 `json:"mean"`
 	Max  int     `json:"max"`
+	// ByTiming: several workers searched, and which reached a state first
+	// (so the path counted) can differ between runs.
+	ByTiming bool `json:"by_timing,omitempty"`
 }
 
 // String renders the statistics for people.
 func (p PreemptionStats) String() string {
-	return fmt.Sprintf("min %d, mean %.2f, max %d", p.Min, p.Mean, p.Max)
+	s := fmt.Sprintf("min %d, mean %.2f, max %d", p.Min, p.Mean, p.Max)
+	if p.ByTiming {
+		s += " (along the paths the workers happened to take first; may differ between runs)"
+	}
+	return s
 }
 
 // ViolationSummary describes a counterexample.
@@ -101,7 +108,7 @@ func Summarize(r *Report) Summary {
 		PeakRSSBytes: r.PeakRSSBytes,
 	}
 	if st := res.Stats; st.Executions > 0 {
-		s.Preemptions = &PreemptionStats{Min: st.PreemptionsMin, Mean: st.PreemptionsMean(), Max: st.PreemptionsMax}
+		s.Preemptions = &PreemptionStats{Min: st.PreemptionsMin, Mean: st.PreemptionsMean(), Max: st.PreemptionsMax, ByTiming: st.PreemptionsByTiming}
 	}
 	if r.Config.Shards > 1 {
 		s.Shard = fmt.Sprintf("%d/%d", r.Config.Shard, r.Config.Shards)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -105,5 +106,22 @@ func TestMergeSummariesPreemptions(t *testing.T) {
 			require.Equal(t, tt.want, got.Preemptions)
 			require.Equal(t, int64(30), got.PeakRSSBytes, "the largest part's")
 		})
+	}
+}
+
+// Several workers' preemption statistics say that they depend on timing;
+// one worker's do not.
+func TestSummaryPreemptionsByTiming(t *testing.T) {
+	p, err := check.Lookup("merged")
+	require.NoError(t, err)
+	sc, err := model.Shape{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1}.Build()
+	require.NoError(t, err)
+	for _, workers := range []int{1, 2} {
+		rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: model.GIL, Strategy: check.StrategyDFS, Workers: workers})
+		require.NoError(t, err)
+		s := check.Summarize(rep)
+		require.NotNil(t, s.Preemptions)
+		require.Equal(t, workers > 1, s.Preemptions.ByTiming, "workers=%d", workers)
+		require.Equal(t, workers > 1, strings.Contains(s.Preemptions.String(), "may differ between runs"))
 	}
 }

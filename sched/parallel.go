@@ -20,7 +20,8 @@ import (
 // Stats.Depth is left 0: the longest path depends on the interleaving.
 // The preemption statistics are counted as DFS counts them, along the path
 // that first reached each state; with more than one worker, which path
-// that is can depend on timing, and so can PreemptionsMax and the mean.
+// that is can depend on timing, and so can PreemptionsMax and the mean
+// (Stats.PreemptionsByTiming says so).
 type Parallel struct {
 	Workers  int
 	Symmetry bool
@@ -53,6 +54,7 @@ func (Parallel) Exhaustive() bool { return true }
 // parallelRun is the shared state of one Run.
 type parallelRun struct {
 	lim      Limits
+	workers  int
 	maxDepth int
 	symmetry bool
 	visited  *sharedSet
@@ -84,7 +86,7 @@ func (r *parallelRun) key(s System, buf []byte) []byte {
 // Run implements Strategy.
 func (p Parallel) Run(init System, lim Limits) Result {
 	workers := max(p.Workers, 1)
-	r := &parallelRun{lim: lim, maxDepth: lim.maxDepth(), symmetry: p.Symmetry, visited: newSharedSet(workers)}
+	r := &parallelRun{lim: lim, maxDepth: lim.maxDepth(), symmetry: p.Symmetry, visited: newSharedSet(workers), workers: workers}
 	var res Result
 
 	first := r.visited.join()
@@ -205,6 +207,7 @@ func (r *parallelRun) fail(f *Failure, path []ThreadID, preempts int) {
 func (r *parallelRun) result(res *Result) Result {
 	res.Stats = r.total
 	res.Stats.Depth = 0
+	res.Stats.PreemptionsByTiming = r.workers > 1
 	res.Stats.MemoryBytes = r.visited.bytes()
 	switch {
 	case r.failure != nil:

@@ -90,6 +90,10 @@ type Stats struct {
 	// sequential search).
 	PreemptionsMin, PreemptionsMax int
 	PreemptionsSum                 int64
+	// PreemptionsByTiming: the preemption statistics depend on which of
+	// several workers reached a state first (Parallel with Workers > 1),
+	// so they can differ between runs; the other counts do not.
+	PreemptionsByTiming bool
 }
 
 // PreemptionsMean is the mean number of preemptions per execution (0 when
@@ -113,6 +117,7 @@ func (s *Stats) AddExecutions(o Stats) {
 	s.PreemptionsMax = max(s.PreemptionsMax, o.PreemptionsMax)
 	s.PreemptionsSum += o.PreemptionsSum
 	s.Executions += o.Executions
+	s.PreemptionsByTiming = s.PreemptionsByTiming || o.PreemptionsByTiming
 }
 
 // execution counts one execution that had p preemptions.
