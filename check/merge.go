@@ -12,8 +12,8 @@ import (
 // of 0..n-1 is there and verified, otherwise incomplete, saying what is
 // missing. Counts are summed: shards overlap, so they measure the work
 // done, not distinct states. Preemptions combine over all the shards'
-// executions (the fewest, the most, the mean weighted by executions), and
-// PeakRSSBytes is the largest shard's.
+// executions (the fewest, the most, the mean weighted by executions);
+// MemoryBytes and PeakRSSBytes are the largest shard's (each ran alone).
 func MergeSummaries(parts []Summary) (Summary, error) {
 	if len(parts) == 0 {
 		return Summary{}, fmt.Errorf("nothing to merge")
@@ -55,6 +55,8 @@ func MergeSummaries(parts []Summary) (Summary, error) {
 		out.Executions += p.Executions
 		out.States += p.States
 		out.Steps += p.Steps
+		out.Matched += p.Matched
+		out.MemoryBytes = max(out.MemoryBytes, p.MemoryBytes)
 		out.ElapsedMS = max(out.ElapsedMS, p.ElapsedMS)
 		out.LocksLeft = max(out.LocksLeft, p.LocksLeft)
 		out.MaxDepth = max(out.MaxDepth, p.MaxDepth)

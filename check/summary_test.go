@@ -125,3 +125,15 @@ func TestSummaryPreemptionsByTiming(t *testing.T) {
 		require.Equal(t, workers > 1, strings.Contains(s.Preemptions.String(), "may differ between runs"))
 	}
 }
+
+// Merging sums the shards' matched steps and keeps the largest visited set.
+func TestMergeSummariesMatchedAndMemory(t *testing.T) {
+	part := func(shard string, matched, mem int64) check.Summary {
+		return check.Summary{Protocol: "merged", Atomicity: "gil", Strategy: "states", Scenario: "s",
+			Shard: shard, Verdict: "verified", Complete: true, Matched: matched, MemoryBytes: mem}
+	}
+	got, err := check.MergeSummaries([]check.Summary{part("0/2", 5, 100), part("1/2", 7, 300)})
+	require.NoError(t, err)
+	require.Equal(t, int64(12), got.Matched)
+	require.Equal(t, int64(300), got.MemoryBytes)
+}
