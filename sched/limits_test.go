@@ -1,7 +1,6 @@
 package sched_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -21,20 +20,40 @@ var wide = toy(
 
 const wideSteps = 32
 
-func strategies() []sched.Strategy {
-	return []sched.Strategy{
-		sched.DFS{},
-		sched.BFS{},
-		sched.Random{Runs: 1000, Chooser: sched.NewSeeded(7)},
-	}
-}
+// contended is 4 threads of 8 writes to one register: every order of them
+// is its own execution for DPOR, and each runs 32 steps.
+var contended = toy(
+	"w0+1 w0+1 w0+1 w0+1 w0+1 w0+1 w0+1 w0+1",
+	"w0+2 w0+2 w0+2 w0+2 w0+2 w0+2 w0+2 w0+2",
+	"w0+3 w0+3 w0+3 w0+3 w0+3 w0+3 w0+3 w0+3",
+	"w0+4 w0+4 w0+4 w0+4 w0+4 w0+4 w0+4 w0+4",
+)
 
-// finished is the verdict a strategy gives when it ends without a cut.
-func finished(s sched.Strategy) sched.Verdict {
-	if s.Exhaustive() {
-		return sched.Verified
-	}
-	return sched.NoViolationFound
+// limited is every search the limits are checked on, with what it does on
+// wide when the limits do not cut it.
+var limited = []struct {
+	s sched.Strategy
+	// busy has more executions than the limits of TestLimitsCut allow,
+	// each wideSteps long. DPOR runs wide, whose threads never interfere,
+	// once: it is cut on contended, where every step conflicts.
+	busy *program
+	// verdict and cut are the verdict and Result.Cut on wide within the
+	// limits; executions is the count of executions (0: not checked).
+	verdict    sched.Verdict
+	cut        string
+	executions int64
+	// polled: the search runs well over the steps between two polls of
+	// Limits.Stop on wide, so Stop must be asked. DPOR runs one execution
+	// of 32 steps there.
+	polled bool
+}{
+	{s: sched.DFS{}, busy: wide, verdict: sched.Verified, polled: true},
+	{s: sched.BFS{}, busy: wide, verdict: sched.Verified, polled: true},
+	{s: sched.Random{Runs: 1000, Chooser: sched.NewSeeded(7)}, busy: wide, verdict: sched.NoViolationFound, executions: 1000, polled: true},
+	{s: sched.DPOR{}, busy: contended, verdict: sched.Verified, executions: 1},
+	// The bound matters on wide: Bounded cannot prove it.
+	{s: sched.Bounded{MaxPreemptions: 2}, busy: wide, verdict: sched.NoViolationFound, cut: "all schedules with at most 2 preemptions", polled: true},
+	{s: sched.PCT{Depth: 3, Runs: 1000, Chooser: sched.NewSeeded(7)}, busy: wide, verdict: sched.NoViolationFound, executions: 1000, polled: true},
 }
 
 func TestLimitsCut(t *testing.T) {
@@ -61,12 +80,12 @@ func TestLimitsCut(t *testing.T) {
 			cut:  "step budget of 31",
 		},
 	}
-	for _, s := range strategies() {
+	for _, tt := range limited {
 		for _, l := range limits {
-			t.Run(s.Name()+"/"+l.name, func(t *testing.T) {
+			t.Run(tt.s.Name()+"/"+l.name, func(t *testing.T) {
 				calls := 0
 				lim := l.lim(&calls)
-				res := s.Run(newToy(wide), lim)
+				res := tt.s.Run(newToy(tt.busy), lim)
 				require.Equal(t, sched.Incomplete, res.Verdict, "cut: %q", res.Cut)
 				require.False(t, res.Complete)
 				require.Contains(t, res.Cut, l.cut)
@@ -84,19 +103,24 @@ func TestLimitsCut(t *testing.T) {
 
 // The limits do not cut a search that fits in them.
 func TestLimitsFit(t *testing.T) {
-	for _, s := range strategies() {
-		t.Run(s.Name(), func(t *testing.T) {
+	for _, tt := range limited {
+		t.Run(tt.s.Name(), func(t *testing.T) {
 			calls := 0
 			lim := sched.Limits{
 				MaxDepth: wideSteps,
 				Stop:     func() bool { calls++; return false },
 			}
-			res := s.Run(newToy(wide), lim)
-			require.Equal(t, finished(s), res.Verdict, "cut: %q", res.Cut)
+			res := tt.s.Run(newToy(wide), lim)
+			require.Equal(t, tt.verdict, res.Verdict, "cut: %q", res.Cut)
 			require.True(t, res.Complete)
-			require.Empty(t, res.Cut)
+			require.Equal(t, tt.cut, res.Cut)
 			require.Equal(t, wideSteps, res.Stats.Depth)
-			require.Positive(t, calls, "Stop was never polled in %d steps", res.Stats.Steps)
+			if tt.executions > 0 {
+				require.Equal(t, tt.executions, res.Stats.Executions)
+			}
+			if tt.polled || res.Stats.Steps >= 1<<12 {
+				require.Positive(t, calls, "Stop was never polled in %d steps", res.Stats.Steps)
+			}
 		})
 	}
 }
@@ -105,14 +129,14 @@ func TestLimitsFit(t *testing.T) {
 // silently: the verdict is Incomplete, never Verified.
 func TestMaxDepthHidesFailure(t *testing.T) {
 	p := toy("w0+1 w0+1 w0+1", "r1 r1 f0=1")
-	for _, s := range strategies() {
-		t.Run(s.Name(), func(t *testing.T) {
-			full := s.Run(newToy(p), sched.Limits{})
+	for _, tt := range limited {
+		t.Run(tt.s.Name(), func(t *testing.T) {
+			full := tt.s.Run(newToy(p), sched.Limits{})
 			require.Equal(t, sched.Violation, full.Verdict)
-			res := s.Run(newToy(p), sched.Limits{MaxDepth: 2})
+			res := tt.s.Run(newToy(p), sched.Limits{MaxDepth: 2})
 			require.Equal(t, sched.Incomplete, res.Verdict)
 			require.False(t, res.Complete)
-			require.True(t, strings.Contains(res.Cut, "step budget of 2"), res.Cut)
+			require.Contains(t, res.Cut, "step budget of 2")
 		})
 	}
 }
