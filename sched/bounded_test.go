@@ -30,28 +30,6 @@ func preempts(runnable []sched.ThreadID, last, t sched.ThreadID) bool {
 	return false
 }
 
-func runnableOf(s sched.System) (runnable []sched.ThreadID, allDone bool) {
-	allDone = true
-	for t := range sched.ThreadID(s.NumThreads()) {
-		switch s.Status(t) {
-		case sched.Runnable:
-			runnable = append(runnable, t)
-			allDone = false
-		case sched.Blocked:
-			allDone = false
-		}
-	}
-	return runnable, allDone
-}
-
-// endFailure is the failure of a state where no thread can run.
-func endFailure(s sched.System, allDone bool) *sched.Failure {
-	if !allDone {
-		return &sched.Failure{Kind: sched.KindDeadlock}
-	}
-	return s.Final()
-}
-
 // fewestPreemptions enumerates every schedule from s (last ran last, used
 // preemptions so far) and returns the fewest preemptions of a failing one,
 // or -1.
@@ -167,7 +145,7 @@ func TestBoundedAgreesWithBruteForce(t *testing.T) {
 
 				// With a bound no toy program reaches, failures hidden:
 				// the end states and failures of the enumeration.
-				tolRec, tol := reference(p, true)
+				tolRec, tol := reference(newToy(p), true)
 				rec, res := search(sched.Bounded{MaxPreemptions: 20}, p, true, true)
 				if tol.kinds[sched.KindDeadlock] {
 					require.Equal(t, sched.Violation, res.Verdict)

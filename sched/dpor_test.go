@@ -12,32 +12,8 @@ import (
 )
 
 // DPOR is checked like the stateful searches, against the stateless
-// enumeration of every interleaving (soundness_test.go), with one more
+// enumeration of every interleaving (helpers_test.go), with one more
 // promise: it runs no more executions than the enumeration.
-
-// enumerations counts the executions the reference enumeration runs from s:
-// each ends at its first failure, at a deadlock or when every thread is
-// done.
-func enumerations(s sched.System) int64 {
-	var n int64
-	any := false
-	for t := range sched.ThreadID(s.NumThreads()) {
-		if s.Status(t) != sched.Runnable {
-			continue
-		}
-		any = true
-		c := s.Clone()
-		if c.Step(t) != nil {
-			n++
-			continue
-		}
-		n += enumerations(c)
-	}
-	if !any {
-		return 1
-	}
-	return n
-}
 
 // genLockProgram draws 2-4 threads of up to 4 ops each (12 in all) over 2
 // registers and 2 locks, nested in either order, so that threads block on
@@ -96,18 +72,12 @@ var generators = []struct {
 // the verdict when failures end the search; with failures hidden, on the
 // failure kinds and the end states.
 func dporMismatch(s sched.Strategy, build func() sched.System) string {
-	ref := outcomes{kinds: map[string]bool{}, shortest: -1}
-	enumerate(build(), 0, &ref)
+	_, ref := reference(build(), false)
 	res := s.Run(build(), sched.Limits{})
 	if (len(ref.kinds) > 0) != (res.Verdict == sched.Violation) {
 		return fmt.Sprintf("verdict %s, the enumeration found %v", res.Verdict, sorted(ref.kinds))
 	}
-	tolRec := newRecorder(build(), true)
-	tol := outcomes{kinds: map[string]bool{}, shortest: -1}
-	enumerate(tolRec, 0, &tol)
-	for k := range tolRec.kinds {
-		tol.kinds[k] = true
-	}
+	tolRec, tol := reference(build(), true)
 	rec := newRecorder(build(), true)
 	res = s.Run(rec, sched.Limits{})
 	if tol.kinds[sched.KindDeadlock] {
@@ -132,8 +102,8 @@ func TestDPORAgreesWithEnumeration(t *testing.T) {
 			var verified, violations int
 			rapid.Check(t, func(t *rapid.T) {
 				p := g.gen.Draw(t, "program")
-				refRec, ref := reference(p, false)
-				tolRec, tol := reference(p, true)
+				refRec, ref := reference(newToy(p), false)
+				tolRec, tol := reference(newToy(p), true)
 				for _, copying := range []bool{false, true} {
 					name := fmt.Sprintf("dpor (recycling states: %v)", copying)
 					dfsRec, dfs := search(sched.DFS{}, p, false, copying)

@@ -58,7 +58,7 @@ func TestPCTDeterministic(t *testing.T) {
 		}
 		first := pct()
 		require.Equal(t, first, pct(), "two runs with seed %d", seed)
-		_, ref := reference(p, false)
+		_, ref := reference(newToy(p), false)
 		if first.Verdict == sched.Violation {
 			require.Contains(t, ref.kinds, first.Failure.Kind)
 			requireReplays(t, p, "pct", first)

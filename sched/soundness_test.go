@@ -1,8 +1,6 @@
 package sched_test
 
 import (
-	"maps"
-	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -12,78 +10,8 @@ import (
 )
 
 // The stateful searches (DFS and BFS, each with a visited set) are checked
-// against a deliberately simple reference: a stateless recursion over every
-// interleaving, with no visited set and no limits, on small random toy
+// against the reference enumeration (helpers_test.go) on small random toy
 // programs.
-
-// outcomes is what the reference enumeration saw.
-type outcomes struct {
-	kinds map[string]bool
-	// shortest is the fewest steps of any counterexample, counted as
-	// Result.Schedule counts them (a failing step counts; an end-state or
-	// deadlock failure adds none); -1 when there is none.
-	shortest int
-}
-
-// enumerate runs every interleaving of s, which is at depth steps from the
-// initial state: each execution ends at its first failure, at a deadlock,
-// or when every thread is done (then Final runs).
-func enumerate(s sched.System, depth int, out *outcomes) {
-	found := func(kind string, steps int) {
-		out.kinds[kind] = true
-		if out.shortest < 0 || steps < out.shortest {
-			out.shortest = steps
-		}
-	}
-	var runnable []sched.ThreadID
-	allDone := true
-	for t := range sched.ThreadID(s.NumThreads()) {
-		switch s.Status(t) {
-		case sched.Runnable:
-			runnable = append(runnable, t)
-			allDone = false
-		case sched.Blocked:
-			allDone = false
-		}
-	}
-	if len(runnable) == 0 {
-		if !allDone {
-			found(sched.KindDeadlock, depth)
-		} else if f := s.Final(); f != nil {
-			found(f.Kind, depth)
-		}
-		return
-	}
-	for _, t := range runnable {
-		c := s.Clone()
-		if f := c.Step(t); f != nil {
-			found(f.Kind, depth+1)
-			continue
-		}
-		enumerate(c, depth+1, out)
-	}
-}
-
-// reference enumerates p under a recorder; the recorder's finals are the
-// end states, and its kinds (tolerant mode) join the reference's own.
-func reference(p *program, tolerant bool) (*recorder, outcomes) {
-	rec := newRecorder(newToy(p), tolerant)
-	out := outcomes{kinds: map[string]bool{}, shortest: -1}
-	enumerate(rec, 0, &out)
-	for k := range rec.kinds {
-		out.kinds[k] = true
-	}
-	return rec, out
-}
-
-// search runs a strategy on p under a recorder; copying makes the system a
-// sched.Copier, whose states the search recycles.
-func search(s sched.Strategy, p *program, tolerant, copying bool) (*recorder, sched.Result) {
-	rec := newRecorder(newToy(p), tolerant)
-	return rec, s.Run(rec.system(copying), sched.Limits{})
-}
-
-func sorted(set map[string]bool) []string { return slices.Sorted(maps.Keys(set)) }
 
 // genProgram draws 2-3 threads of up to 5 ops each (12 in all, so that the
 // reference stays fast) over 2 registers and 1 lock. A thread's lock ops
@@ -128,23 +56,13 @@ func genProgram(t *rapid.T) *program {
 	return p
 }
 
-// requireReplays checks that a violation's schedule, replayed, fails the
-// same way at the same step.
-func requireReplays(t require.TestingT, p *program, name string, res sched.Result) {
-	got, err := sched.Replay(newToy(p), res.Schedule, sched.Limits{})
-	require.NoError(t, err, "%s: replay of %v", name, res.Schedule)
-	require.Equal(t, sched.Violation, got.Verdict, "%s: replay of %v", name, res.Schedule)
-	require.Equal(t, res.Failure.Kind, got.Failure.Kind, "%s: replay of %v", name, res.Schedule)
-	require.True(t, slices.Equal(res.Schedule, got.Schedule), "%s: replay of %v ran %v", name, res.Schedule, got.Schedule)
-}
-
 func TestSearchesAgreeWithEnumeration(t *testing.T) {
 	var verified, violations, tolerantCompared int
 	rapid.Check(t, func(t *rapid.T) {
 		p := genProgram(t)
 		t.Logf("program: %s", p)
-		refRec, ref := reference(p, false)
-		tolRec, tol := reference(p, true)
+		refRec, ref := reference(newToy(p), false)
+		tolRec, tol := reference(newToy(p), true)
 		if len(ref.kinds) == 0 {
 			verified++
 		} else {
@@ -231,7 +149,7 @@ func TestSearchesAgreeWithEnumeration(t *testing.T) {
 // at the same depth (3 steps).
 func TestBFSShortest(t *testing.T) {
 	p := toy("a0 r0 u0 u0", "r0 r0 a0")
-	_, ref := reference(p, false)
+	_, ref := reference(newToy(p), false)
 	require.Equal(t, 3, ref.shortest)
 	res := sched.BFS{}.Run(newToy(p), sched.Limits{})
 	require.Equal(t, sched.Violation, res.Verdict)

@@ -82,7 +82,7 @@ func genSymProgram(t *rapid.T) *program {
 // compareWithDFS describes the first way States on the symmetric toy
 // disagrees with the reference or with DFS, or returns "".
 func compareWithDFS(p *program) string {
-	_, ref := reference(p, false)
+	_, ref := reference(newToy(p), false)
 	dfs := sched.DFS{}.Run(newToy(p), sched.Limits{})
 	st := sched.States{}.Run(symToy{newToy(p)}, sched.Limits{})
 	switch {

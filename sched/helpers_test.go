@@ -1,0 +1,126 @@
+package sched_test
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/stretchr/testify/require"
+
+	"swapcheck/sched"
+)
+
+// What the tests of several files share: the deliberately simple reference
+// the searches are checked against, a stateless recursion over every
+// interleaving with no visited set and no limits, and the running and
+// replaying of a search on a toy program.
+
+// runnableOf lists the threads of s that can run, and says whether every
+// thread is done.
+func runnableOf(s sched.System) (runnable []sched.ThreadID, allDone bool) {
+	allDone = true
+	for t := range sched.ThreadID(s.NumThreads()) {
+		switch s.Status(t) {
+		case sched.Runnable:
+			runnable = append(runnable, t)
+			allDone = false
+		case sched.Blocked:
+			allDone = false
+		}
+	}
+	return runnable, allDone
+}
+
+// endFailure is the failure of a state where no thread can run.
+func endFailure(s sched.System, allDone bool) *sched.Failure {
+	if !allDone {
+		return &sched.Failure{Kind: sched.KindDeadlock}
+	}
+	return s.Final()
+}
+
+// outcomes is what the reference enumeration saw.
+type outcomes struct {
+	kinds map[string]bool
+	// shortest is the fewest steps of any counterexample, counted as
+	// Result.Schedule counts them (a failing step counts; an end-state or
+	// deadlock failure adds none); -1 when there is none.
+	shortest int
+}
+
+// enumerate runs every interleaving of s, which is at depth steps from the
+// initial state: each execution ends at its first failure, at a deadlock,
+// or when every thread is done (then Final runs).
+func enumerate(s sched.System, depth int, out *outcomes) {
+	found := func(kind string, steps int) {
+		out.kinds[kind] = true
+		if out.shortest < 0 || steps < out.shortest {
+			out.shortest = steps
+		}
+	}
+	runnable, allDone := runnableOf(s)
+	if len(runnable) == 0 {
+		if f := endFailure(s, allDone); f != nil {
+			found(f.Kind, depth)
+		}
+		return
+	}
+	for _, t := range runnable {
+		c := s.Clone()
+		if f := c.Step(t); f != nil {
+			found(f.Kind, depth+1)
+			continue
+		}
+		enumerate(c, depth+1, out)
+	}
+}
+
+// reference enumerates s under a recorder; the recorder's finals are the
+// end states, and its kinds (tolerant mode) join the reference's own.
+func reference(s sched.System, tolerant bool) (*recorder, outcomes) {
+	rec := newRecorder(s, tolerant)
+	out := outcomes{kinds: map[string]bool{}, shortest: -1}
+	enumerate(rec, 0, &out)
+	for k := range rec.kinds {
+		out.kinds[k] = true
+	}
+	return rec, out
+}
+
+// enumerations counts the executions the reference enumeration runs from s:
+// each ends at its first failure, at a deadlock or when every thread is
+// done.
+func enumerations(s sched.System) int64 {
+	runnable, _ := runnableOf(s)
+	if len(runnable) == 0 {
+		return 1
+	}
+	var n int64
+	for _, t := range runnable {
+		c := s.Clone()
+		if c.Step(t) != nil {
+			n++
+			continue
+		}
+		n += enumerations(c)
+	}
+	return n
+}
+
+// search runs a strategy on p under a recorder; copying makes the system a
+// sched.Copier, whose states the search recycles.
+func search(s sched.Strategy, p *program, tolerant, copying bool) (*recorder, sched.Result) {
+	rec := newRecorder(newToy(p), tolerant)
+	return rec, s.Run(rec.system(copying), sched.Limits{})
+}
+
+func sorted(set map[string]bool) []string { return slices.Sorted(maps.Keys(set)) }
+
+// requireReplays checks that a violation's schedule, replayed, fails the
+// same way at the same step.
+func requireReplays(t require.TestingT, p *program, name string, res sched.Result) {
+	got, err := sched.Replay(newToy(p), res.Schedule, sched.Limits{})
+	require.NoError(t, err, "%s: replay of %v", name, res.Schedule)
+	require.Equal(t, sched.Violation, got.Verdict, "%s: replay of %v", name, res.Schedule)
+	require.Equal(t, res.Failure.Kind, got.Failure.Kind, "%s: replay of %v", name, res.Schedule)
+	require.True(t, slices.Equal(res.Schedule, got.Schedule), "%s: replay of %v ran %v", name, res.Schedule, got.Schedule)
+}
