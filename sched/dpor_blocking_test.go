@@ -163,11 +163,7 @@ func genBlockingProgram(t *rapid.T) *blockingProgram {
 		p.Threads = append(p.Threads, ops)
 		p.members = append(p.members, member)
 	}
-	if rapid.Bool().Draw(t, "final check") {
-		p.FinalCheck = true
-		p.FinalReg = rapid.IntRange(0, p.Regs-1).Draw(t, "final reg")
-		p.FinalV = rapid.IntRange(0, 4).Draw(t, "final v")
-	}
+	drawFinalCheck(t, p.program)
 	return p
 }
 

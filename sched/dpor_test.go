@@ -15,58 +15,6 @@ import (
 // enumeration of every interleaving (helpers_test.go), with one more
 // promise: it runs no more executions than the enumeration.
 
-// genLockProgram draws 2-4 threads of up to 4 ops each (12 in all) over 2
-// registers and 2 locks, nested in either order, so that threads block on
-// each other often and can deadlock: the races of blocked threads matter.
-func genLockProgram(t *rapid.T) *program {
-	p := &program{Regs: 2, Locks: 2}
-	n := rapid.IntRange(2, 4).Draw(t, "threads")
-	budget := 12
-	for range n {
-		size := rapid.IntRange(0, min(4, budget)).Draw(t, "ops")
-		budget -= size
-		var held []int
-		var ops []op
-		for range size {
-			reg := rapid.IntRange(0, p.Regs-1).Draw(t, "reg")
-			switch k := rapid.IntRange(0, 9).Draw(t, "kind"); {
-			case k <= 1:
-				ops = append(ops, op{Kind: opRead, Reg: reg})
-			case k <= 4:
-				ops = append(ops, op{Kind: opWrite, Reg: reg, K: rapid.IntRange(1, 2).Draw(t, "k")})
-			case k <= 7 && len(held) < 2:
-				l := rapid.IntRange(0, 1).Draw(t, "lock")
-				if slices.Contains(held, l) {
-					l = 1 - l
-				}
-				ops = append(ops, op{Kind: opAcquire, L: l})
-				held = append(held, l)
-			case k <= 8 && len(held) > 0:
-				ops = append(ops, op{Kind: opRelease, L: held[len(held)-1]})
-				held = held[:len(held)-1]
-			default:
-				ops = append(ops, op{Kind: opAssert, Reg: reg, V: rapid.IntRange(0, 3).Draw(t, "v")})
-			}
-		}
-		p.Threads = append(p.Threads, ops)
-	}
-	if rapid.Bool().Draw(t, "final check") {
-		p.FinalCheck = true
-		p.FinalReg = rapid.IntRange(0, p.Regs-1).Draw(t, "final reg")
-		p.FinalV = rapid.IntRange(0, 4).Draw(t, "final v")
-	}
-	return p
-}
-
-// generators are the random programs DPOR is checked on.
-var generators = []struct {
-	name string
-	gen  *rapid.Generator[*program]
-}{
-	{"mixed", rapid.Custom(genProgram)},
-	{"locks", rapid.Custom(genLockProgram)},
-}
-
 // dporMismatch compares a DPOR-like search with the enumeration on the
 // system build makes and says how they differ ("" when they agree): on
 // the verdict when failures end the search; with failures hidden, on the

@@ -5,14 +5,16 @@ import (
 	"slices"
 
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"swapcheck/sched"
 )
 
 // What the tests of several files share: the deliberately simple reference
 // the searches are checked against, a stateless recursion over every
-// interleaving with no visited set and no limits, and the running and
-// replaying of a search on a toy program.
+// interleaving with no visited set and no limits; the running and
+// replaying of a search on a toy program; and the random toy programs
+// they are checked on.
 
 // runnableOf lists the threads of s that can run, and says whether every
 // thread is done.
@@ -123,4 +125,101 @@ func requireReplays(t require.TestingT, p *program, name string, res sched.Resul
 	require.Equal(t, sched.Violation, got.Verdict, "%s: replay of %v", name, res.Schedule)
 	require.Equal(t, res.Failure.Kind, got.Failure.Kind, "%s: replay of %v", name, res.Schedule)
 	require.True(t, slices.Equal(res.Schedule, got.Schedule), "%s: replay of %v ran %v", name, res.Schedule, got.Schedule)
+}
+
+// genProgram draws 2-3 threads of up to 5 ops each (12 in all, so that the
+// reference stays fast) over 2 registers and 1 lock. A thread's lock ops
+// mostly pair up (acquire, later release), with the odd stray release; a
+// thread may end holding the lock, which can deadlock the others.
+func genProgram(t *rapid.T) *program {
+	p := &program{Regs: 2, Locks: 1}
+	n := rapid.IntRange(2, 3).Draw(t, "threads")
+	budget := 12
+	for range n {
+		size := rapid.IntRange(0, min(5, budget)).Draw(t, "ops")
+		budget -= size
+		held := false
+		var ops []op
+		for range size {
+			reg := rapid.IntRange(0, p.Regs-1).Draw(t, "reg")
+			switch k := rapid.IntRange(0, 9).Draw(t, "kind"); {
+			case k <= 2:
+				ops = append(ops, op{Kind: opRead, Reg: reg})
+			case k <= 5:
+				ops = append(ops, op{Kind: opWrite, Reg: reg, K: rapid.IntRange(1, 2).Draw(t, "k")})
+			case k <= 7 && !held:
+				ops = append(ops, op{Kind: opAcquire})
+				held = true
+			case k <= 7:
+				ops = append(ops, op{Kind: opRelease})
+				held = false
+			case k == 8:
+				ops = append(ops, op{Kind: opAssert, Reg: reg, V: rapid.IntRange(0, 3).Draw(t, "v")})
+			default:
+				ops = append(ops, op{Kind: opRelease}) // stray: fails unless held
+				held = false
+			}
+		}
+		p.Threads = append(p.Threads, ops)
+	}
+	drawFinalCheck(t, p)
+	return p
+}
+
+// genLockProgram draws 2-4 threads of up to 4 ops each (12 in all) over 2
+// registers and 2 locks, nested in either order, so that threads block on
+// each other often and can deadlock: the races of blocked threads matter.
+func genLockProgram(t *rapid.T) *program {
+	p := &program{Regs: 2, Locks: 2}
+	n := rapid.IntRange(2, 4).Draw(t, "threads")
+	budget := 12
+	for range n {
+		size := rapid.IntRange(0, min(4, budget)).Draw(t, "ops")
+		budget -= size
+		var held []int
+		var ops []op
+		for range size {
+			reg := rapid.IntRange(0, p.Regs-1).Draw(t, "reg")
+			switch k := rapid.IntRange(0, 9).Draw(t, "kind"); {
+			case k <= 1:
+				ops = append(ops, op{Kind: opRead, Reg: reg})
+			case k <= 4:
+				ops = append(ops, op{Kind: opWrite, Reg: reg, K: rapid.IntRange(1, 2).Draw(t, "k")})
+			case k <= 7 && len(held) < 2:
+				l := rapid.IntRange(0, 1).Draw(t, "lock")
+				if slices.Contains(held, l) {
+					l = 1 - l
+				}
+				ops = append(ops, op{Kind: opAcquire, L: l})
+				held = append(held, l)
+			case k <= 8 && len(held) > 0:
+				ops = append(ops, op{Kind: opRelease, L: held[len(held)-1]})
+				held = held[:len(held)-1]
+			default:
+				ops = append(ops, op{Kind: opAssert, Reg: reg, V: rapid.IntRange(0, 3).Draw(t, "v")})
+			}
+		}
+		p.Threads = append(p.Threads, ops)
+	}
+	drawFinalCheck(t, p)
+	return p
+}
+
+// generators are the random programs DPOR and Bounded are checked on.
+var generators = []struct {
+	name string
+	gen  *rapid.Generator[*program]
+}{
+	{"mixed", rapid.Custom(genProgram)},
+	{"locks", rapid.Custom(genLockProgram)},
+}
+
+// drawFinalCheck draws whether p's end state fails, and when: on which
+// register holding which value.
+func drawFinalCheck(t *rapid.T, p *program) {
+	if rapid.Bool().Draw(t, "final check") {
+		p.FinalCheck = true
+		p.FinalReg = rapid.IntRange(0, p.Regs-1).Draw(t, "final reg")
+		p.FinalV = rapid.IntRange(0, 4).Draw(t, "final v")
+	}
 }

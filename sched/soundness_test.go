@@ -13,49 +13,6 @@ import (
 // against the reference enumeration (helpers_test.go) on small random toy
 // programs.
 
-// genProgram draws 2-3 threads of up to 5 ops each (12 in all, so that the
-// reference stays fast) over 2 registers and 1 lock. A thread's lock ops
-// mostly pair up (acquire, later release), with the odd stray release; a
-// thread may end holding the lock, which can deadlock the others.
-func genProgram(t *rapid.T) *program {
-	p := &program{Regs: 2, Locks: 1}
-	n := rapid.IntRange(2, 3).Draw(t, "threads")
-	budget := 12
-	for range n {
-		size := rapid.IntRange(0, min(5, budget)).Draw(t, "ops")
-		budget -= size
-		held := false
-		var ops []op
-		for range size {
-			reg := rapid.IntRange(0, p.Regs-1).Draw(t, "reg")
-			switch k := rapid.IntRange(0, 9).Draw(t, "kind"); {
-			case k <= 2:
-				ops = append(ops, op{Kind: opRead, Reg: reg})
-			case k <= 5:
-				ops = append(ops, op{Kind: opWrite, Reg: reg, K: rapid.IntRange(1, 2).Draw(t, "k")})
-			case k <= 7 && !held:
-				ops = append(ops, op{Kind: opAcquire})
-				held = true
-			case k <= 7:
-				ops = append(ops, op{Kind: opRelease})
-				held = false
-			case k == 8:
-				ops = append(ops, op{Kind: opAssert, Reg: reg, V: rapid.IntRange(0, 3).Draw(t, "v")})
-			default:
-				ops = append(ops, op{Kind: opRelease}) // stray: fails unless held
-				held = false
-			}
-		}
-		p.Threads = append(p.Threads, ops)
-	}
-	if rapid.Bool().Draw(t, "final check") {
-		p.FinalCheck = true
-		p.FinalReg = rapid.IntRange(0, p.Regs-1).Draw(t, "final reg")
-		p.FinalV = rapid.IntRange(0, 4).Draw(t, "final v")
-	}
-	return p
-}
-
 func TestSearchesAgreeWithEnumeration(t *testing.T) {
 	var verified, violations, tolerantCompared int
 	rapid.Check(t, func(t *rapid.T) {
