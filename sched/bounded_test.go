@@ -194,11 +194,6 @@ func TestBoundedPrograms(t *testing.T) {
 	}
 }
 
-func finalFails(p *program, reg, v int) *program {
-	p.FinalCheck, p.FinalReg, p.FinalV = true, reg, v
-	return p
-}
-
 func TestCountPreemptions(t *testing.T) {
 	p := toy("a0 u0", "r0 a0 u0", "r1")
 	tests := []struct {

@@ -12,8 +12,7 @@ import (
 // A search that stops at a failing end state counts the failing execution
 // once: here the very first execution fails, so every search reports one.
 func TestFailingFirstExecutionCountsOnce(t *testing.T) {
-	p := toy("w0+1", "r1")
-	p.FinalCheck, p.FinalReg, p.FinalV = true, 0, 1 // every execution ends with r0 == 1
+	p := finalFails(toy("w0+1", "r1"), 0, 1) // every execution ends with r0 == 1
 	for _, s := range []sched.Strategy{
 		sched.DFS{}, sched.States{}, sched.BFS{}, sched.DPOR{},
 		sched.Bounded{MaxPreemptions: 2},

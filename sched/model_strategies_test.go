@@ -136,12 +136,9 @@ func interleavings(s sched.System, memo map[string]float64) float64 {
 	if v, ok := memo[k]; ok {
 		return v
 	}
-	total, moved := 0.0, false
-	for t := range sched.ThreadID(s.NumThreads()) {
-		if s.Status(t) != sched.Runnable {
-			continue
-		}
-		moved = true
+	runnable, _ := runnableOf(s)
+	total := 0.0
+	for _, t := range runnable {
 		c := s.Clone()
 		if c.Step(t) != nil {
 			total++
@@ -149,7 +146,7 @@ func interleavings(s sched.System, memo map[string]float64) float64 {
 		}
 		total += interleavings(c, memo)
 	}
-	if !moved {
+	if len(runnable) == 0 {
 		total = 1
 	}
 	memo[k] = total
@@ -239,12 +236,7 @@ kernel: use cuda.threadIdx; call f; syncthreads`,
 						c := sched.NewSeeded(seed)
 						for step := 0; ; step++ {
 							require.Empty(t, independenceViolation(s), "seed %d, after %d steps", seed, step)
-							var r []sched.ThreadID
-							for u := range sched.ThreadID(s.NumThreads()) {
-								if s.Status(u) == sched.Runnable {
-									r = append(r, u)
-								}
-							}
+							r, _ := runnableOf(s)
 							if len(r) == 0 {
 								break
 							}

@@ -86,6 +86,12 @@ func toy(threads ...string) *program {
 	return p
 }
 
+// finalFails makes p's end state fail when r[reg] == v.
+func finalFails(p *program, reg, v int) *program {
+	p.FinalCheck, p.FinalReg, p.FinalV = true, reg, v
+	return p
+}
+
 func parseOp(w string) op {
 	num := func(s string) int {
 		n, err := strconv.Atoi(s)
