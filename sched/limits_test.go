@@ -112,6 +112,7 @@ func TestLimitsFit(t *testing.T) {
 			}
 			res := tt.s.Run(newToy(wide), lim)
 			require.Equal(t, tt.verdict, res.Verdict, "cut: %q", res.Cut)
+			require.Equal(t, tt.s.Exhaustive(), res.Verdict == sched.Verified, "only the exhaustive searches prove wide")
 			require.True(t, res.Complete)
 			require.Equal(t, tt.cut, res.Cut)
 			require.Equal(t, wideSteps, res.Stats.Depth)
