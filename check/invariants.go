@@ -29,6 +29,7 @@ var Kinds = []string{KindUseSawReal, KindUseSawNone, KindUseSawOtherFake, KindEx
 // stepFailure applies the per-step invariants to one event.
 func stepFailure(p *model.Program, ev *model.Event) *sched.Failure {
 	if ev.Kind == model.EvUse && ev.Saw != ev.Want {
+		p.Describe(ev)
 		who := p.ThreadName(ev.Thread)
 		mod := p.Scenario.Modules[ev.Module].Name
 		f := &sched.Failure{Thread: sched.ThreadID(ev.Thread)}
@@ -48,6 +49,7 @@ func stepFailure(p *model.Program, ev *model.Event) *sched.Failure {
 	// Machinery is false for a re-raise: an exception from the body that a
 	// finally or a with's exit passes on is not the machinery's own.
 	if ev.Raised != 0 && ev.Machinery {
+		p.Describe(ev)
 		who := p.ThreadName(ev.Thread)
 		return &sched.Failure{Kind: KindException, Thread: sched.ThreadID(ev.Thread),
 			Message: fmt.Sprintf("%s: %s raised by the swap machinery at %s: %s", who, ev.Raised, ev.Where, ev.Text)}

@@ -26,6 +26,18 @@ type Ctx struct {
 	tmpSet bool
 }
 
+// newCtx readies w's one Ctx for a step of thread t's frame f. It sets the
+// fields one by one, and the pointer only when it is not w already, so
+// the hot path writes no pointers (no GC write barriers).
+func (w *World) newCtx(t, f int) *Ctx {
+	c := &w.ctx
+	if c.w != w {
+		c.w = w
+	}
+	c.t, c.f, c.next, c.exc, c.reraised, c.tmpSet = t, f, 0, 0, false, false
+	return c
+}
+
 // ---- control flow ----
 
 // Jump continues at the instruction labelled label.

@@ -35,4 +35,80 @@ type Event struct {
 	// Effects describe what the step changed or read, when World.Trace is
 	// on, for example "cuda = fake#1".
 	Effects []string
+
+	// Where the texts above (Where, Line, Text, Bytecode, Name) come from:
+	// a search's steps record only these numbers, and the texts are filled
+	// in (Program.Describe) when World.Trace is on or when somebody asks,
+	// so that the hot path writes no pointers (no GC write barriers).
+	src       source
+	pc        int // srcInstr: the protocol pc
+	code      int // srcStmt: the code and statement
+	body      int
+	sub       int // a syncthreads' sub-step
+	started   int // a t.start()'s thread
+	pollText  pollText
+	described bool
+}
+
+// source is where an Event's texts come from.
+type source uint8
+
+const (
+	srcNone  source = iota
+	srcInstr        // a protocol instruction
+	srcStmt         // a kernel or device statement, or the host's
+)
+
+// pollText is which pass of the host's poll a step was.
+type pollText uint8
+
+const (
+	pollNone pollText = iota
+	pollAbort
+	pollDone
+	pollRelease
+)
+
+var pollTexts = [...]string{
+	pollAbort:   "t_other.abort = True ...; raise t.exception[0]",
+	pollDone:    "livethreads is empty: the block is done",
+	pollRelease: "livethreads == blockedthreads: t.syncthreads_event.set() for each",
+}
+
+// Describe fills in ev's texts (Where, Line, Text, Bytecode, Name) from
+// what its step recorded, if that is not done yet. ev must come from a
+// World of p.
+func (p *Program) Describe(ev *Event) {
+	if ev.described {
+		return
+	}
+	ev.described = true
+	switch ev.src {
+	case srcInstr:
+		in := &p.Protocol.Code[ev.pc]
+		ev.Where = p.Protocol.where[ev.pc]
+		ev.Line, ev.Text, ev.Bytecode = in.Line, in.Text, in.Bytecode
+	case srcStmt:
+		cd := &p.codes[ev.code]
+		st := &cd.stmts[ev.body]
+		ev.Where, ev.Text = cd.name, st.text
+		switch st.kind {
+		case sUse:
+			ev.Bytecode = "LOAD_GLOBAL; LOAD_ATTR"
+			ev.Name = p.Scenario.Modules[cd.module].Names[st.arg]
+		case sCall:
+			ev.Bytecode = "LOAD_GLOBAL _kernel_context; CALL (FakeCUDAKernel.__call__)"
+		case sSync:
+			ev.Where, ev.Text, ev.Bytecode = "kernel.py", syncLines[ev.sub], "LOAD_ATTR/STORE_ATTR"
+		case sSetContext, sResetContext:
+			ev.Where, ev.Bytecode = "kernel.py", "STORE_GLOBAL _kernel_context"
+		case sStart:
+			ev.Where, ev.Text, ev.Bytecode = "kernel.py", p.startText[ev.started], "CALL (Thread.start)"
+		case sPoll:
+			ev.Where, ev.Bytecode = "kernel.py", "FOR_ITER; LOAD_ATTR (polling)"
+			if ev.pollText != pollNone {
+				ev.Text = pollTexts[ev.pollText]
+			}
+		}
+	}
 }

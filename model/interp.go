@@ -8,7 +8,7 @@ import "fmt"
 // place).
 func (w *World) Step(t int) *Event {
 	w.touch(t)
-	w.ev = Event{Thread: t, Kind: EvStep}
+	w.resetEvent(t)
 	f := w.top(t)
 	if w.s[f+fInBody] == 1 {
 		w.execStmt(t, f, true)
@@ -16,7 +16,23 @@ func (w *World) Step(t int) *Event {
 		w.execInstr(t, f, true)
 	}
 	w.settle(t)
+	if w.Trace {
+		w.p.Describe(&w.ev)
+	}
 	return &w.ev
+}
+
+// resetEvent starts the record of t's step. Its texts are empty unless a
+// traced step or a Describe filled them in, so only then does it clear
+// them (a pointer write, which costs a GC write barrier).
+func (w *World) resetEvent(t int) {
+	ev := &w.ev
+	if ev.described || ev.Effects != nil {
+		*ev = Event{}
+	}
+	ev.Thread, ev.Kind = t, EvStep
+	ev.Module, ev.Saw, ev.Want, ev.Raised, ev.Machinery = 0, 0, 0, 0, false
+	ev.src, ev.pc, ev.code, ev.body, ev.sub, ev.started, ev.pollText = srcNone, 0, 0, 0, 0, 0, pollNone
 }
 
 // settle runs t ahead through local steps (locals, constants, the yield,
@@ -71,11 +87,10 @@ func (w *World) execInstr(t, f int, visible bool) {
 	pc := int(w.s[f+fPC])
 	in := &w.p.Protocol.Code[pc]
 	if visible {
-		w.ev.Where = w.p.Protocol.where[pc]
-		w.ev.Line, w.ev.Text, w.ev.Bytecode = in.Line, in.Text, in.Bytecode
+		w.ev.src, w.ev.pc = srcInstr, pc
 	}
-	c := &w.ctx
-	*c = Ctx{w: w, t: t, f: f, next: pc + 1}
+	c := w.newCtx(t, f)
+	c.next = pc + 1
 	in.Exec(c)
 	if !c.tmpSet {
 		w.s[f+fTmpSet] = 0 // the tmp was for this step only
@@ -163,16 +178,15 @@ func (w *World) execStmt(t, f int, visible bool) {
 		}
 		return
 	}
-	w.ev.Where, w.ev.Text = cd.name, st.text
+	w.ev.src, w.ev.code, w.ev.body = srcStmt, int(w.s[f+fCode]), int(w.s[f+fBody])
 	next := func() { w.s[f+fBody]++; w.s[f+fSub] = 0 }
 	switch st.kind {
 	case sUse:
 		v := Value(w.s[l.globals[cd.module]+st.arg])
-		w.ev.Kind, w.ev.Bytecode = EvUse, "LOAD_GLOBAL; LOAD_ATTR"
-		w.ev.Module, w.ev.Name = cd.module, p.Scenario.Modules[cd.module].Names[st.arg]
+		w.ev.Kind, w.ev.Module = EvUse, cd.module
 		w.ev.Saw, w.ev.Want = v, Fake(p.threadLaunch[t])
 		if w.Trace {
-			w.effect("%s is %s", w.ev.Name, v)
+			w.effect("%s is %s", p.Scenario.Modules[cd.module].Names[st.arg], v)
 		}
 		if w.History != nil {
 			w.History.Marks = append(w.History.Marks, Mark{Kind: Observe, Thread: t, Module: cd.module, Swapped: v.IsFake()})
@@ -185,7 +199,6 @@ func (w *World) execStmt(t, f int, visible bool) {
 		next()
 	case sCall:
 		ctx := Value(w.s[l.ctx])
-		w.ev.Bytecode = "LOAD_GLOBAL _kernel_context; CALL (FakeCUDAKernel.__call__)"
 		if w.Trace {
 			w.effect("_kernel_context is %s", ctx)
 		}
@@ -197,7 +210,7 @@ func (w *World) execStmt(t, f int, visible bool) {
 		w.raise(t, KernelError)
 	case sSync:
 		sub := w.s[f+fSub]
-		w.ev.Where, w.ev.Text, w.ev.Bytecode = "kernel.py", syncLines[sub], "LOAD_ATTR/STORE_ATTR"
+		w.ev.sub = int(sub)
 		switch sub {
 		case syncCheckAbort, syncRecheck:
 			if w.s[base+tAbort] == 1 {
@@ -216,14 +229,12 @@ func (w *World) execStmt(t, f int, visible bool) {
 			w.s[f+fSub]++
 		}
 	case sSetContext:
-		w.ev.Where, w.ev.Bytecode = "kernel.py", "STORE_GLOBAL _kernel_context"
 		w.s[l.ctx] = slot(Fake(st.arg))
 		if w.Trace {
 			w.effect("_kernel_context = %s", Fake(st.arg))
 		}
 		next()
 	case sResetContext:
-		w.ev.Where, w.ev.Bytecode = "kernel.py", "STORE_GLOBAL _kernel_context"
 		w.s[l.ctx] = slot(None)
 		if w.Trace {
 			w.effect("_kernel_context = None")
@@ -242,12 +253,11 @@ func (w *World) execStmt(t, f int, visible bool) {
 		// but it names no thread, so permuting the block's threads
 		// permutes the outcome (the canonical key relies on it).
 		u := w.nextToStart(st.arg)
-		w.ev.Where, w.ev.Text, w.ev.Bytecode = "kernel.py", p.startText[u], "CALL (Thread.start)"
+		w.ev.started = u
 		w.s[w.thread(u)+tStatus] = alive
 		w.settle(u)
 		next()
 	case sPoll:
-		w.ev.Where, w.ev.Bytecode = "kernel.py", "FOR_ITER; LOAD_ATTR (polling)"
 		w.poll(t, f, st.arg)
 	default:
 		panic(fmt.Sprintf("model: statement kind %d has no semantics", st.kind))
@@ -322,7 +332,7 @@ func (w *World) firstDied(block int) (int, Exc) {
 func (w *World) poll(t, f, block int) {
 	threads := w.p.blockThreads[block]
 	if u, e := w.firstDied(block); e != 0 {
-		w.ev.Text = "t_other.abort = True ...; raise t.exception[0]"
+		w.ev.pollText = pollAbort
 		if w.Trace {
 			w.effect("%s died with %s", w.p.ThreadName(u), e)
 		}
@@ -343,11 +353,11 @@ func (w *World) poll(t, f, block int) {
 		}
 	}
 	if done {
-		w.ev.Text = "livethreads is empty: the block is done"
+		w.ev.pollText = pollDone
 		w.s[f+fBody]++
 		return
 	}
-	w.ev.Text = "livethreads == blockedthreads: t.syncthreads_event.set() for each"
+	w.ev.pollText = pollRelease
 	for _, u := range threads {
 		b := w.thread(u)
 		if w.s[b+tStatus] != finished && w.s[b+tBlocked] == 1 {

@@ -176,9 +176,7 @@ func (w *World) ready(t int) bool {
 	if in.Ready == nil {
 		return true
 	}
-	c := &w.ctx
-	*c = Ctx{w: w, t: t, f: f}
-	return in.Ready(c)
+	return in.Ready(w.newCtx(t, f))
 }
 
 // Footprint of thread t's next step. Every step of a GPU thread is a

@@ -305,3 +305,35 @@ func TestAppendRunnableIsStatus(t *testing.T) {
 	}
 	require.Greater(t, checked, 10000)
 }
+
+// A search's steps record only numbers, and Describe fills in the texts:
+// on every step of seeded walks they are the texts a traced step gives.
+func TestDescribeIsTheTracedText(t *testing.T) {
+	steps := 0
+	for name, sc := range walkScenarios(t) {
+		for _, p := range protocols {
+			prog := program(t, sc, p, model.GIL)
+			for seed := range uint64(10) {
+				traced, plain := model.New(prog), model.New(prog)
+				traced.Trace = true
+				c := sched.NewSeeded(seed)
+				for {
+					r := runnable(plain)
+					if len(r) == 0 {
+						break
+					}
+					u := int(c.Choose(r))
+					want := *traced.Step(u)
+					got := plain.Step(u)
+					require.Empty(t, got.Text+got.Where+got.Bytecode+got.Name, "%s/%s: an untraced step wrote texts", name, p.Name)
+					prog.Describe(got)
+					require.Equal(t, [5]string{want.Where, want.Text, want.Bytecode, want.Name, fmt.Sprint(want.Line)},
+						[5]string{got.Where, got.Text, got.Bytecode, got.Name, fmt.Sprint(got.Line)}, "%s/%s seed %d step %d", name, p.Name, seed, steps)
+					require.NotEmpty(t, got.Where)
+					steps++
+				}
+			}
+		}
+	}
+	require.Greater(t, steps, 1000)
+}
