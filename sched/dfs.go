@@ -1,7 +1,8 @@
 package sched
 
 // DFS is an exhaustive depth-first search with a visited set of states: each
-// distinct state (by AppendKey) is expanded once. At every state it tries
+// distinct state (by its exact key: AppendKey, or AppendCompactKey where the
+// system is Compact) is expanded once. At every state it tries
 // the thread that ran last first, so the first counterexample found tends to
 // have few preemptions.
 type DFS struct{}
@@ -12,12 +13,13 @@ func (DFS) Name() string { return "dfs" }
 // Exhaustive implements Strategy.
 func (DFS) Exhaustive() bool { return true }
 
+// dfsFrame is one state of a depth-first stack (the state itself is
+// kept in the search's levels).
 type dfsFrame struct {
-	state System
 	via   ThreadID // the thread whose step led here
 	order []ThreadID
 	next  int
-	// preempts: the preemptions on the path to state.
+	// preempts: the preemptions on the path to the state.
 	preempts int
 }
 

@@ -47,7 +47,7 @@ func statefulDFS(init System, lim Limits, keyOf func(System, []byte) []byte) Res
 		buf     []ThreadID
 		stop    = newStopper(lim, &res.Stats)
 		maxD    = lim.maxDepth()
-		states  pool
+		states  levels
 	)
 	key = keyOf(init, key)
 	visited.add(key)
@@ -71,15 +71,17 @@ func statefulDFS(init System, lim Limits, keyOf func(System, []byte) []byte) Res
 	}
 
 	start := init.Clone()
+	states.s = append(states.s, start)
 	buf, allDone := runnable(start, buf)
 	if len(buf) == 0 {
 		if f := terminal(start, allDone); f != nil {
-			return fail([]dfsFrame{{state: start}}, f)
+			return fail([]dfsFrame{{}}, f)
 		}
 		res.Stats.execution(0)
 		return done(Verified, "")
 	}
-	stack := []dfsFrame{{state: start, via: -1, order: preferring(nil, buf, -1)}}
+	// stack[d] is the frame of the state at depth d, states.s[d].
+	stack := []dfsFrame{{via: -1, order: preferring(nil, buf, -1)}}
 	for len(stack) > 0 {
 		if stop.stopped() {
 			return done(Incomplete, "stopped")
@@ -89,8 +91,6 @@ func statefulDFS(init System, lim Limits, keyOf func(System, []byte) []byte) Res
 		}
 		top := &stack[len(stack)-1]
 		if top.next >= len(top.order) {
-			states.put(top.state)
-			top.state = nil
 			stack = stack[:len(stack)-1]
 			continue
 		}
@@ -101,7 +101,7 @@ func statefulDFS(init System, lim Limits, keyOf func(System, []byte) []byte) Res
 		if t != top.via && top.order[0] == top.via {
 			pre++
 		}
-		next := states.copyOf(top.state)
+		next := states.child(len(stack) - 1)
 		res.Stats.Steps++
 		f := next.Step(t)
 		depth := len(stack)
@@ -113,7 +113,6 @@ func statefulDFS(init System, lim Limits, keyOf func(System, []byte) []byte) Res
 		if !visited.add(key) {
 			res.Stats.Matched++
 			res.Stats.execution(pre)
-			states.put(next)
 			continue
 		}
 		res.Stats.States++
@@ -123,7 +122,6 @@ func statefulDFS(init System, lim Limits, keyOf func(System, []byte) []byte) Res
 				return fail(append(stack, dfsFrame{via: t, preempts: pre}), f)
 			}
 			res.Stats.execution(pre)
-			states.put(next)
 			continue
 		}
 		if depth >= maxD {
@@ -136,7 +134,7 @@ func statefulDFS(init System, lim Limits, keyOf func(System, []byte) []byte) Res
 			stack = append(stack, dfsFrame{})
 		}
 		nf := &stack[len(stack)-1]
-		nf.state, nf.via, nf.next, nf.preempts = next, t, 0, pre
+		nf.via, nf.next, nf.preempts = t, 0, pre
 		nf.order = preferring(nf.order[:0], buf, t)
 	}
 	return done(Verified, "")
