@@ -71,8 +71,8 @@ func newSharedSet(users int) *sharedSet {
 }
 
 func newSharedTable(size int, users int) *sharedTable {
-	t := &sharedTable{slots: make([]sharedSlot, size), limit: int64(size) / 2}
-	t.batch = max(1, int64(size)/(4*int64(max(users, 1))))
+	t := &sharedTable{slots: make([]sharedSlot, size), limit: int64(size) * 11 / 16}
+	t.batch = max(1, int64(size)/(16*int64(max(users, 1))))
 	return t
 }
 
