@@ -225,7 +225,7 @@ type worker struct {
 	run    *parallelRun
 	set    *setUser
 	stats  Stats // not yet added to run.total
-	states pool
+	states levels
 	buf    []ThreadID
 	key    []byte
 	polls  int
@@ -259,14 +259,7 @@ func (w *worker) flush() {
 
 func (w *worker) search(rt root) {
 	r := w.run
-	type frame struct {
-		state    System
-		via      ThreadID
-		order    []ThreadID
-		next     int
-		preempts int // on the path to state
-	}
-	path := func(stack []frame, last ThreadID) []ThreadID {
+	path := func(stack []dfsFrame, last ThreadID) []ThreadID {
 		p := append([]ThreadID(nil), rt.path...)
 		for _, f := range stack[1:] {
 			p = append(p, f.via)
@@ -280,7 +273,12 @@ func (w *worker) search(rt root) {
 	if n := len(rt.path); n > 0 {
 		last = rt.path[n-1]
 	}
-	stack := []frame{{state: rt.state, via: last, order: preferring(nil, w.buf, last), preempts: rt.preempts}}
+	if len(w.states.s) == 0 {
+		w.states.s = append(w.states.s, nil)
+	}
+	w.states.s[0] = rt.state
+	// stack[d] is the frame of the state at depth d, w.states.s[d].
+	stack := []dfsFrame{{via: last, order: preferring(nil, w.buf, last), preempts: rt.preempts}}
 	for len(stack) > 0 {
 		if w.polls++; w.polls >= pollEvery {
 			w.polls = 0
@@ -291,8 +289,6 @@ func (w *worker) search(rt root) {
 		}
 		top := &stack[len(stack)-1]
 		if top.next >= len(top.order) {
-			w.states.put(top.state)
-			top.state = nil
 			stack = stack[:len(stack)-1]
 			continue
 		}
@@ -303,7 +299,7 @@ func (w *worker) search(rt root) {
 		if t != top.via && top.order[0] == top.via {
 			pre++
 		}
-		next := w.states.copyOf(top.state)
+		next := w.states.child(len(stack) - 1)
 		w.stats.Steps++
 		if f := next.Step(t); f != nil {
 			r.fail(f, path(stack, t), pre)
@@ -313,7 +309,6 @@ func (w *worker) search(rt root) {
 		if !w.set.add(w.key) {
 			w.stats.Matched++
 			w.stats.execution(pre)
-			w.states.put(next)
 			continue
 		}
 		w.stats.States++
@@ -324,7 +319,6 @@ func (w *worker) search(rt root) {
 				return
 			}
 			w.stats.execution(pre)
-			w.states.put(next)
 			continue
 		}
 		if len(rt.path)+len(stack) >= r.maxDepth {
@@ -339,10 +333,10 @@ func (w *worker) search(rt root) {
 		if len(stack) < cap(stack) {
 			stack = stack[:len(stack)+1]
 		} else {
-			stack = append(stack, frame{})
+			stack = append(stack, dfsFrame{})
 		}
 		nf := &stack[len(stack)-1]
-		nf.state, nf.via, nf.next, nf.preempts = next, t, 0, pre
+		nf.via, nf.next, nf.preempts = t, 0, pre
 		nf.order = preferring(nf.order[:0], w.buf, t)
 	}
 }
