@@ -29,8 +29,9 @@ type sharedSet struct {
 	mu       sync.Mutex
 	cond     *sync.Cond
 	growing  atomic.Bool
-	users    int // under mu
-	paused   int // users stopped for a grow, under mu
+	users    int     // under mu
+	paused   int     // users stopped for a grow, under mu
+	job      *rehash // the grow under way, under mu
 	inserted atomic.Int64
 
 	// Keys too long for a slot, rare with compact keys, live in chunks
@@ -172,20 +173,73 @@ func (s *sharedSet) equal(sl *sharedSlot, n uint32, key []byte) bool {
 	return string(s.long.chunks[chunk-1][off:off+n]) == string(key)
 }
 
-// pause stops the calling user until a grow is over.
+// pause stops the calling user until a grow is over, helping to rehash
+// while it waits.
 func (s *sharedSet) pause() {
 	s.mu.Lock()
 	s.paused++
 	s.cond.Broadcast()
+	var helped *rehash
 	for s.growing.Load() {
+		if j := s.job; j != nil && j != helped {
+			helped = j
+			s.mu.Unlock()
+			j.work()
+			s.mu.Lock()
+			s.cond.Broadcast() // the grower may be waiting for the last part
+			continue
+		}
 		s.cond.Wait()
 	}
 	s.paused--
 	s.mu.Unlock()
 }
 
+// rehash is one grow's copying of the old table into the new, in parts
+// that the grower and the paused users claim in turn.
+type rehash struct {
+	old, new *sharedTable
+	next     atomic.Int64 // the next part to claim
+	finished atomic.Int64 // parts done
+	parts    int64
+}
+
+// rehashPart is how many old slots one claim copies.
+const rehashPart = 1 << 14
+
+// work copies parts until none is left to claim, and says how many it
+// copied.
+func (j *rehash) work() (parts int64) {
+	mask := uint64(len(j.new.slots) - 1)
+	for ; ; parts++ {
+		p := j.next.Add(1) - 1
+		if p >= j.parts {
+			return parts
+		}
+		lo := int(p) * rehashPart
+		for i := lo; i < min(lo+rehashPart, len(j.old.slots)); i++ {
+			old := &j.old.slots[i]
+			n := old.n.Load()
+			if n == 0 {
+				continue
+			}
+			// The old keys are distinct: claim the first free slot.
+			for k := old.hash & mask; ; k = (k + 1) & mask {
+				ns := &j.new.slots[k]
+				if ns.n.Load() == 0 && ns.n.CompareAndSwap(0, busy) {
+					ns.hash, ns.inline = old.hash, old.inline
+					ns.n.Store(n)
+					break
+				}
+			}
+		}
+		j.finished.Add(1)
+	}
+}
+
 // grow replaces t by a table twice its size, once every other user has
-// paused. If another user is growing already, the caller pauses instead.
+// paused; the paused users help copy. If another user is growing already,
+// the caller pauses instead.
 func (s *sharedSet) grow(t *sharedTable) {
 	s.mu.Lock()
 	if s.tab.Load() != t {
@@ -201,22 +255,23 @@ func (s *sharedSet) grow(t *sharedTable) {
 		s.cond.Wait()
 	}
 	g := newSharedTable(2*len(t.slots), s.users)
-	mask := uint64(len(g.slots) - 1)
-	for i := range t.slots {
-		old := &t.slots[i]
-		n := old.n.Load()
-		if n == 0 {
-			continue
-		}
-		j := old.hash & mask
-		for g.slots[j].n.Load() != 0 {
-			j = (j + 1) & mask
-		}
-		ns := &g.slots[j]
-		ns.hash, ns.inline = old.hash, old.inline
-		ns.n.Store(n)
+	// Touch every page first, alone: on some virtual machines two threads
+	// faulting fresh pages in at once are much slower than one.
+	for i := 0; i < len(g.slots); i += 4096 / int(unsafe.Sizeof(sharedSlot{})) {
+		g.slots[i].hash = 0
 	}
-	s.tab.Store(g)
+	j := &rehash{old: t, new: g}
+	j.parts = int64((len(t.slots) + rehashPart - 1) / rehashPart)
+	s.job = j
+	s.cond.Broadcast()
+	s.mu.Unlock()
+	j.work()
+	s.mu.Lock()
+	for j.finished.Load() < j.parts {
+		s.cond.Wait()
+	}
+	s.tab.Store(j.new)
+	s.job = nil
 	s.growing.Store(false)
 	s.cond.Broadcast()
 	s.mu.Unlock()

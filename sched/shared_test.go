@@ -3,18 +3,19 @@ package sched
 import (
 	"encoding/binary"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
 // Goroutines adding overlapping keys to a shared set, through several
-// grows: every key is new to exactly one of them, and afterwards the set
-// holds each key once. Short keys sit in slots, long ones in chunks.
+// grows (paused users helping to rehash): every key is new to exactly one
+// of them, and afterwards the set holds each key once. Short keys sit in slots, long ones in chunks.
 func TestSharedSetConcurrentAdds(t *testing.T) {
-	for _, users := range []int{1, 2, 4, 8} {
+	for _, tt := range []struct{ users, keys int }{{1, 20000}, {2, 20000}, {4, 20000}, {8, 20000}, {2, 300000}, {3, 300000}} {
+		users, keys := tt.users, tt.keys
 		s := newSharedSet(users)
-		const keys = 20000
 		news := make([]int, keys)
 		var mu sync.Mutex
 		var wg sync.WaitGroup
@@ -62,4 +63,45 @@ func sharedTestKey(k int) []byte {
 	b := make([]byte, n)
 	binary.LittleEndian.PutUint64(b, uint64(k))
 	return b
+}
+
+// A rehash shared out among goroutines copies every key once: the new
+// table answers as the old did, and the parts claimed add up.
+func TestRehashInParts(t *testing.T) {
+	s := newSharedSet(1)
+	u := s.join()
+	const keys = 200000
+	for k := range keys {
+		require.True(t, u.add(sharedTestKey(k)))
+	}
+	u.leave()
+	old := s.tab.Load()
+	j := &rehash{old: old, new: newSharedTable(2*len(old.slots), 1)}
+	j.parts = int64((len(old.slots) + rehashPart - 1) / rehashPart)
+	require.Greater(t, j.parts, int64(4))
+	var claimed atomic.Int64
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			claimed.Add(j.work())
+		}()
+	}
+	wg.Wait()
+	require.Equal(t, j.parts, claimed.Load())
+	require.Equal(t, j.parts, j.finished.Load())
+	s.tab.Store(j.new)
+	u = s.join()
+	defer u.leave()
+	stored := 0
+	for i := range j.new.slots {
+		if j.new.slots[i].n.Load() != 0 {
+			stored++
+		}
+	}
+	require.Equal(t, keys, stored)
+	for k := range keys {
+		require.False(t, u.add(sharedTestKey(k)), "key %d lost", k)
+	}
 }
