@@ -48,5 +48,11 @@
 // locals) lives in one []int16 vector laid out once per Program. Copying a
 // World is one copy; its canonical key is the vector's bytes; nothing in it
 // is a pointer, a map or an address, so equal keys mean equal futures and
-// the output never depends on memory layout.
+// the output never depends on memory layout. The searches store shorter
+// keys: AppendCompactKey (exact: each thread's slots as a number in a
+// program-wide table, SPIN's COLLAPSE) and AppendCanonicalKey (up to
+// permuting a block's threads).
+//
+// A search's steps write no pointers: an Event records numbers, and its
+// texts are filled in (Program.Describe) for traces and failures only.
 package model

@@ -6,8 +6,14 @@
 // A caller does, in order:
 //
 //  1. implement System (Clone must copy all state; AppendKey must encode it
-//     canonically, so equal keys mean equal futures);
+//     canonically, so equal keys mean equal futures), and, for speed, the
+//     optional interfaces: Copier (recycle states), RunnableLister (list
+//     runnable threads in one call), Compact (a shorter exact key, which
+//     the exact searches store instead) and Canonical (a key up to
+//     symmetry, for States);
 //  2. pick a Strategy: DFS or BFS (exhaustive, with a visited set of states),
+//     States (DFS keyed up to symmetry), Parallel (either, on several
+//     goroutines sharing a lock-free visited set),
 //     DPOR (exhaustive and stateless, reducing by partial order; it trusts
 //     Footprint to declare every dependence, enabling and blocking
 //     included), Bounded (every schedule up to a number of preemptions,
