@@ -3,7 +3,6 @@ package model
 import (
 	"encoding/binary"
 	"fmt"
-	"slices"
 	"unsafe"
 )
 
@@ -73,6 +72,7 @@ type canonScratch struct {
 	// firstHeld[t] is the lowest lock thread t holds, 0 when none: the
 	// tie-break between threads with equal live parts.
 	firstHeld []slot
+	globals   []slot // the globals with their lock owners renamed
 }
 
 // verifyCanonForTest, when set, makes AppendCanonicalKey look up every
@@ -86,11 +86,10 @@ var verifyCanonForTest bool
 //
 // The key is the state vector of the orbit's canonical member, with dead
 // slots left out, in a compact form: the globals, registries and lock
-// owners one byte a slot for small values (see appendSlot), then each
-// thread's live part (below) as its number in a table of the live parts
-// the program's worlds have met (a uvarint; as SPIN's COLLAPSE
-// compression, the table is a bijection, so the number says as much as the
-// part). Each group's threads are sorted by their parts' numbers, which
+// owners as their number in a table of those the program's worlds have
+// met, then each thread's live part (below) as its number in a table of
+// live parts (uvarints; as SPIN's COLLAPSE compression, each table is a
+// bijection, so a number says as much as what it numbers). Each group's threads are sorted by their parts' numbers, which
 // name no thread, and then by the locks they hold (only threads with equal
 // parts need it: a lock has one owner, so two threads still tied hold no
 // lock, and swapping them changes nothing). The numbers are given in the
@@ -144,10 +143,11 @@ func (w *World) AppendCanonicalKey(b []byte) []byte {
 		c.pos[t] = slot(i)
 	}
 
-	// The globals and registries, with the lock owners renamed.
+	// The globals and registries, with the lock owners renamed, as their
+	// number in the program's table of them.
 	owners := l.lockOwner + 1
-	b = appendSlots(b, w.s[:owners])
-	for _, o := range w.s[owners : owners+p.maxLocks] {
+	c.globals = append(c.globals[:0], w.s[:l.threads]...)
+	for i, o := range c.globals[owners : owners+p.maxLocks] {
 		switch {
 		case o == 0 || brokenSymmetryForTest == brokenNoRename:
 		case brokenSymmetryForTest == brokenNoOwners:
@@ -155,9 +155,9 @@ func (w *World) AppendCanonicalKey(b []byte) []byte {
 		default:
 			o = c.pos[o-1] + 1
 		}
-		b = appendSlot(b, o)
+		c.globals[owners+i] = o
 	}
-	b = appendSlots(b, w.s[owners+p.maxLocks:l.threads])
+	b = binary.AppendUvarint(b, uint64(p.globals.number(c.globals)))
 	for _, t := range c.order {
 		b = binary.AppendUvarint(b, uint64(c.part[t]))
 	}
@@ -258,33 +258,6 @@ func (w *World) live(t int, c *canonScratch) []slot {
 		}
 	}
 	return v
-}
-
-// appendSlot encodes one slot: v+1 in one byte when it is below 255 (the
-// common case: -1 and small numbers), else 255 and the two bytes of v+1.
-// Each slot's encoding ends where it says, so a run of them decodes.
-func appendSlot(b []byte, v slot) []byte {
-	if u := uint16(v) + 1; u < 255 {
-		return append(b, byte(u))
-	} else {
-		return append(b, 255, byte(u), byte(u>>8))
-	}
-}
-
-// appendSlots appends each slot of s as appendSlot does.
-func appendSlots(b []byte, s []slot) []byte {
-	b = slices.Grow(b, 3*len(s))
-	dst, n := b[len(b):cap(b)], 0
-	for _, v := range s {
-		if u := uint16(v) + 1; u < 255 {
-			dst[n] = byte(u)
-			n++
-		} else {
-			dst[n], dst[n+1], dst[n+2] = 255, byte(u), byte(u>>8)
-			n += 3
-		}
-	}
-	return b[:len(b)+n]
 }
 
 // sortGroup sorts a group's threads by part number, then by the locks they

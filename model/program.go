@@ -61,8 +61,9 @@ type Program struct {
 	lay         layout
 
 	// the live parts of threads met so far, numbered (AppendCanonicalKey),
-	// and the whole slot blocks of threads (AppendCompactKey)
-	liveParts, blocks *interner
+	// the whole slot blocks of threads (AppendCompactKey), and the globals
+	// (both; the canonical key's with lock owners renamed)
+	liveParts, blocks, globals *interner
 }
 
 // maxLocks bounds the locks a program may make (one per call at most): lock
@@ -86,7 +87,7 @@ func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
 	if a != GIL && a != FreeThreaded {
 		return nil, fmt.Errorf("unknown atomicity %d", a)
 	}
-	pr := &Program{Scenario: sc, Protocol: p, Atomicity: a, liveParts: newInterner(), blocks: newInterner()}
+	pr := &Program{Scenario: sc, Protocol: p, Atomicity: a, liveParts: newInterner(), blocks: newInterner(), globals: newInterner()}
 	for _, f := range sc.Functions {
 		pr.codes = append(pr.codes, code{name: f.Name, module: f.Module, stmts: pr.compileBody(f.Module, f.Body)})
 	}

@@ -16,7 +16,7 @@ import (
 // slower than one.
 //
 // A goroutine inserts by claiming an empty slot with a compare-and-swap of
-// its length word to busy, writing the hash and key, then publishing the
+// its length word to busy, writing the key, then publishing the
 // length; a reader that meets a busy slot waits for it. Growing needs the
 // table to itself: the goroutine that finds it too full raises a flag,
 // waits until every other user has stopped at its next add, rehashes, and
@@ -51,7 +51,6 @@ type sharedTable struct {
 // sharedSlot is visitedSlot with an atomic length word: 0 empty, busy
 // while being written, else the key's length plus one.
 type sharedSlot struct {
-	hash   uint64
 	n      atomic.Uint32
 	inline [inlineKey]byte
 }
@@ -130,7 +129,6 @@ func (t *sharedTable) add(h uint64, key []byte, u *setUser) bool {
 			if !s.n.CompareAndSwap(0, busy) {
 				n = s.n.Load() // another user claimed it: read it as taken
 			} else {
-				s.hash = h
 				if len(key) <= inlineKey {
 					copy(s.inline[:], key)
 				} else {
@@ -144,7 +142,7 @@ func (t *sharedTable) add(h uint64, key []byte, u *setUser) bool {
 			runtime.Gosched()
 			n = s.n.Load()
 		}
-		if s.hash == h && n == want && u.set.equal(s, n, key) {
+		if n == want && u.set.equal(s, n, key) {
 			return false
 		}
 	}
@@ -157,6 +155,19 @@ func (s *sharedSet) storeLong(sl *sharedSlot, key []byte) {
 	chunk, off := s.long.store(key)
 	binary.LittleEndian.PutUint32(sl.inline[0:], chunk)
 	binary.LittleEndian.PutUint32(sl.inline[4:], off)
+}
+
+// hash is the hash of the key in the published slot sl, whose length word
+// is n.
+func (s *sharedSet) hash(sl *sharedSlot, n uint32) uint64 {
+	if n-1 <= inlineKey {
+		return maphash.Bytes(s.seed, sl.inline[:n-1])
+	}
+	chunk := binary.LittleEndian.Uint32(sl.inline[0:])
+	off := binary.LittleEndian.Uint32(sl.inline[4:])
+	s.longMu.Lock()
+	defer s.longMu.Unlock()
+	return maphash.Bytes(s.seed, s.long.chunks[chunk-1][off:off+n-1])
 }
 
 // equal reports whether the published slot sl, whose length word is n,
@@ -198,6 +209,7 @@ func (s *sharedSet) pause() {
 // rehash is one grow's copying of the old table into the new, in parts
 // that the grower and the paused users claim in turn.
 type rehash struct {
+	set      *sharedSet
 	old, new *sharedTable
 	next     atomic.Int64 // the next part to claim
 	finished atomic.Int64 // parts done
@@ -224,10 +236,10 @@ func (j *rehash) work() (parts int64) {
 				continue
 			}
 			// The old keys are distinct: claim the first free slot.
-			for k := old.hash & mask; ; k = (k + 1) & mask {
+			for k := j.set.hash(old, n) & mask; ; k = (k + 1) & mask {
 				ns := &j.new.slots[k]
 				if ns.n.Load() == 0 && ns.n.CompareAndSwap(0, busy) {
-					ns.hash, ns.inline = old.hash, old.inline
+					ns.inline = old.inline
 					ns.n.Store(n)
 					break
 				}
@@ -258,9 +270,9 @@ func (s *sharedSet) grow(t *sharedTable) {
 	// Touch every page first, alone: on some virtual machines two threads
 	// faulting fresh pages in at once are much slower than one.
 	for i := 0; i < len(g.slots); i += 4096 / int(unsafe.Sizeof(sharedSlot{})) {
-		g.slots[i].hash = 0
+		g.slots[i].inline[0] = 0
 	}
-	j := &rehash{old: t, new: g}
+	j := &rehash{set: s, old: t, new: g}
 	j.parts = int64((len(t.slots) + rehashPart - 1) / rehashPart)
 	s.job = j
 	s.cond.Broadcast()

@@ -10,11 +10,12 @@ import (
 // their full encoding: a hash only finds the slot, the bytes decide, so a
 // collision can never prune an unseen state.
 //
-// A slot is one cache line and holds its key when the key is short (a
-// compact or canonical key usually is), so a lookup in a set too big for
-// the caches costs one miss, not one for the slot and one for the key.
-// Longer keys live in chunks (no allocation per state, no copying as the
-// set grows, nothing for the collector to scan) and the slot points there.
+// A slot is half a cache line and holds its key when the key is short (a
+// compact or canonical key usually is: 5 to 20 bytes), so a lookup in a set
+// too big for the caches costs one miss, not one for the slot and one for
+// the key. Longer keys live in chunks (no allocation per state, no copying
+// as the set grows, nothing for the collector to scan) and the slot points
+// there. Slots keep no hash: growing hashes the keys again.
 type visitedSet struct {
 	seed   maphash.Seed
 	slots  []visitedSlot // open addressing, linear probing; len is a power of 2
@@ -23,17 +24,16 @@ type visitedSet struct {
 	n      int
 }
 
-// visitedSlot is 64 bytes: the key's hash, its length plus one (0: an
-// empty slot), and the key itself when it fits in inline, else the chunk
-// number plus one and the offset where it is stored.
+// visitedSlot is 32 bytes: the key's length plus one (0: an empty slot),
+// and the key itself when it fits in inline, else the chunk number plus
+// one and the offset where it is stored.
 type visitedSlot struct {
-	hash   uint64
 	n      uint32
 	inline [inlineKey]byte
 }
 
 const (
-	inlineKey  = 52
+	inlineKey  = 28
 	firstChunk = 1 << 14
 	chunkSize  = 1 << 20
 )
@@ -87,7 +87,7 @@ func (v *visitedSet) grow() {
 		if s.n == 0 {
 			continue
 		}
-		j := s.hash & mask
+		j := maphash.Bytes(v.seed, v.key(s)) & mask
 		for v.slots[j].n != 0 {
 			j = (j + 1) & mask
 		}
@@ -110,7 +110,7 @@ func (v *visitedSet) addHashed(h uint64, key []byte) bool {
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := &v.slots[i]
 		if s.n == 0 {
-			s.hash, s.n = h, n
+			s.n = n
 			if len(key) <= inlineKey {
 				copy(s.inline[:], key)
 			} else {
@@ -124,7 +124,7 @@ func (v *visitedSet) addHashed(h uint64, key []byte) bool {
 			}
 			return true
 		}
-		if s.hash == h && s.n == n && string(v.key(s)) == string(key) {
+		if s.n == n && string(v.key(s)) == string(key) {
 			return false
 		}
 	}
