@@ -106,6 +106,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/compare-spin.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 say "building ./cmd/explore"
+# What the binary is built from, taken now: the tree may change during the run.
+built_from=$(cd "$here" && git describe --always --dirty 2>/dev/null || echo "a tree without git metadata")
 (cd "$here" && "$GO" build -o "$work/explore" ./cmd/explore) || die "go build ./cmd/explore failed"
 
 if [ -z "$strategies" ]; then
@@ -281,7 +283,7 @@ fi
 
 # ---- the table ----
 cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
-echo "Run $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) CPUs ($cpu), $(awk '/^MemTotal:/ {printf "%.0f GB", $2 / 1048576}' /proc/meminfo) RAM; $spin_version, pan built with gcc $spin_flags, run with -m100000 (one core); $("$GO" version | awk '{print $3}'), explore (built from $(cd "$here" && git describe --always --dirty 2>/dev/null || echo "a tree without git metadata")) -workers ${workers:-default ($(nproc))}. Wall time and peak RSS from /usr/bin/time; per-run limits $timeout_s s and $mem_limit_mb MB; runs under 10 s: fastest of $repeat. Load average (1 min) at the start $load_start, at the end $(cut -d' ' -f1 /proc/loadavg)."
+echo "Run $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) CPUs ($cpu), $(awk '/^MemTotal:/ {printf "%.0f GB", $2 / 1048576}' /proc/meminfo) RAM; $spin_version, pan built with gcc $spin_flags, run with -m100000 (one core); $("$GO" version | awk '{print $3}'), explore (built from $built_from) -workers ${workers:-default ($(nproc))}. Wall time and peak RSS from /usr/bin/time; per-run limits $timeout_s s and $mem_limit_mb MB; runs under 10 s: fastest of $repeat. Load average (1 min) at the start $load_start, at the end $(cut -d' ' -f1 /proc/loadavg)."
 echo
 echo "| N | SPIN states | SPIN time | SPIN memory | ours (-strategy) | ours states | ours time | ours memory | time ratio SPIN/ours | memory ratio SPIN/ours |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
