@@ -9,7 +9,7 @@ import (
 // Parallel is an exhaustive stateful search on several goroutines: a short
 // breadth-first prefix makes a queue of root states, and each worker runs a
 // depth-first search from the roots it takes, all sharing one visited set
-// (lock-free, see sharedSet). With Symmetry it keys states by
+// (lock-free, see visitedSet). With Symmetry it keys states by
 // their canonical key (see Canonical) where the system offers one.
 //
 // Every reachable state is stored and expanded exactly once, by whichever
@@ -57,7 +57,7 @@ type parallelRun struct {
 	workers  int
 	maxDepth int
 	symmetry bool
-	visited  *sharedSet
+	visited  *visitedSet
 
 	stop atomic.Bool // a worker found a violation, or Limits.Stop said so
 
@@ -86,7 +86,7 @@ func (r *parallelRun) key(s System, buf []byte) []byte {
 // Run implements Strategy.
 func (p Parallel) Run(init System, lim Limits) Result {
 	workers := max(p.Workers, 1)
-	r := &parallelRun{lim: lim, maxDepth: lim.maxDepth(), symmetry: p.Symmetry, visited: newSharedSet(workers), workers: workers}
+	r := &parallelRun{lim: lim, maxDepth: lim.maxDepth(), symmetry: p.Symmetry, visited: newVisitedSet(workers), workers: workers}
 	var res Result
 
 	first := r.visited.join()

@@ -42,7 +42,7 @@ func canonicalKeyOf(s System, buf []byte) []byte {
 func statefulDFS(init System, lim Limits, keyOf func(System, []byte) []byte) Result {
 	var (
 		res     Result
-		visited = newVisitedSet()
+		visited = newVisitedSet(1).join()
 		key     []byte
 		buf     []ThreadID
 		stop    = newStopper(lim, &res.Stats)
@@ -61,12 +61,12 @@ func statefulDFS(init System, lim Limits, keyOf func(System, []byte) []byte) Res
 			res.Schedule = append(res.Schedule, f.via)
 		}
 		res.Stats.execution(stack[len(stack)-1].preempts) // the failing one
-		res.Stats.MemoryBytes = visited.bytes()
+		res.Stats.MemoryBytes = visited.set.bytes()
 		return res
 	}
 	done := func(v Verdict, cut string) Result {
 		res.Verdict, res.Complete, res.Cut = v, v == Verified, cut
-		res.Stats.MemoryBytes = visited.bytes()
+		res.Stats.MemoryBytes = visited.set.bytes()
 		return res
 	}
 

@@ -3,12 +3,16 @@ package sched
 import (
 	"encoding/binary"
 	"hash/maphash"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
 // visitedSet is the set of states a stateful search has seen, keyed by
 // their full encoding: a hash only finds the slot, the bytes decide, so a
-// collision can never prune an unseen state.
+// collision can never prune an unseen state. One goroutine or several use
+// it, each through its own handle (join).
 //
 // A slot is half a cache line and holds its key when the key is short (a
 // compact or canonical key usually is: 5 to 20 bytes), so a lookup in a set
@@ -16,20 +20,42 @@ import (
 // the key. Longer keys live in chunks (no allocation per state, no copying
 // as the set grows, nothing for the collector to scan) and the slot points
 // there. Slots keep no hash: growing hashes the keys again.
+//
+// Lookups take no lock: a lock's word would move between the cores on
+// nearly every step, and two workers would then run slower than one. A
+// goroutine inserts by claiming an empty slot with a compare-and-swap of
+// its length word to busy, writing the key, then publishing the length; a
+// reader that meets a busy slot waits for it. Growing needs the table to
+// itself: the goroutine that finds it too full raises a flag, waits until
+// every other user has stopped at its next add, and shares the rehashing
+// out with them. Users are counted (join, leave) so that a user that has
+// finished is not waited for.
 type visitedSet struct {
-	seed   maphash.Seed
-	slots  []visitedSlot // open addressing, linear probing; len is a power of 2
-	chunks [][]byte
-	held   int64 // the chunks' capacity
-	n      int
+	seed maphash.Seed
+	tab  atomic.Pointer[visitedTable]
+
+	mu       sync.Mutex
+	cond     *sync.Cond
+	growing  atomic.Bool
+	users    int     // under mu
+	paused   int     // users stopped for a grow, under mu
+	job      *rehash // the grow under way, under mu
+	inserted atomic.Int64
+
+	// Keys too long for a slot, rare with compact keys, live in chunks
+	// behind a mutex.
+	longMu sync.Mutex
+	long   chunks
+
+	// collideForTest gives every key the same hash, so that only the bytes
+	// tell keys apart; only tests set it.
+	collideForTest bool
 }
 
-// visitedSlot is 32 bytes: the key's length plus one (0: an empty slot),
-// and the key itself when it fits in inline, else the chunk number plus
-// one and the offset where it is stored.
-type visitedSlot struct {
-	n      uint32
-	inline [inlineKey]byte
+// chunks stores keys back to back in buffers that never move.
+type chunks struct {
+	bufs [][]byte
+	held int64 // the buffers' capacity
 }
 
 const (
@@ -38,94 +64,289 @@ const (
 	chunkSize  = 1 << 20
 )
 
-func newVisitedSet() *visitedSet {
-	return &visitedSet{seed: maphash.MakeSeed(), slots: make([]visitedSlot, 1<<10)}
-}
-
-// key is the key slot s holds.
-func (v *visitedSet) key(s *visitedSlot) []byte {
-	n := s.n - 1
-	if n <= inlineKey {
-		return s.inline[:n]
-	}
-	chunk := binary.LittleEndian.Uint32(s.inline[0:])
-	off := binary.LittleEndian.Uint32(s.inline[4:])
-	return v.chunks[chunk-1][off : off+n]
-}
-
-// add inserts key and reports whether it was new.
-func (v *visitedSet) add(key []byte) bool {
-	return v.addHashed(maphash.Bytes(v.seed, key), key)
-}
-
 // store copies key into the last chunk, starting a new one when it is full.
 // Chunks double from firstChunk up to chunkSize, so a small search does not
 // allocate (and zero) a megabyte.
-func (v *visitedSet) store(key []byte) (chunk, off uint32) {
-	last := len(v.chunks) - 1
-	if last < 0 || len(v.chunks[last])+len(key) > cap(v.chunks[last]) {
+func (v *chunks) store(key []byte) (chunk, off uint32) {
+	last := len(v.bufs) - 1
+	if last < 0 || len(v.bufs[last])+len(key) > cap(v.bufs[last]) {
 		size := firstChunk
 		if last >= 0 {
-			size = min(2*cap(v.chunks[last]), chunkSize)
+			size = min(2*cap(v.bufs[last]), chunkSize)
 		}
 		size = max(size, len(key))
-		v.chunks = append(v.chunks, make([]byte, 0, size))
+		v.bufs = append(v.bufs, make([]byte, 0, size))
 		v.held += int64(size)
 		last++
 	}
-	off = uint32(len(v.chunks[last]))
-	v.chunks[last] = append(v.chunks[last], key...)
+	off = uint32(len(v.bufs[last]))
+	v.bufs[last] = append(v.bufs[last], key...)
 	return uint32(last + 1), off
 }
 
-func (v *visitedSet) grow() {
-	old := v.slots
-	v.slots = make([]visitedSlot, 2*len(old))
-	mask := uint64(len(v.slots) - 1)
-	for i := range old {
-		s := &old[i]
-		if s.n == 0 {
-			continue
-		}
-		j := maphash.Bytes(v.seed, v.key(s)) & mask
-		for v.slots[j].n != 0 {
-			j = (j + 1) & mask
-		}
-		v.slots[j] = *s
+type visitedTable struct {
+	slots []visitedSlot // len is a power of 2
+	// limit: grow once more keys than this are counted; batch: how many a
+	// user inserts before it counts them (so a table is at most limit +
+	// users*batch full, under three quarters).
+	limit, batch int64
+}
+
+// visitedSlot is 32 bytes: the key's length plus one (0: an empty slot;
+// busy while being written), and the key itself when it fits in inline,
+// else the chunk number plus one and the offset where it is stored.
+type visitedSlot struct {
+	n      atomic.Uint32
+	inline [inlineKey]byte
+}
+
+const busy = ^uint32(0)
+
+// setUser is one goroutine's handle on a visitedSet.
+type setUser struct {
+	set     *visitedSet
+	pending int64 // inserted, not yet counted in set.inserted
+}
+
+func newVisitedSet(users int) *visitedSet {
+	s := &visitedSet{seed: maphash.MakeSeed()}
+	s.cond = sync.NewCond(&s.mu)
+	s.tab.Store(newVisitedTable(1<<10, users))
+	return s
+}
+
+func newVisitedTable(size int, users int) *visitedTable {
+	t := &visitedTable{slots: make([]visitedSlot, size), limit: int64(size) * 11 / 16}
+	t.batch = max(1, int64(size)/(16*int64(max(users, 1))))
+	return t
+}
+
+// join returns a handle for one more goroutine; it must leave when done.
+func (s *visitedSet) join() *setUser {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.users++
+	return &setUser{set: s}
+}
+
+// leave ends u's use of the set.
+func (u *setUser) leave() {
+	s := u.set
+	s.inserted.Add(u.pending)
+	u.pending = 0
+	s.mu.Lock()
+	s.users--
+	s.cond.Broadcast() // a grower may be waiting for this user
+	s.mu.Unlock()
+}
+
+// add inserts key and reports whether it was new.
+func (u *setUser) add(key []byte) bool {
+	s := u.set
+	if s.growing.Load() {
+		s.pause()
 	}
+	t := s.tab.Load()
+	h := s.hashKey(key)
+	if !t.add(h, key, u) {
+		return false
+	}
+	if u.pending++; u.pending >= t.batch {
+		if s.inserted.Add(u.pending) > t.limit {
+			s.grow(t)
+		}
+		u.pending = 0
+	}
+	return true
 }
 
-// bytes is the memory the set holds.
-func (v *visitedSet) bytes() int64 {
-	return v.held + int64(len(v.slots))*int64(unsafe.Sizeof(visitedSlot{}))
-}
-
-// addHashed is add with the key's hash already computed (with v.seed).
-func (v *visitedSet) addHashed(h uint64, key []byte) bool {
-	if len(key) >= 1<<32-1 {
+// add is visitedSet.add on one table.
+func (t *visitedTable) add(h uint64, key []byte, u *setUser) bool {
+	if len(key) >= 1<<32-2 {
 		panic("sched: a state key of 4 GiB")
 	}
-	mask := uint64(len(v.slots) - 1)
-	n := uint32(len(key)) + 1
+	mask := uint64(len(t.slots) - 1)
+	want := uint32(len(key)) + 1
 	for i := h & mask; ; i = (i + 1) & mask {
-		s := &v.slots[i]
-		if s.n == 0 {
-			s.n = n
-			if len(key) <= inlineKey {
-				copy(s.inline[:], key)
+		s := &t.slots[i]
+		n := s.n.Load()
+		if n == 0 {
+			if !s.n.CompareAndSwap(0, busy) {
+				n = s.n.Load() // another user claimed it: read it as taken
 			} else {
-				chunk, off := v.store(key)
-				binary.LittleEndian.PutUint32(s.inline[0:], chunk)
-				binary.LittleEndian.PutUint32(s.inline[4:], off)
+				if len(key) <= inlineKey {
+					copy(s.inline[:], key)
+				} else {
+					u.set.storeLong(s, key)
+				}
+				s.n.Store(want)
+				return true
 			}
-			v.n++
-			if v.n*4 > len(v.slots)*3 {
-				v.grow()
-			}
-			return true
 		}
-		if s.n == n && string(v.key(s)) == string(key) {
+		for n == busy {
+			runtime.Gosched()
+			n = s.n.Load()
+		}
+		if n == want && u.set.equal(s, n, key) {
 			return false
 		}
 	}
+}
+
+// storeLong puts a key too long for a slot in the chunks and names it in sl.
+func (s *visitedSet) storeLong(sl *visitedSlot, key []byte) {
+	s.longMu.Lock()
+	defer s.longMu.Unlock()
+	chunk, off := s.long.store(key)
+	binary.LittleEndian.PutUint32(sl.inline[0:], chunk)
+	binary.LittleEndian.PutUint32(sl.inline[4:], off)
+}
+
+// hashKey is where key's probe starts.
+func (s *visitedSet) hashKey(key []byte) uint64 {
+	if s.collideForTest {
+		return 7
+	}
+	return maphash.Bytes(s.seed, key)
+}
+
+// hash is the hash of the key in the published slot sl, whose length word
+// is n.
+func (s *visitedSet) hash(sl *visitedSlot, n uint32) uint64 {
+	if n-1 <= inlineKey {
+		return s.hashKey(sl.inline[:n-1])
+	}
+	chunk := binary.LittleEndian.Uint32(sl.inline[0:])
+	off := binary.LittleEndian.Uint32(sl.inline[4:])
+	s.longMu.Lock()
+	defer s.longMu.Unlock()
+	return s.hashKey(s.long.bufs[chunk-1][off : off+n-1])
+}
+
+// equal reports whether the published slot sl, whose length word is n,
+// holds key.
+func (s *visitedSet) equal(sl *visitedSlot, n uint32, key []byte) bool {
+	n--
+	if n <= inlineKey {
+		return string(sl.inline[:n]) == string(key)
+	}
+	chunk := binary.LittleEndian.Uint32(sl.inline[0:])
+	off := binary.LittleEndian.Uint32(sl.inline[4:])
+	s.longMu.Lock()
+	defer s.longMu.Unlock()
+	return string(s.long.bufs[chunk-1][off:off+n]) == string(key)
+}
+
+// pause stops the calling user until a grow is over, helping to rehash
+// while it waits.
+func (s *visitedSet) pause() {
+	s.mu.Lock()
+	s.paused++
+	s.cond.Broadcast()
+	var helped *rehash
+	for s.growing.Load() {
+		if j := s.job; j != nil && j != helped {
+			helped = j
+			s.mu.Unlock()
+			j.work()
+			s.mu.Lock()
+			s.cond.Broadcast() // the grower may be waiting for the last part
+			continue
+		}
+		s.cond.Wait()
+	}
+	s.paused--
+	s.mu.Unlock()
+}
+
+// rehash is one grow's copying of the old table into the new, in parts
+// that the grower and the paused users claim in turn.
+type rehash struct {
+	set      *visitedSet
+	old, new *visitedTable
+	next     atomic.Int64 // the next part to claim
+	finished atomic.Int64 // parts done
+	parts    int64
+}
+
+// rehashPart is how many old slots one claim copies.
+const rehashPart = 1 << 14
+
+// work copies parts until none is left to claim, and says how many it
+// copied.
+func (j *rehash) work() (parts int64) {
+	mask := uint64(len(j.new.slots) - 1)
+	for ; ; parts++ {
+		p := j.next.Add(1) - 1
+		if p >= j.parts {
+			return parts
+		}
+		lo := int(p) * rehashPart
+		for i := lo; i < min(lo+rehashPart, len(j.old.slots)); i++ {
+			old := &j.old.slots[i]
+			n := old.n.Load()
+			if n == 0 {
+				continue
+			}
+			// The old keys are distinct: claim the first free slot.
+			for k := j.set.hash(old, n) & mask; ; k = (k + 1) & mask {
+				ns := &j.new.slots[k]
+				if ns.n.Load() == 0 && ns.n.CompareAndSwap(0, busy) {
+					ns.inline = old.inline
+					ns.n.Store(n)
+					break
+				}
+			}
+		}
+		j.finished.Add(1)
+	}
+}
+
+// grow replaces t by a table twice its size, once every other user has
+// paused; the paused users help copy. If another user is growing already,
+// the caller pauses instead.
+func (s *visitedSet) grow(t *visitedTable) {
+	s.mu.Lock()
+	if s.tab.Load() != t {
+		s.mu.Unlock() // grown meanwhile
+		return
+	}
+	if !s.growing.CompareAndSwap(false, true) {
+		s.mu.Unlock()
+		s.pause()
+		return
+	}
+	for s.paused < s.users-1 {
+		s.cond.Wait()
+	}
+	g := newVisitedTable(2*len(t.slots), s.users)
+	// Touch every page first, alone: on some virtual machines two threads
+	// faulting fresh pages in at once are much slower than one.
+	for i := 0; i < len(g.slots); i += 4096 / int(unsafe.Sizeof(visitedSlot{})) {
+		g.slots[i].inline[0] = 0
+	}
+	j := &rehash{set: s, old: t, new: g}
+	j.parts = int64((len(t.slots) + rehashPart - 1) / rehashPart)
+	s.job = j
+	s.cond.Broadcast()
+	s.mu.Unlock()
+	j.work()
+	s.mu.Lock()
+	for j.finished.Load() < j.parts {
+		s.cond.Wait()
+	}
+	s.tab.Store(j.new)
+	s.job = nil
+	s.growing.Store(false)
+	s.cond.Broadcast()
+	s.mu.Unlock()
+}
+
+// bytes is the memory the set holds.
+func (s *visitedSet) bytes() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.longMu.Lock()
+	defer s.longMu.Unlock()
+	return int64(len(s.tab.Load().slots))*int64(unsafe.Sizeof(visitedSlot{})) + s.long.held
 }

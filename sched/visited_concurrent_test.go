@@ -9,13 +9,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Goroutines adding overlapping keys to a shared set, through several
+// Goroutines adding overlapping keys to a visited set, through several
 // grows (paused users helping to rehash): every key is new to exactly one
 // of them, and afterwards the set holds each key once. Short keys sit in slots, long ones in chunks.
-func TestSharedSetConcurrentAdds(t *testing.T) {
+func TestVisitedSetConcurrentAdds(t *testing.T) {
 	for _, tt := range []struct{ users, keys int }{{1, 20000}, {2, 20000}, {4, 20000}, {8, 20000}, {2, 300000}, {3, 300000}} {
 		users, keys := tt.users, tt.keys
-		s := newSharedSet(users)
+		s := newVisitedSet(users)
 		news := make([]int, keys)
 		var mu sync.Mutex
 		var wg sync.WaitGroup
@@ -28,7 +28,7 @@ func TestSharedSetConcurrentAdds(t *testing.T) {
 				mine := make([]int, keys)
 				for i := range keys {
 					k := (i*7 + g*keys/users) % keys // every user adds every key, from different starts
-					if u.add(sharedTestKey(k)) {
+					if u.add(visitedTestKey(k)) {
 						mine[k]++
 					}
 				}
@@ -45,17 +45,17 @@ func TestSharedSetConcurrentAdds(t *testing.T) {
 		}
 		u := s.join()
 		for k := range keys {
-			require.False(t, u.add(sharedTestKey(k)), "%d users: key %d lost", users, k)
+			require.False(t, u.add(visitedTestKey(k)), "%d users: key %d lost", users, k)
 		}
-		require.True(t, u.add(sharedTestKey(keys)))
+		require.True(t, u.add(visitedTestKey(keys)))
 		u.leave()
 		require.Greater(t, len(s.tab.Load().slots), keys, "the table never grew")
 	}
 }
 
-// sharedTestKey is k's key: short for most k, longer than a slot holds for
+// visitedTestKey is k's key: short for most k, longer than a slot holds for
 // every tenth.
-func sharedTestKey(k int) []byte {
+func visitedTestKey(k int) []byte {
 	n := 8
 	if k%10 == 0 {
 		n = 2 * inlineKey
@@ -68,15 +68,15 @@ func sharedTestKey(k int) []byte {
 // A rehash shared out among goroutines copies every key once: the new
 // table answers as the old did, and the parts claimed add up.
 func TestRehashInParts(t *testing.T) {
-	s := newSharedSet(1)
+	s := newVisitedSet(1)
 	u := s.join()
 	const keys = 200000
 	for k := range keys {
-		require.True(t, u.add(sharedTestKey(k)))
+		require.True(t, u.add(visitedTestKey(k)))
 	}
 	u.leave()
 	old := s.tab.Load()
-	j := &rehash{set: s, old: old, new: newSharedTable(2*len(old.slots), 1)}
+	j := &rehash{set: s, old: old, new: newVisitedTable(2*len(old.slots), 1)}
 	j.parts = int64((len(old.slots) + rehashPart - 1) / rehashPart)
 	require.Greater(t, j.parts, int64(4))
 	var claimed atomic.Int64
@@ -102,6 +102,6 @@ func TestRehashInParts(t *testing.T) {
 	}
 	require.Equal(t, keys, stored)
 	for k := range keys {
-		require.False(t, u.add(sharedTestKey(k)), "key %d lost", k)
+		require.False(t, u.add(visitedTestKey(k)), "key %d lost", k)
 	}
 }
