@@ -30,35 +30,15 @@ func preempts(runnable []sched.ThreadID, last, t sched.ThreadID) bool {
 	return false
 }
 
-// fewestPreemptions enumerates every schedule from s (last ran last, used
-// preemptions so far) and returns the fewest preemptions of a failing one,
-// or -1.
+// fewestPreemptions is the fewest preemptions of a failing schedule from s
+// (last ran last, used preemptions so far), or -1 when none fails.
 func fewestPreemptions(s sched.System, last sched.ThreadID, used int) int {
-	runnable, allDone := runnableOf(s)
-	if len(runnable) == 0 {
-		if endFailure(s, allDone) != nil {
-			return used
-		}
-		return -1
-	}
 	best := -1
-	better := func(n int) {
-		if n >= 0 && (best < 0 || n < best) {
+	pathEnds(s, last, used, func(n int, failed bool) {
+		if failed && (best < 0 || n < best) {
 			best = n
 		}
-	}
-	for _, t := range runnable {
-		n := used
-		if preempts(runnable, last, t) {
-			n++
-		}
-		c := s.Clone()
-		if c.Step(t) != nil {
-			better(n)
-			continue
-		}
-		better(fewestPreemptions(c, t, n))
-	}
+	})
 	return best
 }
 

@@ -223,3 +223,27 @@ func drawFinalCheck(t *rapid.T, p *program) {
 		p.FinalV = rapid.IntRange(0, 4).Draw(t, "final v")
 	}
 }
+
+// pathEnds enumerates every schedule from s (last ran last, used
+// preemptions so far) and calls end with each one's preemptions and
+// whether it failed (a step, the end state or a deadlock), at its end: a
+// failing step, or a state where no thread can run.
+func pathEnds(s sched.System, last sched.ThreadID, used int, end func(preemptions int, failed bool)) {
+	runnable, allDone := runnableOf(s)
+	if len(runnable) == 0 {
+		end(used, endFailure(s, allDone) != nil)
+		return
+	}
+	for _, t := range runnable {
+		n := used
+		if preempts(runnable, last, t) {
+			n++
+		}
+		c := s.Clone()
+		if c.Step(t) != nil {
+			end(n, true)
+			continue
+		}
+		pathEnds(c, t, n, end)
+	}
+}

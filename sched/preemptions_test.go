@@ -265,19 +265,7 @@ func TestPreemptionStatsAgreeWithEnumeration(t *testing.T) {
 // or where no thread can run.
 func mostPreemptions(s sched.System, last sched.ThreadID, used int) int {
 	most := used
-	runnable, _ := runnableOf(s)
-	for _, t := range runnable {
-		n := used
-		if preempts(runnable, last, t) {
-			n++
-		}
-		c := s.Clone()
-		if c.Step(t) != nil {
-			most = max(most, n)
-			continue
-		}
-		most = max(most, mostPreemptions(c, t, n))
-	}
+	pathEnds(s, last, used, func(n int, _ bool) { most = max(most, n) })
 	return most
 }
 
