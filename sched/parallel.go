@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -123,7 +124,7 @@ func (p Parallel) Run(init System, lim Limits) Result {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := worker{run: r, set: r.visited.join()}
+			w := worker{run: r, depthFirst: depthFirst{set: r.visited.join(), key: r.key, maxDepth: r.maxDepth}}
 			defer w.set.leave()
 			for !r.stop.Load() {
 				i := next.Add(1) - 1
@@ -222,13 +223,9 @@ func (r *parallelRun) result(res *Result) Result {
 
 // worker is one goroutine's depth-first search.
 type worker struct {
-	run    *parallelRun
-	set    *setUser
-	stats  Stats // not yet added to run.total
-	states levels
-	buf    []ThreadID
-	key    []byte
-	polls  int
+	depthFirst // its stats are not yet added to run.total
+	run        *parallelRun
+	polls      int
 }
 
 // flush adds the worker's counts to the total, and every so often polls
@@ -259,84 +256,30 @@ func (w *worker) flush() {
 
 func (w *worker) search(rt root) {
 	r := w.run
-	path := func(stack []dfsFrame, last ThreadID) []ThreadID {
-		p := append([]ThreadID(nil), rt.path...)
-		for _, f := range stack[1:] {
-			p = append(p, f.via)
-		}
-		return append(p, last)
-	}
-	var done bool
-	w.buf, done = runnable(rt.state, w.buf)
-	_ = done
 	last := ThreadID(-1)
 	if n := len(rt.path); n > 0 {
 		last = rt.path[n-1]
 	}
-	if len(w.states.s) == 0 {
-		w.states.s = append(w.states.s, nil)
-	}
-	w.states.s[0] = rt.state
-	// stack[d] is the frame of the state at depth d, w.states.s[d].
-	stack := []dfsFrame{{via: last, order: preferring(nil, w.buf, last), preempts: rt.preempts}}
-	for len(stack) > 0 {
+	const runStopped = "the run stopped" // its cut, if any, is set already
+	end := w.searchFrom(rt.state, last, len(rt.path), rt.preempts, func() string {
 		if w.polls++; w.polls >= pollEvery {
 			w.polls = 0
 			w.flush()
 		}
 		if r.stop.Load() {
-			return
+			return runStopped
 		}
-		top := &stack[len(stack)-1]
-		if top.next >= len(top.order) {
-			stack = stack[:len(stack)-1]
-			continue
+		return ""
+	})
+	switch {
+	case end.failure != nil:
+		r.fail(end.failure, append(slices.Clone(rt.path), end.path...), end.preempts)
+	case end.cut != "" && end.cut != runStopped: // the step budget
+		r.mu.Lock()
+		if r.cut == "" {
+			r.cut = end.cut
 		}
-		t := top.order[top.next]
-		top.next++
-		// preferring put the last thread first if it can run.
-		pre := top.preempts
-		if t != top.via && top.order[0] == top.via {
-			pre++
-		}
-		next := w.states.child(len(stack) - 1)
-		w.stats.Steps++
-		if f := next.Step(t); f != nil {
-			r.fail(f, path(stack, t), pre)
-			return
-		}
-		w.key = r.key(next, w.key)
-		if !w.set.add(w.key) {
-			w.stats.Matched++
-			w.stats.execution(pre)
-			continue
-		}
-		w.stats.States++
-		var allDone bool
-		if w.buf, allDone = runnable(next, w.buf); len(w.buf) == 0 {
-			if f := terminal(next, allDone); f != nil {
-				r.fail(f, path(stack, t), pre)
-				return
-			}
-			w.stats.execution(pre)
-			continue
-		}
-		if len(rt.path)+len(stack) >= r.maxDepth {
-			r.mu.Lock()
-			if r.cut == "" {
-				r.cut = fmt.Sprintf("an execution reached the step budget of %d", r.maxDepth)
-			}
-			r.mu.Unlock()
-			r.stop.Store(true)
-			return
-		}
-		if len(stack) < cap(stack) {
-			stack = stack[:len(stack)+1]
-		} else {
-			stack = append(stack, dfsFrame{})
-		}
-		nf := &stack[len(stack)-1]
-		nf.via, nf.next, nf.preempts = t, 0, pre
-		nf.order = preferring(nf.order[:0], w.buf, t)
+		r.mu.Unlock()
+		r.stop.Store(true)
 	}
 }

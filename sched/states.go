@@ -40,102 +40,45 @@ func canonicalKeyOf(s System, buf []byte) []byte {
 // the thread that ran last first, so the first counterexample found tends
 // to have few preemptions.
 func statefulDFS(init System, lim Limits, keyOf func(System, []byte) []byte) Result {
-	var (
-		res     Result
-		visited = newVisitedSet(1).join()
-		key     []byte
-		buf     []ThreadID
-		stop    = newStopper(lim, &res.Stats)
-		maxD    = lim.maxDepth()
-		states  levels
-	)
-	key = keyOf(init, key)
-	visited.add(key)
-	res.Stats.States = 1
+	var res Result
+	d := depthFirst{set: newVisitedSet(1).join(), key: keyOf, maxDepth: lim.maxDepth()}
+	d.set.add(keyOf(init, nil))
+	d.stats.States = 1
+	stop := newStopper(lim, &d.stats)
 
-	fail := func(stack []dfsFrame, f *Failure) Result {
-		res.Verdict, res.Complete = Violation, false
-		res.Failure = f
-		res.Schedule = make([]ThreadID, 0, len(stack))
-		for _, f := range stack[1:] {
-			res.Schedule = append(res.Schedule, f.via)
-		}
-		res.Stats.execution(stack[len(stack)-1].preempts) // the failing one
-		res.Stats.MemoryBytes = visited.set.bytes()
-		return res
-	}
-	done := func(v Verdict, cut string) Result {
+	finish := func(v Verdict, cut string) Result {
 		res.Verdict, res.Complete, res.Cut = v, v == Verified, cut
-		res.Stats.MemoryBytes = visited.set.bytes()
+		res.Stats = d.stats
+		res.Stats.MemoryBytes = d.set.set.bytes()
 		return res
 	}
 
 	start := init.Clone()
-	states.s = append(states.s, start)
-	buf, allDone := runnable(start, buf)
-	if len(buf) == 0 {
+	if buf, allDone := runnable(start, nil); len(buf) == 0 {
 		if f := terminal(start, allDone); f != nil {
-			return fail([]dfsFrame{{}}, f)
+			res.Failure, res.Schedule = f, []ThreadID{}
+			d.stats.execution(0) // the failing one
+			return finish(Violation, "")
 		}
-		res.Stats.execution(0)
-		return done(Verified, "")
+		d.stats.execution(0)
+		return finish(Verified, "")
 	}
-	// stack[d] is the frame of the state at depth d, states.s[d].
-	stack := []dfsFrame{{via: -1, order: preferring(nil, buf, -1)}}
-	for len(stack) > 0 {
+	end := d.searchFrom(start, -1, 0, 0, func() string {
 		if stop.stopped() {
-			return done(Incomplete, "stopped")
+			return "stopped"
 		}
-		if lim.MaxExecutions > 0 && res.Stats.Executions >= lim.MaxExecutions {
-			return done(Incomplete, fmt.Sprintf("max-executions %d reached", lim.MaxExecutions))
+		if lim.MaxExecutions > 0 && d.stats.Executions >= lim.MaxExecutions {
+			return fmt.Sprintf("max-executions %d reached", lim.MaxExecutions)
 		}
-		top := &stack[len(stack)-1]
-		if top.next >= len(top.order) {
-			stack = stack[:len(stack)-1]
-			continue
-		}
-		t := top.order[top.next]
-		top.next++
-		// preferring put the last thread first if it can run.
-		pre := top.preempts
-		if t != top.via && top.order[0] == top.via {
-			pre++
-		}
-		next := states.child(len(stack) - 1)
-		res.Stats.Steps++
-		f := next.Step(t)
-		depth := len(stack)
-		res.Stats.Depth = max(res.Stats.Depth, depth)
-		if f != nil {
-			return fail(append(stack, dfsFrame{via: t, preempts: pre}), f)
-		}
-		key = keyOf(next, key)
-		if !visited.add(key) {
-			res.Stats.Matched++
-			res.Stats.execution(pre)
-			continue
-		}
-		res.Stats.States++
-		buf, allDone = runnable(next, buf)
-		if len(buf) == 0 {
-			if f := terminal(next, allDone); f != nil {
-				return fail(append(stack, dfsFrame{via: t, preempts: pre}), f)
-			}
-			res.Stats.execution(pre)
-			continue
-		}
-		if depth >= maxD {
-			return done(Incomplete, fmt.Sprintf("an execution reached the step budget of %d", maxD))
-		}
-		// Reuse the popped frame's order slice, if any.
-		if len(stack) < cap(stack) {
-			stack = stack[:len(stack)+1]
-		} else {
-			stack = append(stack, dfsFrame{})
-		}
-		nf := &stack[len(stack)-1]
-		nf.via, nf.next, nf.preempts = t, 0, pre
-		nf.order = preferring(nf.order[:0], buf, t)
+		return ""
+	})
+	switch {
+	case end.failure != nil:
+		res.Failure, res.Schedule = end.failure, end.path
+		d.stats.execution(end.preempts) // the failing one
+		return finish(Violation, "")
+	case end.cut != "":
+		return finish(Incomplete, end.cut)
 	}
-	return done(Verified, "")
+	return finish(Verified, "")
 }
