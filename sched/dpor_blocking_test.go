@@ -32,27 +32,12 @@ type blockingProgram struct {
 
 func (p *blockingProgram) String() string {
 	var b strings.Builder
-	for i, ops := range p.Threads {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		words := make([]string, len(ops))
-		for j, o := range ops {
-			switch o.Kind {
-			case opAwait:
-				words[j] = fmt.Sprintf("e%d=%d", o.Reg, o.V)
-			case opJoin:
-				words[j] = "j"
-			default:
-				words[j] = o.String()
-			}
-		}
-		mark := ""
+	p.writeThreads(&b, func(i int) string {
 		if p.members[i] {
-			mark = "member "
+			return "member "
 		}
-		fmt.Fprintf(&b, "%s%q", mark, strings.Join(words, " "))
-	}
+		return ""
+	})
 	if p.FinalCheck {
 		fmt.Fprintf(&b, " (final fails if r%d == %d)", p.FinalReg, p.FinalV)
 	}

@@ -48,6 +48,10 @@ func (o op) String() string {
 		return fmt.Sprintf("u%d", o.L)
 	case opAssert:
 		return fmt.Sprintf("f%d=%d", o.Reg, o.V)
+	case opAwait:
+		return fmt.Sprintf("e%d=%d", o.Reg, o.V)
+	case opJoin:
+		return "j"
 	}
 	return fmt.Sprintf("op(%d)", o.Kind)
 }
@@ -120,6 +124,18 @@ func parseOp(w string) op {
 // String renders p in toy's syntax, one quoted thread after another.
 func (p *program) String() string {
 	var b strings.Builder
+	p.writeThreads(&b, func(int) string { return "" })
+	fmt.Fprintf(&b, " (regs %d, locks %d", p.Regs, p.Locks)
+	if p.FinalCheck {
+		fmt.Fprintf(&b, ", final fails if r%d == %d", p.FinalReg, p.FinalV)
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// writeThreads writes p's threads in toy's syntax, each quoted after its
+// mark, separated by commas.
+func (p *program) writeThreads(b *strings.Builder, mark func(thread int) string) {
 	for i, ops := range p.Threads {
 		if i > 0 {
 			b.WriteString(", ")
@@ -128,14 +144,8 @@ func (p *program) String() string {
 		for j, o := range ops {
 			words[j] = o.String()
 		}
-		fmt.Fprintf(&b, "%q", strings.Join(words, " "))
+		fmt.Fprintf(b, "%s%q", mark(i), strings.Join(words, " "))
 	}
-	fmt.Fprintf(&b, " (regs %d, locks %d", p.Regs, p.Locks)
-	if p.FinalCheck {
-		fmt.Fprintf(&b, ", final fails if r%d == %d", p.FinalReg, p.FinalV)
-	}
-	b.WriteString(")")
-	return b.String()
 }
 
 // toySystem runs a program. Its state: per thread the pc, then per thread
