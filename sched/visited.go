@@ -210,31 +210,30 @@ func (s *visitedSet) hashKey(key []byte) uint64 {
 	return maphash.Bytes(s.seed, key)
 }
 
-// hash is the hash of the key in the published slot sl, whose length word
-// is n.
-func (s *visitedSet) hash(sl *visitedSlot, n uint32) uint64 {
-	if n-1 <= inlineKey {
-		return s.hashKey(sl.inline[:n-1])
+// key is the key in the published slot sl, whose length word is n. A
+// long key's bytes were written before the slot was published and never
+// change, so only finding its chunk needs the mutex.
+func (s *visitedSet) key(sl *visitedSlot, n uint32) []byte {
+	n--
+	if n <= inlineKey {
+		return sl.inline[:n]
 	}
 	chunk := binary.LittleEndian.Uint32(sl.inline[0:])
 	off := binary.LittleEndian.Uint32(sl.inline[4:])
 	s.longMu.Lock()
-	defer s.longMu.Unlock()
-	return s.hashKey(s.long.bufs[chunk-1][off : off+n-1])
+	buf := s.long.bufs[chunk-1]
+	s.longMu.Unlock()
+	return buf[off : off+n : off+n]
 }
+
+// hash is the hash of the key in the published slot sl, whose length word
+// is n.
+func (s *visitedSet) hash(sl *visitedSlot, n uint32) uint64 { return s.hashKey(s.key(sl, n)) }
 
 // equal reports whether the published slot sl, whose length word is n,
 // holds key.
 func (s *visitedSet) equal(sl *visitedSlot, n uint32, key []byte) bool {
-	n--
-	if n <= inlineKey {
-		return string(sl.inline[:n]) == string(key)
-	}
-	chunk := binary.LittleEndian.Uint32(sl.inline[0:])
-	off := binary.LittleEndian.Uint32(sl.inline[4:])
-	s.longMu.Lock()
-	defer s.longMu.Unlock()
-	return string(s.long.bufs[chunk-1][off:off+n]) == string(key)
+	return string(s.key(sl, n)) == string(key)
 }
 
 // pause stops the calling user until a grow is over, helping to rehash
