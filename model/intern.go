@@ -7,8 +7,9 @@ import (
 	"sync/atomic"
 )
 
-// interner numbers distinct runs of slots (a thread's slots, or its live
-// part) from 1 up, in the order they are met: SPIN's COLLAPSE table. It is
+// interner numbers distinct runs of slots (a thread's slots or its live
+// part, or the globals) from 1 up, in the order they are met: SPIN's
+// COLLAPSE table. It is
 // a bijection, so a number stands for its run in a key.
 //
 // Searches on several goroutines share one interner, and every step looks
@@ -66,27 +67,6 @@ func (in *interner) number(run []slot) uint32 {
 	}
 	t.insert(e)
 	return e.num
-}
-
-// size is the number of runs numbered so far.
-func (in *interner) size() int {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	return int(in.n)
-}
-
-// bytes is about what the table holds.
-func (in *interner) bytes() int64 {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	t := in.tab.Load()
-	n := int64(len(t.slots)) * 8
-	for i := range t.slots {
-		if e := t.slots[i].Load(); e != nil {
-			n += 48 + 2*int64(len(e.run))
-		}
-	}
-	return n
 }
 
 func (t *internTable) find(h uint64, run []slot) uint32 {
