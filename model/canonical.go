@@ -203,6 +203,7 @@ func (w *World) touch(t int) {
 			c.fresh[t] = false
 		}
 	}
+	w.gnum = 0
 	if w.blocks != nil {
 		if t == Host {
 			clear(w.blocks)

@@ -35,7 +35,14 @@ func (w *World) AppendCompactKey(b []byte) []byte {
 		}
 		base += l.threadSize
 	}
-	b = binary.AppendUvarint(b, uint64(p.globals.number(w.s[:l.threads])))
+	if w.gnum == 0 {
+		w.gnum = p.globals.number(w.s[:l.threads])
+	} else if verifyCanonForTest {
+		if m := p.globals.number(w.s[:l.threads]); m != w.gnum {
+			panic(fmt.Sprintf("model: the globals are number %d, but the compact key's scratch says %d: a change to the vector did not unset it", m, w.gnum))
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(w.gnum))
 	for _, n := range w.blocks {
 		b = binary.AppendUvarint(b, uint64(n))
 	}

@@ -7,6 +7,12 @@ import "fmt"
 // until w steps again (copy it to keep it; a search's hot loop reads it in
 // place).
 func (w *World) Step(t int) *Event {
+	k, memo := w.memoKeyOf(t)
+	if memo && !verifyMemoForTest {
+		if e := w.p.steps.find(k); e != nil {
+			return w.stepRecalled(t, e)
+		}
+	}
 	w.touch(t)
 	w.resetEvent(t)
 	f := w.top(t)
@@ -18,6 +24,13 @@ func (w *World) Step(t int) *Event {
 	w.settle(t)
 	if w.Trace {
 		w.p.Describe(&w.ev)
+	}
+	if memo {
+		if e := w.p.steps.find(k); e != nil && verifyMemoForTest {
+			w.checkRecalled(t, e)
+		} else {
+			w.remember(t, k)
+		}
 	}
 	return &w.ev
 }

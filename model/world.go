@@ -31,6 +31,9 @@ type World struct {
 	// table, 0 when a step may have changed it (AppendCompactKey's
 	// scratch, nil until its first call; copied by CopyFrom, not by Clone).
 	blocks []uint32
+	// gnum is the number of the globals (the vector up to the threads'
+	// blocks) in the program's table, 0 when a step may have changed them.
+	gnum uint32
 	// Trace asks steps to describe their effects in Event.Effects.
 	Trace bool
 	// History, when set, receives the boundaries of every swap and every
@@ -98,6 +101,7 @@ func (w *World) CopyFrom(src *World) {
 	case w.blocks != nil:
 		clear(w.blocks)
 	}
+	w.gnum = src.gnum
 	w.Trace = src.Trace
 }
 

@@ -1,0 +1,190 @@
+package model
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// A GPU thread's step reads and writes only its own slot block and the
+// shared part of the vector (globals, registries, locks, the kernel
+// context: s[:lay.threads]); only the host's steps start, poll and release
+// other threads. So once a search knows the numbers of a state's block and
+// globals (the compact key's tables), the step of GPU thread t is a
+// function of (t, block number, globals number), which the program
+// memoizes: a later step from the same three numbers copies the resulting
+// block and globals in, and its event, without running the interpreter or
+// looking either up again. TestStepMemoIsExact checks, on every step of
+// seeded walks over every scenario, protocol and atomicity, that a world
+// with the memo goes through exactly the vectors and events of one without.
+//
+// The memo is used only where nothing watches a step's inside: neither
+// World.Trace nor World.History is set.
+
+// stepMemo is a program's table of GPU steps. Like interner, lookups take
+// no lock and write nothing shared (entries are immutable, published with
+// atomic stores); inserts take the mutex.
+type stepMemo struct {
+	tab atomic.Pointer[memoTable]
+	mu  sync.Mutex // serializes inserts
+	n   int        // entries, under mu
+}
+
+type memoTable struct {
+	slots []atomic.Pointer[memoEntry] // linear probing; len is a power of 2
+}
+
+// memoKey is a step's inputs: the thread and the numbers of its block and
+// of the globals before the step.
+type memoKey struct{ thread, block, globals uint32 }
+
+// memoEntry is one step: its inputs, the numbers and runs of the block and
+// globals after it, and its event's numbers (eventNumbers: no texts).
+type memoEntry struct {
+	key            memoKey
+	block, globals uint32
+	blockRun       []slot
+	globalsRun     []slot
+	ev             eventNums
+}
+
+func newStepMemo() *stepMemo {
+	m := &stepMemo{}
+	m.tab.Store(&memoTable{slots: make([]atomic.Pointer[memoEntry], 1<<8)})
+	return m
+}
+
+func (k memoKey) hash() uint64 {
+	h := (uint64(k.block)<<32 | uint64(k.globals)) * 0x9e3779b97f4a7c15
+	h ^= uint64(k.thread) * 0xc2b2ae3d27d4eb4f
+	return h ^ h>>29
+}
+
+// find is the entry for k, or nil.
+func (m *stepMemo) find(k memoKey) *memoEntry {
+	t := m.tab.Load()
+	mask := uint64(len(t.slots) - 1)
+	for i := k.hash() & mask; ; i = (i + 1) & mask {
+		e := t.slots[i].Load()
+		if e == nil || e.key == k {
+			return e
+		}
+	}
+}
+
+// add stores e unless an entry for its key is there already (another
+// goroutine's, equal to it since steps are deterministic).
+func (m *stepMemo) add(e *memoEntry) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.find(e.key) != nil {
+		return
+	}
+	t := m.tab.Load()
+	m.n++
+	if m.n*2 > len(t.slots) {
+		g := &memoTable{slots: make([]atomic.Pointer[memoEntry], 2*len(t.slots))}
+		for i := range t.slots {
+			if old := t.slots[i].Load(); old != nil {
+				g.insert(old)
+			}
+		}
+		t = g
+		m.tab.Store(t)
+	}
+	t.insert(e)
+}
+
+// insert places e in the first free slot of its probe sequence (under the
+// memo's mutex; the table is at most half full).
+func (t *memoTable) insert(e *memoEntry) {
+	mask := uint64(len(t.slots) - 1)
+	i := e.key.hash() & mask
+	for t.slots[i].Load() != nil {
+		i = (i + 1) & mask
+	}
+	t.slots[i].Store(e)
+}
+
+// eventNums is what a search's step records of an event: its numbers,
+// not its texts or effects.
+type eventNums struct {
+	thread, module      int
+	kind                EventKind
+	saw, want           Value
+	raised              Exc
+	machinery           bool
+	src                 source
+	pc, code, body, sub int
+	started             int
+	pollText            pollText
+}
+
+func numbersOf(ev *Event) eventNums {
+	return eventNums{thread: ev.Thread, module: ev.Module, kind: ev.Kind, saw: ev.Saw, want: ev.Want,
+		raised: ev.Raised, machinery: ev.Machinery, src: ev.src, pc: ev.pc, code: ev.code, body: ev.body,
+		sub: ev.sub, started: ev.started, pollText: ev.pollText}
+}
+
+// setNumbers makes ev's numbers n's without a pointer write. ev must hold
+// no texts (resetEvent).
+func (ev *Event) setNumbers(n *eventNums) {
+	ev.Thread, ev.Kind = n.thread, n.kind
+	ev.Module, ev.Saw, ev.Want, ev.Raised, ev.Machinery = n.module, n.saw, n.want, n.raised, n.machinery
+	ev.src, ev.pc, ev.code, ev.body, ev.sub, ev.started, ev.pollText = n.src, n.pc, n.code, n.body, n.sub, n.started, n.pollText
+}
+
+// memoKeyOf is the memo's key for GPU thread t's next step from w, and
+// whether the memo applies: w knows its block and globals numbers and
+// nothing watches the step.
+func (w *World) memoKeyOf(t int) (memoKey, bool) {
+	if t == Host || w.blocks == nil || w.gnum == 0 || w.Trace || w.History != nil {
+		return memoKey{}, false
+	}
+	b := w.blocks[t]
+	return memoKey{thread: uint32(t), block: b, globals: w.gnum}, b != 0
+}
+
+// stepRecalled makes GPU thread t's step from e: the block and globals it
+// left, and its event.
+func (w *World) stepRecalled(t int, e *memoEntry) *Event {
+	l := &w.p.lay
+	w.touch(t)
+	if e.globals != e.key.globals {
+		copy(w.s[:l.threads], e.globalsRun)
+	}
+	base := w.thread(t)
+	copy(w.s[base:base+l.threadSize], e.blockRun)
+	w.blocks[t], w.gnum = e.block, e.globals
+	w.resetEvent(t)
+	w.ev.setNumbers(&e.ev)
+	return &w.ev
+}
+
+// remember stores the step of GPU thread t from k that w has just taken,
+// and sets w's numbers of the block and globals it left.
+func (w *World) remember(t int, k memoKey) {
+	l := &w.p.lay
+	base := w.thread(t)
+	block, globals := w.s[base:base+l.threadSize], w.s[:l.threads]
+	e := &memoEntry{key: k,
+		block: w.p.blocks.number(block), globals: w.p.globals.number(globals),
+		blockRun: slices.Clone(block), globalsRun: slices.Clone(globals), ev: numbersOf(&w.ev)}
+	w.p.steps.add(e)
+	w.blocks[t], w.gnum = e.block, e.globals
+}
+
+// verifyMemoForTest, when set, makes every step the memo could recall run
+// the interpreter instead and panic unless the memo agrees.
+var verifyMemoForTest bool
+
+// checkRecalled panics unless e is the step w has just taken, and sets
+// w's numbers as stepRecalled would.
+func (w *World) checkRecalled(t int, e *memoEntry) {
+	l := &w.p.lay
+	base := w.thread(t)
+	if !slices.Equal(w.s[base:base+l.threadSize], e.blockRun) || !slices.Equal(w.s[:l.threads], e.globalsRun) || numbersOf(&w.ev) != e.ev {
+		panic("model: a GPU step differs from the memo's step from the same thread, block and globals")
+	}
+	w.blocks[t], w.gnum = e.block, e.globals
+}

@@ -1,0 +1,18 @@
+package model
+
+// Test-only access to the step memo, for memo_test.go.
+
+// RecallsForTest reports whether thread t's next step from w would be
+// recalled from the program's memo rather than run.
+func (w *World) RecallsForTest(t int) bool {
+	k, ok := w.memoKeyOf(t)
+	return ok && w.p.steps.find(k) != nil
+}
+
+// VerifyMemoForTest makes every step the memo could recall run the
+// interpreter and check the memo against it (see verifyMemoForTest) until
+// the returned function is called.
+func VerifyMemoForTest() (restore func()) {
+	verifyMemoForTest = true
+	return func() { verifyMemoForTest = false }
+}

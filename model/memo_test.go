@@ -1,0 +1,73 @@
+package model_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swapcheck/model"
+	"swapcheck/sched"
+)
+
+// The step memo is exact: on seeded walks over every scenario, protocol and
+// atomicity, a world that keeps its compact numbers (so that GPU steps are
+// recalled from the memo once met) goes through exactly the vectors and
+// events of a world that runs every step, and most GPU steps are recalled.
+func TestStepMemoIsExact(t *testing.T) {
+	recalled, gpuSteps := 0, 0
+	for name, sc := range keyScenarios(t) {
+		for _, p := range protocols {
+			for _, a := range atomicities {
+				prog := program(t, sc, p, a)
+				for seed := range uint64(10) {
+					memo, plain := model.New(prog), model.New(prog)
+					c := sched.NewSeeded(seed)
+					for {
+						memo.AppendCompactKey(nil) // as a search does: the numbers are known
+						require.Equal(t, key(plain), key(memo), "%s/%s/%s seed %d", name, p.Name, a, seed)
+						r := runnable(plain)
+						require.Equal(t, r, runnable(memo), "%s/%s/%s seed %d", name, p.Name, a, seed)
+						if len(r) == 0 {
+							break
+						}
+						th := int(c.Choose(r))
+						if th != model.Host {
+							gpuSteps++
+							if memo.RecallsForTest(th) {
+								recalled++
+							}
+						}
+						want := *plain.Step(th)
+						got := *memo.Step(th)
+						require.Equal(t, want, got, "%s/%s/%s seed %d: thread %d's event", name, p.Name, a, seed, th)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d of %d GPU steps recalled from the memo", recalled, gpuSteps)
+	require.Greater(t, recalled, gpuSteps/4)
+}
+
+// With VerifyMemoForTest every step the memo could recall is run and
+// checked against it instead, on the searches' own path (a world copied
+// from its parent, numbers and all).
+func TestStepMemoVerified(t *testing.T) {
+	defer model.VerifyMemoForTest()()
+	for name, sc := range keyScenarios(t) {
+		for _, p := range protocols {
+			prog := program(t, sc, p, model.GIL)
+			for seed := range uint64(4) {
+				w := model.New(prog)
+				walk(w, sched.NewSeeded(seed), func(w *model.World) {
+					w.AppendCompactKey(nil)
+					c := model.New(prog)
+					c.CopyFrom(w)
+					for _, th := range runnable(c) {
+						require.NotPanics(t, func() { c.CopyFrom(w); c.Step(int(th)) }, "%s/%s seed %d", name, p.Name, seed)
+					}
+				})
+			}
+		}
+	}
+}
