@@ -42,16 +42,20 @@ func newInterner() *interner {
 }
 
 // number is run's number, given one if run is new. run is not kept.
-func (in *interner) number(run []slot) uint32 {
+func (in *interner) number(run []slot) uint32 { return in.entry(run).num }
+
+// entry is run's entry (its number, and a copy of run that never
+// changes), made if run is new. run is not kept.
+func (in *interner) entry(run []slot) *internEntry {
 	h := maphash.Bytes(in.seed, slotBytes(run))
-	if n := in.tab.Load().find(h, run); n != 0 {
-		return n
+	if e := in.tab.Load().find(h, run); e != nil {
+		return e
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	t := in.tab.Load()
-	if n := t.find(h, run); n != 0 {
-		return n // numbered by another goroutine meanwhile
+	if e := t.find(h, run); e != nil {
+		return e // numbered by another goroutine meanwhile
 	}
 	in.n++
 	e := &internEntry{hash: h, num: in.n, run: slices.Clone(run)}
@@ -66,18 +70,15 @@ func (in *interner) number(run []slot) uint32 {
 		in.tab.Store(t)
 	}
 	t.insert(e)
-	return e.num
+	return e
 }
 
-func (t *internTable) find(h uint64, run []slot) uint32 {
+func (t *internTable) find(h uint64, run []slot) *internEntry {
 	mask := uint64(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		e := t.slots[i].Load()
-		if e == nil {
-			return 0
-		}
-		if e.hash == h && string(slotBytes(e.run)) == string(slotBytes(run)) {
-			return e.num
+		if e == nil || e.hash == h && string(slotBytes(e.run)) == string(slotBytes(run)) {
+			return e
 		}
 	}
 }

@@ -39,7 +39,7 @@ type memoTable struct {
 type memoKey struct{ thread, block, globals uint32 }
 
 // memoEntry is one step: its inputs, the numbers and runs of the block and
-// globals after it, and its event's numbers (eventNumbers: no texts).
+// globals after it (the interners' own copies), and its event's numbers.
 type memoEntry struct {
 	key            memoKey
 	block, globals uint32
@@ -166,10 +166,9 @@ func (w *World) stepRecalled(t int, e *memoEntry) *Event {
 func (w *World) remember(t int, k memoKey) {
 	l := &w.p.lay
 	base := w.thread(t)
-	block, globals := w.s[base:base+l.threadSize], w.s[:l.threads]
-	e := &memoEntry{key: k,
-		block: w.p.blocks.number(block), globals: w.p.globals.number(globals),
-		blockRun: slices.Clone(block), globalsRun: slices.Clone(globals), ev: numbersOf(&w.ev)}
+	block, globals := w.p.blocks.entry(w.s[base:base+l.threadSize]), w.p.globals.entry(w.s[:l.threads])
+	e := &memoEntry{key: k, block: block.num, globals: globals.num,
+		blockRun: block.run, globalsRun: globals.run, ev: numbersOf(&w.ev)}
 	w.p.steps.add(e)
 	w.blocks[t], w.gnum = e.block, e.globals
 }
