@@ -40,6 +40,7 @@ func (BFS) Run(init System, lim Limits) Result {
 		nodes   = []bfsNode{{parent: -1, via: -1}}
 		states  pool
 	)
+	defer visited.set.free()
 	type item struct {
 		state System
 		node  int32

@@ -89,6 +89,7 @@ func (p Parallel) Run(init System, lim Limits) Result {
 	workers := max(p.Workers, 1)
 	r := &parallelRun{lim: lim, maxDepth: lim.maxDepth(), symmetry: p.Symmetry, visited: newVisitedSet(workers), workers: workers}
 	var res Result
+	defer r.visited.free() // after result has read its size and the workers are done
 
 	first := r.visited.join()
 	first.add(r.key(init, nil))

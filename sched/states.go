@@ -42,6 +42,7 @@ func canonicalKeyOf(s System, buf []byte) []byte {
 func statefulDFS(init System, lim Limits, keyOf func(System, []byte) []byte) Result {
 	var res Result
 	d := depthFirst{set: newVisitedSet(1).join(), key: keyOf, maxDepth: lim.maxDepth()}
+	defer d.set.set.free() // after finish has read its size
 	d.set.add(keyOf(init, nil))
 	d.stats.States = 1
 	stop := newStopper(lim, &d.stats)

@@ -42,6 +42,9 @@ type visitedSet struct {
 	job      *rehash // the grow under way, under mu
 	inserted atomic.Int64
 
+	// slabs holds the tables mapped outside the heap.
+	slabs *slabs
+
 	// Keys too long for a slot, rare with compact keys, live in chunks
 	// behind a mutex.
 	longMu sync.Mutex
@@ -109,14 +112,22 @@ type setUser struct {
 }
 
 func newVisitedSet(users int) *visitedSet {
-	s := &visitedSet{seed: maphash.MakeSeed()}
+	s := &visitedSet{seed: maphash.MakeSeed(), slabs: &slabs{}}
 	s.cond = sync.NewCond(&s.mu)
-	s.tab.Store(newVisitedTable(1<<10, users))
+	s.slabs.watch(s)
+	s.tab.Store(s.newTable(1<<10, users))
 	return s
 }
 
-func newVisitedTable(size int, users int) *visitedTable {
-	t := &visitedTable{slots: make([]visitedSlot, size), limit: int64(size) * 11 / 16}
+// free gives back the set's tables, once every user has left and the
+// search has read what it needs (bytes); nothing may use the set after.
+func (s *visitedSet) free() {
+	s.slabs.releaseAll()
+	s.tab.Store(nil)
+}
+
+func (s *visitedSet) newTable(size int, users int) *visitedTable {
+	t := &visitedTable{slots: s.slabs.slots(size), limit: int64(size) * 11 / 16}
 	t.batch = max(1, int64(size)/(16*int64(max(users, 1))))
 	return t
 }
@@ -318,7 +329,7 @@ func (s *visitedSet) grow(t *visitedTable) {
 	for s.paused < s.users-1 {
 		s.cond.Wait()
 	}
-	g := newVisitedTable(2*len(t.slots), s.users)
+	g := s.newTable(2*len(t.slots), s.users)
 	// Touch every page first, alone: on some virtual machines two threads
 	// faulting fresh pages in at once are much slower than one.
 	for i := 0; i < len(g.slots); i += 4096 / int(unsafe.Sizeof(visitedSlot{})) {
@@ -334,6 +345,8 @@ func (s *visitedSet) grow(t *visitedTable) {
 	for j.finished.Load() < j.parts {
 		s.cond.Wait()
 	}
+	// Every part is copied, so nobody reads the old table any more.
+	s.slabs.release(t.slots)
 	s.tab.Store(j.new)
 	s.job = nil
 	s.growing.Store(false)

@@ -76,7 +76,7 @@ func TestRehashInParts(t *testing.T) {
 	}
 	u.leave()
 	old := s.tab.Load()
-	j := &rehash{set: s, old: old, new: newVisitedTable(2*len(old.slots), 1)}
+	j := &rehash{set: s, old: old, new: s.newTable(2*len(old.slots), 1)}
 	j.parts = int64((len(old.slots) + rehashPart - 1) / rehashPart)
 	require.Greater(t, j.parts, int64(4))
 	var claimed atomic.Int64
