@@ -55,4 +55,9 @@
 //
 // A search's steps write no pointers: an Event records numbers, and its
 // texts are filled in (Program.Describe) for traces and failures only.
+//
+// A GPU thread's step reads and writes only its own slots and the shared
+// ones, so once the compact key has numbered both, the Program memoizes the
+// step by (thread, block number, globals number) and a search that meets
+// them again copies the outcome in instead of interpreting (memo.go).
 package model
