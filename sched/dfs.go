@@ -15,14 +15,30 @@ func (DFS) Name() string { return "dfs" }
 // Exhaustive implements Strategy.
 func (DFS) Exhaustive() bool { return true }
 
-// dfsFrame is one state of a depth-first stack (the state itself is
-// kept in the search's levels).
+// dfsFrame is one state of a depth-first stack and its children. When the
+// frame is pushed, the state's runnable threads are ordered and each one's
+// step is taken at once, on a copy of the state (kids), up to the first
+// that fails; the children are then tried in order, each one's key looked
+// up in the visited set only when its turn comes, as if it had been
+// stepped then. Stepping them together lets the lookups' cache misses
+// overlap (the slots are prefetched), and changes nothing else: the
+// order of the visited set's inserts, of the counts and of the failures
+// is that of stepping each child in its turn.
 type dfsFrame struct {
 	via   ThreadID // the thread whose step led here
 	order []ThreadID
 	next  int
 	// preempts: the preemptions on the path to the state.
 	preempts int
+	// kids[i] is the state after order[i]'s step, keys[i] its key and
+	// hashes[i] the key's hash, for i below failAt; order[failAt]'s step
+	// failed with fail (failAt is len(order) when none did). The
+	// states and buffers are the frame's, reused from push to push.
+	kids   []System
+	keys   [][]byte
+	hashes []uint64
+	failAt int
+	fail   *Failure
 }
 
 // Run implements Strategy: statefulDFS keyed by the exact state.
@@ -40,16 +56,15 @@ func terminal(s System, allDone bool) *Failure {
 // worker: a depth-first search from one root state that stores every state
 // it reaches in set (keyed by key), tries the thread that ran last first,
 // and stops at the first failure, when poll gives a reason to, or at the
-// step budget. Its states, buffers and counts last from one search to
-// the next.
+// step budget. Its stack, states, buffers and counts last from one search
+// to the next.
 type depthFirst struct {
 	set      *setUser
 	key      func(System, []byte) []byte
 	maxDepth int
 	stats    Stats
-	states   levels // states.s[d] is the state of stack[d]
+	stack    []dfsFrame
 	buf      []ThreadID
-	keyBuf   []byte
 }
 
 // dfsEnd is how a depthFirst search ended: cut, when set, says why it stopped
@@ -63,49 +78,82 @@ type dfsEnd struct {
 	preempts int
 }
 
+// push makes s, reached by via's step with preempts preemptions on its
+// path, the top of the stack, its runnable threads (d.buf) ordered and
+// stepped (see dfsFrame).
+func (d *depthFirst) push(s System, via ThreadID, preempts int) {
+	if len(d.stack) < cap(d.stack) {
+		d.stack = d.stack[:len(d.stack)+1]
+	} else {
+		d.stack = append(d.stack, dfsFrame{})
+	}
+	f := &d.stack[len(d.stack)-1]
+	f.via, f.next, f.preempts = via, 0, preempts
+	f.order = preferring(f.order[:0], d.buf, via)
+	for len(f.kids) < len(f.order) {
+		f.kids = append(f.kids, nil)
+		f.keys = append(f.keys, nil)
+		f.hashes = append(f.hashes, 0)
+	}
+	f.failAt, f.fail = len(f.order), nil
+	for i, t := range f.order {
+		kid := f.kids[i]
+		if c, ok := kid.(Copier); ok {
+			c.CopyFrom(s)
+		} else {
+			kid = s.Clone()
+			f.kids[i] = kid
+		}
+		if fail := kid.Step(t); fail != nil {
+			f.failAt, f.fail = i, fail
+			return
+		}
+		f.keys[i] = d.key(kid, f.keys[i])
+		f.hashes[i] = d.set.set.hashKey(f.keys[i])
+		d.set.prefetch(f.hashes[i])
+	}
+}
+
 // searchFrom searches from root, at least one of whose threads can run; base
 // steps led to it, with preempts preemptions, the last of them by via (-1
 // for none). poll is asked before every step and stops the search when
 // it gives a reason.
 func (d *depthFirst) searchFrom(root System, via ThreadID, base, preempts int, poll func() string) dfsEnd {
 	d.buf, _ = runnable(root, d.buf)
-	if len(d.states.s) == 0 {
-		d.states.s = append(d.states.s, nil)
-	}
-	d.states.s[0] = root
-	stack := []dfsFrame{{via: via, order: preferring(nil, d.buf, via), preempts: preempts}}
+	d.stack = d.stack[:0]
+	d.push(root, via, preempts)
 	failed := func(f *Failure, last ThreadID, pre int) dfsEnd {
-		path := make([]ThreadID, 0, len(stack))
-		for _, f := range stack[1:] {
+		path := make([]ThreadID, 0, len(d.stack))
+		for _, f := range d.stack[1:] {
 			path = append(path, f.via)
 		}
 		return dfsEnd{failure: f, path: append(path, last), preempts: pre}
 	}
-	for len(stack) > 0 {
+	for len(d.stack) > 0 {
 		if cut := poll(); cut != "" {
 			return dfsEnd{cut: cut}
 		}
-		top := &stack[len(stack)-1]
+		top := &d.stack[len(d.stack)-1]
 		if top.next >= len(top.order) {
-			stack = stack[:len(stack)-1]
+			d.stack = d.stack[:len(d.stack)-1]
 			continue
 		}
-		t := top.order[top.next]
+		i := top.next
+		t := top.order[i]
 		top.next++
 		// preferring put the last thread first if it can run.
 		pre := top.preempts
 		if t != top.via && top.order[0] == top.via {
 			pre++
 		}
-		next := d.states.child(len(stack) - 1)
 		d.stats.Steps++
-		depth := base + len(stack)
+		depth := base + len(d.stack)
 		d.stats.Depth = max(d.stats.Depth, depth)
-		if f := next.Step(t); f != nil {
-			return failed(f, t, pre)
+		if i == top.failAt {
+			return failed(top.fail, t, pre)
 		}
-		d.keyBuf = d.key(next, d.keyBuf)
-		if !d.set.add(d.keyBuf) {
+		next := top.kids[i]
+		if !d.set.addHashed(top.keys[i], top.hashes[i]) {
 			d.stats.Matched++
 			d.stats.execution(pre)
 			continue
@@ -122,15 +170,7 @@ func (d *depthFirst) searchFrom(root System, via ThreadID, base, preempts int, p
 		if depth >= d.maxDepth {
 			return dfsEnd{cut: fmt.Sprintf("an execution reached the step budget of %d", d.maxDepth)}
 		}
-		// Reuse the popped frame's order slice, if any.
-		if len(stack) < cap(stack) {
-			stack = stack[:len(stack)+1]
-		} else {
-			stack = append(stack, dfsFrame{})
-		}
-		nf := &stack[len(stack)-1]
-		nf.via, nf.next, nf.preempts = t, 0, pre
-		nf.order = preferring(nf.order[:0], d.buf, t)
+		d.push(next, t, pre)
 	}
 	return dfsEnd{}
 }

@@ -149,29 +149,6 @@ func keyOf(s System, buf []byte) []byte {
 	return s.AppendKey(buf[:0])
 }
 
-// levels holds a depth-first search's states, one per depth of its stack,
-// reused: before each step the state one deeper is overwritten with a copy
-// of the current one (CopyFrom), so once the search has been as deep as it
-// goes it allocates nothing and stores no pointers (a stack of pointers
-// to pooled states cost a GC write barrier per push and per recycle).
-type levels struct{ s []System }
-
-// child returns a copy of the state at depth d, which becomes the state at
-// depth d+1.
-func (l *levels) child(d int) System {
-	parent := l.s[d]
-	if d+1 < len(l.s) {
-		if c, ok := l.s[d+1].(Copier); ok {
-			c.CopyFrom(parent)
-			return l.s[d+1]
-		}
-		l.s[d+1] = parent.Clone()
-		return l.s[d+1]
-	}
-	l.s = append(l.s, parent.Clone())
-	return l.s[d+1]
-}
-
 // pool recycles states.
 type pool struct{ free []System }
 

@@ -152,13 +152,22 @@ func (u *setUser) leave() {
 }
 
 // add inserts key and reports whether it was new.
-func (u *setUser) add(key []byte) bool {
+func (u *setUser) add(key []byte) bool { return u.addHashed(key, u.set.hashKey(key)) }
+
+// prefetch starts bringing in the slot where a lookup of a key of hash h
+// begins, so that an add of it soon after does not wait for memory.
+func (u *setUser) prefetch(h uint64) {
+	t := u.set.tab.Load()
+	prefetch(unsafe.Pointer(&t.slots[h&uint64(len(t.slots)-1)]))
+}
+
+// addHashed is add of a key whose hashKey is h.
+func (u *setUser) addHashed(key []byte, h uint64) bool {
 	s := u.set
 	if s.growing.Load() {
 		s.pause()
 	}
 	t := s.tab.Load()
-	h := s.hashKey(key)
 	if !t.add(h, key, u) {
 		return false
 	}
@@ -173,7 +182,7 @@ func (u *setUser) add(key []byte) bool {
 
 // add is visitedSet.add on one table.
 func (t *visitedTable) add(h uint64, key []byte, u *setUser) bool {
-	if len(key) >= 1<<32-2 {
+	if uint64(len(key)) >= 1<<32-2 {
 		panic("sched: a state key of 4 GiB")
 	}
 	mask := uint64(len(t.slots) - 1)

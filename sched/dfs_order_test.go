@@ -1,0 +1,115 @@
+package sched_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"swapcheck/sched"
+)
+
+// naiveDFS is a stateful depth-first search written plainly: each child is
+// stepped on a clone when its turn comes (DFS steps a state's children
+// together, up front; see dfsFrame), keyed by AppendKey, counted as DFS
+// counts. It records the first failure and the steps that led to it.
+type naiveDFS struct {
+	seen     map[string]bool
+	stats    sched.Stats
+	failure  *sched.Failure
+	schedule []sched.ThreadID
+}
+
+func (r *naiveDFS) execution(p int) {
+	if r.stats.Executions == 0 || p < r.stats.PreemptionsMin {
+		r.stats.PreemptionsMin = p
+	}
+	r.stats.PreemptionsMax = max(r.stats.PreemptionsMax, p)
+	r.stats.PreemptionsSum += int64(p)
+	r.stats.Executions++
+}
+
+// visit searches from s, reached by via's step with pre preemptions along
+// path; it reports whether it found a failure.
+func (r *naiveDFS) visit(s sched.System, via sched.ThreadID, pre int, path []sched.ThreadID) bool {
+	run, _ := runnableOf(s)
+	var order []sched.ThreadID
+	for _, t := range run {
+		if t == via {
+			order = append(order, t)
+		}
+	}
+	for _, t := range run {
+		if t != via {
+			order = append(order, t)
+		}
+	}
+	for _, t := range order {
+		p := pre
+		if t != via && order[0] == via {
+			p++
+		}
+		r.stats.Steps++
+		r.stats.Depth = max(r.stats.Depth, len(path)+1)
+		c := s.Clone()
+		at := append(path[:len(path):len(path)], t)
+		if f := c.Step(t); f != nil {
+			r.failure, r.schedule = f, at
+			r.execution(p)
+			return true
+		}
+		k := string(c.AppendKey(nil))
+		if r.seen[k] {
+			r.stats.Matched++
+			r.execution(p)
+			continue
+		}
+		r.seen[k] = true
+		r.stats.States++
+		if next, allDone := runnableOf(c); len(next) == 0 {
+			if f := endFailure(c, allDone); f != nil {
+				r.failure, r.schedule = f, at
+				r.execution(p)
+				return true
+			}
+			r.execution(p)
+			continue
+		}
+		if r.visit(c, t, p, at) {
+			return true
+		}
+	}
+	return false
+}
+
+// DFS steps a state's children together, but its counts, its first
+// counterexample and the preemptions along its paths are those of the
+// plain search that steps each child in its turn, on random programs,
+// whether it recycles states or clones them.
+func TestDFSStepsChildrenAsInTheirTurn(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := genProgram(t)
+		if rapid.Bool().Draw(t, "locks") {
+			p = genLockProgram(t)
+		}
+		root := newToy(p)
+		if run, _ := runnableOf(root); len(run) == 0 {
+			return // DFS handles this before its loop
+		}
+		want := naiveDFS{seen: map[string]bool{string(root.AppendKey(nil)): true}}
+		want.stats.States = 1
+		want.visit(root, -1, 0, nil)
+		for _, copying := range []bool{false, true} {
+			_, got := search(sched.DFS{}, p, false, copying)
+			if want.failure != nil {
+				require.Equal(t, sched.Violation, got.Verdict, "copying %v", copying)
+				require.Equal(t, want.failure.Kind, got.Failure.Kind, "copying %v", copying)
+				require.Equal(t, want.schedule, got.Schedule, "copying %v", copying)
+			} else {
+				require.Equal(t, sched.Verified, got.Verdict, "copying %v", copying)
+			}
+			got.Stats.MemoryBytes = 0
+			require.Equal(t, want.stats, got.Stats, "copying %v", copying)
+		}
+	})
+}
