@@ -59,17 +59,9 @@ func (in *interner) entry(run []slot) *internEntry {
 	}
 	in.n++
 	e := &internEntry{hash: h, num: in.n, run: slices.Clone(run)}
-	if int(in.n)*2 > len(t.slots) {
-		g := &internTable{slots: make([]atomic.Pointer[internEntry], 2*len(t.slots))}
-		for i := range t.slots {
-			if old := t.slots[i].Load(); old != nil {
-				g.insert(old)
-			}
-		}
-		t = g
-		in.tab.Store(t)
+	if g, grown := slotsWith(t.slots, int(in.n), e, h, func(e *internEntry) uint64 { return e.hash }); grown {
+		in.tab.Store(&internTable{slots: g})
 	}
-	t.insert(e)
 	return e
 }
 
@@ -83,13 +75,33 @@ func (t *internTable) find(h uint64, run []slot) *internEntry {
 	}
 }
 
-// insert places e in the first free slot of its probe sequence (under the
-// interner's mutex; the table is at most half full).
-func (t *internTable) insert(e *internEntry) {
-	mask := uint64(len(t.slots) - 1)
-	i := e.hash & mask
-	for t.slots[i].Load() != nil {
+// slotsWith adds e, whose hash is h, to slots, which holds n-1 entries,
+// and returns the slots that hold them all: slots itself, or when n
+// entries would fill more than half of it, new slots twice as many (grown),
+// which the caller publishes. hash is a stored entry's hash. Both the
+// interner and the step memo use it, under their mutex; their readers
+// probe without one, so each entry is whole before its atomic store.
+func slotsWith[E any](slots []atomic.Pointer[E], n int, e *E, h uint64, hash func(*E) uint64) (_ []atomic.Pointer[E], grown bool) {
+	if n*2 > len(slots) {
+		g := make([]atomic.Pointer[E], 2*len(slots))
+		for i := range slots {
+			if old := slots[i].Load(); old != nil {
+				insertSlot(g, old, hash(old))
+			}
+		}
+		slots, grown = g, true
+	}
+	insertSlot(slots, e, h)
+	return slots, grown
+}
+
+// insertSlot stores e, whose hash is h, in the first free slot of its
+// probe sequence.
+func insertSlot[E any](slots []atomic.Pointer[E], e *E, h uint64) {
+	mask := uint64(len(slots) - 1)
+	i := h & mask
+	for slots[i].Load() != nil {
 		i = (i + 1) & mask
 	}
-	t.slots[i].Store(e)
+	slots[i].Store(e)
 }

@@ -80,30 +80,10 @@ func (m *stepMemo) add(e *memoEntry) {
 	if m.find(e.key) != nil {
 		return
 	}
-	t := m.tab.Load()
 	m.n++
-	if m.n*2 > len(t.slots) {
-		g := &memoTable{slots: make([]atomic.Pointer[memoEntry], 2*len(t.slots))}
-		for i := range t.slots {
-			if old := t.slots[i].Load(); old != nil {
-				g.insert(old)
-			}
-		}
-		t = g
-		m.tab.Store(t)
+	if g, grown := slotsWith(m.tab.Load().slots, m.n, e, e.key.hash(), func(e *memoEntry) uint64 { return e.key.hash() }); grown {
+		m.tab.Store(&memoTable{slots: g})
 	}
-	t.insert(e)
-}
-
-// insert places e in the first free slot of its probe sequence (under the
-// memo's mutex; the table is at most half full).
-func (t *memoTable) insert(e *memoEntry) {
-	mask := uint64(len(t.slots) - 1)
-	i := e.key.hash() & mask
-	for t.slots[i].Load() != nil {
-		i = (i + 1) & mask
-	}
-	t.slots[i].Store(e)
 }
 
 // eventNums is what a search's step records of an event: its numbers,

@@ -1,6 +1,7 @@
 package sched_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -32,17 +33,10 @@ func (r *naiveDFS) execution(p int) {
 // visit searches from s, reached by via's step with pre preemptions along
 // path; it reports whether it found a failure.
 func (r *naiveDFS) visit(s sched.System, via sched.ThreadID, pre int, path []sched.ThreadID) bool {
-	run, _ := runnableOf(s)
-	var order []sched.ThreadID
-	for _, t := range run {
-		if t == via {
-			order = append(order, t)
-		}
-	}
-	for _, t := range run {
-		if t != via {
-			order = append(order, t)
-		}
+	order, _ := runnableOf(s) // increasing; the last thread first if it can run
+	if i := slices.Index(order, via); i > 0 {
+		copy(order[1:i+1], order[:i])
+		order[0] = via
 	}
 	for _, t := range order {
 		p := pre
