@@ -1,7 +1,6 @@
 package model
 
 import (
-	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -72,18 +71,20 @@ func (m *stepMemo) find(k memoKey) *memoEntry {
 	}
 }
 
-// add stores e unless an entry for its key is there already (another
-// goroutine's, equal to it since steps are deterministic).
-func (m *stepMemo) add(e *memoEntry) {
+// addOrFind stores e unless an entry for its key is there already (met
+// by another goroutine meanwhile, or recalled no more under
+// verifyMemoForTest), and returns the entry stored.
+func (m *stepMemo) addOrFind(e *memoEntry) *memoEntry {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.find(e.key) != nil {
-		return
+	if old := m.find(e.key); old != nil {
+		return old
 	}
 	m.n++
 	if g, grown := slotsWith(m.tab.Load().slots, m.n, e, e.key.hash(), func(e *memoEntry) uint64 { return e.key.hash() }); grown {
 		m.tab.Store(&memoTable{slots: g})
 	}
+	return e
 }
 
 // eventNums is what a search's step records of an event: its numbers,
@@ -141,29 +142,22 @@ func (w *World) stepRecalled(t int, e *memoEntry) *Event {
 	return &w.ev
 }
 
-// remember stores the step of GPU thread t from k that w has just taken,
-// and sets w's numbers of the block and globals it left.
+// remember stores the step of GPU thread t from k that w has just taken
+// (the memo had none, or verifyMemoForTest ran it anyway: then the two
+// must agree), and sets w's numbers of the block and globals it left.
 func (w *World) remember(t int, k memoKey) {
 	l := &w.p.lay
 	base := w.thread(t)
 	block, globals := w.p.blocks.entry(w.s[base:base+l.threadSize]), w.p.globals.entry(w.s[:l.threads])
 	e := &memoEntry{key: k, block: block.num, globals: globals.num,
 		blockRun: block.run, globalsRun: globals.run, ev: numbersOf(&w.ev)}
-	w.p.steps.add(e)
+	// The interners' numbers stand for the runs (a bijection).
+	if old := w.p.steps.addOrFind(e); verifyMemoForTest && (old.block != e.block || old.globals != e.globals || old.ev != e.ev) {
+		panic("model: a GPU step differs from the memo's step from the same thread, block and globals")
+	}
 	w.blocks[t], w.gnum = e.block, e.globals
 }
 
 // verifyMemoForTest, when set, makes every step the memo could recall run
 // the interpreter instead and panic unless the memo agrees.
 var verifyMemoForTest bool
-
-// checkRecalled panics unless e is the step w has just taken, and sets
-// w's numbers as stepRecalled would.
-func (w *World) checkRecalled(t int, e *memoEntry) {
-	l := &w.p.lay
-	base := w.thread(t)
-	if !slices.Equal(w.s[base:base+l.threadSize], e.blockRun) || !slices.Equal(w.s[:l.threads], e.globalsRun) || numbersOf(&w.ev) != e.ev {
-		panic("model: a GPU step differs from the memo's step from the same thread, block and globals")
-	}
-	w.blocks[t], w.gnum = e.block, e.globals
-}
