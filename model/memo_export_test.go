@@ -16,3 +16,10 @@ func VerifyMemoForTest() (restore func()) {
 	verifyMemoForTest = true
 	return func() { verifyMemoForTest = false }
 }
+
+// StepsMemoizedForTest is how many GPU steps p's memo holds.
+func (p *Program) StepsMemoizedForTest() int {
+	p.steps.mu.Lock()
+	defer p.steps.mu.Unlock()
+	return p.steps.n
+}
