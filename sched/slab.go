@@ -6,10 +6,10 @@ import (
 	"unsafe"
 )
 
-// hugeTable is the smallest visited table, in slots, that is mapped
+// hugeBytes is the size of the smallest visited table that is mapped
 // outside the heap (mapSlots) rather than allocated on it: 4 MiB, two huge
 // pages. Smaller tables stay in the caches and gain nothing.
-const hugeTable = 4 << 20 / int(unsafe.Sizeof(visitedSlot{}))
+const hugeBytes = 4 << 20
 
 // slabs are a visited set's tables mapped outside the heap, which the
 // collector does not free: the set unmaps a table when it grows past it
@@ -17,35 +17,35 @@ const hugeTable = 4 << 20 / int(unsafe.Sizeof(visitedSlot{}))
 // when the collector finds the set unreachable.
 type slabs struct {
 	mu   sync.Mutex
-	maps map[*visitedSlot][]byte // by first slot
+	maps map[unsafe.Pointer][]byte // by first byte
 }
 
-// slots returns n zeroed slots, mapped when n is large enough and the
-// platform allows it.
-func (m *slabs) slots(n int) []visitedSlot {
-	if n >= hugeTable {
-		if b := mapSlots(n); b != nil {
-			s := unsafe.Slice((*visitedSlot)(unsafe.Pointer(&b[0])), n)
+// slab returns n zeroed table entries (visitedSlot or word), mapped when
+// they take hugeBytes or more and the platform allows it. Mapped memory
+// holds no Go pointers, which neither kind of entry has.
+func slab[T visitedSlot | word](m *slabs, n int) []T {
+	if size := n * int(unsafe.Sizeof(*new(T))); size >= hugeBytes {
+		if b := mapSlots(size); b != nil {
 			m.mu.Lock()
 			if m.maps == nil {
-				m.maps = map[*visitedSlot][]byte{}
+				m.maps = map[unsafe.Pointer][]byte{}
 			}
-			m.maps[&s[0]] = b
+			m.maps[unsafe.Pointer(&b[0])] = b
 			m.mu.Unlock()
-			return s
+			return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), n)
 		}
 	}
-	return make([]visitedSlot, n)
+	return make([]T, n)
 }
 
-// release unmaps s if it was mapped; nothing may use s after.
-func (m *slabs) release(s []visitedSlot) {
+// releaseSlab unmaps s if it was mapped; nothing may use s after.
+func releaseSlab[T visitedSlot | word](m *slabs, s []T) {
 	if len(s) == 0 {
 		return
 	}
 	m.mu.Lock()
-	b, ok := m.maps[&s[0]]
-	delete(m.maps, &s[0])
+	b, ok := m.maps[unsafe.Pointer(&s[0])]
+	delete(m.maps, unsafe.Pointer(&s[0]))
 	m.mu.Unlock()
 	if ok {
 		unmapSlots(b)

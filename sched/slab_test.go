@@ -3,20 +3,24 @@ package sched
 import (
 	"runtime"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 )
 
-// A table of hugeTable slots or more is mapped (on Linux) and zeroed, and
+// hugeSlots is how many slots take hugeBytes.
+const hugeSlots = hugeBytes / int(unsafe.Sizeof(visitedSlot{}))
+
+// A table of hugeSlots slots or more is mapped (on Linux) and zeroed, and
 // its set forgets it when it is released; smaller ones are on the heap.
 func TestSlabsMapLargeTables(t *testing.T) {
 	var m slabs
-	small := m.slots(hugeTable / 2)
-	require.Len(t, small, hugeTable/2)
+	small := slab[visitedSlot](&m, hugeSlots/2)
+	require.Len(t, small, hugeSlots/2)
 	require.Empty(t, m.maps, "a small table was mapped")
 
-	big := m.slots(hugeTable)
-	require.Len(t, big, hugeTable)
+	big := slab[visitedSlot](&m, hugeSlots)
+	require.Len(t, big, hugeSlots)
 	for i := range big {
 		require.Zero(t, big[i].n.Load())
 	}
@@ -24,23 +28,27 @@ func TestSlabsMapLargeTables(t *testing.T) {
 	if runtime.GOOS == "linux" {
 		require.Len(t, m.maps, 1)
 	}
-	other := m.slots(hugeTable)
-	m.release(big)
+	other := slab[visitedSlot](&m, hugeSlots)
+	releaseSlab(&m, big)
 	if runtime.GOOS == "linux" {
 		require.Len(t, m.maps, 1, "release kept the table")
 	}
-	m.release(small) // not mapped: nothing to do
+	releaseSlab(&m, small) // not mapped: nothing to do
 	other[0].n.Store(1)
 	m.releaseAll()
 	require.Empty(t, m.maps)
 }
 
-// A set that grows past hugeTable keeps every key through the grows that
+// A set that grows past hugeSlots keeps every key through the grows that
 // unmap its old tables, and free gives the last one back.
 func TestVisitedSetGrowsThroughMappedTables(t *testing.T) {
+	t.Run("slots", func(t *testing.T) { testGrowsThroughMappedTables(t, slotKeys.key(0), 3*hugeSlots/2) })
+	t.Run("words", func(t *testing.T) { testGrowsThroughMappedTables(t, wordKeys.key(0), 3*hugeBytes/8/2) })
+}
+
+func testGrowsThroughMappedTables(t *testing.T, visitedTestKey func(int) []byte, keys int) {
 	s := newVisitedSet(1)
 	u := s.join()
-	const keys = 3 * hugeTable / 2
 	for k := range keys {
 		require.True(t, u.add(visitedTestKey(k)))
 	}

@@ -3,6 +3,7 @@ package sched
 import (
 	"encoding/binary"
 	"hash/maphash"
+	"math/bits"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -14,12 +15,20 @@ import (
 // collision can never prune an unseen state. One goroutine or several use
 // it, each through its own handle (join).
 //
-// A slot is half a cache line and holds its key when the key is short (a
-// compact or canonical key usually is: 5 to 20 bytes), so a lookup in a set
-// too big for the caches costs one miss, not one for the slot and one for
-// the key. Longer keys live in chunks (no allocation per state, no copying
-// as the set grows, nothing for the collector to scan) and the slot points
-// there. Slots keep no hash: growing hashes the keys again.
+// A table starts as words: while every key is a word key (one to eight
+// bytes, none of them zero, as the compact keys of small searches are), a
+// key is stored packed in a word of its own, inserted with one
+// compare-and-swap, hashed with a few multiplications, and a table of a
+// million keys takes 16 MiB. The first key that is not a word key widens
+// the table into slots. A slot is half a cache line and holds its key
+// when the key is short (a compact or canonical key usually is: 5 to 20
+// bytes), so a lookup in a set too big for the caches costs one miss, not
+// one for the slot and one for the key. Longer keys live in chunks (no
+// allocation per state, no copying as the set grows, nothing for the
+// collector to scan) and the slot points there. Neither keeps hashes:
+// growing hashes the keys again. A key's hash does not depend on the kind
+// of table, so a search may hash a key before a widening and look it up
+// after.
 //
 // Lookups take no lock: a lock's word would move between the cores on
 // nearly every step, and two workers would then run slower than one. A
@@ -32,7 +41,9 @@ import (
 // finished is not waited for.
 type visitedSet struct {
 	seed maphash.Seed
-	tab  atomic.Pointer[visitedTable]
+	// wordSeed is mixed into the hashes of word keys.
+	wordSeed uint64
+	tab      atomic.Pointer[visitedTable]
 
 	mu       sync.Mutex
 	cond     *sync.Cond
@@ -88,7 +99,10 @@ func (v *chunks) store(key []byte) (chunk, off uint32) {
 }
 
 type visitedTable struct {
-	slots []visitedSlot // len is a power of 2
+	// Exactly one of words (while every key is a word key) and slots is
+	// set; its len is a power of 2.
+	words []word
+	slots []visitedSlot
 	// limit: grow once more keys than this are counted; batch: how many a
 	// user inserts before it counts them (so a table is at most limit +
 	// users*batch full, under three quarters).
@@ -105,6 +119,50 @@ type visitedSlot struct {
 
 const busy = ^uint32(0)
 
+// word is a table entry of word keys: 0 when empty, else a key packed by
+// wordKey.
+type word = atomic.Uint64
+
+// wordKey packs key into a word and reports whether it is a word key: one
+// to eight bytes, none zero, so that the packing (little-endian, zero
+// above the key) is one to one and never 0. A compact key, a string of
+// uvarints of positive numbers, has no zero byte.
+func wordKey(key []byte) (uint64, bool) {
+	if len(key) == 0 || len(key) > 8 {
+		return 0, false
+	}
+	var b [8]byte
+	copy(b[:], key)
+	x := binary.LittleEndian.Uint64(b[:])
+	// The lowest byte flagged is x's lowest zero byte (a borrow only
+	// flags bytes above a zero one).
+	zeros := (x - 0x0101010101010101) &^ x & 0x8080808080808080
+	return x, bits.TrailingZeros64(zeros)/8 == len(key)
+}
+
+// unpackWord is the key that wordKey packed into x.
+func unpackWord(x uint64, buf *[8]byte) []byte {
+	binary.LittleEndian.PutUint64(buf[:], x)
+	return buf[:(bits.Len64(x)+7)/8]
+}
+
+// hashWord is the hash of the word key packed into x: murmur3's finalizer
+// of x and the set's seed.
+func (s *visitedSet) hashWord(x uint64) uint64 {
+	if s.collideForTest {
+		return 7
+	}
+	x ^= s.wordSeed
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	x *= 0xc4ceb9fe1a85ec53
+	return x ^ x>>33
+}
+
+// len is how many entries t has.
+func (t *visitedTable) len() int { return max(len(t.words), len(t.slots)) }
+
 // setUser is one goroutine's handle on a visitedSet.
 type setUser struct {
 	set     *visitedSet
@@ -113,9 +171,10 @@ type setUser struct {
 
 func newVisitedSet(users int) *visitedSet {
 	s := &visitedSet{seed: maphash.MakeSeed(), slabs: &slabs{}}
+	s.wordSeed = maphash.Bytes(s.seed, []byte("words"))
 	s.cond = sync.NewCond(&s.mu)
 	s.slabs.watch(s)
-	s.tab.Store(s.newTable(1<<10, users))
+	s.tab.Store(s.newTable(1<<10, users, true))
 	return s
 }
 
@@ -126,8 +185,14 @@ func (s *visitedSet) free() {
 	s.tab.Store(nil)
 }
 
-func (s *visitedSet) newTable(size int, users int) *visitedTable {
-	t := &visitedTable{slots: s.slabs.slots(size), limit: int64(size) * 11 / 16}
+// newTable is an empty table of size entries: words or slots.
+func (s *visitedSet) newTable(size int, users int, words bool) *visitedTable {
+	t := &visitedTable{limit: int64(size) * 11 / 16}
+	if words {
+		t.words = slab[word](s.slabs, size)
+	} else {
+		t.slots = slab[visitedSlot](s.slabs, size)
+	}
 	t.batch = max(1, int64(size)/(16*int64(max(users, 1))))
 	return t
 }
@@ -158,7 +223,11 @@ func (u *setUser) add(key []byte) bool { return u.addHashed(key, u.set.hashKey(k
 // begins, so that an add of it soon after does not wait for memory.
 func (u *setUser) prefetch(h uint64) {
 	t := u.set.tab.Load()
-	prefetch(unsafe.Pointer(&t.slots[h&uint64(len(t.slots)-1)]))
+	if t.words != nil {
+		prefetch(unsafe.Pointer(&t.words[h&uint64(len(t.words)-1)]))
+	} else {
+		prefetch(unsafe.Pointer(&t.slots[h&uint64(len(t.slots)-1)]))
+	}
 }
 
 // addHashed is add of a key whose hashKey is h.
@@ -168,19 +237,49 @@ func (u *setUser) addHashed(key []byte, h uint64) bool {
 		s.pause()
 	}
 	t := s.tab.Load()
-	if !t.add(h, key, u) {
+	for t.words != nil {
+		x, ok := wordKey(key)
+		if ok {
+			if !t.addWord(h, x) {
+				return false
+			}
+			break
+		}
+		s.grow(t, true)
+		t = s.tab.Load()
+	}
+	if t.slots != nil && !t.add(h, key, u) {
 		return false
 	}
 	if u.pending++; u.pending >= t.batch {
 		if s.inserted.Add(u.pending) > t.limit {
-			s.grow(t)
+			s.grow(t, false)
 		}
 		u.pending = 0
 	}
 	return true
 }
 
-// add is visitedSet.add on one table.
+// addWord is visitedSet.add of a word key, packed in x, to a table of
+// words.
+func (t *visitedTable) addWord(h, x uint64) bool {
+	mask := uint64(len(t.words) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		w := &t.words[i]
+		v := w.Load()
+		if v == 0 {
+			if w.CompareAndSwap(0, x) {
+				return true
+			}
+			v = w.Load() // another user claimed it
+		}
+		if v == x {
+			return false
+		}
+	}
+}
+
+// add is visitedSet.add on a table of slots.
 func (t *visitedTable) add(h uint64, key []byte, u *setUser) bool {
 	if uint64(len(key)) >= 1<<32-2 {
 		panic("sched: a state key of 4 GiB")
@@ -226,6 +325,9 @@ func (s *visitedSet) storeLong(sl *visitedSlot, key []byte) {
 func (s *visitedSet) hashKey(key []byte) uint64 {
 	if s.collideForTest {
 		return 7
+	}
+	if x, ok := wordKey(key); ok {
+		return s.hashWord(x)
 	}
 	return maphash.Bytes(s.seed, key)
 }
@@ -294,37 +396,81 @@ const rehashPart = 1 << 14
 // work copies parts until none is left to claim, and says how many it
 // copied.
 func (j *rehash) work() (parts int64) {
-	mask := uint64(len(j.new.slots) - 1)
 	for ; ; parts++ {
 		p := j.next.Add(1) - 1
 		if p >= j.parts {
 			return parts
 		}
 		lo := int(p) * rehashPart
-		for i := lo; i < min(lo+rehashPart, len(j.old.slots)); i++ {
-			old := &j.old.slots[i]
-			n := old.n.Load()
-			if n == 0 {
-				continue
-			}
-			// The old keys are distinct: claim the first free slot.
-			for k := j.set.hash(old, n) & mask; ; k = (k + 1) & mask {
-				ns := &j.new.slots[k]
-				if ns.n.Load() == 0 && ns.n.CompareAndSwap(0, busy) {
-					ns.inline = old.inline
-					ns.n.Store(n)
-					break
-				}
-			}
+		hi := min(lo+rehashPart, j.old.len())
+		switch {
+		case j.old.slots != nil:
+			j.slotsToSlots(lo, hi)
+		case j.new.words != nil:
+			j.wordsToWords(lo, hi)
+		default:
+			j.wordsToSlots(lo, hi)
 		}
 		j.finished.Add(1)
 	}
 }
 
-// grow replaces t by a table twice its size, once every other user has
-// paused; the paused users help copy. If another user is growing already,
-// the caller pauses instead.
-func (s *visitedSet) grow(t *visitedTable) {
+// The old keys are distinct, so each copy claims the first free entry of
+// its probe sequence.
+
+func (j *rehash) slotsToSlots(lo, hi int) {
+	for i := lo; i < hi; i++ {
+		old := &j.old.slots[i]
+		if n := old.n.Load(); n != 0 {
+			ns := j.new.claim(j.set.hash(old, n))
+			ns.inline = old.inline
+			ns.n.Store(n)
+		}
+	}
+}
+
+func (j *rehash) wordsToWords(lo, hi int) {
+	mask := uint64(len(j.new.words) - 1)
+	for i := lo; i < hi; i++ {
+		x := j.old.words[i].Load()
+		if x == 0 {
+			continue
+		}
+		for k := j.set.hashWord(x) & mask; !j.new.words[k].CompareAndSwap(0, x); k = (k + 1) & mask {
+		}
+	}
+}
+
+func (j *rehash) wordsToSlots(lo, hi int) {
+	var buf [8]byte
+	for i := lo; i < hi; i++ {
+		x := j.old.words[i].Load()
+		if x == 0 {
+			continue
+		}
+		key := unpackWord(x, &buf)
+		ns := j.new.claim(j.set.hashWord(x))
+		copy(ns.inline[:], key)
+		ns.n.Store(uint32(len(key)) + 1)
+	}
+}
+
+// claim marks busy the first free slot of the probe sequence from h, in a
+// table of slots, and returns it.
+func (t *visitedTable) claim(h uint64) *visitedSlot {
+	mask := uint64(len(t.slots) - 1)
+	for k := h & mask; ; k = (k + 1) & mask {
+		if ns := &t.slots[k]; ns.n.Load() == 0 && ns.n.CompareAndSwap(0, busy) {
+			return ns
+		}
+	}
+}
+
+// grow replaces t by a table twice its size, or, to widen a table of
+// words, by a table of slots as large, once every other user has paused;
+// the paused users help copy. If another user is growing already, the
+// caller pauses instead.
+func (s *visitedSet) grow(t *visitedTable, widen bool) {
 	s.mu.Lock()
 	if s.tab.Load() != t {
 		s.mu.Unlock() // grown meanwhile
@@ -338,14 +484,22 @@ func (s *visitedSet) grow(t *visitedTable) {
 	for s.paused < s.users-1 {
 		s.cond.Wait()
 	}
-	g := s.newTable(2*len(t.slots), s.users)
+	var g *visitedTable
+	if widen {
+		g = s.newTable(t.len(), s.users, false)
+	} else {
+		g = s.newTable(2*t.len(), s.users, t.words != nil)
+	}
 	// Touch every page first, alone: on some virtual machines two threads
 	// faulting fresh pages in at once are much slower than one.
 	for i := 0; i < len(g.slots); i += 4096 / int(unsafe.Sizeof(visitedSlot{})) {
 		g.slots[i].inline[0] = 0
 	}
+	for i := 0; i < len(g.words); i += 4096 / 8 {
+		g.words[i].Store(0)
+	}
 	j := &rehash{set: s, old: t, new: g}
-	j.parts = int64((len(t.slots) + rehashPart - 1) / rehashPart)
+	j.parts = int64((t.len() + rehashPart - 1) / rehashPart)
 	s.job = j
 	s.cond.Broadcast()
 	s.mu.Unlock()
@@ -355,7 +509,8 @@ func (s *visitedSet) grow(t *visitedTable) {
 		s.cond.Wait()
 	}
 	// Every part is copied, so nobody reads the old table any more.
-	s.slabs.release(t.slots)
+	releaseSlab(s.slabs, t.slots)
+	releaseSlab(s.slabs, t.words)
 	s.tab.Store(j.new)
 	s.job = nil
 	s.growing.Store(false)
@@ -369,5 +524,6 @@ func (s *visitedSet) bytes() int64 {
 	defer s.mu.Unlock()
 	s.longMu.Lock()
 	defer s.longMu.Unlock()
-	return int64(len(s.tab.Load().slots))*int64(unsafe.Sizeof(visitedSlot{})) + s.long.held
+	t := s.tab.Load()
+	return int64(len(t.slots))*int64(unsafe.Sizeof(visitedSlot{})) + int64(len(t.words))*8 + s.long.held
 }

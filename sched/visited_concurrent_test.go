@@ -11,10 +11,17 @@ import (
 
 // Goroutines adding overlapping keys to a visited set, through several
 // grows (paused users helping to rehash): every key is new to exactly one
-// of them, and afterwards the set holds each key once. Short keys sit in slots, long ones in chunks.
+// of them, and afterwards the set holds each key once. Word keys sit in
+// words until a key that is not one widens the table; short keys sit in
+// slots, long ones in chunks.
 func TestVisitedSetConcurrentAdds(t *testing.T) {
-	for _, tt := range []struct{ users, keys int }{{1, 20000}, {2, 20000}, {4, 20000}, {8, 20000}, {2, 300000}, {3, 300000}} {
+	for _, tt := range []struct {
+		users, keys int
+		kind        testKeys
+	}{{1, 20000, slotKeys}, {2, 20000, slotKeys}, {4, 20000, slotKeys}, {8, 20000, slotKeys}, {2, 300000, slotKeys}, {3, 300000, slotKeys},
+		{1, 20000, wordKeys}, {4, 20000, wordKeys}, {8, 20000, mixedKeys}, {2, 300000, wordKeys}, {3, 300000, mixedKeys}} {
 		users, keys := tt.users, tt.keys
+		visitedTestKey := tt.kind.key(keys)
 		s := newVisitedSet(users)
 		news := make([]int, keys)
 		var mu sync.Mutex
@@ -49,8 +56,46 @@ func TestVisitedSetConcurrentAdds(t *testing.T) {
 		}
 		require.True(t, u.add(visitedTestKey(keys)))
 		u.leave()
-		require.Greater(t, len(s.tab.Load().slots), keys, "the table never grew")
+		tab := s.tab.Load()
+		require.Greater(t, tab.len(), keys, "the table never grew")
+		require.Equal(t, tt.kind == wordKeys, tab.words != nil, "words kept or widened wrongly")
+		require.Equal(t, keys+1, tab.stored())
 	}
+}
+
+// testKeys is a kind of keys for the visited set's tests.
+type testKeys int
+
+const (
+	slotKeys  testKeys = iota // short keys with zero bytes, every tenth long
+	wordKeys                  // word keys only
+	mixedKeys                 // word keys, and one long key halfway
+)
+
+// key is a function from k to its key of the kind, for n keys.
+func (kind testKeys) key(n int) func(k int) []byte {
+	return func(k int) []byte {
+		if kind == slotKeys || kind == mixedKeys && k == n/2 {
+			return visitedTestKey(k)
+		}
+		return binary.AppendUvarint(nil, uint64(k)+1)
+	}
+}
+
+// stored is how many keys t holds.
+func (t *visitedTable) stored() int {
+	n := 0
+	for i := range t.words {
+		if t.words[i].Load() != 0 {
+			n++
+		}
+	}
+	for i := range t.slots {
+		if t.slots[i].n.Load() != 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // visitedTestKey is k's key: short for most k, longer than a slot holds for
@@ -66,8 +111,19 @@ func visitedTestKey(k int) []byte {
 }
 
 // A rehash shared out among goroutines copies every key once: the new
-// table answers as the old did, and the parts claimed add up.
+// table answers as the old did, and the parts claimed add up. So for
+// slots grown into slots, words into words, and words widened into slots.
 func TestRehashInParts(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		kind  testKeys
+		widen bool
+	}{{"slots", slotKeys, false}, {"words", wordKeys, false}, {"widened", wordKeys, true}} {
+		t.Run(tt.name, func(t *testing.T) { testRehashInParts(t, tt.kind.key(0), tt.widen) })
+	}
+}
+
+func testRehashInParts(t *testing.T, visitedTestKey func(int) []byte, widen bool) {
 	s := newVisitedSet(1)
 	u := s.join()
 	const keys = 200000
@@ -76,8 +132,12 @@ func TestRehashInParts(t *testing.T) {
 	}
 	u.leave()
 	old := s.tab.Load()
-	j := &rehash{set: s, old: old, new: s.newTable(2*len(old.slots), 1)}
-	j.parts = int64((len(old.slots) + rehashPart - 1) / rehashPart)
+	size := 2 * old.len()
+	if widen {
+		size = old.len()
+	}
+	j := &rehash{set: s, old: old, new: s.newTable(size, 1, old.words != nil && !widen)}
+	j.parts = int64((old.len() + rehashPart - 1) / rehashPart)
 	require.Greater(t, j.parts, int64(4))
 	var claimed atomic.Int64
 	var wg sync.WaitGroup
@@ -94,13 +154,7 @@ func TestRehashInParts(t *testing.T) {
 	s.tab.Store(j.new)
 	u = s.join()
 	defer u.leave()
-	stored := 0
-	for i := range j.new.slots {
-		if j.new.slots[i].n.Load() != 0 {
-			stored++
-		}
-	}
-	require.Equal(t, keys, stored)
+	require.Equal(t, keys, j.new.stored())
 	for k := range keys {
 		require.False(t, u.add(visitedTestKey(k)), "key %d lost", k)
 	}
