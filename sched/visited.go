@@ -131,14 +131,26 @@ func wordKey(key []byte) (uint64, bool) {
 	if len(key) == 0 || len(key) > 8 {
 		return 0, false
 	}
-	var b [8]byte
-	copy(b[:], key)
-	x := binary.LittleEndian.Uint64(b[:])
+	var x uint64
+	if cap(key) >= 8 { // one load (little-endian, as binary would read it), masked to the key
+		x = *(*uint64)(unsafe.Pointer(unsafe.SliceData(key)))
+		if !littleEndian {
+			x = bits.ReverseBytes64(x)
+		}
+		x &= ^uint64(0) >> (64 - 8*len(key))
+	} else {
+		var b [8]byte
+		copy(b[:], key)
+		x = binary.LittleEndian.Uint64(b[:])
+	}
 	// The lowest byte flagged is x's lowest zero byte (a borrow only
 	// flags bytes above a zero one).
 	zeros := (x - 0x0101010101010101) &^ x & 0x8080808080808080
 	return x, bits.TrailingZeros64(zeros)/8 == len(key)
 }
+
+// littleEndian: the machine stores a word's low byte first.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // unpackWord is the key that wordKey packed into x.
 func unpackWord(x uint64, buf *[8]byte) []byte {

@@ -44,6 +44,12 @@ func TestWordKeys(t *testing.T) {
 		x, okA := wordKey(a)
 		y, okB := wordKey(b)
 		require.Equal(t, len(a) >= 1 && len(a) <= 8 && !slices.Contains(a, 0), okA)
+		// the same key in a buffer with room (and junk) past it: wordKey
+		// then loads 8 bytes at once and must mask the junk off
+		roomy := append(slices.Clone(a), 0xff, 0xfe, 0xfd, 0xfc, 0xfb, 0xfa, 0xf9, 0xf8)[:len(a)]
+		x2, ok2 := wordKey(roomy)
+		require.Equal(t, okA, ok2)
+		require.Equal(t, x, x2)
 		if !okA {
 			return
 		}
