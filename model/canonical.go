@@ -115,6 +115,7 @@ var verifyCanonForTest bool
 // not through a handle from Share: w keeps each thread's part number until
 // one of its steps may change it.
 func (w *World) AppendCanonicalKey(b []byte) []byte {
+	w.sync()
 	p, l := w.p, &w.p.lay
 	c := w.canonScratch()
 

@@ -21,6 +21,12 @@ import (
 // methods.
 func (w *World) AppendCompactKey(b []byte) []byte {
 	p, l := w.p, &w.p.lay
+	if verifyCanonForTest {
+		w.sync()
+	}
+	if w.stale { // numbered
+		return w.appendNumbers(b)
+	}
 	if w.blocks == nil {
 		w.blocks = make([]uint32, p.NumThreads())
 	}
@@ -42,6 +48,11 @@ func (w *World) AppendCompactKey(b []byte) []byte {
 			panic(fmt.Sprintf("model: the globals are number %d, but the compact key's scratch says %d: a change to the vector did not unset it", m, w.gnum))
 		}
 	}
+	return w.appendNumbers(b)
+}
+
+// appendNumbers appends the compact key of a numbered world.
+func (w *World) appendNumbers(b []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(w.gnum))
 	for _, n := range w.blocks {
 		b = binary.AppendUvarint(b, uint64(n))

@@ -9,21 +9,31 @@ package model
 // its own step scratch (the event and the instruction context), so that
 // goroutines can step different threads of one world at once, each through
 // its own handle. The handles must not trace or record a history.
-func (w *World) Share() *World { return &World{p: w.p, s: w.s} }
+func (w *World) Share() *World {
+	w.sync()
+	return &World{p: w.p, s: w.s}
+}
 
 // Started reports whether thread t has been started (the host always is).
 // Only the host's start step changes it, so the host may read it for any
 // thread it has not yet handed to a goroutine.
-func (w *World) Started(t int) bool { return w.s[w.thread(t)+tStatus] != notStarted }
+func (w *World) Started(t int) bool {
+	w.sync()
+	return w.s[w.thread(t)+tStatus] != notStarted
+}
 
 // Done reports whether thread t has finished (returned, or died with an
 // exception). Unlike Status it reads only t's own status, which after its
 // start only t's own steps change: t's goroutine may read it unlocked.
-func (w *World) Done(t int) bool { return w.s[w.thread(t)+tStatus] == finished }
+func (w *World) Done(t int) bool {
+	w.sync()
+	return w.s[w.thread(t)+tStatus] == finished
+}
 
 // EntersCall reports whether thread t's next step enters a device call
 // (with swapped_cuda_module(...) in the caller); it reads t's own frame.
 func (w *World) EntersCall(t int) bool {
+	w.sync()
 	f := w.top(t)
 	if w.s[w.thread(t)+tStatus] != alive || w.s[f+fInBody] != 1 {
 		return false

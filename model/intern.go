@@ -23,6 +23,9 @@ type interner struct {
 	tab  atomic.Pointer[internTable]
 	mu   sync.Mutex // serializes inserts
 	n    uint32     // runs numbered so far, under mu
+	// runs[n-1] is run number n (see run): a slice that only grows, each
+	// longer header published after its new element is written.
+	runs atomic.Pointer[[][]slot]
 }
 
 type internTable struct {
@@ -38,6 +41,7 @@ type internEntry struct {
 func newInterner() *interner {
 	in := &interner{seed: maphash.MakeSeed()}
 	in.tab.Store(&internTable{slots: make([]atomic.Pointer[internEntry], 1<<8)})
+	in.runs.Store(new([][]slot))
 	return in
 }
 
@@ -59,11 +63,19 @@ func (in *interner) entry(run []slot) *internEntry {
 	}
 	in.n++
 	e := &internEntry{hash: h, num: in.n, run: slices.Clone(run)}
+	// Published before the entry, so whoever has the number finds the run.
+	runs := append(*in.runs.Load(), e.run)
+	in.runs.Store(&runs)
 	if g, grown := slotsWith(t.slots, int(in.n), e, h, func(e *internEntry) uint64 { return e.hash }); grown {
 		in.tab.Store(&internTable{slots: g})
 	}
 	return e
 }
+
+// run is the run numbered n, which must have been numbered (a number got
+// from the interner or from an entry published after it). Entries below
+// an old header's length are never written again, so readers need no lock.
+func (in *interner) run(n uint32) []slot { return (*in.runs.Load())[n-1] }
 
 func (t *internTable) find(h uint64, run []slot) *internEntry {
 	mask := uint64(len(t.slots) - 1)

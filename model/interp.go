@@ -13,7 +13,9 @@ func (w *World) Step(t int) *Event {
 			return w.stepRecalled(t, e)
 		}
 	}
+	w.sync()
 	w.touch(t)
+	w.forgetStatuses()
 	w.resetEvent(t)
 	f := w.top(t)
 	if w.s[f+fInBody] == 1 {

@@ -131,12 +131,23 @@ func (w *World) memoKeyOf(t int) (memoKey, bool) {
 func (w *World) stepRecalled(t int, e *memoEntry) *Event {
 	l := &w.p.lay
 	w.touch(t)
-	if e.globals != e.key.globals {
-		copy(w.s[:l.threads], e.globalsRun)
+	if w.infos != nil {
+		if e.globals == e.key.globals { // only t's status may have changed
+			w.infos[t] = stUnknown
+		} else {
+			w.forgetStatuses()
+		}
 	}
-	base := w.thread(t)
-	copy(w.s[base:base+l.threadSize], e.blockRun)
 	w.blocks[t], w.gnum = e.block, e.globals
+	if !w.stale && (keepVectorsForTest || !w.numbered()) {
+		if e.globals != e.key.globals {
+			copy(w.s[:l.threads], e.globalsRun)
+		}
+		base := w.thread(t)
+		copy(w.s[base:base+l.threadSize], e.blockRun)
+	} else {
+		w.stale = true
+	}
 	w.resetEvent(t)
 	w.ev.setNumbers(&e.ev)
 	return &w.ev

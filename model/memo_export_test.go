@@ -23,3 +23,14 @@ func (p *Program) StepsMemoizedForTest() int {
 	defer p.steps.mu.Unlock()
 	return p.steps.n
 }
+
+// StaleForTest reports whether w's vector is out of date, its numbers
+// being its state (see lazy.go).
+func (w *World) StaleForTest() bool { return w.stale }
+
+// KeepVectorsForTest keeps every world's vector current (no world goes
+// stale) until the returned function is called.
+func KeepVectorsForTest() (restore func()) {
+	keepVectorsForTest = true
+	return func() { keepVectorsForTest = false }
+}

@@ -16,7 +16,7 @@ import (
 // recalled from the memo once met) goes through exactly the vectors and
 // events of a world that runs every step, and most GPU steps are recalled.
 func TestStepMemoIsExact(t *testing.T) {
-	recalled, gpuSteps := 0, 0
+	recalled, gpuSteps, stale := 0, 0, 0
 	for name, sc := range keyScenarios(t) {
 		for _, p := range protocols {
 			for _, a := range atomicities {
@@ -26,9 +26,17 @@ func TestStepMemoIsExact(t *testing.T) {
 					c := sched.NewSeeded(seed)
 					for {
 						memo.AppendCompactKey(nil) // as a search does: the numbers are known
+						// the runnable threads first: after a recalled step
+						// the world is stale, and they come from the status memo
+						if memo.StaleForTest() {
+							stale++
+						}
+						gotR, gotDone := memo.AppendRunnable(nil)
+						r, done := plain.AppendRunnable(nil)
+						require.Equal(t, r, gotR, "%s/%s/%s seed %d", name, p.Name, a, seed)
+						require.Equal(t, done, gotDone, "%s/%s/%s seed %d", name, p.Name, a, seed)
 						require.Equal(t, key(plain), key(memo), "%s/%s/%s seed %d", name, p.Name, a, seed)
-						r := runnable(plain)
-						require.Equal(t, r, runnable(memo), "%s/%s/%s seed %d", name, p.Name, a, seed)
+						require.Equal(t, runnable(plain), runnable(memo), "%s/%s/%s seed %d", name, p.Name, a, seed)
 						if len(r) == 0 {
 							break
 						}
@@ -47,13 +55,14 @@ func TestStepMemoIsExact(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d of %d GPU steps recalled from the memo", recalled, gpuSteps)
+	t.Logf("%d of %d GPU steps recalled from the memo; %d runnable sets asked of stale worlds", recalled, gpuSteps, stale)
 	require.Greater(t, recalled, gpuSteps/4)
+	require.Greater(t, stale, recalled/2)
 }
 
 // With VerifyMemoForTest every step the memo could recall is run and
 // checked against it instead, on the searches' own path (a world copied
-// from its parent, numbers and all).
+// from its parent, numbers and all), and so is every status.
 func TestStepMemoVerified(t *testing.T) {
 	defer model.VerifyMemoForTest()()
 	for name, sc := range keyScenarios(t) {
@@ -65,7 +74,12 @@ func TestStepMemoVerified(t *testing.T) {
 					w.AppendCompactKey(nil)
 					c := model.New(prog)
 					for _, th := range runnable(w) {
-						require.NotPanics(t, func() { c.CopyFrom(w); c.Step(int(th)) }, "%s/%s seed %d", name, p.Name, seed)
+						require.NotPanics(t, func() {
+							c.CopyFrom(w)
+							c.Step(int(th))
+							c.AppendCompactKey(nil)
+							c.AppendRunnable(nil) // statuses checked against the vector's
+						}, "%s/%s seed %d", name, p.Name, seed)
 					}
 				})
 			}
@@ -84,4 +98,25 @@ func TestStepMemoIsSmall(t *testing.T) {
 	t.Logf("merged, 4 threads: %d steps, %d states, %d GPU steps in the memo", res.Stats.Steps, res.Stats.States, n)
 	require.Positive(t, n)
 	require.Less(t, 50*n, int(res.Stats.Steps))
+}
+
+// Stale worlds change nothing a search reports: over every scenario,
+// protocol and atomicity, an exhaustive search whose worlds go stale gives
+// the result of one that keeps every vector current, counts, schedule and
+// failure included. (The largest searches are cut at the same count of
+// executions.)
+func TestStaleWorldsSearchAlike(t *testing.T) {
+	lim := sched.Limits{MaxExecutions: 20000}
+	for name, sc := range keyScenarios(t) {
+		for _, p := range protocols {
+			for _, a := range atomicities {
+				stale := sched.DFS{}.Run(check.NewSystem(program(t, sc, p, a)), lim)
+				restore := model.KeepVectorsForTest()
+				kept := sched.DFS{}.Run(check.NewSystem(program(t, sc, p, a)), lim)
+				restore()
+				stale.Stats.MemoryBytes, kept.Stats.MemoryBytes = 0, 0
+				require.Equal(t, kept, stale, "%s/%s/%s", name, p.Name, a)
+			}
+		}
+	}
 }

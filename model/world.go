@@ -34,6 +34,13 @@ type World struct {
 	// gnum is the number of the globals (the vector up to the threads'
 	// blocks) in the program's table, 0 when a step may have changed them.
 	gnum uint32
+	// stale: s is out of date, and blocks and gnum, all known, are the
+	// state (see lazy.go).
+	stale bool
+	// infos[t] is thread t's statusInfo in the current state, or stUnknown
+	// (nil until the first AppendRunnable of a numbered world). A recalled
+	// step that leaves the globals as they were keeps the other threads'.
+	infos []statusInfo
 	// Trace asks steps to describe their effects in Event.Effects.
 	Trace bool
 	// History, when set, receives the boundaries of every swap and every
@@ -82,7 +89,7 @@ func (w *World) Program() *Program { return w.p }
 // Clone returns an independent copy.
 func (w *World) Clone() *World {
 	c := &World{p: w.p, s: make([]slot, len(w.s)), Trace: w.Trace}
-	copy(c.s, w.s)
+	w.vectorInto(c.s)
 	return c
 }
 
@@ -91,7 +98,17 @@ func (w *World) CopyFrom(src *World) {
 	if w.p != src.p {
 		panic("model: CopyFrom between worlds of different programs")
 	}
-	copy(w.s, src.s)
+	if w.stale = src.stale; !w.stale {
+		copy(w.s, src.s)
+	}
+	switch {
+	case src.infos != nil && len(w.infos) == len(src.infos):
+		copy(w.infos, src.infos)
+	case src.infos != nil:
+		w.infos = slices.Clone(src.infos)
+	case w.infos != nil:
+		w.forgetStatuses()
+	}
 	w.copyCanon(src)
 	switch {
 	case src.blocks != nil && w.blocks != nil:
@@ -112,6 +129,7 @@ func (w *World) AppendKey(b []byte) []byte { return append(b, w.KeyView()...) }
 
 // KeyView is the key in place: the vector's bytes, valid until w changes.
 func (w *World) KeyView() []byte {
+	w.sync()
 	if len(w.s) == 0 {
 		return nil
 	}
@@ -130,6 +148,7 @@ func (w *World) NumThreads() int { return w.p.NumThreads() }
 
 // Status tells whether thread t can move.
 func (w *World) Status(t int) sched.Status {
+	w.sync()
 	switch w.s[w.thread(t)+tStatus] {
 	case notStarted:
 		return sched.Blocked
@@ -146,6 +165,25 @@ func (w *World) Status(t int) sched.Status {
 // and reports whether every thread is done: Status over every thread, in
 // one pass (a search asks it of every new state).
 func (w *World) AppendRunnable(buf []sched.ThreadID) ([]sched.ThreadID, bool) {
+	if w.stale && w.recalledStatuses() {
+		return w.runnableFrom(w.infos, buf)
+	}
+	w.sync()
+	if w.numbered() {
+		w.rememberStatuses()
+		if verifyMemoForTest {
+			recalled, recalledDone := w.runnableFrom(w.infos, nil)
+			if plain, done := w.appendRunnable(nil); !slices.Equal(plain, recalled) || done != recalledDone {
+				panic("model: the runnable threads from the statuses differ from the vector's")
+			}
+		}
+		return w.runnableFrom(w.infos, buf)
+	}
+	return w.appendRunnable(buf)
+}
+
+// appendRunnable is AppendRunnable from w's (current) vector.
+func (w *World) appendRunnable(buf []sched.ThreadID) ([]sched.ThreadID, bool) {
 	allDone := true
 	base := w.p.lay.threads
 	for t := range w.p.NumThreads() {
@@ -187,6 +225,7 @@ func (w *World) ready(t int) bool {
 // member's step of its block's group (it may end the thread, or block it at
 // the barrier); the host's start and poll of a block watch that group.
 func (w *World) Footprint(t int) sched.Footprint {
+	w.sync()
 	fp := w.objectFootprint(t)
 	if t != Host {
 		fp.Group = 1 + w.p.threadBlock[t]
@@ -252,7 +291,10 @@ func (w *World) objectFootprint(t int) sched.Footprint {
 }
 
 // GlobalValue is the i-th global of module m.
-func (w *World) GlobalValue(m, i int) Value { return Value(w.s[w.p.lay.globals[m]+i]) }
+func (w *World) GlobalValue(m, i int) Value {
+	w.sync()
+	return Value(w.s[w.p.lay.globals[m]+i])
+}
 
 // RegistryEntry is what the protocol's registries hold for one module.
 type RegistryEntry struct {
@@ -265,6 +307,7 @@ type RegistryEntry struct {
 
 // Registry is module m's entries in the registries.
 func (w *World) Registry(m int) RegistryEntry {
+	w.sync()
 	l := &w.p.lay
 	r := RegistryEntry{
 		Lock:     LockRef(w.s[l.lockReg+m]),
