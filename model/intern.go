@@ -66,7 +66,7 @@ func (in *interner) entry(run []slot) *internEntry {
 	// Published before the entry, so whoever has the number finds the run.
 	runs := append(*in.runs.Load(), e.run)
 	in.runs.Store(&runs)
-	if g, grown := slotsWith(t.slots, int(in.n), e, h, func(e *internEntry) uint64 { return e.hash }); grown {
+	if g, grown := slotsWith(t.slots, int(in.n), e); grown {
 		in.tab.Store(&internTable{slots: g})
 	}
 	return e
@@ -87,31 +87,29 @@ func (t *internTable) find(h uint64, run []slot) *internEntry {
 	}
 }
 
-// slotsWith adds e, whose hash is h, to slots, which holds n-1 entries,
-// and returns the slots that hold them all: slots itself, or when n
-// entries would fill more than half of it, new slots twice as many (grown),
-// which the caller publishes. hash is a stored entry's hash. Both the
-// interner and the step memo use it, under their mutex; their readers
-// probe without one, so each entry is whole before its atomic store.
-func slotsWith[E any](slots []atomic.Pointer[E], n int, e *E, h uint64, hash func(*E) uint64) (_ []atomic.Pointer[E], grown bool) {
+// slotsWith adds e to slots, which holds n-1 entries, and returns the
+// slots that hold them all: slots itself, or when n entries would fill
+// more than half of it, new slots twice as many (grown), which the caller
+// publishes. It runs under the interner's mutex; readers probe without
+// one, so each entry is whole before its atomic store.
+func slotsWith(slots []atomic.Pointer[internEntry], n int, e *internEntry) (_ []atomic.Pointer[internEntry], grown bool) {
 	if n*2 > len(slots) {
-		g := make([]atomic.Pointer[E], 2*len(slots))
+		g := make([]atomic.Pointer[internEntry], 2*len(slots))
 		for i := range slots {
 			if old := slots[i].Load(); old != nil {
-				insertSlot(g, old, hash(old))
+				insertSlot(g, old)
 			}
 		}
 		slots, grown = g, true
 	}
-	insertSlot(slots, e, h)
+	insertSlot(slots, e)
 	return slots, grown
 }
 
-// insertSlot stores e, whose hash is h, in the first free slot of its
-// probe sequence.
-func insertSlot[E any](slots []atomic.Pointer[E], e *E, h uint64) {
+// insertSlot stores e in the first free slot of its probe sequence.
+func insertSlot(slots []atomic.Pointer[internEntry], e *internEntry) {
 	mask := uint64(len(slots) - 1)
-	i := h & mask
+	i := e.hash & mask
 	for slots[i].Load() != nil {
 		i = (i + 1) & mask
 	}

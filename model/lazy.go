@@ -1,18 +1,13 @@
 package model
 
-import (
-	"sync"
-	"sync/atomic"
-
-	"swapcheck/sched"
-)
+import "swapcheck/sched"
 
 // A search with compact keys numbers every thread's block and the globals
 // (AppendCompactKey), and the memo then recalls a GPU step from those
-// numbers alone (stepMemo). Such a world need not keep its vector
+// numbers alone (Program.steps). Such a world need not keep its vector
 // current: a recalled step only changes two numbers, copying the world
 // copies the numbers, and the statuses of its threads are recalled too
-// (statusMemo). The world is then stale: the numbers are its state and w.s
+// (Program.statuses). The world is then stale: the numbers are its state and w.s
 // is out of date. Whatever reads the vector first calls sync, which writes
 // the numbered runs back into it; a step the memo lacks, a host's step,
 // a trace, a final check or a key of the vector all do.
@@ -59,80 +54,10 @@ func (w *World) vectorInto(dst []slot) {
 // world goes stale), so that tests can compare searches with and without.
 var keepVectorsForTest bool
 
-// statusMemo is the table of threads' statuses: thread t's status, and
-// whether it is ready, is a function of t's block and the globals, except
-// the readiness of a poll, which it records as such. As in stepMemo,
-// lookups take no lock and inserts take the mutex; but its entries are
-// two words in the table itself (a lookup reads one cache line), the
-// second published after the first: 0 until then, never changed after.
-type statusMemo struct {
-	tab atomic.Pointer[[]statusSlot] // linear probing; len is a power of 2
-	mu  sync.Mutex                   // serializes inserts
-	n   int                          // entries, under mu
-}
-
-// statusSlot is an entry: the block and globals numbers, then the thread
-// and the statusInfo plus one.
-type statusSlot struct{ numbers, thread atomic.Uint64 }
-
-func newStatusMemo() *statusMemo {
-	m := &statusMemo{}
-	slots := make([]statusSlot, 1<<8)
-	m.tab.Store(&slots)
-	return m
-}
-
-// find is the info stored for k.
-func (m *statusMemo) find(k memoKey) (statusInfo, bool) {
-	slots := *m.tab.Load()
-	mask := uint64(len(slots) - 1)
-	numbers := uint64(k.block)<<32 | uint64(k.globals)
-	for i := k.hash() & mask; ; i = (i + 1) & mask {
-		th := slots[i].thread.Load()
-		if th == 0 {
-			return 0, false
-		}
-		if uint32(th>>32) == k.thread && slots[i].numbers.Load() == numbers {
-			return statusInfo(uint32(th) - 1), true
-		}
-	}
-}
-
-// addOrFind stores info for k unless the memo has an info for k already,
-// and returns the info stored.
-func (m *statusMemo) addOrFind(k memoKey, info statusInfo) statusInfo {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if old, ok := m.find(k); ok {
-		return old
-	}
-	slots := *m.tab.Load()
-	if m.n++; m.n*2 > len(slots) {
-		g := make([]statusSlot, 2*len(slots))
-		for i := range slots {
-			if th := slots[i].thread.Load(); th != 0 {
-				n := slots[i].numbers.Load()
-				insertStatus(g, memoKey{thread: uint32(th >> 32), block: uint32(n >> 32), globals: uint32(n)}, n, th)
-			}
-		}
-		m.tab.Store(&g)
-		slots = g
-	}
-	insertStatus(slots, k, uint64(k.block)<<32|uint64(k.globals), uint64(k.thread)<<32|uint64(info+1))
-	return info
-}
-
-// insertStatus publishes an entry in the first free slot of k's probe
-// sequence.
-func insertStatus(slots []statusSlot, k memoKey, numbers, thread uint64) {
-	mask := uint64(len(slots) - 1)
-	i := k.hash() & mask
-	for slots[i].thread.Load() != 0 {
-		i = (i + 1) & mask
-	}
-	slots[i].numbers.Store(numbers)
-	slots[i].thread.Store(thread)
-}
+// The status memo (Program.statuses) holds threads' statuses: thread t's
+// status, and whether it is ready, is a function of t's block and the
+// globals, except the readiness of a poll, which it records as such. An
+// entry's word is the statusInfo plus one.
 
 // statusInfo is what AppendRunnable needs of one thread: its status (the
 // low two bits), whether it died and whether it is blocked at a barrier
@@ -233,11 +158,11 @@ func (w *World) recalledStatuses() bool {
 		if info != stUnknown {
 			continue
 		}
-		info, ok := w.p.statuses.find(memoKey{thread: uint32(t), block: w.blocks[t], globals: w.gnum})
+		_, word, ok := w.p.statuses.find(memoKey{thread: uint32(t), block: w.blocks[t], globals: w.gnum})
 		if !ok {
 			return false
 		}
-		w.infos[t] = info
+		w.infos[t] = statusInfo(word - 1)
 	}
 	return true
 }
@@ -252,8 +177,8 @@ func (w *World) rememberStatuses() {
 		info := w.statusOf(t)
 		w.infos[t] = info
 		k := memoKey{thread: uint32(t), block: b, globals: w.gnum}
-		if _, ok := w.p.statuses.find(k); !ok || verifyMemoForTest {
-			if old := w.p.statuses.addOrFind(k, info); old != info {
+		if _, _, ok := w.p.statuses.find(k); !ok || verifyMemoForTest {
+			if _, old := w.p.statuses.addOrFind(k, 0, uint32(info)+1); old != uint32(info)+1 {
 				panic("model: a thread's status differs from the memo's status from the same thread, block and globals")
 			}
 		}

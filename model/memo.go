@@ -20,36 +20,34 @@ import (
 // The memo is used only where nothing watches a step's inside: neither
 // World.Trace nor World.History is set.
 
-// stepMemo is a program's table of GPU steps. Like interner, lookups take
-// no lock and write nothing shared (entries are immutable, published with
-// atomic stores); inserts take the mutex.
-type stepMemo struct {
-	tab atomic.Pointer[memoTable]
-	mu  sync.Mutex // serializes inserts
-	n   int        // entries, under mu
+// memo is a program's table of what GPU threads do from a block and
+// globals: their steps (Program.steps) or their statuses
+// (Program.statuses, see lazy.go), keyed by memoKey. Like interner,
+// lookups take no lock and write nothing shared; inserts take the mutex.
+// An entry is three words in the table itself, so a lookup reads one or
+// two cache lines and follows no pointer: the key's numbers, the value,
+// then a tag (the thread and a nonzero word) published last, 0 until then
+// and never changed after. Growing builds a new table and swaps the
+// pointer, so a reader holding the old one only misses the newest
+// entries (and, for a step, runs it).
+type memo struct {
+	tab atomic.Pointer[[]memoSlot] // linear probing; len is a power of 2
+	mu  sync.Mutex                 // serializes inserts
+	n   int                        // entries, under mu
 }
 
-type memoTable struct {
-	slots []atomic.Pointer[memoEntry] // linear probing; len is a power of 2
-}
+type memoSlot struct{ numbers, value, tag atomic.Uint64 }
 
 // memoKey is a step's inputs: the thread and the numbers of its block and
 // of the globals before the step.
 type memoKey struct{ thread, block, globals uint32 }
 
-// memoEntry is one step: its inputs, the numbers and runs of the block and
-// globals after it (the interners' own copies), and its event's numbers.
-type memoEntry struct {
-	key            memoKey
-	block, globals uint32
-	blockRun       []slot
-	globalsRun     []slot
-	ev             eventNums
-}
+func (k memoKey) numbers() uint64 { return uint64(k.block)<<32 | uint64(k.globals) }
 
-func newStepMemo() *stepMemo {
-	m := &stepMemo{}
-	m.tab.Store(&memoTable{slots: make([]atomic.Pointer[memoEntry], 1<<8)})
+func newMemo() *memo {
+	m := &memo{}
+	slots := make([]memoSlot, 1<<8)
+	m.tab.Store(&slots)
 	return m
 }
 
@@ -59,33 +57,89 @@ func (k memoKey) hash() uint64 {
 	return h ^ h>>29
 }
 
-// find is the entry for k, or nil.
-func (m *stepMemo) find(k memoKey) *memoEntry {
-	t := m.tab.Load()
-	mask := uint64(len(t.slots) - 1)
+// find is the value and word stored for k.
+func (m *memo) find(k memoKey) (value uint64, word uint32, ok bool) {
+	slots := *m.tab.Load()
+	mask := uint64(len(slots) - 1)
 	for i := k.hash() & mask; ; i = (i + 1) & mask {
-		e := t.slots[i].Load()
-		if e == nil || e.key == k {
-			return e
+		tag := slots[i].tag.Load()
+		if tag == 0 {
+			return 0, 0, false
+		}
+		if uint32(tag>>32) == k.thread && slots[i].numbers.Load() == k.numbers() {
+			return slots[i].value.Load(), uint32(tag), true
 		}
 	}
 }
 
-// addOrFind stores e unless an entry for its key is there already (met
-// by another goroutine meanwhile, or recalled no more under
-// verifyMemoForTest), and returns the entry stored.
-func (m *stepMemo) addOrFind(e *memoEntry) *memoEntry {
+// addOrFind stores value and word (nonzero) for k unless the memo has an
+// entry for k already (met by another goroutine meanwhile, or recalled no
+// more under verifyMemoForTest), and returns what it holds for k.
+func (m *memo) addOrFind(k memoKey, value uint64, word uint32) (uint64, uint32) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if old := m.find(e.key); old != nil {
-		return old
+	if v, w, ok := m.find(k); ok {
+		return v, w
 	}
-	m.n++
-	if g, grown := slotsWith(m.tab.Load().slots, m.n, e, e.key.hash(), func(e *memoEntry) uint64 { return e.key.hash() }); grown {
-		m.tab.Store(&memoTable{slots: g})
+	slots := *m.tab.Load()
+	if m.n++; m.n*2 > len(slots) {
+		g := make([]memoSlot, 2*len(slots))
+		for i := range slots {
+			if tag := slots[i].tag.Load(); tag != 0 {
+				n := slots[i].numbers.Load()
+				insertMemo(g, memoKey{thread: uint32(tag >> 32), block: uint32(n >> 32), globals: uint32(n)}, slots[i].value.Load(), tag)
+			}
+		}
+		m.tab.Store(&g)
+		slots = g
 	}
+	insertMemo(slots, k, value, uint64(k.thread)<<32|uint64(word))
+	return value, word
+}
+
+// insertMemo publishes an entry in the first free slot of k's probe
+// sequence.
+func insertMemo(slots []memoSlot, k memoKey, value, tag uint64) {
+	mask := uint64(len(slots) - 1)
+	i := k.hash() & mask
+	for slots[i].tag.Load() != 0 {
+		i = (i + 1) & mask
+	}
+	slots[i].numbers.Store(k.numbers())
+	slots[i].value.Store(value)
+	slots[i].tag.Store(tag)
+}
+
+// events numbers the distinct eventNums of memoized steps (a few hundred),
+// so that a step's entry names its event in a word. byID is append-only,
+// each longer header published after its new element is written.
+type events struct {
+	mu   sync.Mutex
+	ids  map[eventNums]uint32 // under mu
+	byID atomic.Pointer[[]eventNums]
+}
+
+func newEvents() *events {
+	e := &events{ids: map[eventNums]uint32{}}
+	e.byID.Store(new([]eventNums))
 	return e
 }
+
+// id is n's number, from 1, given one if n is new.
+func (e *events) id(n eventNums) uint32 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if id, ok := e.ids[n]; ok {
+		return id
+	}
+	list := append(*e.byID.Load(), n)
+	e.byID.Store(&list)
+	e.ids[n] = uint32(len(list))
+	return uint32(len(list))
+}
+
+// get is the event numbered id.
+func (e *events) get(id uint32) *eventNums { return &(*e.byID.Load())[id-1] }
 
 // eventNums is what a search's step records of an event: its numbers,
 // not its texts or effects.
@@ -126,30 +180,31 @@ func (w *World) memoKeyOf(t int) (memoKey, bool) {
 	return memoKey{thread: uint32(t), block: b, globals: w.gnum}, b != 0
 }
 
-// stepRecalled makes GPU thread t's step from e: the block and globals it
-// left, and its event.
-func (w *World) stepRecalled(t int, e *memoEntry) *Event {
+// stepRecalled makes GPU thread t's step from k, which the memo holds
+// (value and word): the block and globals it left, and its event.
+func (w *World) stepRecalled(t int, k memoKey, value uint64, word uint32) *Event {
 	l := &w.p.lay
+	block, globals := uint32(value>>32), uint32(value)
 	w.touch(t)
 	if w.infos != nil {
-		if e.globals == e.key.globals { // only t's status may have changed
+		if globals == k.globals { // only t's status may have changed
 			w.infos[t] = stUnknown
 		} else {
 			w.forgetStatuses()
 		}
 	}
-	w.blocks[t], w.gnum = e.block, e.globals
+	w.blocks[t], w.gnum = block, globals
 	if !w.stale && (keepVectorsForTest || !w.numbered()) {
-		if e.globals != e.key.globals {
-			copy(w.s[:l.threads], e.globalsRun)
+		if globals != k.globals {
+			copy(w.s[:l.threads], w.p.globals.run(globals))
 		}
 		base := w.thread(t)
-		copy(w.s[base:base+l.threadSize], e.blockRun)
+		copy(w.s[base:base+l.threadSize], w.p.blocks.run(block))
 	} else {
 		w.stale = true
 	}
 	w.resetEvent(t)
-	w.ev.setNumbers(&e.ev)
+	w.ev.setNumbers(w.p.events.get(word))
 	return &w.ev
 }
 
@@ -159,14 +214,14 @@ func (w *World) stepRecalled(t int, e *memoEntry) *Event {
 func (w *World) remember(t int, k memoKey) {
 	l := &w.p.lay
 	base := w.thread(t)
-	block, globals := w.p.blocks.entry(w.s[base:base+l.threadSize]), w.p.globals.entry(w.s[:l.threads])
-	e := &memoEntry{key: k, block: block.num, globals: globals.num,
-		blockRun: block.run, globalsRun: globals.run, ev: numbersOf(&w.ev)}
-	// The interners' numbers stand for the runs (a bijection).
-	if old := w.p.steps.addOrFind(e); verifyMemoForTest && (old.block != e.block || old.globals != e.globals || old.ev != e.ev) {
+	block, globals := w.p.blocks.number(w.s[base:base+l.threadSize]), w.p.globals.number(w.s[:l.threads])
+	value, ev := uint64(block)<<32|uint64(globals), w.p.events.id(numbersOf(&w.ev))
+	// The interners' numbers stand for the runs (a bijection), the
+	// events' for the events.
+	if oldValue, oldEv := w.p.steps.addOrFind(k, value, ev); verifyMemoForTest && (oldValue != value || oldEv != ev) {
 		panic("model: a GPU step differs from the memo's step from the same thread, block and globals")
 	}
-	w.blocks[t], w.gnum = e.block, e.globals
+	w.blocks[t], w.gnum = block, globals
 }
 
 // verifyMemoForTest, when set, makes every step the memo could recall run

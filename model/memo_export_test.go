@@ -6,7 +6,11 @@ package model
 // recalled from the program's memo rather than run.
 func (w *World) RecallsForTest(t int) bool {
 	k, ok := w.memoKeyOf(t)
-	return ok && w.p.steps.find(k) != nil
+	if !ok {
+		return false
+	}
+	_, _, ok = w.p.steps.find(k)
+	return ok
 }
 
 // VerifyMemoForTest makes every step the memo could recall run the

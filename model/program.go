@@ -64,10 +64,10 @@ type Program struct {
 	// the whole slot blocks of threads (AppendCompactKey), and the globals
 	// (both; the canonical key's with lock owners renamed)
 	liveParts, blocks, globals *interner
-	// the GPU threads' steps met so far (see stepMemo), and the threads'
-	// statuses (see statusMemo)
-	steps    *stepMemo
-	statuses *statusMemo
+	// the GPU threads' steps met so far (see memo.go), their events, and
+	// the threads' statuses (see lazy.go)
+	steps, statuses *memo
+	events          *events
 }
 
 // maxLocks bounds the locks a program may make (one per call at most): lock
@@ -91,7 +91,7 @@ func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
 	if a != GIL && a != FreeThreaded {
 		return nil, fmt.Errorf("unknown atomicity %d", a)
 	}
-	pr := &Program{Scenario: sc, Protocol: p, Atomicity: a, liveParts: newInterner(), blocks: newInterner(), globals: newInterner(), steps: newStepMemo(), statuses: newStatusMemo()}
+	pr := &Program{Scenario: sc, Protocol: p, Atomicity: a, liveParts: newInterner(), blocks: newInterner(), globals: newInterner(), steps: newMemo(), statuses: newMemo(), events: newEvents()}
 	for _, f := range sc.Functions {
 		pr.codes = append(pr.codes, code{name: f.Name, module: f.Module, stmts: pr.compileBody(f.Module, f.Body)})
 	}
