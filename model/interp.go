@@ -9,8 +9,8 @@ import "fmt"
 func (w *World) Step(t int) *Event {
 	k, memo := w.memoKeyOf(t)
 	if memo && !verifyMemoForTest {
-		if value, word, ok := w.p.steps.find(k); ok {
-			return w.stepRecalled(t, k, value, word)
+		if value, aux, word, ok := w.p.steps.find(k); ok {
+			return w.stepRecalled(t, k, value, aux, word)
 		}
 	}
 	w.sync()

@@ -158,7 +158,7 @@ func (w *World) recalledStatuses() bool {
 		if info != stUnknown {
 			continue
 		}
-		_, word, ok := w.p.statuses.find(memoKey{thread: uint32(t), block: w.blocks[t], globals: w.gnum})
+		_, _, word, ok := w.p.statuses.find(memoKey{thread: uint32(t), block: w.blocks[t], globals: w.gnum})
 		if !ok {
 			return false
 		}
@@ -177,8 +177,8 @@ func (w *World) rememberStatuses() {
 		info := w.statusOf(t)
 		w.infos[t] = info
 		k := memoKey{thread: uint32(t), block: b, globals: w.gnum}
-		if _, _, ok := w.p.statuses.find(k); !ok || verifyMemoForTest {
-			if _, old := w.p.statuses.addOrFind(k, 0, uint32(info)+1); old != uint32(info)+1 {
+		if _, _, _, ok := w.p.statuses.find(k); !ok || verifyMemoForTest {
+			if _, _, old := w.p.statuses.addOrFind(k, 0, 0, uint32(info)+1); old != uint32(info)+1 {
 				panic("model: a thread's status differs from the memo's status from the same thread, block and globals")
 			}
 		}

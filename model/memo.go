@@ -24,9 +24,10 @@ import (
 // globals: their steps (Program.steps) or their statuses
 // (Program.statuses, see lazy.go), keyed by memoKey. Like interner,
 // lookups take no lock and write nothing shared; inserts take the mutex.
-// An entry is three words in the table itself, so a lookup reads one or
-// two cache lines and follows no pointer: the key's numbers, the value,
-// then a tag (the thread and a nonzero word) published last, 0 until then
+// An entry is four words in the table itself, half a cache line, so a
+// lookup reads one line and follows no pointer: the key's numbers, two
+// words of value, then a tag (the thread and a nonzero word) published
+// last, 0 until then
 // and never changed after. Growing builds a new table and swaps the
 // pointer, so a reader holding the old one only misses the newest
 // entries (and, for a step, runs it).
@@ -36,7 +37,7 @@ type memo struct {
 	n   int                        // entries, under mu
 }
 
-type memoSlot struct{ numbers, value, tag atomic.Uint64 }
+type memoSlot struct{ numbers, value, aux, tag atomic.Uint64 }
 
 // memoKey is a step's inputs: the thread and the numbers of its block and
 // of the globals before the step.
@@ -51,35 +52,39 @@ func newMemo() *memo {
 	return m
 }
 
+// hash is murmur3's finalizer of k's numbers and thread.
 func (k memoKey) hash() uint64 {
-	h := (uint64(k.block)<<32 | uint64(k.globals)) * 0x9e3779b97f4a7c15
-	h ^= uint64(k.thread) * 0xc2b2ae3d27d4eb4f
-	return h ^ h>>29
+	h := k.numbers() ^ uint64(k.thread)*0x9e3779b97f4a7c15
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	return h ^ h>>33
 }
 
-// find is the value and word stored for k.
-func (m *memo) find(k memoKey) (value uint64, word uint32, ok bool) {
+// find is the value, aux and word stored for k.
+func (m *memo) find(k memoKey) (value, aux uint64, word uint32, ok bool) {
 	slots := *m.tab.Load()
 	mask := uint64(len(slots) - 1)
 	for i := k.hash() & mask; ; i = (i + 1) & mask {
 		tag := slots[i].tag.Load()
 		if tag == 0 {
-			return 0, 0, false
+			return 0, 0, 0, false
 		}
 		if uint32(tag>>32) == k.thread && slots[i].numbers.Load() == k.numbers() {
-			return slots[i].value.Load(), uint32(tag), true
+			return slots[i].value.Load(), slots[i].aux.Load(), uint32(tag), true
 		}
 	}
 }
 
-// addOrFind stores value and word (nonzero) for k unless the memo has an
-// entry for k already (met by another goroutine meanwhile, or recalled no
-// more under verifyMemoForTest), and returns what it holds for k.
-func (m *memo) addOrFind(k memoKey, value uint64, word uint32) (uint64, uint32) {
+// addOrFind stores value, aux and word (nonzero) for k unless the memo has
+// an entry for k already (met by another goroutine meanwhile, or recalled
+// no more under verifyMemoForTest), and returns what it holds for k.
+func (m *memo) addOrFind(k memoKey, value, aux uint64, word uint32) (uint64, uint64, uint32) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if v, w, ok := m.find(k); ok {
-		return v, w
+	if v, a, w, ok := m.find(k); ok {
+		return v, a, w
 	}
 	slots := *m.tab.Load()
 	if m.n++; m.n*2 > len(slots) {
@@ -87,19 +92,19 @@ func (m *memo) addOrFind(k memoKey, value uint64, word uint32) (uint64, uint32) 
 		for i := range slots {
 			if tag := slots[i].tag.Load(); tag != 0 {
 				n := slots[i].numbers.Load()
-				insertMemo(g, memoKey{thread: uint32(tag >> 32), block: uint32(n >> 32), globals: uint32(n)}, slots[i].value.Load(), tag)
+				insertMemo(g, memoKey{thread: uint32(tag >> 32), block: uint32(n >> 32), globals: uint32(n)}, slots[i].value.Load(), slots[i].aux.Load(), tag)
 			}
 		}
 		m.tab.Store(&g)
 		slots = g
 	}
-	insertMemo(slots, k, value, uint64(k.thread)<<32|uint64(word))
-	return value, word
+	insertMemo(slots, k, value, aux, uint64(k.thread)<<32|uint64(word))
+	return value, aux, word
 }
 
 // insertMemo publishes an entry in the first free slot of k's probe
 // sequence.
-func insertMemo(slots []memoSlot, k memoKey, value, tag uint64) {
+func insertMemo(slots []memoSlot, k memoKey, value, aux, tag uint64) {
 	mask := uint64(len(slots) - 1)
 	i := k.hash() & mask
 	for slots[i].tag.Load() != 0 {
@@ -107,6 +112,7 @@ func insertMemo(slots []memoSlot, k memoKey, value, tag uint64) {
 	}
 	slots[i].numbers.Store(k.numbers())
 	slots[i].value.Store(value)
+	slots[i].aux.Store(aux)
 	slots[i].tag.Store(tag)
 }
 
@@ -181,17 +187,17 @@ func (w *World) memoKeyOf(t int) (memoKey, bool) {
 }
 
 // stepRecalled makes GPU thread t's step from k, which the memo holds
-// (value and word): the block and globals it left, and its event.
-func (w *World) stepRecalled(t int, k memoKey, value uint64, word uint32) *Event {
+// (value, aux and word): the block and globals it left, t's status then,
+// and its event.
+func (w *World) stepRecalled(t int, k memoKey, value, aux uint64, word uint32) *Event {
 	l := &w.p.lay
 	block, globals := uint32(value>>32), uint32(value)
 	w.touch(t)
 	if w.infos != nil {
-		if globals == k.globals { // only t's status may have changed
-			w.infos[t] = stUnknown
-		} else {
+		if globals != k.globals { // else only t's status may have changed
 			w.forgetStatuses()
 		}
+		w.infos[t] = statusInfo(aux)
 	}
 	w.blocks[t], w.gnum = block, globals
 	if !w.stale && (keepVectorsForTest || !w.numbered()) {
@@ -216,9 +222,10 @@ func (w *World) remember(t int, k memoKey) {
 	base := w.thread(t)
 	block, globals := w.p.blocks.number(w.s[base:base+l.threadSize]), w.p.globals.number(w.s[:l.threads])
 	value, ev := uint64(block)<<32|uint64(globals), w.p.events.id(numbersOf(&w.ev))
+	status := uint64(w.statusOf(t))
 	// The interners' numbers stand for the runs (a bijection), the
 	// events' for the events.
-	if oldValue, oldEv := w.p.steps.addOrFind(k, value, ev); verifyMemoForTest && (oldValue != value || oldEv != ev) {
+	if oldValue, oldStatus, oldEv := w.p.steps.addOrFind(k, value, status, ev); verifyMemoForTest && (oldValue != value || oldStatus != status || oldEv != ev) {
 		panic("model: a GPU step differs from the memo's step from the same thread, block and globals")
 	}
 	w.blocks[t], w.gnum = block, globals

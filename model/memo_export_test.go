@@ -9,7 +9,7 @@ func (w *World) RecallsForTest(t int) bool {
 	if !ok {
 		return false
 	}
-	_, _, ok = w.p.steps.find(k)
+	_, _, _, ok = w.p.steps.find(k)
 	return ok
 }
 
