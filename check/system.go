@@ -96,6 +96,9 @@ func (s *System) KeyView() []byte { return s.w.KeyView() }
 // AppendCompactKey implements sched.Compact.
 func (s *System) AppendCompactKey(b []byte) []byte { return s.w.AppendCompactKey(b) }
 
+// CompactWord implements sched.CompactWorder.
+func (s *System) CompactWord() (uint64, bool) { return s.w.CompactWord() }
+
 // AppendKey implements sched.System.
 func (s *System) AppendKey(b []byte) []byte { return s.w.AppendKey(b) }
 

@@ -20,12 +20,57 @@ import (
 // As for AppendCanonicalKey, w's vector must change only through w's own
 // methods.
 func (w *World) AppendCompactKey(b []byte) []byte {
+	w.number()
+	return w.appendNumbers(b)
+}
+
+// CompactWord is the compact key packed in a word as sched.WordKey packs
+// it, and whether it fits (eight bytes at most), without writing its
+// bytes: the key of the exact searches' (sched.CompactWorder) for up to
+// five GPU threads of merged.
+func (w *World) CompactWord() (uint64, bool) {
+	w.number()
+	return packUvarints(w.gnum, w.blocks)
+}
+
+// packUvarints packs first's uvarint and then rest's, if they fit.
+func packUvarints(first uint32, rest []uint32) (uint64, bool) {
+	x, shift, ok := packUvarint(0, 0, first)
+	for _, n := range rest {
+		if !ok {
+			return 0, false
+		}
+		x, shift, ok = packUvarint(x, shift, n)
+	}
+	return x, ok
+}
+
+// packUvarint puts n's uvarint above the shift bits of x, if it fits in
+// the word: byte for byte, little-endian, what binary.AppendUvarint
+// writes.
+func packUvarint(x uint64, shift uint, n uint32) (uint64, uint, bool) {
+	for ; n >= 0x80; n >>= 7 {
+		if shift >= 64 {
+			return 0, 0, false
+		}
+		x |= uint64(n&0x7f|0x80) << shift
+		shift += 8
+	}
+	if shift >= 64 {
+		return 0, 0, false
+	}
+	return x | uint64(n)<<shift, shift + 8, true
+}
+
+// number makes w numbered: it numbers every block and the globals that
+// it has no number for.
+func (w *World) number() {
 	p, l := w.p, &w.p.lay
 	if verifyCanonForTest {
 		w.sync()
 	}
 	if w.stale { // numbered
-		return w.appendNumbers(b)
+		return
 	}
 	if w.blocks == nil {
 		w.blocks = make([]uint32, p.NumThreads())
@@ -48,7 +93,6 @@ func (w *World) AppendCompactKey(b []byte) []byte {
 			panic(fmt.Sprintf("model: the globals are number %d, but the compact key's scratch says %d: a change to the vector did not unset it", m, w.gnum))
 		}
 	}
-	return w.appendNumbers(b)
 }
 
 // appendNumbers appends the compact key of a numbered world.

@@ -1,10 +1,12 @@
 package model_test
 
 import (
+	"encoding/binary"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"swapcheck/model"
 	"swapcheck/sched"
@@ -36,6 +38,10 @@ func TestCompactKeyIsExact(t *testing.T) {
 							require.Equal(t, c, k, "%s/%s/%s: one state has two compact keys", name, p.Name, a)
 						}
 						byCompact[k], byFull[full] = full, k
+						x, isWord := w.CompactWord()
+						wantX, wantIsWord := sched.WordKey([]byte(k))
+						require.Equal(t, wantIsWord, isWord, "%s/%s/%s: CompactWord and WordKey disagree on whether %x fits", name, p.Name, a, k)
+						require.Equal(t, wantX, x, "%s/%s/%s: CompactWord of %x", name, p.Name, a, k)
 						require.Equal(t, k, string(w.Clone().AppendCompactKey(nil)), "%s/%s/%s: a clone's compact key differs", name, p.Name, a)
 						if n, ok := w.WithSlotForTest(rng.IntN(w.SlotsForTest()), 1); ok {
 							require.NotEqual(t, k, string(n.AppendCompactKey(nil)), "%s/%s/%s: a changed slot kept the compact key", name, p.Name, a)
@@ -57,4 +63,21 @@ func TestCompactKeyIsShort(t *testing.T) {
 	full, compact := len(w.AppendKey(nil)), len(w.AppendCompactKey(nil))
 	t.Logf("merged, 3 threads: AppendKey %d bytes, AppendCompactKey %d", full, compact)
 	require.Less(t, 5*compact, full)
+}
+
+// CompactWord packs a compact key as sched.WordKey packs its bytes, for the
+// numbers of searches too large for the walks above (two- and three-byte
+// uvarints): packUvarint writes what binary.AppendUvarint writes.
+func TestCompactWordPacksUvarints(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		nums := rapid.SliceOfN(rapid.OneOf(rapid.Uint32Range(1, 300), rapid.Uint32Range(1, 1<<22)), 1, 9).Draw(t, "numbers")
+		var b []byte
+		for _, n := range nums {
+			b = binary.AppendUvarint(b, uint64(n))
+		}
+		x, ok := model.PackUvarintsForTest(nums)
+		wantX, wantOK := sched.WordKey(b)
+		require.Equal(t, wantOK, ok, "key %x", b)
+		require.Equal(t, wantX, x, "key %x", b)
+	})
 }

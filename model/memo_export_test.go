@@ -38,3 +38,6 @@ func KeepVectorsForTest() (restore func()) {
 	keepVectorsForTest = true
 	return func() { keepVectorsForTest = false }
 }
+
+// PackUvarintsForTest packs nums as CompactWord packs a world's numbers.
+func PackUvarintsForTest(nums []uint32) (uint64, bool) { return packUvarints(nums[0], nums[1:]) }

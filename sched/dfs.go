@@ -30,19 +30,32 @@ type dfsFrame struct {
 	next  int
 	// preempts: the preemptions on the path to the state.
 	preempts int
-	// kids[i] is the state after order[i]'s step, keys[i] its key and
-	// hashes[i] the key's hash, for i below failAt; order[failAt]'s step
-	// failed with fail (failAt is len(order) when none did). The
-	// states and buffers are the frame's, reused from push to push.
-	kids   []System
-	keys   [][]byte
-	hashes []uint64
+	// kids[i] is the state after order[i]'s step and its key, for i
+	// below failAt; order[failAt]'s step failed with fail (failAt is
+	// len(order) when none did). The states and buffers are the
+	// frame's, reused from push to push.
+	kids   []dfsKid
 	failAt int
 	fail   *Failure
 }
 
+// dfsKid is a child state of a frame and its key.
+type dfsKid struct {
+	s System
+	// s as a Copier and, when the search takes keys as words, as a
+	// CompactWorder; nil if it is not one
+	copier Copier
+	worder CompactWorder
+	// the key: a word key packed in word (isWord), or key; hash is its
+	// hashKey
+	isWord bool
+	word   uint64
+	key    []byte
+	hash   uint64
+}
+
 // Run implements Strategy: statefulDFS keyed by the exact state.
-func (DFS) Run(init System, lim Limits) Result { return statefulDFS(init, lim, keyOf) }
+func (DFS) Run(init System, lim Limits) Result { return statefulDFS(init, lim, keyOf, true) }
 
 // terminal checks a state with no runnable thread.
 func terminal(s System, allDone bool) *Failure {
@@ -59,8 +72,11 @@ func terminal(s System, allDone bool) *Failure {
 // step budget. Its stack, states, buffers and counts last from one search
 // to the next.
 type depthFirst struct {
-	set      *setUser
-	key      func(System, []byte) []byte
+	set *setUser
+	key func(System, []byte) []byte
+	// words: key is keyOf and the states are CompactWorders, so children
+	// whose keys are word keys are taken as words
+	words    bool
 	maxDepth int
 	stats    Stats
 	stack    []dfsFrame
@@ -91,27 +107,42 @@ func (d *depthFirst) push(s System, via ThreadID, preempts int) {
 	f.via, f.next, f.preempts = via, 0, preempts
 	f.order = preferring(f.order[:0], d.buf, via)
 	for len(f.kids) < len(f.order) {
-		f.kids = append(f.kids, nil)
-		f.keys = append(f.keys, nil)
-		f.hashes = append(f.hashes, 0)
+		f.kids = append(f.kids, dfsKid{})
 	}
 	f.failAt, f.fail = len(f.order), nil
 	for i, t := range f.order {
-		kid := f.kids[i]
-		if c, ok := kid.(Copier); ok {
-			c.CopyFrom(s)
+		kid := &f.kids[i]
+		if kid.copier != nil {
+			kid.copier.CopyFrom(s)
 		} else {
-			kid = s.Clone()
-			f.kids[i] = kid
+			kid.s = s.Clone()
+			kid.copier, _ = kid.s.(Copier)
+			if d.words {
+				kid.worder = kid.s.(CompactWorder)
+			}
 		}
-		if fail := kid.Step(t); fail != nil {
+		if fail := kid.s.Step(t); fail != nil {
 			f.failAt, f.fail = i, fail
 			return
 		}
-		f.keys[i] = d.key(kid, f.keys[i])
-		f.hashes[i] = d.set.set.hashKey(f.keys[i])
-		d.set.prefetch(f.hashes[i])
+		if kid.worder != nil {
+			kid.word, kid.isWord = kid.worder.CompactWord()
+		}
+		if kid.isWord {
+			kid.hash = d.set.set.hashWord(kid.word)
+		} else {
+			kid.key = d.key(kid.s, kid.key)
+			kid.hash = d.set.set.hashKey(kid.key)
+		}
+		d.set.prefetch(kid.hash)
 	}
+}
+
+// useWords sets d.words for a search keyed by keyOf (exact) or not, whose
+// states are like init.
+func (d *depthFirst) useWords(init System, exact bool) {
+	_, ok := init.(CompactWorder)
+	d.words = exact && ok
 }
 
 // searchFrom searches from root, at least one of whose threads can run; base
@@ -152,8 +183,15 @@ func (d *depthFirst) searchFrom(root System, via ThreadID, base, preempts int, p
 		if i == top.failAt {
 			return failed(top.fail, t, pre)
 		}
-		next := top.kids[i]
-		if !d.set.addHashed(top.keys[i], top.hashes[i]) {
+		kid := &top.kids[i]
+		next := kid.s
+		var fresh bool
+		if kid.isWord {
+			fresh = d.set.addWord(kid.word, kid.hash)
+		} else {
+			fresh = d.set.addHashed(kid.key, kid.hash)
+		}
+		if !fresh {
 			d.stats.Matched++
 			d.stats.execution(pre)
 			continue

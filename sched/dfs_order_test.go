@@ -1,6 +1,7 @@
 package sched_test
 
 import (
+	"encoding/binary"
 	"slices"
 	"testing"
 
@@ -79,7 +80,8 @@ func (r *naiveDFS) visit(s sched.System, via sched.ThreadID, pre int, path []sch
 // DFS steps a state's children together, but its counts, its first
 // counterexample and the preemptions along its paths are those of the
 // plain search that steps each child in its turn, on random programs,
-// whether it recycles states or clones them.
+// whether it recycles states or clones them, and whether it takes keys as
+// words (where they fit) or as bytes.
 func TestDFSStepsChildrenAsInTheirTurn(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		p := genProgram(t)
@@ -93,8 +95,14 @@ func TestDFSStepsChildrenAsInTheirTurn(t *testing.T) {
 		want := naiveDFS{seen: map[string]bool{string(root.AppendKey(nil)): true}}
 		want.stats.States = 1
 		want.visit(root, -1, 0, nil)
-		for _, copying := range []bool{false, true} {
-			_, got := search(sched.DFS{}, p, false, copying)
+		for _, mode := range []string{"cloning", "copying", "words"} {
+			rec := newRecorder(newToy(p), false)
+			sys := rec.system(mode != "cloning")
+			if mode == "words" {
+				sys = wordyRecorder{copyingRecorder{rec}}
+			}
+			got := sched.DFS{}.Run(sys, sched.Limits{})
+			copying := mode
 			if want.failure != nil {
 				require.Equal(t, sched.Violation, got.Verdict, "copying %v", copying)
 				require.Equal(t, want.failure.Kind, got.Failure.Kind, "copying %v", copying)
@@ -107,3 +115,26 @@ func TestDFSStepsChildrenAsInTheirTurn(t *testing.T) {
 		}
 	})
 }
+
+// wordyRecorder is a copyingRecorder with a compact key (each slot of the
+// toy's state as the uvarint of its zigzag plus one: no zero byte) that it
+// also gives as a word where sched.WordKey packs it, as model.World does:
+// a toy of two threads has a word key, one of three does not.
+type wordyRecorder struct{ copyingRecorder }
+
+func (w wordyRecorder) Clone() sched.System {
+	return wordyRecorder{w.copyingRecorder.Clone().(copyingRecorder)}
+}
+
+func (w wordyRecorder) CopyFrom(src sched.System) {
+	w.copyingRecorder.CopyFrom(src.(wordyRecorder).copyingRecorder)
+}
+
+func (w wordyRecorder) AppendCompactKey(b []byte) []byte {
+	for _, v := range w.System.(*toySystem).s {
+		b = binary.AppendUvarint(b, uint64(v<<1^v>>31)+1)
+	}
+	return b
+}
+
+func (w wordyRecorder) CompactWord() (uint64, bool) { return sched.WordKey(w.AppendCompactKey(nil)) }

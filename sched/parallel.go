@@ -126,6 +126,8 @@ func (p Parallel) Run(init System, lim Limits) Result {
 		go func() {
 			defer wg.Done()
 			w := worker{run: r, depthFirst: depthFirst{set: r.visited.join(), key: r.key, maxDepth: r.maxDepth}}
+			_, canonical := init.(Canonical)
+			w.useWords(init, !(r.symmetry && canonical))
 			defer w.set.leave()
 			for !r.stop.Load() {
 				i := next.Add(1) - 1

@@ -24,11 +24,10 @@ func (States) Exhaustive() bool { return true }
 
 // Run implements Strategy.
 func (States) Run(init System, lim Limits) Result {
-	key := keyOf
 	if _, ok := init.(Canonical); ok {
-		key = canonicalKeyOf
+		return statefulDFS(init, lim, canonicalKeyOf, false)
 	}
-	return statefulDFS(init, lim, key)
+	return statefulDFS(init, lim, keyOf, true)
 }
 
 // canonicalKeyOf is a Canonical system's canonical key, appended to buf.
@@ -36,12 +35,14 @@ func canonicalKeyOf(s System, buf []byte) []byte {
 	return s.(Canonical).AppendCanonicalKey(buf[:0])
 }
 
-// statefulDFS is DFS with the state key of keyOf. At every state it tries
-// the thread that ran last first, so the first counterexample found tends
-// to have few preemptions.
-func statefulDFS(init System, lim Limits, keyOf func(System, []byte) []byte) Result {
+// statefulDFS is DFS with the state key of keyOf, which is the exact key
+// (the package's keyOf) when exact is set. At every state it tries the
+// thread that ran last first, so the first counterexample found tends to
+// have few preemptions.
+func statefulDFS(init System, lim Limits, keyOf func(System, []byte) []byte, exact bool) Result {
 	var res Result
 	d := depthFirst{set: newVisitedSet(1).join(), key: keyOf, maxDepth: lim.maxDepth()}
+	d.useWords(init, exact)
 	defer d.set.set.free() // after finish has read its size
 	d.set.add(keyOf(init, nil))
 	d.stats.States = 1

@@ -137,6 +137,15 @@ type Compact interface {
 	AppendCompactKey(b []byte) []byte
 }
 
+// CompactWorder is implemented by Compact systems that can give their
+// compact key packed in a word, as WordKey packs it, without writing its
+// bytes: CompactWord returns WordKey(AppendCompactKey(nil)). The exact
+// depth-first searches use it for every state whose key is a word key.
+type CompactWorder interface {
+	Compact
+	CompactWord() (uint64, bool)
+}
+
 // keyOf is s's exact key: its compact key where s offers one, else a view
 // where s offers one, else appended to buf.
 func keyOf(s System, buf []byte) []byte {

@@ -120,14 +120,15 @@ type visitedSlot struct {
 const busy = ^uint32(0)
 
 // word is a table entry of word keys: 0 when empty, else a key packed by
-// wordKey.
+// WordKey.
 type word = atomic.Uint64
 
-// wordKey packs key into a word and reports whether it is a word key: one
+// WordKey packs key into a word and reports whether it is a word key: one
 // to eight bytes, none zero, so that the packing (little-endian, zero
 // above the key) is one to one and never 0. A compact key, a string of
-// uvarints of positive numbers, has no zero byte.
-func wordKey(key []byte) (uint64, bool) {
+// uvarints of positive numbers, has no zero byte. (A CompactWorder's
+// CompactWord must agree with it.)
+func WordKey(key []byte) (uint64, bool) {
 	if len(key) == 0 || len(key) > 8 {
 		return 0, false
 	}
@@ -152,7 +153,7 @@ func wordKey(key []byte) (uint64, bool) {
 // littleEndian: the machine stores a word's low byte first.
 var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
-// unpackWord is the key that wordKey packed into x.
+// unpackWord is the key that WordKey packed into x.
 func unpackWord(x uint64, buf *[8]byte) []byte {
 	binary.LittleEndian.PutUint64(buf[:], x)
 	return buf[:(bits.Len64(x)+7)/8]
@@ -243,24 +244,39 @@ func (u *setUser) prefetch(h uint64) {
 }
 
 // addHashed is add of a key whose hashKey is h.
-func (u *setUser) addHashed(key []byte, h uint64) bool {
+func (u *setUser) addHashed(key []byte, h uint64) bool { return u.insert(key, 0, false, h) }
+
+// addWord is add of the word key packed in x (WordKey), whose hashKey is
+// h.
+func (u *setUser) addWord(x, h uint64) bool { return u.insert(nil, x, true, h) }
+
+// insert adds the key, given as bytes or, when isWord, as a packed word
+// key x; h is its hashKey.
+func (u *setUser) insert(key []byte, x uint64, isWord bool, h uint64) bool {
 	s := u.set
 	if s.growing.Load() {
 		s.pause()
 	}
 	t := s.tab.Load()
-	for t.words != nil {
-		x, ok := wordKey(key)
-		if ok {
-			if !t.addWord(h, x) {
-				return false
+	if !isWord && t.words != nil {
+		if x, isWord = WordKey(key); !isWord {
+			for t.words != nil { // widen the table for this key
+				s.grow(t, true)
+				t = s.tab.Load()
 			}
-			break
 		}
-		s.grow(t, true)
-		t = s.tab.Load()
 	}
-	if t.slots != nil && !t.add(h, key, u) {
+	var fresh bool
+	switch {
+	case t.words != nil:
+		fresh = t.addWord(h, x)
+	case isWord && key == nil:
+		var buf [8]byte
+		fresh = t.add(h, unpackWord(x, &buf), u)
+	default:
+		fresh = t.add(h, key, u)
+	}
+	if !fresh {
 		return false
 	}
 	if u.pending++; u.pending >= t.batch {
@@ -338,7 +354,7 @@ func (s *visitedSet) hashKey(key []byte) uint64 {
 	if s.collideForTest {
 		return 7
 	}
-	if x, ok := wordKey(key); ok {
+	if x, ok := WordKey(key); ok {
 		return s.hashWord(x)
 	}
 	return maphash.Bytes(s.seed, key)

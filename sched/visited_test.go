@@ -35,19 +35,19 @@ func TestVisitedSetIsASet(t *testing.T) {
 	})
 }
 
-// wordKey packs exactly the keys of one to eight nonzero bytes, one to
+// WordKey packs exactly the keys of one to eight nonzero bytes, one to
 // one, never to 0, and unpackWord gives the key back.
 func TestWordKeys(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		gen := rapid.SliceOfN(rapid.ByteRange(0, 3), 0, 10)
 		a, b := gen.Draw(t, "a"), gen.Draw(t, "b")
-		x, okA := wordKey(a)
-		y, okB := wordKey(b)
+		x, okA := WordKey(a)
+		y, okB := WordKey(b)
 		require.Equal(t, len(a) >= 1 && len(a) <= 8 && !slices.Contains(a, 0), okA)
-		// the same key in a buffer with room (and junk) past it: wordKey
+		// the same key in a buffer with room (and junk) past it: WordKey
 		// then loads 8 bytes at once and must mask the junk off
 		roomy := append(slices.Clone(a), 0xff, 0xfe, 0xfd, 0xfc, 0xfb, 0xfa, 0xf9, 0xf8)[:len(a)]
-		x2, ok2 := wordKey(roomy)
+		x2, ok2 := WordKey(roomy)
 		require.Equal(t, okA, ok2)
 		require.Equal(t, x, x2)
 		if !okA {
