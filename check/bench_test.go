@@ -60,8 +60,15 @@ func benchConfig(b *testing.B, protocol string, sh model.Shape, cfg check.Config
 
 // BenchmarkParallelMerged4 is the exhaustive search of merged with four
 // threads on 1 and 2 workers: compare their steps/s.
-func BenchmarkParallelMerged4(b *testing.B) {
-	sh := model.Shape{Threads: 4, Blocks: 1, Calls: 1, Modules: 1, Names: 1}
+func BenchmarkParallelMerged4(b *testing.B) { benchParallel(b, 4) }
+
+// BenchmarkParallelMerged5 is the same with five threads, a search 25
+// times longer, so that the sequential start (the prefix that makes the
+// workers' roots) weighs less.
+func BenchmarkParallelMerged5(b *testing.B) { benchParallel(b, 5) }
+
+func benchParallel(b *testing.B, threads int) {
+	sh := model.Shape{Threads: threads, Blocks: 1, Calls: 1, Modules: 1, Names: 1}
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			benchWorkers(b, "merged", sh, workers)
