@@ -3,14 +3,16 @@ package model
 import "swapcheck/sched"
 
 // A search with compact keys numbers every thread's block and the globals
-// (AppendCompactKey), and the memo then recalls a GPU step from those
-// numbers alone (Program.steps). Such a world need not keep its vector
-// current: a recalled step only changes two numbers, copying the world
-// copies the numbers, and the statuses of its threads are recalled too
-// (Program.statuses). The world is then stale: the numbers are its state and w.s
-// is out of date. Whatever reads the vector first calls sync, which writes
-// the numbered runs back into it; a step the memo lacks, a host's step,
-// a trace, a final check or a key of the vector all do.
+// (AppendCompactKey, CompactWord), and the memo then recalls a GPU step
+// from those numbers alone (Program.steps). Such a world need not keep its
+// vector current: a recalled step only changes two numbers, copying the
+// world copies the numbers, and the statuses of its threads are recalled
+// too (Program.statuses). The world is then stale: the numbers are its
+// state and w.s is out of date. Whatever reads the vector first calls
+// sync, which writes the numbered runs back into it; a step the memo
+// lacks, a host's step, a trace, a final check or a key of the vector all
+// do. TestStaleWorldsSearchAlike checks that searches report the same
+// with stale worlds as without.
 
 // numbered reports whether w knows the number of every block and of the
 // globals.

@@ -11,11 +11,13 @@ import (
 // other threads. So once a search knows the numbers of a state's block and
 // globals (the compact key's tables), the step of GPU thread t is a
 // function of (t, block number, globals number), which the program
-// memoizes: a later step from the same three numbers copies the resulting
-// block and globals in, and its event, without running the interpreter or
-// looking either up again. TestStepMemoIsExact checks, on every step of
-// seeded walks over every scenario, protocol and atomicity, that a world
-// with the memo goes through exactly the vectors and events of one without.
+// memoizes: a later step from the same three numbers takes the resulting
+// numbers (and, unless the world is stale, see lazy.go, copies their runs
+// in), its event and t's status after it, without running the interpreter
+// or looking anything up again. TestStepMemoIsExact checks, on every step
+// of seeded walks over every scenario, protocol and atomicity, that a
+// world with the memo goes through exactly the vectors, events and
+// runnable threads of one without.
 //
 // The memo is used only where nothing watches a step's inside: neither
 // World.Trace nor World.History is set.
@@ -27,8 +29,10 @@ import (
 // An entry is four words in the table itself, half a cache line, so a
 // lookup reads one line and follows no pointer: the key's numbers, two
 // words of value, then a tag (the thread and a nonzero word) published
-// last, 0 until then
-// and never changed after. Growing builds a new table and swaps the
+// last, 0 until then and never changed after. A step's value is the
+// numbers of the block and globals it leaves, its aux the thread's
+// statusInfo then, its word the number of its event (events). Growing
+// builds a new table and swaps the
 // pointer, so a reader holding the old one only misses the newest
 // entries (and, for a step, runs it).
 type memo struct {
