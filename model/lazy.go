@@ -58,8 +58,11 @@ var keepVectorsForTest bool
 
 // The status memo (Program.statuses) holds threads' statuses: thread t's
 // status, and whether it is ready, is a function of t's block and the
-// globals, except the readiness of a poll, which it records as such. An
-// entry's word is the statusInfo plus one.
+// globals, except the readiness of a poll, which it records as such. Most
+// statuses depend on the block alone (readsGlobals), and those are keyed
+// with globals 0 (no globals' number), so the table stays small; for the
+// others that key holds stGlobals, and the key with the globals' number
+// their status. An entry's word is the statusInfo plus one.
 
 // statusInfo is what AppendRunnable needs of one thread: its status (the
 // low two bits), whether it died and whether it is blocked at a barrier
@@ -77,6 +80,7 @@ const (
 	stBlocked statusInfo = 1 << 3
 	pollShift            = 8
 	stUnknown statusInfo = 1 << 31 // World.infos: not known
+	stGlobals statusInfo = 1 << 30 // the status memo: depends on the globals
 )
 
 // forgetStatuses marks every thread's status unknown.
@@ -160,13 +164,45 @@ func (w *World) recalledStatuses() bool {
 		if info != stUnknown {
 			continue
 		}
-		_, _, word, ok := w.p.statuses.find(memoKey{thread: uint32(t), block: w.blocks[t], globals: w.gnum})
+		info, ok := w.p.statusRecalled(memoKey{thread: uint32(t), block: w.blocks[t]})
+		if ok && info == stGlobals {
+			info, ok = w.p.statusRecalled(memoKey{thread: uint32(t), block: w.blocks[t], globals: w.gnum})
+		}
 		if !ok {
 			return false
 		}
-		w.infos[t] = statusInfo(word - 1)
+		w.infos[t] = info
 	}
 	return true
+}
+
+// statusRecalled is the status memo's info for k.
+func (p *Program) statusRecalled(k memoKey) (statusInfo, bool) {
+	_, _, word, ok := p.statuses.find(k)
+	return statusInfo(word - 1), ok
+}
+
+// rememberStatus stores info for k unless the memo has it; under
+// verifyMemoForTest it checks the memo's against it.
+func (p *Program) rememberStatus(k memoKey, info statusInfo) {
+	if _, _, _, ok := p.statuses.find(k); !ok || verifyMemoForTest {
+		if _, _, old := p.statuses.addOrFind(k, 0, 0, uint32(info)+1); old != uint32(info)+1 {
+			panic("model: a thread's status differs from the memo's status from the same thread, block and globals")
+		}
+	}
+}
+
+// readsGlobals reports whether thread t's status depends on the globals,
+// not only on its block: only when its next step is a protocol
+// instruction that may wait (Instr.Ready, which reads locks and
+// registries; see ready).
+func (w *World) readsGlobals(t int) bool {
+	base := w.thread(t)
+	if st := w.s[base+tStatus]; st == notStarted || st == finished {
+		return false
+	}
+	f := w.top(t)
+	return w.s[f+fInBody] != 1 && w.p.Protocol.Code[w.s[f+fPC]].Ready != nil
 }
 
 // rememberStatuses sets w.infos from w's vector, which is current, and
@@ -178,11 +214,11 @@ func (w *World) rememberStatuses() {
 	for t, b := range w.blocks {
 		info := w.statusOf(t)
 		w.infos[t] = info
-		k := memoKey{thread: uint32(t), block: b, globals: w.gnum}
-		if _, _, _, ok := w.p.statuses.find(k); !ok || verifyMemoForTest {
-			if _, _, old := w.p.statuses.addOrFind(k, 0, 0, uint32(info)+1); old != uint32(info)+1 {
-				panic("model: a thread's status differs from the memo's status from the same thread, block and globals")
-			}
+		k := memoKey{thread: uint32(t), block: b}
+		if w.readsGlobals(t) {
+			w.p.rememberStatus(k, stGlobals)
+			k.globals = w.gnum
 		}
+		w.p.rememberStatus(k, info)
 	}
 }
