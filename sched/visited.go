@@ -494,7 +494,7 @@ func (t *visitedTable) claim(h uint64) *visitedSlot {
 	}
 }
 
-// grow replaces t by a table twice its size, or, to widen a table of
+// grow replaces t by a larger table (see growth), or, to widen a table of
 // words, by a table of slots as large, once every other user has paused;
 // the paused users help copy. If another user is growing already, the
 // caller pauses instead.
@@ -516,7 +516,7 @@ func (s *visitedSet) grow(t *visitedTable, widen bool) {
 	if widen {
 		g = s.newTable(t.len(), s.users, false)
 	} else {
-		g = s.newTable(2*t.len(), s.users, t.words != nil)
+		g = s.newTable(growth(t.len())*t.len(), s.users, t.words != nil)
 	}
 	// Touch every page first, alone: on some virtual machines two threads
 	// faulting fresh pages in at once are much slower than one.
@@ -544,6 +544,16 @@ func (s *visitedSet) grow(t *visitedTable, widen bool) {
 	s.growing.Store(false)
 	s.cond.Broadcast()
 	s.mu.Unlock()
+}
+
+// growth is how many times larger than a table of n entries the next one
+// is: 4 while it is small (fewer grows, each of which rehashes every key,
+// for a table of at most a few megabytes more), then 2.
+func growth(n int) int {
+	if n < 1<<18 {
+		return 4
+	}
+	return 2
 }
 
 // bytes is the memory the set holds.
