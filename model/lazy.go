@@ -67,26 +67,43 @@ var keepVectorsForTest bool
 // statusInfo is what AppendRunnable needs of one thread: its status (the
 // low two bits), whether it died and whether it is blocked at a barrier
 // (what a poll of its block reads), and, when its next step is a poll of
-// a block, the block plus one (above pollShift).
+// a block, the block plus one (pollShift to stGlobalsRead). In World.infos
+// a status that was read from the globals too (readsGlobals) carries
+// stGlobalsRead, so that a step that changes the globals forgets only
+// those.
 type statusInfo uint32
 
 const (
 	stNotStarted statusInfo = iota
 	stFinished
-	stReady              // alive, its next step can run
-	stWaiting            // alive, its next step waits (or is a poll)
-	stStatus  statusInfo = 3
-	stDied    statusInfo = 1 << 2
-	stBlocked statusInfo = 1 << 3
-	pollShift            = 8
-	stUnknown statusInfo = 1 << 31 // World.infos: not known
-	stGlobals statusInfo = 1 << 30 // the status memo: depends on the globals
+	stReady                  // alive, its next step can run
+	stWaiting                // alive, its next step waits (or is a poll)
+	stStatus      statusInfo = 3
+	stDied        statusInfo = 1 << 2
+	stBlocked     statusInfo = 1 << 3
+	pollShift                = 8
+	pollMask      statusInfo = 1<<20 - 1 // the poll's block plus one, shifted down
+	stGlobalsRead statusInfo = 1 << 29   // World.infos: the status depends on the globals
+	stUnknown     statusInfo = 1 << 31   // World.infos: not known
+	stGlobals     statusInfo = 1 << 30   // the status memo: depends on the globals
 )
 
 // forgetStatuses marks every thread's status unknown.
 func (w *World) forgetStatuses() {
 	for t := range w.infos {
 		w.infos[t] = stUnknown
+	}
+}
+
+// forgetGlobalsStatuses marks unknown the statuses that depend on the
+// globals, after a GPU step that changed them: the others depend on their
+// threads' blocks alone, which the step left as they were (but for the
+// stepping thread's, whose status the step sets).
+func (w *World) forgetGlobalsStatuses() {
+	for t, info := range w.infos {
+		if info&stGlobalsRead != 0 {
+			w.infos[t] = stUnknown
+		}
 	}
 }
 
@@ -130,7 +147,7 @@ func (w *World) runnableFrom(infos []statusInfo, buf []sched.ThreadID) ([]sched.
 		}
 		allDone = false
 		ready := info&stStatus == stReady
-		if b := info >> pollShift; b != 0 {
+		if b := info >> pollShift & pollMask; b != 0 {
 			ready = pollReadyFrom(infos, w.p.blockThreads[b-1])
 		}
 		if ready {
@@ -167,6 +184,7 @@ func (w *World) recalledStatuses() bool {
 		info, ok := w.p.statusRecalled(memoKey{thread: uint32(t), block: w.blocks[t]})
 		if ok && info == stGlobals {
 			info, ok = w.p.statusRecalled(memoKey{thread: uint32(t), block: w.blocks[t], globals: w.gnum})
+			info |= stGlobalsRead
 		}
 		if !ok {
 			return false
@@ -218,6 +236,7 @@ func (w *World) rememberStatuses() {
 		if w.readsGlobals(t) {
 			w.p.rememberStatus(k, stGlobals)
 			k.globals = w.gnum
+			w.infos[t] |= stGlobalsRead
 		}
 		w.p.rememberStatus(k, info)
 	}

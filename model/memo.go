@@ -199,7 +199,7 @@ func (w *World) stepRecalled(t int, k memoKey, value, aux uint64, word uint32) *
 	w.touch(t)
 	if w.infos != nil {
 		if globals != k.globals { // else only t's status may have changed
-			w.forgetStatuses()
+			w.forgetGlobalsStatuses()
 		}
 		w.infos[t] = statusInfo(aux)
 	}
@@ -227,6 +227,9 @@ func (w *World) remember(t int, k memoKey) {
 	block, globals := w.p.blocks.number(w.s[base:base+l.threadSize]), w.p.globals.number(w.s[:l.threads])
 	value, ev := uint64(block)<<32|uint64(globals), w.p.events.id(numbersOf(&w.ev))
 	status := uint64(w.statusOf(t))
+	if w.readsGlobals(t) {
+		status |= uint64(stGlobalsRead)
+	}
 	// The interners' numbers stand for the runs (a bijection), the
 	// events' for the events.
 	if oldValue, oldStatus, oldEv := w.p.steps.addOrFind(k, value, status, ev); verifyMemoForTest && (oldValue != value || oldStatus != status || oldEv != ev) {
