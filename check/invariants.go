@@ -28,33 +28,39 @@ var Kinds = []string{KindUseSawReal, KindUseSawNone, KindUseSawOtherFake, KindEx
 
 // stepFailure applies the per-step invariants to one event.
 func stepFailure(p *model.Program, ev *model.Event) *sched.Failure {
-	if ev.Kind == model.EvUse && ev.Saw != ev.Want {
-		p.Describe(ev)
-		who := p.ThreadName(ev.Thread)
-		mod := p.Scenario.Modules[ev.Module].Name
-		f := &sched.Failure{Thread: sched.ThreadID(ev.Thread)}
-		switch {
-		case ev.Saw == model.Real:
-			f.Kind = KindUseSawReal
-			f.Message = fmt.Sprintf("%s: %s.%s is the real module, not %s: AttributeError: module 'numba.cuda' has no attribute '%s'", who, mod, ev.Name, ev.Want, useAttr(ev))
-		case ev.Saw == model.None:
-			f.Kind = KindUseSawNone
-			f.Message = fmt.Sprintf("%s: %s.%s is None, not %s: AttributeError: 'NoneType' object has no attribute '%s'", who, mod, ev.Name, ev.Want, useAttr(ev))
-		default:
-			f.Kind = KindUseSawOtherFake
-			f.Message = fmt.Sprintf("%s: %s.%s is %s, the fake of another launch, not %s", who, mod, ev.Name, ev.Saw, ev.Want)
-		}
-		return f
+	if !failing(ev) {
+		return nil
 	}
-	// Machinery is false for a re-raise: an exception from the body that a
-	// finally or a with's exit passes on is not the machinery's own.
-	if ev.Raised != 0 && ev.Machinery {
-		p.Describe(ev)
-		who := p.ThreadName(ev.Thread)
+	p.Describe(ev)
+	who := p.ThreadName(ev.Thread)
+	if ev.Kind != model.EvUse || ev.Saw == ev.Want {
+		// Machinery is false for a re-raise: an exception from the body
+		// that a finally or a with's exit passes on is not the machinery's
+		// own.
 		return &sched.Failure{Kind: KindException, Thread: sched.ThreadID(ev.Thread),
 			Message: fmt.Sprintf("%s: %s raised by the swap machinery at %s: %s", who, ev.Raised, ev.Where, ev.Text)}
 	}
-	return nil
+	mod := p.Scenario.Modules[ev.Module].Name
+	f := &sched.Failure{Thread: sched.ThreadID(ev.Thread)}
+	switch {
+	case ev.Saw == model.Real:
+		f.Kind = KindUseSawReal
+		f.Message = fmt.Sprintf("%s: %s.%s is the real module, not %s: AttributeError: module 'numba.cuda' has no attribute '%s'", who, mod, ev.Name, ev.Want, useAttr(ev))
+	case ev.Saw == model.None:
+		f.Kind = KindUseSawNone
+		f.Message = fmt.Sprintf("%s: %s.%s is None, not %s: AttributeError: 'NoneType' object has no attribute '%s'", who, mod, ev.Name, ev.Want, useAttr(ev))
+	default:
+		f.Kind = KindUseSawOtherFake
+		f.Message = fmt.Sprintf("%s: %s.%s is %s, the fake of another launch, not %s", who, mod, ev.Name, ev.Saw, ev.Want)
+	}
+	return f
+}
+
+// failing reports whether ev breaks a per-step invariant: a use of cuda
+// that saw another value than its launch's fake, or an exception the swap
+// machinery raised itself.
+func failing(ev *model.Event) bool {
+	return ev.Kind == model.EvUse && ev.Saw != ev.Want || ev.Raised != 0 && ev.Machinery
 }
 
 func useAttr(ev *model.Event) string {

@@ -96,6 +96,16 @@ func (s *System) KeyView() []byte { return s.w.KeyView() }
 // AppendCompactKey implements sched.Compact.
 func (s *System) AppendCompactKey(b []byte) []byte { return s.w.AppendCompactKey(b) }
 
+// PeekWord implements sched.WordPeeker: the memo's word of the state
+// after t's step, unless the step fails.
+func (s *System) PeekWord(t sched.ThreadID) (uint64, bool) {
+	word, ev, ok := s.w.PeekWord(int(t))
+	if !ok || failing(ev) {
+		return 0, false
+	}
+	return word, true
+}
+
 // CompactWord implements sched.CompactWorder.
 func (s *System) CompactWord() (uint64, bool) { return s.w.CompactWord() }
 

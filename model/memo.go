@@ -126,12 +126,19 @@ func insertMemo(slots []memoSlot, k memoKey, value, aux, tag uint64) {
 type events struct {
 	mu   sync.Mutex
 	ids  map[eventNums]uint32 // under mu
-	byID atomic.Pointer[[]eventNums]
+	byID atomic.Pointer[[]eventEntry]
+}
+
+// eventEntry is an event's numbers and the Event that has them (and no
+// texts), which PeekWord hands out.
+type eventEntry struct {
+	nums eventNums
+	ev   Event
 }
 
 func newEvents() *events {
 	e := &events{ids: map[eventNums]uint32{}}
-	e.byID.Store(new([]eventNums))
+	e.byID.Store(new([]eventEntry))
 	return e
 }
 
@@ -142,14 +149,19 @@ func (e *events) id(n eventNums) uint32 {
 	if id, ok := e.ids[n]; ok {
 		return id
 	}
-	list := append(*e.byID.Load(), n)
+	var ev Event
+	ev.setNumbers(&n)
+	list := append(*e.byID.Load(), eventEntry{n, ev})
 	e.byID.Store(&list)
 	e.ids[n] = uint32(len(list))
 	return uint32(len(list))
 }
 
 // get is the event numbered id.
-func (e *events) get(id uint32) *eventNums { return &(*e.byID.Load())[id-1] }
+func (e *events) get(id uint32) *eventNums { return &(*e.byID.Load())[id-1].nums }
+
+// event is the Event numbered id, not to be modified.
+func (e *events) event(id uint32) *Event { return &(*e.byID.Load())[id-1].ev }
 
 // eventNums is what a search's step records of an event: its numbers,
 // not its texts or effects.
@@ -213,7 +225,9 @@ func (w *World) stepRecalled(t int, k memoKey, value, aux uint64, word uint32) *
 	} else {
 		w.stale = true
 	}
-	w.resetEvent(t)
+	if w.ev.described || w.ev.Effects != nil { // as resetEvent
+		w.ev = Event{}
+	}
 	w.ev.setNumbers(w.p.events.get(word))
 	return &w.ev
 }

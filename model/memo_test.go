@@ -14,9 +14,10 @@ import (
 // The step memo is exact: on seeded walks over every scenario, protocol and
 // atomicity, a world that keeps its compact numbers (so that GPU steps are
 // recalled from the memo once met) goes through exactly the vectors and
-// events of a world that runs every step, and most GPU steps are recalled.
+// events of a world that runs every step, and most GPU steps are recalled;
+// PeekWord, before such a step, tells its word and event.
 func TestStepMemoIsExact(t *testing.T) {
-	recalled, gpuSteps, stale := 0, 0, 0
+	recalled, gpuSteps, stale, peeks := 0, 0, 0, 0
 	for name, sc := range keyScenarios(t) {
 		for _, p := range protocols {
 			for _, a := range atomicities {
@@ -41,22 +42,34 @@ func TestStepMemoIsExact(t *testing.T) {
 							break
 						}
 						th := int(c.Choose(r))
+						recalls := th != model.Host && memo.RecallsForTest(th)
 						if th != model.Host {
 							gpuSteps++
-							if memo.RecallsForTest(th) {
+							if recalls {
 								recalled++
 							}
 						}
+						peekWord, peekEv, peeked := memo.PeekWord(th)
 						want := *plain.Step(th)
 						got := *memo.Step(th)
 						require.Equal(t, want, got, "%s/%s/%s seed %d: thread %d's event", name, p.Name, a, seed, th)
+						// PeekWord told the step's word and event, wherever
+						// the memo recalled it and the word fits.
+						word, fits := memo.CompactWord()
+						require.Equal(t, recalls && fits, peeked, "%s/%s/%s seed %d: thread %d peeked", name, p.Name, a, seed, th)
+						if peeked {
+							peeks++
+							require.Equal(t, word, peekWord, "%s/%s/%s seed %d: thread %d's peeked word", name, p.Name, a, seed, th)
+							require.Equal(t, got, *peekEv, "%s/%s/%s seed %d: thread %d's peeked event", name, p.Name, a, seed, th)
+						}
 					}
 				}
 			}
 		}
 	}
-	t.Logf("%d of %d GPU steps recalled from the memo; %d runnable sets asked of stale worlds", recalled, gpuSteps, stale)
+	t.Logf("%d of %d GPU steps recalled from the memo (%d peeked at); %d runnable sets asked of stale worlds", recalled, gpuSteps, peeks, stale)
 	require.Greater(t, recalled, gpuSteps/4)
+	require.Greater(t, peeks, recalled/4)
 	require.Greater(t, stale, recalled/2)
 }
 

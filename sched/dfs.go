@@ -37,11 +37,16 @@ type dfsFrame struct {
 	kids   []dfsKid
 	failAt int
 	fail   *Failure
+	// state is the frame's state, which peeked children are made from
+	state System
 }
 
 // dfsKid is a child state of a frame and its key.
 type dfsKid struct {
-	s System
+	// s is the child, or, when peeked, a state to make it in when its
+	// turn comes (from the frame's state, by the step PeekWord saw)
+	s      System
+	peeked bool
 	// s as a Copier and, when the search takes keys as words, as a
 	// CompactWorder; nil if it is not one
 	copier Copier
@@ -109,18 +114,22 @@ func (d *depthFirst) push(s System, via ThreadID, preempts int) {
 	for len(f.kids) < len(f.order) {
 		f.kids = append(f.kids, dfsKid{})
 	}
-	f.failAt, f.fail = len(f.order), nil
+	f.failAt, f.fail, f.state = len(f.order), nil, s
+	var peeker WordPeeker
+	if d.words {
+		peeker, _ = s.(WordPeeker)
+	}
 	for i, t := range f.order {
 		kid := &f.kids[i]
-		if kid.copier != nil {
-			kid.copier.CopyFrom(s)
-		} else {
-			kid.s = s.Clone()
-			kid.copier, _ = kid.s.(Copier)
-			if d.words {
-				kid.worder = kid.s.(CompactWorder)
+		if peeker != nil {
+			if kid.word, kid.peeked = peeker.PeekWord(t); kid.peeked {
+				kid.isWord = true
+				kid.hash = d.set.set.hashWord(kid.word)
+				d.set.prefetch(kid.hash)
+				continue
 			}
 		}
+		d.makeKid(kid, s)
 		if fail := kid.s.Step(t); fail != nil {
 			f.failAt, f.fail = i, fail
 			return
@@ -135,6 +144,19 @@ func (d *depthFirst) push(s System, via ThreadID, preempts int) {
 			kid.hash = d.set.set.hashKey(kid.key)
 		}
 		d.set.prefetch(kid.hash)
+	}
+}
+
+// makeKid makes kid.s a copy of s.
+func (d *depthFirst) makeKid(kid *dfsKid, s System) {
+	if kid.copier != nil {
+		kid.copier.CopyFrom(s)
+	} else {
+		kid.s = s.Clone()
+		kid.copier, _ = kid.s.(Copier)
+		if d.words {
+			kid.worder = kid.s.(CompactWorder)
+		}
 	}
 }
 
@@ -197,6 +219,13 @@ func (d *depthFirst) searchFrom(root System, via ThreadID, base, preempts int, p
 			continue
 		}
 		d.stats.States++
+		if kid.peeked {
+			d.makeKid(kid, top.state)
+			if fail := kid.s.Step(t); fail != nil {
+				panic("sched: a step that PeekWord saw succeed failed")
+			}
+			next = kid.s
+		}
 		var allDone bool
 		if d.buf, allDone = runnable(next, d.buf); len(d.buf) == 0 {
 			if f := terminal(next, allDone); f != nil {

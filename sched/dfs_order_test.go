@@ -80,8 +80,9 @@ func (r *naiveDFS) visit(s sched.System, via sched.ThreadID, pre int, path []sch
 // DFS steps a state's children together, but its counts, its first
 // counterexample and the preemptions along its paths are those of the
 // plain search that steps each child in its turn, on random programs,
-// whether it recycles states or clones them, and whether it takes keys as
-// words (where they fit) or as bytes.
+// whether it recycles states or clones them, whether it takes keys as
+// words (where they fit) or as bytes, and whether it peeks at children's
+// words (sched.WordPeeker) before it makes them.
 func TestDFSStepsChildrenAsInTheirTurn(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		p := genProgram(t)
@@ -95,11 +96,14 @@ func TestDFSStepsChildrenAsInTheirTurn(t *testing.T) {
 		want := naiveDFS{seen: map[string]bool{string(root.AppendKey(nil)): true}}
 		want.stats.States = 1
 		want.visit(root, -1, 0, nil)
-		for _, mode := range []string{"cloning", "copying", "words"} {
+		for _, mode := range []string{"cloning", "copying", "words", "peeking"} {
 			rec := newRecorder(newToy(p), false)
 			sys := rec.system(mode != "cloning")
-			if mode == "words" {
+			switch mode {
+			case "words":
 				sys = wordyRecorder{copyingRecorder{rec}}
+			case "peeking":
+				sys = peekingRecorder{wordyRecorder{copyingRecorder{rec}}}
 			}
 			got := sched.DFS{}.Run(sys, sched.Limits{})
 			copying := mode
@@ -138,3 +142,28 @@ func (w wordyRecorder) AppendCompactKey(b []byte) []byte {
 }
 
 func (w wordyRecorder) CompactWord() (uint64, bool) { return sched.WordKey(w.AppendCompactKey(nil)) }
+
+// peekingRecorder is a wordyRecorder that peeks at the word of a child by
+// an even thread's step (on a clone), as model.World peeks at the steps its
+// memo holds, so that a search both peeks and steps; it does not peek at
+// a step that fails.
+type peekingRecorder struct{ wordyRecorder }
+
+func (p peekingRecorder) Clone() sched.System {
+	return peekingRecorder{p.wordyRecorder.Clone().(wordyRecorder)}
+}
+
+func (p peekingRecorder) CopyFrom(src sched.System) {
+	p.wordyRecorder.CopyFrom(src.(peekingRecorder).wordyRecorder)
+}
+
+func (p peekingRecorder) PeekWord(t sched.ThreadID) (uint64, bool) {
+	if t%2 != 0 {
+		return 0, false
+	}
+	c := p.wordyRecorder.Clone().(wordyRecorder)
+	if c.Step(t) != nil {
+		return 0, false
+	}
+	return c.CompactWord()
+}

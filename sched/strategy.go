@@ -42,15 +42,12 @@ func (s *stopper) stopped() bool {
 // preferring orders runnable threads with last first (no preemption), then
 // the others in increasing order, into dst.
 func preferring(dst, runnable []ThreadID, last ThreadID) []ThreadID {
-	dst = dst[:0]
-	for _, t := range runnable {
-		if t == last {
-			dst = append(dst, t)
-		}
-	}
-	for _, t := range runnable {
-		if t != last {
-			dst = append(dst, t)
+	dst = append(dst[:0], runnable...)
+	for i, t := range dst {
+		if t == last { // runnable holds it once
+			copy(dst[1:i+1], dst[:i])
+			dst[0] = last
+			break
 		}
 	}
 	return dst

@@ -146,6 +146,17 @@ type CompactWorder interface {
 	CompactWord() (uint64, bool)
 }
 
+// WordPeeker is implemented by CompactWorders that can tell the word key
+// of a child without making it: PeekWord(t) is CompactWord of a copy of
+// the receiver after t's step, when it knows it and the step does not
+// fail (ok), and must then agree with stepping a copy. A search that
+// meets most children again (most of an exhaustive search's steps) then
+// copies and steps only the new ones.
+type WordPeeker interface {
+	CompactWorder
+	PeekWord(t ThreadID) (word uint64, ok bool)
+}
+
 // keyOf is s's exact key: its compact key where s offers one, else a view
 // where s offers one, else appended to buf.
 func keyOf(s System, buf []byte) []byte {

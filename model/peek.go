@@ -1,0 +1,33 @@
+package model
+
+// PeekWord is what CompactWord would say of w after GPU thread t's step,
+// and that step's event (shared: not to be modified), when the memo
+// recalls the step from w's numbers; ok is false when it does not (the
+// step must be taken). w does not change. A depth-first search peeks at
+// every child of a state this way and makes only those it has not seen
+// (sched.WordPeeker).
+func (w *World) PeekWord(t int) (word uint64, ev *Event, ok bool) {
+	k, memo := w.memoKeyOf(t)
+	if !memo || !w.numbered() {
+		return 0, nil, false
+	}
+	value, _, id, found := w.p.steps.find(k)
+	if !found {
+		return 0, nil, false
+	}
+	block, globals := uint32(value>>32), uint32(value)
+	x, shift, fits := packUvarint(0, 0, globals)
+	for u, n := range w.blocks {
+		if !fits {
+			return 0, nil, false
+		}
+		if u == t {
+			n = block
+		}
+		x, shift, fits = packUvarint(x, shift, n)
+	}
+	if !fits {
+		return 0, nil, false
+	}
+	return x, w.p.events.event(id), true
+}
