@@ -30,17 +30,22 @@ func (w *World) AppendCompactKey(b []byte) []byte {
 // five GPU threads of merged.
 func (w *World) CompactWord() (uint64, bool) {
 	w.number()
-	return packUvarints(w.gnum, w.blocks)
+	return packUvarints(w.gnum, w.blocks, -1, 0)
 }
 
-// packUvarints packs first's uvarint and then rest's, if they fit.
-func packUvarints(first uint32, rest []uint32) (uint64, bool) {
+// packUvarints packs first's uvarint and then rest's, if they fit, with
+// rest[at] taken to be n (at -1: none; PeekWord packs the numbers a step
+// would leave so).
+func packUvarints(first uint32, rest []uint32, at int, n uint32) (uint64, bool) {
 	x, shift, ok := packUvarint(0, 0, first)
-	for _, n := range rest {
+	for i, m := range rest {
 		if !ok {
 			return 0, false
 		}
-		x, shift, ok = packUvarint(x, shift, n)
+		if i == at {
+			m = n
+		}
+		x, shift, ok = packUvarint(x, shift, m)
 	}
 	return x, ok
 }

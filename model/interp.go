@@ -38,12 +38,19 @@ func (w *World) Step(t int) *Event {
 // them (a pointer write, which costs a GC write barrier).
 func (w *World) resetEvent(t int) {
 	ev := &w.ev
-	if ev.described || ev.Effects != nil {
-		*ev = Event{}
-	}
+	w.clearEventTexts()
 	ev.Thread, ev.Kind = t, EvStep
 	ev.Module, ev.Saw, ev.Want, ev.Raised, ev.Machinery = 0, 0, 0, 0, false
 	ev.src, ev.pc, ev.code, ev.body, ev.sub, ev.started, ev.pollText = srcNone, 0, 0, 0, 0, 0, pollNone
+}
+
+// clearEventTexts empties w's record of the texts a traced step or a
+// Describe filled in, if any (writing them costs GC write barriers, so
+// only then).
+func (w *World) clearEventTexts() {
+	if w.ev.described || w.ev.Effects != nil {
+		w.ev = Event{}
+	}
 }
 
 // settle runs t ahead through local steps (locals, constants, the yield,

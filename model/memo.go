@@ -184,7 +184,7 @@ func numbersOf(ev *Event) eventNums {
 }
 
 // setNumbers makes ev's numbers n's without a pointer write. ev must hold
-// no texts (resetEvent).
+// no texts (clearEventTexts).
 func (ev *Event) setNumbers(n *eventNums) {
 	ev.Thread, ev.Kind = n.thread, n.kind
 	ev.Module, ev.Saw, ev.Want, ev.Raised, ev.Machinery = n.module, n.saw, n.want, n.raised, n.machinery
@@ -225,9 +225,7 @@ func (w *World) stepRecalled(t int, k memoKey, value, aux uint64, word uint32) *
 	} else {
 		w.stale = true
 	}
-	if w.ev.described || w.ev.Effects != nil { // as resetEvent
-		w.ev = Event{}
-	}
+	w.clearEventTexts() // setNumbers writes every number resetEvent would
 	w.ev.setNumbers(w.p.events.get(word))
 	return &w.ev
 }

@@ -40,4 +40,4 @@ func KeepVectorsForTest() (restore func()) {
 }
 
 // PackUvarintsForTest packs nums as CompactWord packs a world's numbers.
-func PackUvarintsForTest(nums []uint32) (uint64, bool) { return packUvarints(nums[0], nums[1:]) }
+func PackUvarintsForTest(nums []uint32) (uint64, bool) { return packUvarints(nums[0], nums[1:], -1, 0) }

@@ -15,17 +15,8 @@ func (w *World) PeekWord(t int) (word uint64, ev *Event, ok bool) {
 	if !found {
 		return 0, nil, false
 	}
-	block, globals := uint32(value>>32), uint32(value)
-	x, shift, fits := packUvarint(0, 0, globals)
-	for u, n := range w.blocks {
-		if !fits {
-			return 0, nil, false
-		}
-		if u == t {
-			n = block
-		}
-		x, shift, fits = packUvarint(x, shift, n)
-	}
+	// the numbers after the step: its globals, and t's block
+	x, fits := packUvarints(uint32(value), w.blocks, t, uint32(value>>32))
 	if !fits {
 		return 0, nil, false
 	}
