@@ -83,9 +83,14 @@ type depthFirst struct {
 	// whose keys are word keys are taken as words
 	words    bool
 	maxDepth int
-	stats    Stats
-	stack    []dfsFrame
-	buf      []ThreadID
+	// maxExecutions, when positive, cuts the search once it has counted
+	// that many executions (Limits.MaxExecutions, exactly)
+	maxExecutions int64
+	// polls counts the steps since poll was last asked
+	polls int
+	stats Stats
+	stack []dfsFrame
+	buf   []ThreadID
 }
 
 // dfsEnd is how a depthFirst search ended: cut, when set, says why it stopped
@@ -169,8 +174,8 @@ func (d *depthFirst) useWords(init System, exact bool) {
 
 // searchFrom searches from root, at least one of whose threads can run; base
 // steps led to it, with preempts preemptions, the last of them by via (-1
-// for none). poll is asked before every step and stops the search when
-// it gives a reason.
+// for none). poll is asked every pollEvery steps, and stops the search
+// when it gives a reason.
 func (d *depthFirst) searchFrom(root System, via ThreadID, base, preempts int, poll func() string) dfsEnd {
 	d.buf, _ = runnable(root, d.buf)
 	d.stack = d.stack[:0]
@@ -183,8 +188,14 @@ func (d *depthFirst) searchFrom(root System, via ThreadID, base, preempts int, p
 		return dfsEnd{failure: f, path: append(path, last), preempts: pre}
 	}
 	for len(d.stack) > 0 {
-		if cut := poll(); cut != "" {
-			return dfsEnd{cut: cut}
+		if d.polls++; d.polls >= pollEvery {
+			d.polls = 0
+			if cut := poll(); cut != "" {
+				return dfsEnd{cut: cut}
+			}
+		}
+		if d.maxExecutions > 0 && d.stats.Executions >= d.maxExecutions {
+			return dfsEnd{cut: fmt.Sprintf("max-executions %d reached", d.maxExecutions)}
 		}
 		top := &d.stack[len(d.stack)-1]
 		if top.next >= len(top.order) {

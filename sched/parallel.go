@@ -232,7 +232,6 @@ func (r *parallelRun) result(res *Result) Result {
 type worker struct {
 	depthFirst // its stats are not yet added to run.total
 	run        *parallelRun
-	polls      int
 }
 
 // flush adds the worker's counts to the total, and every so often polls
@@ -269,10 +268,7 @@ func (w *worker) search(rt root) {
 	}
 	const runStopped = "the run stopped" // its cut, if any, is set already
 	end := w.searchFrom(rt.state, last, len(rt.path), rt.preempts, func() string {
-		if w.polls++; w.polls >= pollEvery {
-			w.polls = 0
-			w.flush()
-		}
+		w.flush()
 		if r.stop.Load() {
 			return runStopped
 		}

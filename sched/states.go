@@ -1,7 +1,5 @@
 package sched
 
-import "fmt"
-
 // States is an exhaustive depth-first search with a visited set keyed by
 // canonical keys when the system is Canonical (and by AppendKey otherwise,
 // which makes it DFS): a state is expanded once per orbit, so n
@@ -65,12 +63,10 @@ func statefulDFS(init System, lim Limits, keyOf func(System, []byte) []byte, exa
 		d.stats.execution(0)
 		return finish(Verified, "")
 	}
+	d.maxExecutions = lim.MaxExecutions
 	end := d.searchFrom(start, -1, 0, 0, func() string {
-		if stop.stopped() {
+		if stop.now() {
 			return "stopped"
-		}
-		if lim.MaxExecutions > 0 && d.stats.Executions >= lim.MaxExecutions {
-			return fmt.Sprintf("max-executions %d reached", lim.MaxExecutions)
 		}
 		return ""
 	})

@@ -33,6 +33,12 @@ func (s *stopper) stopped() bool {
 		return false
 	}
 	s.count = 0
+	return s.now()
+}
+
+// now reports progress and polls Limits.Stop at once; depth-first searches,
+// which count their steps themselves, call it every pollEvery steps.
+func (s *stopper) now() bool {
 	if s.progress != nil {
 		s.progress(*s.stats)
 	}
