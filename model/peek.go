@@ -8,7 +8,7 @@ package model
 // (sched.WordPeeker).
 func (w *World) PeekWord(t int) (word uint64, ev *Event, ok bool) {
 	k, memo := w.memoKeyOf(t)
-	if !memo || !w.numbered() {
+	if !memo || !w.stale && !w.numbered() { // a stale world is numbered
 		return 0, nil, false
 	}
 	value, _, id, found := w.p.steps.find(k)
