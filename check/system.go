@@ -98,12 +98,17 @@ func (s *System) AppendCompactKey(b []byte) []byte { return s.w.AppendCompactKey
 
 // PeekWord implements sched.WordPeeker: the memo's word of the state
 // after t's step, unless the step fails.
-func (s *System) PeekWord(t sched.ThreadID) (uint64, bool) {
-	word, ev, ok := s.w.PeekWord(int(t))
+func (s *System) PeekWord(t sched.ThreadID) (uint64, sched.PeekNote, bool) {
+	word, note, ev, ok := s.w.PeekWord(int(t))
 	if !ok || failing(ev) {
-		return 0, false
+		return 0, note, false
 	}
-	return word, true
+	return word, note, true
+}
+
+// TakePeeked implements sched.WordPeeker.
+func (s *System) TakePeeked(parent sched.System, t sched.ThreadID, note sched.PeekNote) {
+	s.w.TakePeeked(parent.(*System).w, int(t), note)
 }
 
 // CompactWord implements sched.CompactWorder.

@@ -206,28 +206,35 @@ func (w *World) memoKeyOf(t int) (memoKey, bool) {
 // (value, aux and word): the block and globals it left, t's status then,
 // and its event.
 func (w *World) stepRecalled(t int, k memoKey, value, aux uint64, word uint32) *Event {
+	w.applyRecalled(t, k.globals, value, aux)
+	w.clearEventTexts() // setNumbers writes every number resetEvent would
+	w.ev.setNumbers(w.p.events.get(word))
+	return &w.ev
+}
+
+// applyRecalled makes the changes of GPU thread t's step from globals
+// number globals that the memo holds (value and aux): the block and
+// globals it left, and t's status then.
+func (w *World) applyRecalled(t int, globals uint32, value, aux uint64) {
 	l := &w.p.lay
-	block, globals := uint32(value>>32), uint32(value)
+	block, after := uint32(value>>32), uint32(value)
 	w.touch(t)
 	if w.infos != nil {
-		if globals != k.globals { // else only t's status may have changed
+		if after != globals { // else only t's status may have changed
 			w.forgetGlobalsStatuses()
 		}
 		w.infos[t] = statusInfo(aux)
 	}
-	w.blocks[t], w.gnum = block, globals
+	w.blocks[t], w.gnum = block, after
 	if !w.stale && (keepVectorsForTest || !w.numbered()) {
-		if globals != k.globals {
-			copy(w.s[:l.threads], w.p.globals.run(globals))
+		if after != globals {
+			copy(w.s[:l.threads], w.p.globals.run(after))
 		}
 		base := w.thread(t)
 		copy(w.s[base:base+l.threadSize], w.p.blocks.run(block))
 	} else {
 		w.stale = true
 	}
-	w.clearEventTexts() // setNumbers writes every number resetEvent would
-	w.ev.setNumbers(w.p.events.get(word))
-	return &w.ev
 }
 
 // remember stores the step of GPU thread t from k that w has just taken

@@ -15,7 +15,8 @@ import (
 // atomicity, a world that keeps its compact numbers (so that GPU steps are
 // recalled from the memo once met) goes through exactly the vectors and
 // events of a world that runs every step, and most GPU steps are recalled;
-// PeekWord, before such a step, tells its word and event.
+// PeekWord, before such a step, tells its word and event, and TakePeeked
+// makes the state after it.
 func TestStepMemoIsExact(t *testing.T) {
 	recalled, gpuSteps, stale, peeks := 0, 0, 0, 0
 	for name, sc := range keyScenarios(t) {
@@ -23,7 +24,7 @@ func TestStepMemoIsExact(t *testing.T) {
 			for _, a := range atomicities {
 				prog := program(t, sc, p, a)
 				for seed := range uint64(10) {
-					memo, plain := model.New(prog), model.New(prog)
+					memo, plain, taken := model.New(prog), model.New(prog), model.New(prog)
 					c := sched.NewSeeded(seed)
 					for {
 						memo.AppendCompactKey(nil) // as a search does: the numbers are known
@@ -49,7 +50,10 @@ func TestStepMemoIsExact(t *testing.T) {
 								recalled++
 							}
 						}
-						peekWord, peekEv, peeked := memo.PeekWord(th)
+						peekWord, note, peekEv, peeked := memo.PeekWord(th)
+						if peeked {
+							taken.TakePeeked(memo, th, note)
+						}
 						want := *plain.Step(th)
 						got := *memo.Step(th)
 						require.Equal(t, want, got, "%s/%s/%s seed %d: thread %d's event", name, p.Name, a, seed, th)
@@ -61,6 +65,15 @@ func TestStepMemoIsExact(t *testing.T) {
 							peeks++
 							require.Equal(t, word, peekWord, "%s/%s/%s seed %d: thread %d's peeked word", name, p.Name, a, seed, th)
 							require.Equal(t, got, *peekEv, "%s/%s/%s seed %d: thread %d's peeked event", name, p.Name, a, seed, th)
+							// the state TakePeeked made is the stepped one:
+							// its numbers, vector and runnable threads
+							takenWord, _ := taken.CompactWord()
+							require.Equal(t, word, takenWord, "%s/%s/%s seed %d: thread %d's taken word", name, p.Name, a, seed, th)
+							takenR, takenDone := taken.AppendRunnable(nil)
+							gotR, gotDone := plain.AppendRunnable(nil)
+							require.Equal(t, gotR, takenR, "%s/%s/%s seed %d: thread %d's taken runnable threads", name, p.Name, a, seed, th)
+							require.Equal(t, gotDone, takenDone, "%s/%s/%s seed %d: thread %d's taken runnable threads", name, p.Name, a, seed, th)
+							require.Equal(t, key(plain), key(taken), "%s/%s/%s seed %d: thread %d's taken state", name, p.Name, a, seed, th)
 						}
 					}
 				}

@@ -1,24 +1,36 @@
 package model
 
+import "swapcheck/sched"
+
 // PeekWord is what CompactWord would say of w after GPU thread t's step,
 // and that step's event (shared: not to be modified), when the memo
 // recalls the step from w's numbers; ok is false when it does not (the
 // step must be taken). w does not change. A depth-first search peeks at
 // every child of a state this way and makes only those it has not seen
-// (sched.WordPeeker).
-func (w *World) PeekWord(t int) (word uint64, ev *Event, ok bool) {
+// (sched.WordPeeker), with TakePeeked and the note PeekWord gives: the
+// memo's value of the step and t's status after it.
+func (w *World) PeekWord(t int) (word uint64, note sched.PeekNote, ev *Event, ok bool) {
 	k, memo := w.memoKeyOf(t)
 	if !memo || !w.stale && !w.numbered() { // a stale world is numbered
-		return 0, nil, false
+		return 0, note, nil, false
 	}
-	value, _, id, found := w.p.steps.find(k)
+	value, aux, id, found := w.p.steps.find(k)
 	if !found {
-		return 0, nil, false
+		return 0, note, nil, false
 	}
 	// the numbers after the step: its globals, and t's block
 	x, fits := packUvarints(uint32(value), w.blocks, t, uint32(value>>32))
 	if !fits {
-		return 0, nil, false
+		return 0, note, nil, false
 	}
-	return x, w.p.events.event(id), true
+	return x, sched.PeekNote{value, aux}, w.p.events.event(id), true
+}
+
+// TakePeeked makes w a copy of parent after GPU thread t's step, which
+// parent's PeekWord(t) recalled and noted in note: the step's numbers and
+// t's status, without its event (w's record of its last step is not
+// written; nothing reads it of a state a search made so).
+func (w *World) TakePeeked(parent *World, t int, note sched.PeekNote) {
+	w.CopyFrom(parent)
+	w.applyRecalled(t, w.gnum, note[0], note[1])
 }

@@ -9,10 +9,12 @@ import (
 	"swapcheck/swap"
 )
 
-// BenchmarkRecalledChild is what a depth-first search does for a new child
+// BenchmarkRecalledChild is what a depth-first search did for a new child
 // of a state (merged, 4 threads, the memo warm from a whole search): copy
-// the state, take a recalled step, list the runnable threads. BenchmarkPeek
-// is what it does for every child: peek at its word.
+// the state, take a recalled step, list the runnable threads.
+// BenchmarkTakenChild is what it does now that it has peeked at the
+// child: make it from the peek's note, list the runnable threads.
+// BenchmarkPeek is what it does for every child: peek at its word.
 func BenchmarkRecalledChild(b *testing.B) {
 	parents, threads := warmStates(b)
 	c := model.New(parents[0].Program())
@@ -21,6 +23,24 @@ func BenchmarkRecalledChild(b *testing.B) {
 	for b.Loop() {
 		c.CopyFrom(parents[i])
 		c.Step(threads[i])
+		buf, _ = c.AppendRunnable(buf[:0])
+		if i++; i == len(parents) {
+			i = 0
+		}
+	}
+}
+
+func BenchmarkTakenChild(b *testing.B) {
+	parents, threads := warmStates(b)
+	notes := make([]sched.PeekNote, len(parents))
+	for i, w := range parents {
+		_, notes[i], _, _ = w.PeekWord(threads[i])
+	}
+	c := model.New(parents[0].Program())
+	var buf []sched.ThreadID
+	i := 0
+	for b.Loop() {
+		c.TakePeeked(parents[i], threads[i], notes[i])
 		buf, _ = c.AppendRunnable(buf[:0])
 		if i++; i == len(parents) {
 			i = 0

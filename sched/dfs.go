@@ -44,13 +44,16 @@ type dfsFrame struct {
 // dfsKid is a child state of a frame and its key.
 type dfsKid struct {
 	// s is the child, or, when peeked, a state to make it in when its
-	// turn comes (from the frame's state, by the step PeekWord saw)
+	// turn comes (from the frame's state, by the step PeekWord saw, which
+	// it noted in note)
 	s      System
 	peeked bool
+	note   PeekNote
 	// s as a Copier and, when the search takes keys as words, as a
-	// CompactWorder; nil if it is not one
+	// CompactWorder and a WordPeeker; nil if it is not one
 	copier Copier
 	worder CompactWorder
+	peeker WordPeeker
 	// the key: a word key packed in word (isWord), or key; hash is its
 	// hashKey
 	isWord bool
@@ -127,7 +130,7 @@ func (d *depthFirst) push(s System, via ThreadID, preempts int) {
 	for i, t := range f.order {
 		kid := &f.kids[i]
 		if peeker != nil {
-			if kid.word, kid.peeked = peeker.PeekWord(t); kid.peeked {
+			if kid.word, kid.note, kid.peeked = peeker.PeekWord(t); kid.peeked {
 				kid.isWord = true
 				kid.hash = d.set.set.hashWord(kid.word)
 				d.set.prefetch(kid.hash)
@@ -157,12 +160,26 @@ func (d *depthFirst) makeKid(kid *dfsKid, s System) {
 	if kid.copier != nil {
 		kid.copier.CopyFrom(s)
 	} else {
-		kid.s = s.Clone()
-		kid.copier, _ = kid.s.(Copier)
-		if d.words {
-			kid.worder = kid.s.(CompactWorder)
-		}
+		d.cloneKid(kid, s)
 	}
+}
+
+// cloneKid makes kid.s a new copy of s.
+func (d *depthFirst) cloneKid(kid *dfsKid, s System) {
+	kid.s = s.Clone()
+	kid.copier, _ = kid.s.(Copier)
+	if d.words {
+		kid.worder = kid.s.(CompactWorder)
+		kid.peeker, _ = kid.s.(WordPeeker)
+	}
+}
+
+// takeKid makes kid.s the child of s that kid peeked at, by t's step.
+func (d *depthFirst) takeKid(kid *dfsKid, s System, t ThreadID) {
+	if kid.peeker == nil {
+		d.cloneKid(kid, s)
+	}
+	kid.peeker.TakePeeked(s, t, kid.note)
 }
 
 // useWords sets d.words for a search keyed by keyOf (exact) or not, whose
@@ -231,10 +248,7 @@ func (d *depthFirst) searchFrom(root System, via ThreadID, base, preempts int, p
 		}
 		d.stats.States++
 		if kid.peeked {
-			d.makeKid(kid, top.state)
-			if fail := kid.s.Step(t); fail != nil {
-				panic("sched: a step that PeekWord saw succeed failed")
-			}
+			d.takeKid(kid, top.state, t)
 			next = kid.s
 		}
 		var allDone bool

@@ -157,13 +157,25 @@ func (p peekingRecorder) CopyFrom(src sched.System) {
 	p.wordyRecorder.CopyFrom(src.(peekingRecorder).wordyRecorder)
 }
 
-func (p peekingRecorder) PeekWord(t sched.ThreadID) (uint64, bool) {
+func (p peekingRecorder) PeekWord(t sched.ThreadID) (uint64, sched.PeekNote, bool) {
 	if t%2 != 0 {
-		return 0, false
+		return 0, sched.PeekNote{}, false
 	}
 	c := p.wordyRecorder.Clone().(wordyRecorder)
 	if c.Step(t) != nil {
-		return 0, false
+		return 0, sched.PeekNote{}, false
 	}
-	return c.CompactWord()
+	word, ok := c.CompactWord()
+	return word, sched.PeekNote{uint64(t), word}, ok
+}
+
+// TakePeeked steps a copy of parent, and checks the note is PeekWord's.
+func (p peekingRecorder) TakePeeked(parent sched.System, t sched.ThreadID, note sched.PeekNote) {
+	p.CopyFrom(parent)
+	if p.Step(t) != nil {
+		panic("a step that PeekWord saw succeed failed")
+	}
+	if word, _ := p.CompactWord(); note != (sched.PeekNote{uint64(t), word}) {
+		panic("TakePeeked was handed another note than PeekWord's")
+	}
 }

@@ -151,11 +151,19 @@ type CompactWorder interface {
 // the receiver after t's step, when it knows it and the step does not
 // fail (ok), and must then agree with stepping a copy. A search that
 // meets most children again (most of an exhaustive search's steps) then
-// copies and steps only the new ones.
+// makes only the new ones: TakePeeked(parent, t, note), on a state like
+// parent, makes it what a copy of parent is after Step(t), where note is
+// what parent's PeekWord(t) gave with the word (so the step need not be
+// looked up again).
 type WordPeeker interface {
 	CompactWorder
-	PeekWord(t ThreadID) (word uint64, ok bool)
+	PeekWord(t ThreadID) (word uint64, note PeekNote, ok bool)
+	TakePeeked(parent System, t ThreadID, note PeekNote)
 }
+
+// PeekNote is what a WordPeeker notes of a step it peeked at, for its
+// TakePeeked; a search only hands it back.
+type PeekNote [2]uint64
 
 // keyOf is s's exact key: its compact key where s offers one, else a view
 // where s offers one, else appended to buf.
