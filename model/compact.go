@@ -38,6 +38,23 @@ func (w *World) CompactWord() (uint64, bool) {
 // would leave so).
 func packUvarints(first uint32, rest []uint32, at int, n uint32) (uint64, bool) {
 	x, shift, ok := packUvarint(0, 0, first)
+	if shift+8*uint(len(rest)) <= 64 {
+		// Most often every block's number is below 0x80, one byte
+		// each (merged with 5 threads meets 116 blocks, but 284
+		// globals): pack them as bytes, and check that after.
+		var y uint64
+		all := uint32(0)
+		for i, m := range rest {
+			if i == at {
+				m = n
+			}
+			all |= m
+			y |= uint64(m) << (8 * uint(i) & 63)
+		}
+		if all < 0x80 {
+			return x | y<<shift, true
+		}
+	}
 	for i, m := range rest {
 		if !ok {
 			return 0, false

@@ -67,15 +67,23 @@ func TestCompactKeyIsShort(t *testing.T) {
 
 // CompactWord packs a compact key as sched.WordKey packs its bytes, for the
 // numbers of searches too large for the walks above (two- and three-byte
-// to five-byte uvarints): packUvarint writes what binary.AppendUvarint writes.
+// to five-byte uvarints): packUvarint writes what binary.AppendUvarint
+// writes, and so does the packing of numbers of one byte each, with or
+// without one of them replaced (as PeekWord replaces a thread's block).
 func TestCompactWordPacksUvarints(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		nums := rapid.SliceOfN(rapid.OneOf(rapid.Uint32Range(1, 300), rapid.Uint32Range(1, 1<<22), rapid.Uint32Min(1)), 1, 9).Draw(t, "numbers")
+		number := rapid.OneOf(rapid.Uint32Range(1, 0x7f), rapid.Uint32Range(1, 300), rapid.Uint32Range(1, 1<<22), rapid.Uint32Min(1))
+		nums := rapid.SliceOfN(number, 1, 9).Draw(t, "numbers")
+		at := rapid.IntRange(0, len(nums)-1).Draw(t, "at") // 0: none
+		n := number.Draw(t, "n")
 		var b []byte
-		for _, n := range nums {
-			b = binary.AppendUvarint(b, uint64(n))
+		for i, m := range nums {
+			if i == at && at > 0 {
+				m = n
+			}
+			b = binary.AppendUvarint(b, uint64(m))
 		}
-		x, ok := model.PackUvarintsForTest(nums)
+		x, ok := model.PackUvarintsForTest(nums, at, n)
 		wantX, wantOK := sched.WordKey(b)
 		require.Equal(t, wantOK, ok, "key %x", b)
 		require.Equal(t, wantX, x, "key %x", b)

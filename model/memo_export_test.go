@@ -39,5 +39,8 @@ func KeepVectorsForTest() (restore func()) {
 	return func() { keepVectorsForTest = false }
 }
 
-// PackUvarintsForTest packs nums as CompactWord packs a world's numbers.
-func PackUvarintsForTest(nums []uint32) (uint64, bool) { return packUvarints(nums[0], nums[1:], -1, 0) }
+// PackUvarintsForTest packs nums as CompactWord packs a world's numbers,
+// with nums[at] taken to be n (at 0 or less: none) as PeekWord packs them.
+func PackUvarintsForTest(nums []uint32, at int, n uint32) (uint64, bool) {
+	return packUvarints(nums[0], nums[1:], at-1, n)
+}
