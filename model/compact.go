@@ -44,12 +44,13 @@ func packUvarints(first uint32, rest []uint32, at int, n uint32) (uint64, bool) 
 		// globals): pack them as bytes, and check that after.
 		var y uint64
 		all := uint32(0)
-		for i, m := range rest {
+		for i := len(rest) - 1; i >= 0; i-- { // the last first: shifts by 8
+			m := rest[i]
 			if i == at {
 				m = n
 			}
 			all |= m
-			y |= uint64(m) << (8 * uint(i) & 63)
+			y = y<<8 | uint64(m)
 		}
 		if all < 0x80 {
 			return x | y<<shift, true
