@@ -35,7 +35,8 @@
 # installed with apt-get (Debian packages spin, gcc, time) when missing.
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+prog=compare-spin
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 threads="4 5 6"
 strategies=""
 timeout_s=600
@@ -44,9 +45,6 @@ repeat=3
 collapse=0
 workers=""
 one_minute=0
-
-die() { echo "compare-spin: $*" >&2; exit 2; }
-say() { echo "compare-spin: $*" >&2; }
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -59,41 +57,22 @@ while [ $# -gt 0 ]; do
 	--collapse) collapse=1; shift ;;
 	--workers) workers=${2:?}; shift 2 ;;
 	--one-minute) one_minute=1; shift ;;
-	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) usage; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
 done
-for n in $threads; do
-	[[ $n =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] || die "--threads: not a thread count: $n"
-done
+# shellcheck disable=SC2086 # the list is split on purpose
+check_threads $threads
 [[ $timeout_s =~ ^[0-9]+$ ]] && [ "$timeout_s" -ge 1 ] || die "--timeout: want whole seconds, got $timeout_s"
 [[ $repeat =~ ^[0-9]+$ ]] && [ "$repeat" -ge 1 ] || die "--repeat: want a count, got $repeat"
 
 # ---- tools ----
 
-apt_install() { # package...: install Debian packages, saying why
-	local sudo=""
-	if [ "$(id -u)" -ne 0 ]; then
-		command -v sudo >/dev/null || die "need root (or sudo) to install $*; install them and rerun"
-		sudo=sudo
-	fi
-	command -v apt-get >/dev/null || die "no apt-get to install $*; install them by hand and rerun"
-	say "installing $* with apt-get (apt-get update && apt-get install -y $*)"
-	$sudo apt-get update -qq >&2 || die "apt-get update failed"
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >&2 || die "apt-get install $* failed"
-}
-if ! command -v spin >/dev/null; then
-	say "SPIN (the spin command) is not installed: the comparison needs it"
-	apt_install spin
-	hash -r
-	command -v spin >/dev/null || die "spin is still missing after apt-get install spin"
-fi
+need_command spin spin "the comparison needs SPIN"
 command -v gcc >/dev/null || { say "gcc is not installed: SPIN's verifier pan.c needs it"; apt_install gcc; }
 [ -x /usr/bin/time ] || { say "GNU time (/usr/bin/time) is not installed: it measures peak memory"; apt_install time; }
 command -v timeout >/dev/null || die "timeout (coreutils) is missing"
-GO=$(command -v go || true)
-[ -n "$GO" ] || GO=/usr/local/go/bin/go
-[ -x "$GO" ] || die "no go command (looked on the PATH and at /usr/local/go/bin/go)"
+find_go
 
 if [ -z "$mem_limit_mb" ]; then
 	avail_kb=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)

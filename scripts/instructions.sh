@@ -22,41 +22,23 @@
 # when missing), python3 (to read the JSON summary).
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+prog=instructions
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 threads="4 5"
-
-die() { echo "instructions: $*" >&2; exit 2; }
-say() { echo "instructions: $*" >&2; }
 
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--threads) threads=${2:?}; shift 2 ;;
-	-h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) usage; exit 0 ;;
 	*) die "unknown argument $1 (try --help)" ;;
 	esac
 done
-for n in $threads; do
-	[[ $n =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] || die "--threads: not a thread count: $n"
-done
+# shellcheck disable=SC2086 # the list is split on purpose
+check_threads $threads
 
-if ! command -v valgrind >/dev/null; then
-	say "valgrind is not installed: the count needs its cachegrind tool"
-	sudo=""
-	if [ "$(id -u)" -ne 0 ]; then
-		command -v sudo >/dev/null || die "need root (or sudo) to install valgrind; install it and rerun"
-		sudo=sudo
-	fi
-	command -v apt-get >/dev/null || die "no apt-get to install valgrind; install it by hand and rerun"
-	say "installing valgrind with apt-get (apt-get update && apt-get install -y valgrind)"
-	$sudo apt-get update -qq >&2 || die "apt-get update failed"
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq valgrind >&2 || die "apt-get install valgrind failed"
-	hash -r
-	command -v valgrind >/dev/null || die "valgrind is still missing after apt-get install valgrind"
-fi
-command -v python3 >/dev/null || die "python3 is missing (it reads the JSON summary)"
-GO=$(command -v go || true)
-[ -n "$GO" ] || GO=/usr/local/go/bin/go
-[ -x "$GO" ] || die "no go command (looked on the PATH and at /usr/local/go/bin/go)"
+need_command valgrind valgrind "the count needs its cachegrind tool"
+need_command python3 python3 "it reads the JSON summary"
+find_go
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
