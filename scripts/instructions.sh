@@ -49,8 +49,11 @@ echo "| threads | steps | instructions | per step |"
 echo "|---|---|---|---|"
 for n in $threads; do
 	say "$n threads under cachegrind (about 50 times slower than without)"
-	# asyncpreemptoff: no preemption signals, which valgrind delivers slowly
-	GODEBUG=asyncpreemptoff=1 valgrind --tool=cachegrind --cache-sim=no \
+	# asyncpreemptoff: no preemption signals, which valgrind delivers
+	# slowly; GOMAXPROCS=1: valgrind runs one thread at a time, and with
+	# two Ps the idle one's spinning (findRunnable) counted up to 20% more
+	# instructions in some runs and none in others
+	GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1 valgrind --tool=cachegrind --cache-sim=no \
 		--cachegrind-out-file="$work/cg.out" --log-file="$work/log" \
 		"$work/explore" -protocol merged -threads "$n" -strategy dfs -workers 1 -quiet -json >"$work/summary.json" 2>"$work/stderr" ||
 		die "$n threads: explore under valgrind failed (see its log: $(tail -n 3 "$work/log" | tr '\n' ' '))"
