@@ -18,9 +18,11 @@ func (DFS) Exhaustive() bool { return true }
 // dfsFrame is one state of a depth-first stack and its children. When the
 // frame is pushed, the state's runnable threads are ordered and each one's
 // step is taken at once, on a copy of the state (kids), up to the first
-// that fails; the children are then tried in order, each one's key looked
-// up in the visited set only when its turn comes, as if it had been
-// stepped then. Stepping them together lets the lookups' cache misses
+// that fails, or only peeked at (WordPeeker), its word told without the
+// step, which is then made from the frame's state when its turn comes and
+// its word is new; the children are then tried in order, each one's key
+// looked up in the visited set only when its turn comes, as if it had
+// been stepped then. Stepping them together lets the lookups' cache misses
 // overlap (the slots are prefetched), and changes nothing else: the
 // order of the visited set's inserts, of the counts and of the failures
 // is that of stepping each child in its turn.

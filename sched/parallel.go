@@ -234,8 +234,9 @@ type worker struct {
 	run        *parallelRun
 }
 
-// flush adds the worker's counts to the total, and every so often polls
-// Limits.Stop and reports Limits.Progress.
+// flush adds the worker's counts to the total, polls Limits.Stop and
+// reports Limits.Progress; the worker's search calls it every pollEvery
+// steps.
 func (w *worker) flush() {
 	r := w.run
 	r.mu.Lock()

@@ -8,19 +8,19 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// mapSlotsMin is how many slots take mapBytes.
-const mapSlotsMin = mapBytes / int(unsafe.Sizeof(visitedSlot{}))
+// minMappedSlots is how many slots take mapBytes.
+const minMappedSlots = mapBytes / int(unsafe.Sizeof(visitedSlot{}))
 
-// A table of mapSlotsMin slots or more is mapped (on Linux) and zeroed, and
+// A table of minMappedSlots slots or more is mapped (on Linux) and zeroed, and
 // its set forgets it when it is released; smaller ones are on the heap.
 func TestSlabsMapLargeTables(t *testing.T) {
 	var m slabs
-	small := slab[visitedSlot](&m, mapSlotsMin/2)
-	require.Len(t, small, mapSlotsMin/2)
+	small := slab[visitedSlot](&m, minMappedSlots/2)
+	require.Len(t, small, minMappedSlots/2)
 	require.Empty(t, m.maps, "a small table was mapped")
 
-	big := slab[visitedSlot](&m, mapSlotsMin)
-	require.Len(t, big, mapSlotsMin)
+	big := slab[visitedSlot](&m, minMappedSlots)
+	require.Len(t, big, minMappedSlots)
 	for i := range big {
 		require.Zero(t, big[i].n.Load())
 	}
@@ -28,7 +28,7 @@ func TestSlabsMapLargeTables(t *testing.T) {
 	if runtime.GOOS == "linux" {
 		require.Len(t, m.maps, 1)
 	}
-	other := slab[visitedSlot](&m, mapSlotsMin)
+	other := slab[visitedSlot](&m, minMappedSlots)
 	releaseSlab(&m, big)
 	if runtime.GOOS == "linux" {
 		require.Len(t, m.maps, 1, "release kept the table")
@@ -39,10 +39,10 @@ func TestSlabsMapLargeTables(t *testing.T) {
 	require.Empty(t, m.maps)
 }
 
-// A set that grows past mapSlotsMin keeps every key through the grows that
+// A set that grows past minMappedSlots keeps every key through the grows that
 // unmap its old tables, and free gives the last one back.
 func TestVisitedSetGrowsThroughMappedTables(t *testing.T) {
-	t.Run("slots", func(t *testing.T) { testGrowsThroughMappedTables(t, slotKeys.key(0), 3*mapSlotsMin/2) })
+	t.Run("slots", func(t *testing.T) { testGrowsThroughMappedTables(t, slotKeys.key(0), 3*minMappedSlots/2) })
 	t.Run("words", func(t *testing.T) { testGrowsThroughMappedTables(t, wordKeys.key(0), 3*mapBytes/8/2) })
 }
 
