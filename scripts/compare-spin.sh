@@ -69,7 +69,7 @@ check_threads $threads
 # ---- tools ----
 
 need_command spin spin "the comparison needs SPIN"
-command -v gcc >/dev/null || { say "gcc is not installed: SPIN's verifier pan.c needs it"; apt_install gcc; }
+need_command gcc gcc "SPIN's verifier pan.c needs it"
 [ -x /usr/bin/time ] || { say "GNU time (/usr/bin/time) is not installed: it measures peak memory"; apt_install time; }
 command -v timeout >/dev/null || die "timeout (coreutils) is missing"
 find_go
