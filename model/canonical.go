@@ -208,8 +208,9 @@ func (w *World) touch(t int) {
 	if w.blocks != nil {
 		if t == Host {
 			clear(w.blocks)
+			w.packed = 0
 		} else {
-			w.blocks[t] = 0
+			w.setBlock(t, 0)
 		}
 	}
 }

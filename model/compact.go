@@ -30,32 +30,53 @@ func (w *World) AppendCompactKey(b []byte) []byte {
 // five GPU threads of merged.
 func (w *World) CompactWord() (uint64, bool) {
 	w.number()
-	return packUvarints(w.gnum, w.blocks, -1, 0)
+	return w.packWord(w.gnum, -1, 0)
+}
+
+// setBlock makes n the number of thread t's block (0: not known), in
+// blocks and in packed.
+func (w *World) setBlock(t int, n uint32) {
+	w.blocks[t] = n
+	if t < 8 {
+		w.packed = w.packed&^(0xff<<(8*t)) | uint64(min(n, 0x80))<<(8*t)
+	}
+}
+
+// packedOf is what packed holds for blocks.
+func packedOf(blocks []uint32) uint64 {
+	var y uint64
+	for t, n := range blocks[:min(len(blocks), 8)] {
+		y |= uint64(min(n, 0x80)) << (8 * t)
+	}
+	return y
+}
+
+// packWord is packUvarints(g, w.blocks, at, n) of a numbered world: the
+// compact key of globals number g and w's blocks, with thread at's taken
+// to be n (at -1: none; PeekWord packs the numbers a step would leave
+// so). Most often every block's number is below 0x80, one byte each
+// (merged with 5 threads meets 116 blocks, but 284 globals), and packed
+// holds them as the key does: it is then the globals' uvarint and
+// packed above it, with at's byte replaced, and no loop over the
+// threads.
+func (w *World) packWord(g uint32, at int, n uint32) (uint64, bool) {
+	x, shift, _ := packUvarint(0, 0, g) // at most five bytes
+	y := w.packed
+	if at >= 0 && at < 8 {
+		y = y&^(0xff<<(8*at)) | uint64(min(n, 0x80))<<(8*at)
+	}
+	// The bytes fit (so there are at most seven threads, each with a
+	// byte of packed) and none is 0x80 or more.
+	if shift+8*uint(len(w.blocks)) <= 64 && y&0x8080808080808080 == 0 {
+		return x | y<<shift, true
+	}
+	return packUvarints(g, w.blocks, at, n)
 }
 
 // packUvarints packs first's uvarint and then rest's, if they fit, with
-// rest[at] taken to be n (at -1: none; PeekWord packs the numbers a step
-// would leave so).
+// rest[at] taken to be n (at -1: none).
 func packUvarints(first uint32, rest []uint32, at int, n uint32) (uint64, bool) {
 	x, shift, ok := packUvarint(0, 0, first)
-	if shift+8*uint(len(rest)) <= 64 {
-		// Most often every block's number is below 0x80, one byte
-		// each (merged with 5 threads meets 116 blocks, but 284
-		// globals): pack them as bytes, and check that after.
-		var y uint64
-		all := uint32(0)
-		for i := len(rest) - 1; i >= 0; i-- { // the last first: shifts by 8
-			m := rest[i]
-			if i == at {
-				m = n
-			}
-			all |= m
-			y = y<<8 | uint64(m)
-		}
-		if all < 0x80 {
-			return x | y<<shift, true
-		}
-	}
 	for i, m := range rest {
 		if !ok {
 			return 0, false
@@ -98,10 +119,13 @@ func (w *World) number() {
 	if w.blocks == nil {
 		w.blocks = make([]uint32, p.NumThreads())
 	}
+	if verifyCanonForTest && w.packed != packedOf(w.blocks) {
+		panic(fmt.Sprintf("model: the packed block numbers are %#x, but the blocks' numbers %v pack as %#x: a change to blocks did not go through setBlock", w.packed, w.blocks, packedOf(w.blocks)))
+	}
 	base := l.threads
 	for t, n := range w.blocks {
 		if n == 0 {
-			w.blocks[t] = p.blocks.number(w.s[base : base+l.threadSize])
+			w.setBlock(t, p.blocks.number(w.s[base:base+l.threadSize]))
 		} else if verifyCanonForTest {
 			if m := p.blocks.number(w.s[base : base+l.threadSize]); m != n {
 				panic(fmt.Sprintf("model: thread %d's block is number %d, but the compact key's scratch says %d: a change to the vector did not unset it", t, m, n))

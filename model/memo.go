@@ -225,7 +225,8 @@ func (w *World) applyRecalled(t int, globals uint32, value, aux uint64) {
 		}
 		w.infos[t] = statusInfo(aux)
 	}
-	w.blocks[t], w.gnum = block, after
+	w.setBlock(t, block)
+	w.gnum = after
 	if !w.stale && (keepVectorsForTest || !w.numbered()) {
 		if after != globals {
 			copy(w.s[:l.threads], w.p.globals.run(after))
@@ -254,7 +255,8 @@ func (w *World) remember(t int, k memoKey) {
 	if oldValue, oldStatus, oldEv := w.p.steps.addOrFind(k, value, status, ev); verifyMemoForTest && (oldValue != value || oldStatus != status || oldEv != ev) {
 		panic("model: a GPU step differs from the memo's step from the same thread, block and globals")
 	}
-	w.blocks[t], w.gnum = block, globals
+	w.setBlock(t, block)
+	w.gnum = globals
 }
 
 // verifyMemoForTest, when set, makes every step the memo could recall run

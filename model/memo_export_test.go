@@ -39,8 +39,13 @@ func KeepVectorsForTest() (restore func()) {
 	return func() { keepVectorsForTest = false }
 }
 
-// PackUvarintsForTest packs nums as CompactWord packs a world's numbers,
-// with nums[at] taken to be n (at 0 or less: none) as PeekWord packs them.
+// PackUvarintsForTest packs nums as CompactWord packs a world's numbers
+// (globals first, then blocks, set one by one with setBlock), with nums[at]
+// taken to be n (at 0 or less: none) as PeekWord packs them.
 func PackUvarintsForTest(nums []uint32, at int, n uint32) (uint64, bool) {
-	return packUvarints(nums[0], nums[1:], at-1, n)
+	w := &World{blocks: make([]uint32, len(nums)-1)}
+	for t, m := range nums[1:] {
+		w.setBlock(t, m)
+	}
+	return w.packWord(nums[0], at-1, n)
 }

@@ -19,7 +19,7 @@ func (w *World) PeekWord(t int) (word uint64, note sched.PeekNote, ev *Event, ok
 		return 0, note, nil, false
 	}
 	// the numbers after the step: its globals, and t's block
-	x, fits := packUvarints(uint32(value), w.blocks, t, uint32(value>>32))
+	x, fits := w.packWord(uint32(value), t, uint32(value>>32))
 	if !fits {
 		return 0, note, nil, false
 	}

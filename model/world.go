@@ -31,6 +31,11 @@ type World struct {
 	// table, 0 when a step may have changed it (AppendCompactKey's
 	// scratch, nil until its first call; copied by CopyFrom, not by Clone).
 	blocks []uint32
+	// packed holds blocks[t], for t below 8, in its byte t: the number
+	// when it is below 0x80, else 0x80 (so 0 where blocks has 0). It
+	// changes with blocks (setBlock), so that CompactWord and PeekWord
+	// pack the blocks' numbers without going through them (packWord).
+	packed uint64
 	// gnum is the number of the globals (the vector up to the threads'
 	// blocks) in the program's table, 0 when a step may have changed them.
 	gnum uint32
@@ -118,6 +123,7 @@ func (w *World) CopyFrom(src *World) {
 	case w.blocks != nil:
 		clear(w.blocks)
 	}
+	w.packed = src.packed
 	w.gnum = src.gnum
 	w.Trace = src.Trace
 }
