@@ -52,13 +52,6 @@ type visitedSet struct {
 	paused   int     // users stopped for a grow, under mu
 	job      *rehash // the grow under way, under mu
 	inserted atomic.Int64
-	// alone: the set was made for one user at a time (newVisitedSet(1)),
-	// so a table of words is written with plain stores, not
-	// compare-and-swaps: on x86 a locked instruction also holds back
-	// every later load until it is done, and a search's next lookup then
-	// waits for the insert's cache miss. join checks that no second user
-	// comes.
-	alone bool
 
 	// slabs holds the tables mapped outside the heap.
 	slabs *slabs
@@ -190,7 +183,7 @@ type setUser struct {
 }
 
 func newVisitedSet(users int) *visitedSet {
-	s := &visitedSet{seed: maphash.MakeSeed(), slabs: &slabs{}, alone: users == 1}
+	s := &visitedSet{seed: maphash.MakeSeed(), slabs: &slabs{}}
 	s.wordSeed = maphash.Bytes(s.seed, []byte("words"))
 	s.cond = sync.NewCond(&s.mu)
 	s.slabs.watch(s)
@@ -221,9 +214,6 @@ func (s *visitedSet) newTable(size int, users int, words bool) *visitedTable {
 func (s *visitedSet) join() *setUser {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.alone && s.users > 0 {
-		panic("sched: a second user joined a visited set made for one at a time")
-	}
 	s.users++
 	return &setUser{set: s}
 }
@@ -278,8 +268,6 @@ func (u *setUser) insert(key []byte, x uint64, isWord bool, h uint64) bool {
 	}
 	var fresh bool
 	switch {
-	case t.words != nil && s.alone:
-		fresh = t.addWordAlone(h, x)
 	case t.words != nil:
 		fresh = t.addWord(h, x)
 	case isWord && key == nil:
@@ -300,46 +288,11 @@ func (u *setUser) insert(key []byte, x uint64, isWord bool, h uint64) bool {
 	return true
 }
 
-// A table of words is probed from the entry a key's hash names round the
-// rest of its cache line (eight words), then from the same place in the
-// next line, and so on: in a table of 2.9M keys at up to 11/16 full, a
-// probe that went on from entry to entry went on into the next line for
-// over a third of the keys it did not find, and for a tenth of those it
-// did (a simulation of random hashes), a second cache miss each time in a
-// table larger than the caches.
-
-// nextWord is the entry after i in the probe sequence from start of a
-// table of words whose index mask is mask.
-func nextWord(i, start, mask uint64) uint64 {
-	i = i&^7 | (i+1)&7
-	if (i^start)&7 == 0 { // round the line: the next one
-		i = (i + 8) & mask
-	}
-	return i
-}
-
-// addWordAlone is addWord for a set with one user at a time (alone).
-func (t *visitedTable) addWordAlone(h, x uint64) bool {
-	words := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(t.words))), len(t.words))
-	mask := uint64(len(words) - 1)
-	start := h & mask
-	for i := start; ; i = nextWord(i, start, mask) {
-		switch words[i] {
-		case 0:
-			words[i] = x
-			return true
-		case x:
-			return false
-		}
-	}
-}
-
 // addWord is visitedSet.add of a word key, packed in x, to a table of
 // words.
 func (t *visitedTable) addWord(h, x uint64) bool {
 	mask := uint64(len(t.words) - 1)
-	start := h & mask
-	for i := start; ; i = nextWord(i, start, mask) {
+	for i := h & mask; ; i = (i + 1) & mask {
 		w := &t.words[i]
 		v := w.Load()
 		if v == 0 {
@@ -511,17 +464,7 @@ func (j *rehash) wordsToWords(lo, hi int) {
 		if x == 0 {
 			continue
 		}
-		start := j.set.hashWord(x) & mask
-		if j.set.alone { // no helpers: plain stores (see alone)
-			words := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(j.new.words))), len(j.new.words))
-			k := start
-			for words[k] != 0 {
-				k = nextWord(k, start, mask)
-			}
-			words[k] = x
-			continue
-		}
-		for k := start; !j.new.words[k].CompareAndSwap(0, x); k = nextWord(k, start, mask) {
+		for k := j.set.hashWord(x) & mask; !j.new.words[k].CompareAndSwap(0, x); k = (k + 1) & mask {
 		}
 	}
 }

@@ -61,28 +61,3 @@ func TestWordKeys(t *testing.T) {
 		}
 	})
 }
-
-// A table of words is probed round the cache line a key starts in and then
-// on to the next: the sequence meets every entry of the table exactly once
-// before it comes back to its start, from any start.
-func TestWordProbesMeetEveryEntry(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		size := uint64(1) << rapid.IntRange(3, 10).Draw(t, "log size")
-		mask := size - 1
-		start := rapid.Uint64Range(0, mask).Draw(t, "start")
-		met := make([]bool, size)
-		i := start
-		for range size {
-			require.False(t, met[i], "entry %d met twice", i)
-			met[i] = true
-			i = nextWord(i, start, mask)
-		}
-		require.Equal(t, start, i)
-		// the first eight are the start's line
-		i = start
-		for range 8 {
-			require.Equal(t, start/8, i/8)
-			i = nextWord(i, start, mask)
-		}
-	})
-}
