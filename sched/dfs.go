@@ -129,13 +129,14 @@ func (d *depthFirst) push(s System, via ThreadID, preempts int) {
 	if d.words {
 		peeker, _ = s.(WordPeeker)
 	}
+	pf := d.set.prefetcher() // push adds nothing, so the table stays
 	for i, t := range f.order {
 		kid := &f.kids[i]
 		if peeker != nil {
 			if kid.word, kid.note, kid.peeked = peeker.PeekWord(t); kid.peeked {
 				kid.isWord = true
 				kid.hash = d.set.set.hashWord(kid.word)
-				d.set.prefetch(kid.hash)
+				pf.fetch(kid.hash)
 				continue
 			}
 		}
@@ -153,7 +154,7 @@ func (d *depthFirst) push(s System, via ThreadID, preempts int) {
 			kid.key = d.key(kid.s, kid.key)
 			kid.hash = d.set.set.hashKey(kid.key)
 		}
-		d.set.prefetch(kid.hash)
+		pf.fetch(kid.hash)
 	}
 }
 

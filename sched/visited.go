@@ -232,16 +232,34 @@ func (u *setUser) leave() {
 // add inserts key and reports whether it was new.
 func (u *setUser) add(key []byte) bool { return u.addHashed(key, u.set.hashKey(key)) }
 
-// prefetch starts bringing in the slot where a lookup of a key of hash h
-// begins, so that an add of it soon after does not wait for memory.
-func (u *setUser) prefetch(h uint64) {
+// prefetcher starts bringing in the entries where lookups of keys begin,
+// so that adds of them soon after do not wait for memory. It holds the
+// table it was made for: made again after an add (which may grow the
+// table), it prefetches where the lookups will look.
+type prefetcher struct {
+	base  unsafe.Pointer // the table's first entry
+	mask  uint64         // its len - 1
+	shift uint8          // log2 of an entry's size
+}
+
+// The shifts below are the entries' sizes: these fail to compile if not.
+var (
+	_ = [1]struct{}{}[unsafe.Sizeof(visitedSlot{})-1<<5]
+	_ = [1]struct{}{}[unsafe.Sizeof(word{})-1<<3]
+)
+
+// prefetcher is a prefetcher for the set's table now.
+func (u *setUser) prefetcher() prefetcher {
 	t := u.set.tab.Load()
 	if t.words != nil {
-		prefetch(unsafe.Pointer(&t.words[h&uint64(len(t.words)-1)]))
-	} else {
-		prefetch(unsafe.Pointer(&t.slots[h&uint64(len(t.slots)-1)]))
+		return prefetcher{unsafe.Pointer(unsafe.SliceData(t.words)), uint64(len(t.words) - 1), 3}
 	}
+	return prefetcher{unsafe.Pointer(unsafe.SliceData(t.slots)), uint64(len(t.slots) - 1), 5}
 }
+
+// fetch starts bringing in the entry where the lookup of a key of hash h
+// begins.
+func (p prefetcher) fetch(h uint64) { prefetch(unsafe.Add(p.base, (h&p.mask)<<p.shift)) }
 
 // addHashed is add of a key whose hashKey is h.
 func (u *setUser) addHashed(key []byte, h uint64) bool { return u.insert(key, 0, false, h) }
