@@ -93,9 +93,23 @@ type depthFirst struct {
 	maxExecutions int64
 	// polls counts the steps since poll was last asked
 	polls int
+	// early is the peek at the next step of the thread that made the
+	// state push is about to be given, made before that state's
+	// runnable threads were listed (see searchFrom), for push to use
+	early earlyPeek
 	stats Stats
 	stack []dfsFrame
 	buf   []ThreadID
+}
+
+// earlyPeek is a peek made ahead of push at thread t, when made: what it
+// told when ok, and that it told nothing when not.
+type earlyPeek struct {
+	made, ok bool
+	t        ThreadID
+	word     uint64
+	note     PeekNote
+	hash     uint64
 }
 
 // dfsEnd is how a depthFirst search ended: cut, when set, says why it stopped
@@ -129,10 +143,20 @@ func (d *depthFirst) push(s System, via ThreadID, preempts int) {
 	if d.words {
 		peeker, _ = s.(WordPeeker)
 	}
+	early := d.early.made && len(f.order) > 0 && d.early.t == f.order[0]
+	d.early.made = false
 	pf := d.set.prefetcher() // push adds nothing, so the table stays
 	for i, t := range f.order {
 		kid := &f.kids[i]
-		if peeker != nil {
+		switch {
+		case peeker == nil:
+		case i == 0 && early && d.early.ok: // peeked and prefetched already
+			kid.word, kid.note, kid.peeked = d.early.word, d.early.note, true
+			kid.isWord, kid.hash = true, d.early.hash
+			continue
+		case i == 0 && early: // peeked, and told nothing: step it
+			kid.peeked = false
+		default:
 			if kid.word, kid.note, kid.peeked = peeker.PeekWord(t); kid.peeked {
 				kid.isWord = true
 				kid.hash = d.set.set.hashWord(kid.word)
@@ -155,6 +179,25 @@ func (d *depthFirst) push(s System, via ThreadID, preempts int) {
 			kid.hash = d.set.set.hashKey(kid.key)
 		}
 		pf.fetch(kid.hash)
+	}
+}
+
+// peekEarly peeks at thread t's next step from kid.s, a new state that t's
+// step made, before its runnable threads are listed, and starts
+// prefetching where the child's key would be looked up (see early). Most
+// often t can run on, so push tries it first and looks its child up at
+// once: a lookup that, in a visited set larger than the caches, waited
+// for a prefetch made only a few peeks before it. If t cannot run, push
+// ignores the peek.
+func (d *depthFirst) peekEarly(kid *dfsKid, t ThreadID) {
+	e := &d.early
+	if e.made = kid.peeker != nil; !e.made {
+		return
+	}
+	e.t = t
+	if e.word, e.note, e.ok = kid.peeker.PeekWord(t); e.ok {
+		e.hash = d.set.set.hashWord(e.word)
+		d.set.prefetcher().fetch(e.hash)
 	}
 }
 
@@ -199,6 +242,7 @@ func (d *depthFirst) useWords(init System, exact bool) {
 func (d *depthFirst) searchFrom(root System, via ThreadID, base, preempts int, poll func() string) dfsEnd {
 	d.buf, _ = runnable(root, d.buf)
 	d.stack = d.stack[:0]
+	d.early.made = false
 	d.push(root, via, preempts)
 	failed := func(f *Failure, last ThreadID, pre int) dfsEnd {
 		path := make([]ThreadID, 0, len(d.stack))
@@ -254,6 +298,7 @@ func (d *depthFirst) searchFrom(root System, via ThreadID, base, preempts int, p
 			d.takeKid(kid, top.state, t)
 			next = kid.s
 		}
+		d.peekEarly(kid, t)
 		var allDone bool
 		if d.buf, allDone = runnable(next, d.buf); len(d.buf) == 0 {
 			if f := terminal(next, allDone); f != nil {

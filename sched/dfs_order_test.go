@@ -146,7 +146,9 @@ func (w wordyRecorder) CompactWord() (uint64, bool) { return sched.WordKey(w.App
 // peekingRecorder is a wordyRecorder that peeks at the word of a child by
 // an even thread's step (on a clone), as model.World peeks at the steps its
 // memo holds, so that a search both peeks and steps; it does not peek at
-// a step that fails.
+// a step that fails. Asked of an even thread that cannot run (as a search
+// may ask), it says ok with a word no state has, which WordPeeker allows
+// and a search must not use.
 type peekingRecorder struct{ wordyRecorder }
 
 func (p peekingRecorder) Clone() sched.System {
@@ -160,6 +162,9 @@ func (p peekingRecorder) CopyFrom(src sched.System) {
 func (p peekingRecorder) PeekWord(t sched.ThreadID) (uint64, sched.PeekNote, bool) {
 	if t%2 != 0 {
 		return 0, sched.PeekNote{}, false
+	}
+	if p.Status(t) != sched.Runnable {
+		return ^uint64(0), sched.PeekNote{uint64(t), ^uint64(0)}, true
 	}
 	c := p.wordyRecorder.Clone().(wordyRecorder)
 	if c.Step(t) != nil {

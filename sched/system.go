@@ -154,7 +154,10 @@ type CompactWorder interface {
 // makes only the new ones: TakePeeked(parent, t, note), on a state like
 // parent, makes it what a copy of parent is after Step(t), where note is
 // what parent's PeekWord(t) gave with the word (so the step need not be
-// looked up again).
+// looked up again). A search may ask PeekWord of a thread that cannot
+// run (it peeks at the next step of the thread that ran last before it
+// lists the runnable threads, and drops the peek if that thread is not
+// among them): PeekWord must not fail then, and what it says is not used.
 type WordPeeker interface {
 	CompactWorder
 	PeekWord(t ThreadID) (word uint64, note PeekNote, ok bool)
