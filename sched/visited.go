@@ -265,8 +265,23 @@ func (p prefetcher) fetch(h uint64) { prefetch(unsafe.Add(p.base, (h&p.mask)<<p.
 func (u *setUser) addHashed(key []byte, h uint64) bool { return u.insert(key, 0, false, h) }
 
 // addWord is add of the word key packed in x (WordKey), whose hashKey is
-// h.
-func (u *setUser) addWord(x, h uint64) bool { return u.insert(nil, x, true, h) }
+// h: insert's own path while the table is of words and not growing (as
+// insert, it asks about a grow before it reads the table).
+func (u *setUser) addWord(x, h uint64) bool {
+	s := u.set
+	if s.growing.Load() {
+		return u.insert(nil, x, true, h)
+	}
+	t := s.tab.Load()
+	if t.words == nil {
+		return u.insert(nil, x, true, h)
+	}
+	if !t.addWord(h, x) {
+		return false
+	}
+	u.counted(t)
+	return true
+}
 
 // insert adds the key, given as bytes or, when isWord, as a packed word
 // key x; h is its hashKey.
@@ -297,13 +312,18 @@ func (u *setUser) insert(key []byte, x uint64, isWord bool, h uint64) bool {
 	if !fresh {
 		return false
 	}
+	u.counted(t)
+	return true
+}
+
+// counted counts a key u has inserted in t, and grows t once it is full.
+func (u *setUser) counted(t *visitedTable) {
 	if u.pending++; u.pending >= t.batch {
-		if s.inserted.Add(u.pending) > t.limit {
-			s.grow(t, false)
+		if u.set.inserted.Add(u.pending) > t.limit {
+			u.set.grow(t, false)
 		}
 		u.pending = 0
 	}
-	return true
 }
 
 // addWord is visitedSet.add of a word key, packed in x, to a table of
