@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -39,6 +40,15 @@ func TestStepMemoIsExact(t *testing.T) {
 						require.Equal(t, done, gotDone, "%s/%s/%s seed %d", name, p.Name, a, seed)
 						require.Equal(t, key(plain), key(memo), "%s/%s/%s seed %d", name, p.Name, a, seed)
 						require.Equal(t, runnable(plain), runnable(memo), "%s/%s/%s seed %d", name, p.Name, a, seed)
+						// a search may peek at a thread that cannot run
+						// (sched's early peek); the memo never holds
+						// its step, so the peek tells nothing
+						for u := range prog.NumThreads() {
+							if !slices.Contains(r, sched.ThreadID(u)) {
+								_, _, _, ok := memo.PeekWord(u)
+								require.False(t, ok, "%s/%s/%s seed %d: a peek at thread %d, which cannot run", name, p.Name, a, seed, u)
+							}
+						}
 						if len(r) == 0 {
 							break
 						}

@@ -82,7 +82,8 @@ func (r *naiveDFS) visit(s sched.System, via sched.ThreadID, pre int, path []sch
 // plain search that steps each child in its turn, on random programs,
 // whether it recycles states or clones them, whether it takes keys as
 // words (where they fit) or as bytes, and whether it peeks at children's
-// words (sched.WordPeeker) before it makes them.
+// words (sched.WordPeeker) before it makes them, and at the last thread's
+// next step early, before the runnable threads are listed.
 func TestDFSStepsChildrenAsInTheirTurn(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		p := genProgram(t)
@@ -96,16 +97,21 @@ func TestDFSStepsChildrenAsInTheirTurn(t *testing.T) {
 		want := naiveDFS{seen: map[string]bool{string(root.AppendKey(nil)): true}}
 		want.stats.States = 1
 		want.visit(root, -1, 0, nil)
-		for _, mode := range []string{"cloning", "copying", "words", "peeking"} {
+		for _, mode := range []string{"cloning", "copying", "words", "peeking", "peeking early"} {
 			rec := newRecorder(newToy(p), false)
 			sys := rec.system(mode != "cloning")
 			switch mode {
 			case "words":
 				sys = wordyRecorder{copyingRecorder{rec}}
-			case "peeking":
+			case "peeking", "peeking early":
 				sys = peekingRecorder{wordyRecorder{copyingRecorder{rec}}}
 			}
+			restore := func() {}
+			if mode == "peeking early" {
+				restore = sched.PeekEarlyAlwaysForTest()
+			}
 			got := sched.DFS{}.Run(sys, sched.Limits{})
+			restore()
 			copying := mode
 			if want.failure != nil {
 				require.Equal(t, sched.Violation, got.Verdict, "copying %v", copying)

@@ -107,6 +107,9 @@ type visitedTable struct {
 	// user inserts before it counts them (so a table is at most limit +
 	// users*batch full, under three quarters).
 	limit, batch int64
+	// peekEarly: the table takes earlyPeekBytes or more, so depth-first
+	// searches peek early (see depthFirst.peekEarly)
+	peekEarly bool
 }
 
 // visitedSlot is 32 bytes: the key's length plus one (0: an empty slot;
@@ -173,6 +176,11 @@ func (s *visitedSet) hashWord(x uint64) uint64 {
 	return x ^ x>>33
 }
 
+// bytes is the memory t's entries take.
+func (t *visitedTable) bytes() int64 {
+	return int64(len(t.words))*int64(unsafe.Sizeof(word{})) + int64(len(t.slots))*int64(unsafe.Sizeof(visitedSlot{}))
+}
+
 // len is how many entries t has.
 func (t *visitedTable) len() int { return max(len(t.words), len(t.slots)) }
 
@@ -207,6 +215,7 @@ func (s *visitedSet) newTable(size int, users int, words bool) *visitedTable {
 		t.slots = slab[visitedSlot](s.slabs, size)
 	}
 	t.batch = max(1, int64(size)/(16*int64(max(users, 1))))
+	t.peekEarly = t.bytes() >= earlyPeekBytes
 	return t
 }
 

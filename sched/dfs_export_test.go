@@ -1,0 +1,10 @@
+package sched
+
+// PeekEarlyAlwaysForTest makes depth-first searches peek early (see
+// peekEarly) whatever the size of their visited set, until the returned
+// function is called.
+func PeekEarlyAlwaysForTest() (restore func()) {
+	old := earlyPeekBytes
+	earlyPeekBytes = 0
+	return func() { earlyPeekBytes = old }
+}
