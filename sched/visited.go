@@ -609,6 +609,5 @@ func (s *visitedSet) bytes() int64 {
 	defer s.mu.Unlock()
 	s.longMu.Lock()
 	defer s.longMu.Unlock()
-	t := s.tab.Load()
-	return int64(len(t.slots))*int64(unsafe.Sizeof(visitedSlot{})) + int64(len(t.words))*8 + s.long.held
+	return s.tab.Load().bytes() + s.long.held
 }
