@@ -110,7 +110,9 @@ paste "$work/base.txt" "$work/new.txt" | awk '
 	}'
 
 benchstat=$(command -v benchstat || true)
-[ -n "$benchstat" ] || { [ -x "$("$GO" env GOPATH)/bin/benchstat" ] && benchstat=$("$GO" env GOPATH)/bin/benchstat; } || true
+if [ -z "$benchstat" ] && [ -x "$("$GO" env GOPATH)/bin/benchstat" ]; then
+	benchstat=$("$GO" env GOPATH)/bin/benchstat
+fi
 if [ -n "$benchstat" ]; then
 	echo
 	(cd "$work" && "$benchstat" base.txt new.txt)
