@@ -59,7 +59,9 @@ func MergeSummaries(parts []Summary) (Summary, error) {
 		out.MemoryBytes = max(out.MemoryBytes, p.MemoryBytes)
 		out.ElapsedMS = max(out.ElapsedMS, p.ElapsedMS)
 		out.LocksLeft = max(out.LocksLeft, p.LocksLeft)
-		out.MaxDepth = max(out.MaxDepth, p.MaxDepth)
+		if d := p.MaxDepth; d != nil && (out.MaxDepth == nil || *d > *out.MaxDepth) {
+			out.MaxDepth = new(*d) // the longest of the parts that measured it
+		}
 		out.PeakRSSBytes = max(out.PeakRSSBytes, p.PeakRSSBytes)
 		if q := p.Preemptions; q != nil && p.Executions > 0 {
 			if out.Preemptions == nil {

@@ -15,13 +15,17 @@ type Summary struct {
 	Strategy  string `json:"strategy"`
 	Scenario  string `json:"scenario"`
 	// Shard is "i/n" for one part of a sharded search.
-	Shard       string  `json:"shard,omitempty"`
-	Verdict     string  `json:"verdict"`
-	Complete    bool    `json:"complete"`
-	Executions  int64   `json:"executions"`
-	States      int64   `json:"states"`
-	Steps       int64   `json:"steps"`
-	MaxDepth    int     `json:"max_depth"`
+	Shard      string `json:"shard,omitempty"`
+	Verdict    string `json:"verdict"`
+	Complete   bool   `json:"complete"`
+	Executions int64  `json:"executions"`
+	States     int64  `json:"states"`
+	Steps      int64  `json:"steps"`
+	// MaxDepth is the longest execution, in steps (a stateful search's
+	// longest path from the initial state); absent where the search does
+	// not measure it (the parallel stateful searches, where it depends on
+	// which worker reached a state first), rather than a made-up 0.
+	MaxDepth    *int    `json:"max_depth,omitempty"`
 	ElapsedMS   float64 `json:"elapsed_ms"`
 	StepsPerSec float64 `json:"steps_per_sec"`
 	// Stopped says why an incomplete search stopped.
@@ -97,7 +101,6 @@ func Summarize(r *Report) Summary {
 		Executions:   res.Stats.Executions,
 		States:       res.Stats.States,
 		Steps:        res.Stats.Steps,
-		MaxDepth:     res.Stats.Depth,
 		ElapsedMS:    float64(r.Elapsed.Microseconds()) / 1000,
 		Stopped:      res.Cut,
 		LocksLeft:    r.LocksLeft,
@@ -106,6 +109,10 @@ func Summarize(r *Report) Summary {
 		Plan:         r.Plan,
 		PCTGuarantee: PCTGuarantee(r),
 		PeakRSSBytes: r.PeakRSSBytes,
+	}
+	if !res.Stats.DepthUnmeasured {
+		depth := res.Stats.Depth
+		s.MaxDepth = &depth
 	}
 	if st := res.Stats; st.Executions > 0 {
 		s.Preemptions = &PreemptionStats{Min: st.PreemptionsMin, Mean: st.PreemptionsMean(), Max: st.PreemptionsMax, ByTiming: st.PreemptionsByTiming}

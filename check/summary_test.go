@@ -137,3 +137,54 @@ func TestMergeSummariesMatchedAndMemory(t *testing.T) {
 	require.Equal(t, int64(12), got.Matched)
 	require.Equal(t, int64(300), got.MemoryBytes)
 }
+
+// The summary gives max_depth where the search measured it, and leaves it
+// out where it did not (the parallel stateful searches), rather than
+// print a 0 that reads as a measurement; merging keeps the longest part's.
+func TestSummaryMaxDepthOnlyWhereMeasured(t *testing.T) {
+	p, err := check.Lookup("merged")
+	require.NoError(t, err)
+	sc, err := model.Shape{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1}.Build()
+	require.NoError(t, err)
+	tests := []struct {
+		strategy string
+		workers  int
+		measured bool
+	}{
+		{check.StrategyDFS, 1, true},
+		{check.StrategyStates, 1, true},
+		{check.StrategyBFS, 1, true},
+		{check.StrategyDFS, 2, false},
+		{check.StrategyStates, 2, false},
+		{check.StrategyAuto, 1, false}, // auto verifies with the parallel states search
+	}
+	for _, tt := range tests {
+		rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: model.GIL, Strategy: tt.strategy, Workers: tt.workers})
+		require.NoError(t, err)
+		s := check.Summarize(rep)
+		var out bytes.Buffer
+		require.NoError(t, s.WriteJSON(&out))
+		var fields map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(out.Bytes(), &fields))
+		if !tt.measured {
+			require.Nil(t, s.MaxDepth, "%s, %d workers", tt.strategy, tt.workers)
+			require.NotContains(t, fields, "max_depth", "%s, %d workers", tt.strategy, tt.workers)
+			continue
+		}
+		require.NotNil(t, s.MaxDepth, "%s, %d workers", tt.strategy, tt.workers)
+		// three threads of one call each take dozens of steps to finish
+		require.Greater(t, *s.MaxDepth, 30, "%s, %d workers", tt.strategy, tt.workers)
+		require.Contains(t, fields, "max_depth", "%s, %d workers", tt.strategy, tt.workers)
+	}
+
+	part := func(shard string, depth *int) check.Summary {
+		return check.Summary{Protocol: "merged", Atomicity: "gil", Strategy: "dfs", Scenario: "s",
+			Shard: shard, Verdict: "verified", Complete: true, MaxDepth: depth}
+	}
+	got, err := check.MergeSummaries([]check.Summary{part("0/3", new(40)), part("1/3", nil), part("2/3", new(55))})
+	require.NoError(t, err)
+	require.Equal(t, new(55), got.MaxDepth)
+	got, err = check.MergeSummaries([]check.Summary{part("0/2", nil), part("1/2", nil)})
+	require.NoError(t, err)
+	require.Nil(t, got.MaxDepth)
+}

@@ -18,7 +18,8 @@ import (
 // Executions do not depend on the number of workers or on timing. A
 // violation stops all workers; which one is found first can depend on
 // timing (check.Explore then shortens it breadth-first, deterministically).
-// Stats.Depth is left 0: the longest path depends on the interleaving.
+// Stats.Depth is not measured (Stats.DepthUnmeasured): the longest path
+// depends on the interleaving.
 // The preemption statistics are counted as DFS counts them, along the path
 // that first reached each state; with more than one worker, which path
 // that is can depend on timing, and so can PreemptionsMax and the mean
@@ -214,7 +215,7 @@ func (r *parallelRun) fail(f *Failure, path []ThreadID, preempts int) {
 
 func (r *parallelRun) result(res *Result) Result {
 	res.Stats = r.total
-	res.Stats.Depth = 0
+	res.Stats.Depth, res.Stats.DepthUnmeasured = 0, true
 	res.Stats.PreemptionsByTiming = r.workers > 1
 	res.Stats.MemoryBytes = r.visited.bytes()
 	switch {

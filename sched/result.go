@@ -73,8 +73,13 @@ type Stats struct {
 	States int64
 	// Matched: steps that led to a state already visited.
 	Matched int64
-	// Depth: the longest execution, in steps.
+	// Depth: the longest execution, in steps (a stateful search's longest
+	// path from the initial state), unless DepthUnmeasured.
 	Depth int
+	// DepthUnmeasured: the search does not measure Depth, which is then 0
+	// (Parallel: the longest path depends on which worker reached a state
+	// first).
+	DepthUnmeasured bool
 	// MemoryBytes: what a stateful search's visited set holds.
 	MemoryBytes int64
 	// SleepBlocked: executions DPOR abandoned because every runnable
