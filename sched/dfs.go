@@ -132,8 +132,10 @@ type dfsEnd struct {
 
 // push makes s, reached by via's step with preempts preemptions on its
 // path, the top of the stack, its runnable threads (d.buf) ordered and
-// stepped (see dfsFrame).
-func (d *depthFirst) push(s System, via ThreadID, preempts int) {
+// stepped (see dfsFrame). peeker is s as a WordPeeker when the search
+// takes keys as words (d.words) and s is one, else nil: a kid's, which
+// was asserted when the kid was made, not once more per state.
+func (d *depthFirst) push(s System, peeker WordPeeker, via ThreadID, preempts int) {
 	if len(d.stack) < cap(d.stack) {
 		d.stack = d.stack[:len(d.stack)+1]
 	} else {
@@ -146,10 +148,6 @@ func (d *depthFirst) push(s System, via ThreadID, preempts int) {
 		f.kids = append(f.kids, dfsKid{})
 	}
 	f.failAt, f.fail, f.state = len(f.order), nil, s
-	var peeker WordPeeker
-	if d.words {
-		peeker, _ = s.(WordPeeker)
-	}
 	first := 0
 	if e := &d.early; e.ok && peeker != nil && len(f.order) > 0 && e.t == f.order[0] {
 		// peeked and prefetched already
@@ -249,7 +247,11 @@ func (d *depthFirst) searchFrom(root System, via ThreadID, base, preempts int, p
 	d.buf, _ = runnable(root, d.buf)
 	d.stack = d.stack[:0]
 	d.early.ok = false
-	d.push(root, via, preempts)
+	var peeker WordPeeker
+	if d.words {
+		peeker, _ = root.(WordPeeker)
+	}
+	d.push(root, peeker, via, preempts)
 	failed := func(f *Failure, last ThreadID, pre int) dfsEnd {
 		path := make([]ThreadID, 0, len(d.stack))
 		for _, f := range d.stack[1:] {
@@ -320,7 +322,7 @@ func (d *depthFirst) searchFrom(root System, via ThreadID, base, preempts int, p
 		if depth >= d.maxDepth {
 			return dfsEnd{cut: fmt.Sprintf("an execution reached the step budget of %d", d.maxDepth)}
 		}
-		d.push(next, t, pre)
+		d.push(next, kid.peeker, t, pre)
 	}
 	return dfsEnd{}
 }
