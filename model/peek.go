@@ -23,7 +23,7 @@ func (w *World) PeekWord(t int) (word uint64, note sched.PeekNote, ev *Event, ok
 	if !fits {
 		return 0, note, nil, false
 	}
-	return x, sched.PeekNote{value, aux}, w.p.events.event(id), true
+	return x, sched.PeekNote{A: value, B: aux}, w.p.events.event(id), true
 }
 
 // TakePeeked makes w a copy of parent after GPU thread t's step, which
@@ -32,5 +32,5 @@ func (w *World) PeekWord(t int) (word uint64, note sched.PeekNote, ev *Event, ok
 // written; nothing reads it of a state a search made so).
 func (w *World) TakePeeked(parent *World, t int, note sched.PeekNote) {
 	w.CopyFrom(parent)
-	w.applyRecalled(t, w.gnum, note[0], note[1])
+	w.applyRecalled(t, w.gnum, note.A, note.B)
 }

@@ -170,14 +170,14 @@ func (p peekingRecorder) PeekWord(t sched.ThreadID) (uint64, sched.PeekNote, boo
 		return 0, sched.PeekNote{}, false
 	}
 	if p.Status(t) != sched.Runnable {
-		return ^uint64(0), sched.PeekNote{uint64(t), ^uint64(0)}, true
+		return ^uint64(0), sched.PeekNote{A: uint64(t), B: ^uint64(0)}, true
 	}
 	c := p.wordyRecorder.Clone().(wordyRecorder)
 	if c.Step(t) != nil {
 		return 0, sched.PeekNote{}, false
 	}
 	word, ok := c.CompactWord()
-	return word, sched.PeekNote{uint64(t), word}, ok
+	return word, sched.PeekNote{A: uint64(t), B: word}, ok
 }
 
 // TakePeeked steps a copy of parent, and checks the note is PeekWord's.
@@ -186,7 +186,7 @@ func (p peekingRecorder) TakePeeked(parent sched.System, t sched.ThreadID, note 
 	if p.Step(t) != nil {
 		panic("a step that PeekWord saw succeed failed")
 	}
-	if word, _ := p.CompactWord(); note != (sched.PeekNote{uint64(t), word}) {
+	if word, _ := p.CompactWord(); note != (sched.PeekNote{A: uint64(t), B: word}) {
 		panic("TakePeeked was handed another note than PeekWord's")
 	}
 }

@@ -165,8 +165,10 @@ type WordPeeker interface {
 }
 
 // PeekNote is what a WordPeeker notes of a step it peeked at, for its
-// TakePeeked; a search only hands it back.
-type PeekNote [2]uint64
+// TakePeeked; a search only hands it back. It is a struct, not an array,
+// so that Go passes it in registers (its register ABI does not pass
+// arrays of more than one element so).
+type PeekNote struct{ A, B uint64 }
 
 // keyOf is s's exact key: its compact key where s offers one, else a view
 // where s offers one, else appended to buf.
