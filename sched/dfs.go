@@ -51,9 +51,10 @@ type dfsKid struct {
 	s      System
 	peeked bool
 	note   PeekNote
-	// s as a Copier and, when the search takes keys as words, as a
-	// CompactWorder and a WordPeeker; nil if it is not one
+	// s as a Copier, a RunnableLister and, when the search takes keys as
+	// words, as a CompactWorder and a WordPeeker; nil if it is not one
 	copier Copier
+	lister RunnableLister
 	worder CompactWorder
 	peeker WordPeeker
 	// the key: a word key packed in word (isWord), or key; hash is its
@@ -218,6 +219,7 @@ func (d *depthFirst) makeKid(kid *dfsKid, s System) {
 func (d *depthFirst) cloneKid(kid *dfsKid, s System) {
 	kid.s = s.Clone()
 	kid.copier, _ = kid.s.(Copier)
+	kid.lister, _ = kid.s.(RunnableLister)
 	if d.words {
 		kid.worder = kid.s.(CompactWorder)
 		kid.peeker, _ = kid.s.(WordPeeker)
@@ -312,7 +314,7 @@ func (d *depthFirst) searchFrom(root System, via ThreadID, base, preempts int, p
 			d.early.ok = false // none for push, nor a stale one
 		}
 		var allDone bool
-		if d.buf, allDone = runnable(next, d.buf); len(d.buf) == 0 {
+		if d.buf, allDone = listRunnable(next, kid.lister, d.buf); len(d.buf) == 0 {
 			if f := terminal(next, allDone); f != nil {
 				return failed(f, t, pre)
 			}

@@ -215,8 +215,16 @@ type RunnableLister interface {
 // Runnable appends the runnable threads of s to buf, in increasing order,
 // and reports whether every thread is done.
 func runnable(s System, buf []ThreadID) ([]ThreadID, bool) {
+	l, _ := s.(RunnableLister)
+	return listRunnable(s, l, buf)
+}
+
+// listRunnable is runnable of s, which is l as a RunnableLister (nil if
+// it is not one): a search that keeps its states' assertions need not
+// make one more per state.
+func listRunnable(s System, l RunnableLister, buf []ThreadID) ([]ThreadID, bool) {
 	buf = buf[:0]
-	if l, ok := s.(RunnableLister); ok {
+	if l != nil {
 		return l.AppendRunnable(buf)
 	}
 	allDone := true
