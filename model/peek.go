@@ -10,8 +10,11 @@ import "swapcheck/sched"
 // (sched.WordPeeker), with TakePeeked and the note PeekWord gives: the
 // memo's value of the step and t's status after it.
 func (w *World) PeekWord(t int) (word uint64, note sched.PeekNote, ev *Event, ok bool) {
-	k, memo := w.memoKeyOf(t)
-	if !memo || !w.stale && !w.numbered() { // a stale world is numbered
+	var k memoKey
+	if w.stale && t != Host && !w.Trace && w.History == nil {
+		// memoKeyOf's key, most often: a stale world is numbered
+		k = memoKey{thread: uint32(t), block: w.blocks[t], globals: w.gnum}
+	} else if k, ok = w.memoKeyOf(t); !ok || !w.numbered() {
 		return 0, note, nil, false
 	}
 	value, aux, id, found := w.p.steps.find(k)
