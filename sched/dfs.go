@@ -92,8 +92,9 @@ type depthFirst struct {
 	// maxExecutions, when positive, cuts the search once it has counted
 	// that many executions (Limits.MaxExecutions, exactly)
 	maxExecutions int64
-	// polls counts the steps since poll was last asked
-	polls int
+	// polls counts the steps since poll was last asked; checkAt is the
+	// count at which checkpoint runs next
+	polls, checkAt int
 	// early is the peek at the next step of the thread that made the
 	// state push is about to be given, made before that state's
 	// runnable threads were listed (see searchFrom), for push to use
@@ -206,6 +207,30 @@ func (d *depthFirst) peekEarly(kid *dfsKid, t ThreadID) {
 	}
 }
 
+// checkpoint asks poll every pollEvery steps and cuts the search once
+// it has counted maxExecutions executions, as if it checked both before
+// every step; it says why it cuts, if it does. A step counts at most one
+// execution, so with maxExecutions it need only check again after as
+// many steps as executions are left (checkAt), and with no limit, at the
+// next poll.
+func (d *depthFirst) checkpoint(poll func() string) string {
+	if d.polls >= pollEvery {
+		d.polls = 0
+		if cut := poll(); cut != "" {
+			return cut
+		}
+	}
+	d.checkAt = pollEvery
+	if d.maxExecutions > 0 {
+		left := d.maxExecutions - d.stats.Executions
+		if left <= 0 {
+			return fmt.Sprintf("max-executions %d reached", d.maxExecutions)
+		}
+		d.checkAt = int(min(int64(pollEvery), int64(d.polls)+left))
+	}
+	return ""
+}
+
 // makeKid makes kid.s a copy of s.
 func (d *depthFirst) makeKid(kid *dfsKid, s System) {
 	if kid.copier != nil {
@@ -262,14 +287,10 @@ func (d *depthFirst) searchFrom(root System, via ThreadID, base, preempts int, p
 		return dfsEnd{failure: f, path: append(path, last), preempts: pre}
 	}
 	for len(d.stack) > 0 {
-		if d.polls++; d.polls >= pollEvery {
-			d.polls = 0
-			if cut := poll(); cut != "" {
+		if d.polls++; d.polls >= d.checkAt {
+			if cut := d.checkpoint(poll); cut != "" {
 				return dfsEnd{cut: cut}
 			}
-		}
-		if d.maxExecutions > 0 && d.stats.Executions >= d.maxExecutions {
-			return dfsEnd{cut: fmt.Sprintf("max-executions %d reached", d.maxExecutions)}
 		}
 		top := &d.stack[len(d.stack)-1]
 		if top.next >= len(top.order) {

@@ -141,3 +141,17 @@ func TestMaxDepthHidesFailure(t *testing.T) {
 		})
 	}
 }
+
+// The depth-first searches cut at exactly MaxExecutions executions, not
+// one more, however many steps lie between two of them.
+func TestMaxExecutionsIsExactInDepthFirst(t *testing.T) {
+	for _, s := range []sched.Strategy{sched.DFS{}, sched.States{}} {
+		total := s.Run(newToy(wide), sched.Limits{}).Stats.Executions
+		for _, n := range []int64{1, 2, 5, 17, 100, total - 1} {
+			require.Less(t, n, total, "%s: the search must have more executions than %d", s.Name(), n)
+			res := s.Run(newToy(wide), sched.Limits{MaxExecutions: n})
+			require.Equal(t, sched.Incomplete, res.Verdict, "%s, %d", s.Name(), n)
+			require.Equal(t, n, res.Stats.Executions, "%s, %d", s.Name(), n)
+		}
+	}
+}
