@@ -218,7 +218,11 @@ func (w *World) stepRecalled(t int, k memoKey, value, aux uint64, word uint32) *
 func (w *World) applyRecalled(t int, globals uint32, value, aux uint64) {
 	l := &w.p.lay
 	block, after := uint32(value>>32), uint32(value)
-	w.touch(t)
+	// touch(t), but for the numbers, which the step's own replace (t is
+	// a GPU thread, whose step changes its block and the globals only)
+	if c := w.canon; c != nil {
+		c.fresh[t] = false
+	}
 	if w.infos != nil {
 		if after != globals { // else only t's status may have changed
 			w.forgetGlobalsStatuses()

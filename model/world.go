@@ -114,7 +114,9 @@ func (w *World) CopyFrom(src *World) {
 	case w.infos != nil:
 		w.forgetStatuses()
 	}
-	w.copyCanon(src)
+	if src.canon != nil || w.canon != nil {
+		w.copyCanon(src)
+	}
 	switch {
 	case src.blocks != nil && w.blocks != nil:
 		copy(w.blocks, src.blocks)
