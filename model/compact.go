@@ -37,8 +37,9 @@ func (w *World) CompactWord() (uint64, bool) {
 // blocks and in packed.
 func (w *World) setBlock(t int, n uint32) {
 	w.blocks[t] = n
-	if t < 8 {
-		w.packed = w.packed&^(0xff<<(8*t)) | uint64(min(n, 0x80))<<(8*t)
+	if t < 8 { // (& 63: t is below 8, and the compiler then needs no check of the shift)
+		sh := uint(8*t) & 63
+		w.packed = w.packed&^(0xff<<sh) | uint64(min(n, 0x80))<<sh
 	}
 }
 
@@ -63,12 +64,13 @@ func (w *World) packWord(g uint32, at int, n uint32) (uint64, bool) {
 	x, shift, _ := packUvarint(0, 0, g) // at most five bytes
 	y := w.packed
 	if at >= 0 && at < 8 {
-		y = y&^(0xff<<(8*at)) | uint64(min(n, 0x80))<<(8*at)
+		sh := uint(8*at) & 63
+		y = y&^(0xff<<sh) | uint64(min(n, 0x80))<<sh
 	}
 	// The bytes fit (so there are at most seven threads, each with a
 	// byte of packed) and none is 0x80 or more.
 	if shift+8*uint(len(w.blocks)) <= 64 && y&0x8080808080808080 == 0 {
-		return x | y<<shift, true
+		return x | y<<(shift&63), true // shift is 40 at most
 	}
 	return packUvarints(g, w.blocks, at, n)
 }
@@ -97,13 +99,13 @@ func packUvarint(x uint64, shift uint, n uint32) (uint64, uint, bool) {
 		if shift >= 64 {
 			return 0, 0, false
 		}
-		x |= uint64(n&0x7f|0x80) << shift
+		x |= uint64(n&0x7f|0x80) << (shift & 63) // below 64, as tested
 		shift += 8
 	}
 	if shift >= 64 {
 		return 0, 0, false
 	}
-	return x | uint64(n)<<shift, shift + 8, true
+	return x | uint64(n)<<(shift&63), shift + 8, true
 }
 
 // number makes w numbered: it numbers every block and the globals that
