@@ -62,6 +62,17 @@ func packedOf(blocks []uint32) uint64 {
 // threads.
 func (w *World) packWord(g uint32, at int, n uint32) (uint64, bool) {
 	x, shift, _ := packUvarint(0, 0, g) // at most five bytes
+	if word, ok := w.packAbove(x, shift, at, n); ok {
+		return word, true
+	}
+	return packUvarints(g, w.blocks, at, n)
+}
+
+// packAbove is packWord's short way, from x, the globals' uvarint
+// packed, and shift, its bytes' bits: ok is false where it does not
+// apply (some block's number is 0x80 or more, or the bytes do not fit),
+// and packUvarints must pack the key. It is small enough to inline.
+func (w *World) packAbove(x uint64, shift uint, at int, n uint32) (word uint64, ok bool) {
 	y := w.packed
 	if at >= 0 && at < 8 {
 		sh := uint(8*at) & 63
@@ -72,7 +83,29 @@ func (w *World) packWord(g uint32, at int, n uint32) (uint64, bool) {
 	if shift+8*uint(len(w.blocks)) <= 64 && y&0x8080808080808080 == 0 {
 		return x | y<<(shift&63), true // shift is 40 at most
 	}
-	return packUvarints(g, w.blocks, at, n)
+	return 0, false
+}
+
+// packPeeked is packWord's short way (packAbove) for the numbers GPU
+// thread t's step leaves, which the memo holds in value (t's block and
+// the globals) and aux (the globals' uvarint, most often: see
+// globalsUvarint); where ok is false, packWord must pack them.
+func (w *World) packPeeked(t int, value, aux uint64) (word uint64, ok bool) {
+	g := aux >> 32
+	x, ok := w.packAbove(g&0xffffff, uint(g>>24)*8, t, uint32(value>>32))
+	return x, ok && g>>24 != 0
+}
+
+// globalsUvarint is globals number g's uvarint for a step's aux in the
+// memo: bits 32 to 55 the uvarint's bytes, as packUvarint packs them,
+// bits 56 and 57 how many bytes there are. A number of more than three
+// bytes (from 2^21) gets 0, and PeekWord packs it itself.
+func globalsUvarint(g uint32) uint64 {
+	if g >= 1<<21 {
+		return 0
+	}
+	x, shift, _ := packUvarint(0, 0, g)
+	return (x | uint64(shift/8)<<24) << 32
 }
 
 // packUvarints packs first's uvarint and then rest's, if they fit, with

@@ -88,5 +88,10 @@ func TestCompactWordPacksUvarints(t *testing.T) {
 		wantX, wantOK := sched.WordKey(b)
 		require.Equal(t, wantOK, ok, "key %x", b)
 		require.Equal(t, wantX, x, "key %x", b)
+		if at > 0 { // as PeekWord packs a step's numbers
+			x, ok = model.PackPeekedForTest(nums, at, n)
+			require.Equal(t, wantOK, ok, "key %x, peeked", b)
+			require.Equal(t, wantX, x, "key %x, peeked", b)
+		}
 	})
 }

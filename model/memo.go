@@ -31,7 +31,9 @@ import (
 // words of value, then a tag (the thread and a nonzero word) published
 // last, 0 until then and never changed after. A step's value is the
 // numbers of the block and globals it leaves, its aux the thread's
-// statusInfo then, its word the number of its event (events). Growing
+// statusInfo then (the low 32 bits) and the uvarint of the globals'
+// number it leaves (globalsUvarint, above), its word the number of its
+// event (events). Growing
 // builds a new table and swaps the
 // pointer, so a reader holding the old one only misses the newest
 // entries (and, for a step, runs it).
@@ -254,6 +256,7 @@ func (w *World) remember(t int, k memoKey) {
 	if w.readsGlobals(t) {
 		status |= uint64(stGlobalsRead)
 	}
+	status |= globalsUvarint(globals)
 	// The interners' numbers stand for the runs (a bijection), the
 	// events' for the events.
 	if oldValue, oldStatus, oldEv := w.p.steps.addOrFind(k, value, status, ev); verifyMemoForTest && (oldValue != value || oldStatus != status || oldEv != ev) {

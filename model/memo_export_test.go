@@ -49,3 +49,17 @@ func PackUvarintsForTest(nums []uint32, at int, n uint32) (uint64, bool) {
 	}
 	return w.packWord(nums[0], at-1, n)
 }
+
+// PackPeekedForTest is PackUvarintsForTest as PeekWord packs the numbers
+// a step leaves, with the globals' uvarint from the memo's aux
+// (globalsUvarint); at must be positive, a thread's number plus one.
+func PackPeekedForTest(nums []uint32, at int, n uint32) (uint64, bool) {
+	w := &World{blocks: make([]uint32, len(nums)-1)}
+	for t, m := range nums[1:] {
+		w.setBlock(t, m)
+	}
+	if x, ok := w.packPeeked(at-1, uint64(n)<<32|uint64(nums[0]), globalsUvarint(nums[0])); ok {
+		return x, true
+	}
+	return w.packWord(nums[0], at-1, n) // as PeekWord does
+}

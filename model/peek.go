@@ -21,8 +21,10 @@ func (w *World) PeekWord(t int) (word uint64, note sched.PeekNote, ev *Event, ok
 	if !found {
 		return 0, note, nil, false
 	}
-	// the numbers after the step: its globals, and t's block
-	x, fits := w.packWord(uint32(value), t, uint32(value>>32))
+	x, fits := w.packPeeked(t, value, aux)
+	if !fits {
+		x, fits = w.packWord(uint32(value), t, uint32(value>>32))
+	}
 	if !fits {
 		return 0, note, nil, false
 	}
