@@ -72,13 +72,15 @@ func (k memoKey) hash() uint64 {
 func (m *memo) find(k memoKey) (value, aux uint64, word uint32, ok bool) {
 	slots := *m.tab.Load()
 	mask := uint64(len(slots) - 1)
+	nums := k.numbers()
 	for i := k.hash() & mask; ; i = (i + 1) & mask {
-		tag := slots[i].tag.Load()
+		s := &slots[i] // one bounds check, not three
+		tag := s.tag.Load()
 		if tag == 0 {
 			return 0, 0, 0, false
 		}
-		if uint32(tag>>32) == k.thread && slots[i].numbers.Load() == k.numbers() {
-			return slots[i].value.Load(), slots[i].aux.Load(), uint32(tag), true
+		if uint32(tag>>32) == k.thread && s.numbers.Load() == nums {
+			return s.value.Load(), s.aux.Load(), uint32(tag), true
 		}
 	}
 }
