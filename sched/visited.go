@@ -339,8 +339,10 @@ func (u *setUser) counted(t *visitedTable) {
 // words.
 func (t *visitedTable) addWord(h, x uint64) bool {
 	mask := uint64(len(t.words) - 1)
+	base := unsafe.Pointer(unsafe.SliceData(t.words))
 	for i := h & mask; ; i = (i + 1) & mask {
-		w := &t.words[i]
+		// &t.words[i] without a bounds check: i is masked below len
+		w := (*word)(unsafe.Add(base, i<<3))
 		v := w.Load()
 		if v == 0 {
 			if w.CompareAndSwap(0, x) {
