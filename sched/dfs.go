@@ -27,9 +27,12 @@ func (DFS) Exhaustive() bool { return true }
 // order of the visited set's inserts, of the counts and of the failures
 // is that of stepping each child in its turn.
 type dfsFrame struct {
-	via   ThreadID // the thread whose step led here
-	order []ThreadID
-	next  int
+	via ThreadID // the thread whose step led here
+	// viaFirst: via can run on, so preferring put it first (order[0]),
+	// and every other child is a preemption
+	viaFirst bool
+	order    []ThreadID
+	next     int
 	// preempts: the preemptions on the path to the state.
 	preempts int
 	// kids[i] is the state after order[i]'s step and its key, for i
@@ -146,6 +149,7 @@ func (d *depthFirst) push(s System, peeker WordPeeker, via ThreadID, preempts in
 	f := &d.stack[len(d.stack)-1]
 	f.via, f.next, f.preempts = via, 0, preempts
 	f.order = preferring(f.order[:0], d.buf, via)
+	f.viaFirst = len(f.order) > 0 && f.order[0] == via
 	for len(f.kids) < len(f.order) {
 		f.kids = append(f.kids, dfsKid{})
 	}
@@ -300,9 +304,8 @@ func (d *depthFirst) searchFrom(root System, via ThreadID, base, preempts int, p
 		i := top.next
 		t := top.order[i]
 		top.next++
-		// preferring put the last thread first if it can run.
 		pre := top.preempts
-		if t != top.via && top.order[0] == top.via {
+		if i > 0 && top.viaFirst { // order's threads are distinct
 			pre++
 		}
 		d.stats.Steps++
