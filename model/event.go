@@ -13,9 +13,23 @@ const (
 
 // Event describes one step: who ran, which Python line and bytecode it
 // stands for, and what it did.
+//
+// The fields the per-step invariant reads (Kind, Saw, Want, Raised,
+// Machinery) come first, so that a search's check of a peeked step
+// (check.System.PeekWord) reads one cache line of the event.
 type Event struct {
 	Thread int
 	Kind   EventKind
+	// Use: the module and global read (Name, below), what was seen and
+	// what was due.
+	Saw, Want Value
+	// Raised is the exception this step raised or passed on (0 for none);
+	// Machinery is true when the swap protocol's own code raised it (not
+	// when a finally or a with's exit re-raises the body's exception).
+	Raised    Exc
+	Machinery bool
+	Module    int
+	Name      string
 	// Where is "naive.py:15" for a protocol line, "kernel" or a device
 	// function's name for kernel code, "kernel.py" for the simulator's own
 	// code run by the host or by a GPU thread.
@@ -23,15 +37,6 @@ type Event struct {
 	Line     int
 	Text     string
 	Bytecode string
-	// Use: the module and global read, what was seen and what was due.
-	Module    int
-	Name      string
-	Saw, Want Value
-	// Raised is the exception this step raised or passed on (0 for none);
-	// Machinery is true when the swap protocol's own code raised it (not
-	// when a finally or a with's exit re-raises the body's exception).
-	Raised    Exc
-	Machinery bool
 	// Effects describe what the step changed or read, when World.Trace is
 	// on, for example "cuda = fake#1".
 	Effects []string
