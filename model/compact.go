@@ -99,7 +99,7 @@ func (w *World) packPeeked(t int, value, aux uint64) (word uint64, ok bool) {
 // globalsUvarint is globals number g's uvarint for a step's aux in the
 // memo: bits 32 to 55 the uvarint's bytes, as packUvarint packs them,
 // bits 56 and 57 how many bytes there are. A number of more than three
-// bytes (from 2^21) gets 0, and PeekWord packs it itself.
+// bytes (from 2^21) gets 0, and PeekWord then packs it with packWord.
 func globalsUvarint(g uint32) uint64 {
 	if g >= 1<<21 {
 		return 0

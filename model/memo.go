@@ -218,12 +218,14 @@ func (w *World) stepRecalled(t int, k memoKey, value, aux uint64, word uint32) *
 
 // applyRecalled makes the changes of GPU thread t's step from globals
 // number globals that the memo holds (value and aux): the block and
-// globals it left, and t's status then.
+// globals it left, and t's status then (aux's low half; its high half is
+// for PeekWord).
 func (w *World) applyRecalled(t int, globals uint32, value, aux uint64) {
 	l := &w.p.lay
 	block, after := uint32(value>>32), uint32(value)
-	// touch(t), but for the numbers, which the step's own replace (t is
-	// a GPU thread, whose step changes its block and the globals only)
+	// touch(t), but for its block's and the globals' numbers, which are
+	// set below to the step's (t is a GPU thread, whose step changes only
+	// those)
 	if c := w.canon; c != nil {
 		c.fresh[t] = false
 	}
