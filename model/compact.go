@@ -152,7 +152,7 @@ func (w *World) number() {
 		return
 	}
 	if w.blocks == nil {
-		w.blocks = make([]uint32, p.NumThreads())
+		w.blocks = w.newBlocks()
 	}
 	if verifyCanonForTest && w.packed != packedOf(w.blocks) {
 		panic(fmt.Sprintf("model: the packed block numbers are %#x, but the blocks' numbers %v pack as %#x: a change to blocks did not go through setBlock", w.packed, w.blocks, packedOf(w.blocks)))

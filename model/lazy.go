@@ -227,7 +227,7 @@ func (w *World) readsGlobals(t int) bool {
 // stores in the memo the statuses it lacks; w is numbered.
 func (w *World) rememberStatuses() {
 	if len(w.infos) != len(w.blocks) {
-		w.infos = make([]statusInfo, len(w.blocks))
+		w.infos = w.newInfos()
 	}
 	for t, b := range w.blocks {
 		info := w.statusOf(t)

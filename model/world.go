@@ -46,11 +46,41 @@ type World struct {
 	// (nil until the first AppendRunnable of a numbered world). A recalled
 	// step that leaves the globals as they were keeps the other threads'.
 	infos []statusInfo
+	// small holds blocks and infos in the world itself when the program
+	// has at most smallThreads threads (newBlocks, newInfos), so that
+	// CopyFrom, once per state a search makes, copies both as one array
+	// rather than in two calls of memmove.
+	small struct {
+		blocks [smallThreads]uint32
+		infos  [smallThreads]statusInfo
+	}
 	// Trace asks steps to describe their effects in Event.Effects.
 	Trace bool
 	// History, when set, receives the boundaries of every swap and every
 	// use of cuda, for linearizability checking. Clone does not copy it.
 	History *History
+}
+
+// smallThreads is the most threads whose blocks and infos a World holds
+// in itself (World.small).
+const smallThreads = 8
+
+// newBlocks is a zeroed blocks slice for w: in w.small when it fits.
+func (w *World) newBlocks() []uint32 {
+	if n := w.p.NumThreads(); n <= smallThreads {
+		w.small.blocks = [smallThreads]uint32{}
+		return w.small.blocks[:n:n]
+	}
+	return make([]uint32, w.p.NumThreads())
+}
+
+// newInfos is a zeroed infos slice for w: in w.small when it fits.
+func (w *World) newInfos() []statusInfo {
+	if n := w.p.NumThreads(); n <= smallThreads {
+		w.small.infos = [smallThreads]statusInfo{}
+		return w.small.infos[:n:n]
+	}
+	return make([]statusInfo, w.p.NumThreads())
 }
 
 // New returns the world before the launch: every module's names bound to
@@ -106,24 +136,41 @@ func (w *World) CopyFrom(src *World) {
 	if w.stale = src.stale; !w.stale {
 		copy(w.s, src.s)
 	}
-	switch {
-	case src.infos != nil && len(w.infos) == len(src.infos):
-		copy(w.infos, src.infos)
-	case src.infos != nil:
-		w.infos = slices.Clone(src.infos)
-	case w.infos != nil:
-		w.forgetStatuses()
+	if n := w.p.NumThreads(); n <= smallThreads {
+		// blocks and infos, where set, are views of small
+		w.small = src.small
+		switch {
+		case src.infos != nil:
+			w.infos = w.small.infos[:n:n]
+		case w.infos != nil:
+			w.forgetStatuses()
+		}
+		switch {
+		case src.blocks != nil:
+			w.blocks = w.small.blocks[:n:n]
+		case w.blocks != nil:
+			clear(w.blocks)
+		}
+	} else {
+		switch {
+		case src.infos != nil && len(w.infos) == len(src.infos):
+			copy(w.infos, src.infos)
+		case src.infos != nil:
+			w.infos = slices.Clone(src.infos)
+		case w.infos != nil:
+			w.forgetStatuses()
+		}
+		switch {
+		case src.blocks != nil && w.blocks != nil:
+			copy(w.blocks, src.blocks)
+		case src.blocks != nil:
+			w.blocks = slices.Clone(src.blocks)
+		case w.blocks != nil:
+			clear(w.blocks)
+		}
 	}
 	if src.canon != nil || w.canon != nil {
 		w.copyCanon(src)
-	}
-	switch {
-	case src.blocks != nil && w.blocks != nil:
-		copy(w.blocks, src.blocks)
-	case src.blocks != nil:
-		w.blocks = slices.Clone(src.blocks)
-	case w.blocks != nil:
-		clear(w.blocks)
 	}
 	w.packed = src.packed
 	w.gnum = src.gnum
