@@ -47,14 +47,23 @@ func (s *stopper) now() bool {
 
 // preferring orders runnable threads with last first (no preemption), then
 // the others in increasing order, into dst.
+// It moves the few threads one by one: copy and append would call
+// memmove, which costs more for a handful of words.
 func preferring(dst, runnable []ThreadID, last ThreadID) []ThreadID {
-	dst = append(dst[:0], runnable...)
-	for i, t := range dst {
+	if cap(dst) < len(runnable) {
+		dst = make([]ThreadID, len(runnable), 2*len(runnable))
+	}
+	dst = dst[:len(runnable)]
+	at := -1
+	for i, t := range runnable {
+		dst[i] = t
 		if t == last { // runnable holds it once
-			copy(dst[1:i+1], dst[:i])
-			dst[0] = last
-			break
+			at = i
 		}
+	}
+	for ; at > 0; at-- {
+		dst[at] = dst[at-1]
+		dst[at-1] = last
 	}
 	return dst
 }
