@@ -93,6 +93,7 @@ func (w *World) forgetStatuses() {
 	for t := range w.infos {
 		w.infos[t] = stUnknown
 	}
+	w.unknown = w.infos != nil
 }
 
 // forgetGlobalsStatuses marks unknown the statuses that depend on the
@@ -103,6 +104,7 @@ func (w *World) forgetGlobalsStatuses() {
 	for t, info := range w.infos {
 		if info&stGlobalsRead != 0 {
 			w.infos[t] = stUnknown
+			w.unknown = true
 		}
 	}
 }
@@ -177,6 +179,9 @@ func (w *World) recalledStatuses() bool {
 	if w.infos == nil {
 		return false
 	}
+	if !w.unknown {
+		return true
+	}
 	for t, info := range w.infos {
 		if info != stUnknown {
 			continue
@@ -191,6 +196,7 @@ func (w *World) recalledStatuses() bool {
 		}
 		w.infos[t] = info
 	}
+	w.unknown = false
 	return true
 }
 
@@ -240,4 +246,5 @@ func (w *World) rememberStatuses() {
 		}
 		w.p.rememberStatus(k, info)
 	}
+	w.unknown = false
 }

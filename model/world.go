@@ -46,6 +46,10 @@ type World struct {
 	// (nil until the first AppendRunnable of a numbered world). A recalled
 	// step that leaves the globals as they were keeps the other threads'.
 	infos []statusInfo
+	// unknown: some of infos may be stUnknown (set where they are marked
+	// so, cleared once all are known), so that recalledStatuses need not
+	// look when none is
+	unknown bool
 	// small holds blocks and infos in the world itself when the program
 	// has at most smallThreads threads (newBlocks, newInfos), so that
 	// CopyFrom, once per state a search makes, copies both as one array
@@ -136,6 +140,7 @@ func (w *World) CopyFrom(src *World) {
 	if w.stale = src.stale; !w.stale {
 		copy(w.s, src.s)
 	}
+	w.unknown = src.unknown
 	if n := w.p.NumThreads(); n <= smallThreads {
 		// blocks and infos, where set, are views of small
 		w.small = src.small
