@@ -138,16 +138,15 @@ func (w *World) statusOf(t int) statusInfo {
 
 // runnableFrom is AppendRunnable from every thread's statusInfo.
 func (w *World) runnableFrom(infos []statusInfo, buf []sched.ThreadID) ([]sched.ThreadID, bool) {
-	allDone := true
+	finished := 0 // a count, not an all-done flag: fewer moves a thread
 	for t, info := range infos {
 		switch info & stStatus {
 		case stFinished:
+			finished++
 			continue
 		case stNotStarted:
-			allDone = false
 			continue
 		}
-		allDone = false
 		ready := info&stStatus == stReady
 		if b := info >> pollShift & pollMask; b != 0 {
 			ready = pollReadyFrom(infos, w.p.blockThreads[b-1])
@@ -156,7 +155,7 @@ func (w *World) runnableFrom(infos []statusInfo, buf []sched.ThreadID) ([]sched.
 			buf = append(buf, sched.ThreadID(t))
 		}
 	}
-	return buf, allDone
+	return buf, finished == len(infos)
 }
 
 // pollReadyFrom is pollReady of a block whose threads are threads.
