@@ -70,21 +70,19 @@ type World struct {
 const smallThreads = 8
 
 // newBlocks is a zeroed blocks slice for w: in w.small when it fits.
-func (w *World) newBlocks() []uint32 {
-	if n := w.p.NumThreads(); n <= smallThreads {
-		w.small.blocks = [smallThreads]uint32{}
-		return w.small.blocks[:n:n]
-	}
-	return make([]uint32, w.p.NumThreads())
-}
+func (w *World) newBlocks() []uint32 { return zeroedIn(&w.small.blocks, w.p.NumThreads()) }
 
 // newInfos is a zeroed infos slice for w: in w.small when it fits.
-func (w *World) newInfos() []statusInfo {
-	if n := w.p.NumThreads(); n <= smallThreads {
-		w.small.infos = [smallThreads]statusInfo{}
-		return w.small.infos[:n:n]
+func (w *World) newInfos() []statusInfo { return zeroedIn(&w.small.infos, w.p.NumThreads()) }
+
+// zeroedIn is n zeroed elements: a view of small when n fits in it, else
+// a slice of their own.
+func zeroedIn[T any](small *[smallThreads]T, n int) []T {
+	if n <= smallThreads {
+		*small = [smallThreads]T{}
+		return small[:n:n]
 	}
-	return make([]statusInfo, w.p.NumThreads())
+	return make([]T, n)
 }
 
 // New returns the world before the launch: every module's names bound to
@@ -141,38 +139,31 @@ func (w *World) CopyFrom(src *World) {
 		copy(w.s, src.s)
 	}
 	w.unknown = src.unknown
-	if n := w.p.NumThreads(); n <= smallThreads {
-		// blocks and infos, where set, are views of small
+	// With few threads, blocks and infos, where set, are views of small:
+	// copying small copies them.
+	n := w.p.NumThreads()
+	if n <= smallThreads {
 		w.small = src.small
-		switch {
-		case src.infos != nil:
-			w.infos = w.small.infos[:n:n]
-		case w.infos != nil:
-			w.forgetStatuses()
-		}
-		switch {
-		case src.blocks != nil:
-			w.blocks = w.small.blocks[:n:n]
-		case w.blocks != nil:
-			clear(w.blocks)
-		}
-	} else {
-		switch {
-		case src.infos != nil && len(w.infos) == len(src.infos):
-			copy(w.infos, src.infos)
-		case src.infos != nil:
-			w.infos = slices.Clone(src.infos)
-		case w.infos != nil:
-			w.forgetStatuses()
-		}
-		switch {
-		case src.blocks != nil && w.blocks != nil:
-			copy(w.blocks, src.blocks)
-		case src.blocks != nil:
-			w.blocks = slices.Clone(src.blocks)
-		case w.blocks != nil:
-			clear(w.blocks)
-		}
+	}
+	switch {
+	case src.infos != nil && n <= smallThreads:
+		w.infos = w.small.infos[:n:n]
+	case src.infos != nil && len(w.infos) == len(src.infos):
+		copy(w.infos, src.infos)
+	case src.infos != nil:
+		w.infos = slices.Clone(src.infos)
+	case w.infos != nil:
+		w.forgetStatuses()
+	}
+	switch {
+	case src.blocks != nil && n <= smallThreads:
+		w.blocks = w.small.blocks[:n:n]
+	case src.blocks != nil && w.blocks != nil:
+		copy(w.blocks, src.blocks)
+	case src.blocks != nil:
+		w.blocks = slices.Clone(src.blocks)
+	case w.blocks != nil:
+		clear(w.blocks)
 	}
 	if src.canon != nil || w.canon != nil {
 		w.copyCanon(src)
