@@ -37,17 +37,23 @@ func (w *World) CompactWord() (uint64, bool) {
 // blocks and in packed.
 func (w *World) setBlock(t int, n uint32) {
 	w.blocks[t] = n
-	if t < 8 { // (& 63: t is below 8, and the compiler then needs no check of the shift)
-		sh := uint(8*t) & 63
-		w.packed = w.packed&^(0xff<<sh) | uint64(min(n, 0x80))<<sh
+	if t < 8 {
+		w.packed = withByte(w.packed, t, n)
 	}
+}
+
+// withByte is y, packed blocks' numbers, with thread t's byte (t below 8)
+// holding number n as packed holds it.
+func withByte(y uint64, t int, n uint32) uint64 {
+	sh := uint(8*t) & 63 // & 63: the compiler then needs no check of the shift
+	return y&^(0xff<<sh) | uint64(min(n, 0x80))<<sh
 }
 
 // packedOf is what packed holds for blocks.
 func packedOf(blocks []uint32) uint64 {
 	var y uint64
 	for t, n := range blocks[:min(len(blocks), 8)] {
-		y |= uint64(min(n, 0x80)) << (8 * t)
+		y = withByte(y, t, n)
 	}
 	return y
 }
@@ -75,8 +81,7 @@ func (w *World) packWord(g uint32, at int, n uint32) (uint64, bool) {
 func (w *World) packAbove(x uint64, shift uint, at int, n uint32) (word uint64, ok bool) {
 	y := w.packed
 	if at >= 0 && at < 8 {
-		sh := uint(8*at) & 63
-		y = y&^(0xff<<sh) | uint64(min(n, 0x80))<<sh
+		y = withByte(y, at, n)
 	}
 	// The bytes fit (so there are at most seven threads, each with a
 	// byte of packed) and none is 0x80 or more.
