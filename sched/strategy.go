@@ -61,9 +61,11 @@ func preferring(dst, runnable []ThreadID, last ThreadID) []ThreadID {
 			at = i
 		}
 	}
-	for ; at > 0; at-- {
-		dst[at] = dst[at-1]
-		dst[at-1] = last
+	if at > 0 { // shift the threads before last up, and put it first
+		for ; at > 0; at-- {
+			dst[at] = dst[at-1]
+		}
+		dst[0] = last
 	}
 	return dst
 }

@@ -342,7 +342,7 @@ func (t *visitedTable) addWord(h, x uint64) bool {
 	base := unsafe.Pointer(unsafe.SliceData(t.words))
 	for i := h & mask; ; i = (i + 1) & mask {
 		// &t.words[i] without a bounds check: i is masked below len
-		w := (*word)(unsafe.Add(base, i<<3))
+		w := (*word)(unsafe.Add(base, i*uint64(unsafe.Sizeof(word{}))))
 		v := w.Load()
 		if v == 0 {
 			if w.CompareAndSwap(0, x) {
