@@ -38,15 +38,22 @@ func BenchmarkStatesMerged(b *testing.B) {
 
 func mergedProgram(tb testing.TB, threads int) *model.Program {
 	tb.Helper()
-	sc, err := model.Shape{Threads: threads, Blocks: 1, Calls: 1, Modules: 1, Names: 1}.Build()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	p, err := model.NewProgram(sc, swapMerged(tb), model.GIL)
+	p, err := model.NewProgram(mergedScenario(tb, threads), swapMerged(tb), model.GIL)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return p
+}
+
+// mergedScenario is threads threads of one block, one call each, one
+// module with one name: the shape issue 3 measures merged on.
+func mergedScenario(tb testing.TB, threads int) *model.Scenario {
+	tb.Helper()
+	sc, err := model.Shape{Threads: threads, Blocks: 1, Calls: 1, Modules: 1, Names: 1}.Build()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return sc
 }
 
 func swapMerged(tb testing.TB) *model.Protocol {

@@ -17,10 +17,7 @@ import (
 // process's peak memory, and a sequential search's preemptions are the
 // same on every run.
 func TestSummaryPreemptionsAndMemory(t *testing.T) {
-	p, err := check.Lookup("merged")
-	require.NoError(t, err)
-	sc, err := model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1}.Build()
-	require.NoError(t, err)
+	p, sc := swapMerged(t), mergedScenario(t, 2)
 	tests := []struct {
 		cfg check.Config
 		// walks: random walks seldom run the schedule that never preempts.
@@ -112,10 +109,7 @@ func TestMergeSummariesPreemptions(t *testing.T) {
 // Several workers' preemption statistics say that they depend on timing;
 // one worker's do not.
 func TestSummaryPreemptionsByTiming(t *testing.T) {
-	p, err := check.Lookup("merged")
-	require.NoError(t, err)
-	sc, err := model.Shape{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1}.Build()
-	require.NoError(t, err)
+	p, sc := swapMerged(t), mergedScenario(t, 3)
 	for _, workers := range []int{1, 2} {
 		rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: model.GIL, Strategy: check.StrategyDFS, Workers: workers})
 		require.NoError(t, err)
@@ -142,10 +136,7 @@ func TestMergeSummariesMatchedAndMemory(t *testing.T) {
 // out where it did not (the parallel stateful searches), rather than
 // print a 0 that reads as a measurement; merging keeps the longest part's.
 func TestSummaryMaxDepthOnlyWhereMeasured(t *testing.T) {
-	p, err := check.Lookup("merged")
-	require.NoError(t, err)
-	sc, err := model.Shape{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1}.Build()
-	require.NoError(t, err)
+	p, sc := swapMerged(t), mergedScenario(t, 3)
 	tests := []struct {
 		strategy string
 		workers  int
