@@ -62,6 +62,10 @@ func (l Limits) maxDepth() int {
 // pollEvery is how many steps pass between two calls of Limits.Stop.
 const pollEvery = 1 << 12
 
+// PollEvery is how many steps pass between two calls of Limits.Stop, for
+// a Stop that counts steps.
+const PollEvery = pollEvery
+
 // Stats counts the work a search did.
 type Stats struct {
 	// Executions: complete executions for walks; for stateful searches, the
