@@ -106,6 +106,15 @@ func (s *System) PeekWord(t sched.ThreadID) (uint64, sched.PeekNote, bool) {
 	return word, note, true
 }
 
+// PeekAgain implements sched.PeekAgainer.
+func (s *System) PeekAgain(t sched.ThreadID, note sched.PeekNote) (uint64, sched.PeekNote, bool) {
+	word, again, ev, ok := s.w.PeekAgain(int(t), note)
+	if !ok || failing(ev) {
+		return 0, again, false
+	}
+	return word, again, true
+}
+
 // TakePeeked implements sched.WordPeeker.
 func (s *System) TakePeeked(parent sched.System, t sched.ThreadID, note sched.PeekNote) {
 	s.w.TakePeeked(parent.(*System).w, int(t), note)

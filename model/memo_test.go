@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -155,4 +156,52 @@ func TestStaleWorldsSearchAlike(t *testing.T) {
 			}
 		}
 	}
+}
+
+// PeekAgain, from a state and PeekWord's note of a thread's step, tells
+// what PeekWord tells of that thread's next step from the child
+// TakePeeked makes: the same word, note and event, on seeded walks over
+// every scenario, protocol and atomicity.
+func TestPeekAgainIsThePeekOfTheTakenChild(t *testing.T) {
+	agains, peeks := 0, 0
+	for name, sc := range keyScenarios(t) {
+		for _, p := range protocols {
+			for _, a := range atomicities {
+				prog := program(t, sc, p, a)
+				for seed := range uint64(6) {
+					w, child := model.New(prog), model.New(prog)
+					c := sched.NewSeeded(seed)
+					for {
+						w.AppendCompactKey(nil) // as a search does: the numbers are known
+						r, _ := w.AppendRunnable(nil)
+						if len(r) == 0 {
+							break
+						}
+						for _, u := range r {
+							_, note, _, ok := w.PeekWord(int(u))
+							if !ok {
+								continue
+							}
+							peeks++
+							child.TakePeeked(w, int(u), note)
+							wantWord, wantNote, wantEv, wantOK := child.PeekWord(int(u))
+							word, again, ev, ok := w.PeekAgain(int(u), note)
+							if !ok {
+								continue
+							}
+							agains++
+							where := fmt.Sprintf("%s/%s/%s seed %d: thread %d", name, p.Name, a, seed, u)
+							require.True(t, wantOK, "%s: PeekAgain told a step the child's PeekWord does not", where)
+							require.Equal(t, wantWord, word, where)
+							require.Equal(t, wantNote, again, where)
+							require.Same(t, wantEv, ev, where)
+						}
+						w.Step(int(c.Choose(r)))
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d of %d peeked steps peeked at again", agains, peeks)
+	require.Greater(t, agains, peeks/4)
 }

@@ -39,3 +39,23 @@ func (w *World) TakePeeked(parent *World, t int, note sched.PeekNote) {
 	w.CopyFrom(parent)
 	w.applyRecalled(t, w.gnum, note.A, note.B)
 }
+
+// PeekAgain is PeekWord(t) of the world that TakePeeked(w, t, note) would
+// make, told from w without making it: the word, note and event of GPU
+// thread t's step after the step that PeekWord(t) noted in note. ok is
+// false where PeekWord would say so, or where w is not stale.
+func (w *World) PeekAgain(t int, note sched.PeekNote) (word uint64, again sched.PeekNote, ev *Event, ok bool) {
+	if !w.stale || t == Host || w.Trace || w.History != nil {
+		return 0, again, nil, false
+	}
+	k := memoKey{thread: uint32(t), block: uint32(note.A >> 32), globals: uint32(note.A)}
+	value, aux, id, found := w.p.steps.find(k)
+	if !found {
+		return 0, again, nil, false
+	}
+	x, fits := w.packPeeked(t, value, aux)
+	if !fits {
+		return 0, again, nil, false
+	}
+	return x, sched.PeekNote{A: value, B: aux}, w.p.events.event(id), true
+}

@@ -44,6 +44,10 @@ type dfsFrame struct {
 	fail   *Failure
 	// state is the frame's state, which peeked children are made from
 	state System
+	// again is the peek at order[0]'s step after its first, made when
+	// the frame was pushed, for searchFrom to use as its early peek if
+	// kids[0] is new (see peekEarly)
+	again earlyPeek
 }
 
 // dfsKid is a child state of a frame and its key.
@@ -55,11 +59,13 @@ type dfsKid struct {
 	peeked bool
 	note   PeekNote
 	// s as a Copier, a RunnableLister and, when the search takes keys as
-	// words, as a CompactWorder and a WordPeeker; nil if it is not one
-	copier Copier
-	lister RunnableLister
-	worder CompactWorder
-	peeker WordPeeker
+	// words, as a CompactWorder, a WordPeeker and a PeekAgainer; nil if it
+	// is not one
+	copier  Copier
+	lister  RunnableLister
+	worder  CompactWorder
+	peeker  WordPeeker
+	againer PeekAgainer
 	// the key: a word key packed in word (isWord), or key; hash is its
 	// hashKey
 	isWord bool
@@ -137,10 +143,11 @@ type dfsEnd struct {
 
 // push makes s, reached by via's step with preempts preemptions on its
 // path, the top of the stack, its runnable threads (d.buf) ordered and
-// stepped (see dfsFrame). peeker is s as a WordPeeker when the search
-// takes keys as words (d.words) and s is one, else nil: a kid's, which
-// was asserted when the kid was made, not once more per state.
-func (d *depthFirst) push(s System, peeker WordPeeker, via ThreadID, preempts int) {
+// stepped (see dfsFrame). peeker and againer are s as a WordPeeker and a
+// PeekAgainer when the search takes keys as words (d.words) and s is
+// one, else nil: a kid's, which were asserted when the kid was made, not
+// once more per state.
+func (d *depthFirst) push(s System, peeker WordPeeker, againer PeekAgainer, via ThreadID, preempts int) {
 	if len(d.stack) < cap(d.stack) {
 		d.stack = d.stack[:len(d.stack)+1]
 	} else {
@@ -163,7 +170,12 @@ func (d *depthFirst) push(s System, peeker WordPeeker, via ThreadID, preempts in
 		first = 1
 	}
 	d.early.ok = false
+	f.again.ok = false
 	pf := d.set.prefetcher() // push adds nothing, so the table stays
+	again := againer != nil && d.set.set.tab.Load().peekEarly
+	if again && first == 1 {
+		d.againFrom(f, againer, f.order[0], f.kids[0].note, pf)
+	}
 	for i := first; i < len(f.order); i++ {
 		t := f.order[i]
 		kid := &f.kids[i]
@@ -172,6 +184,9 @@ func (d *depthFirst) push(s System, peeker WordPeeker, via ThreadID, preempts in
 				kid.isWord = true
 				kid.hash = d.set.set.hashWord(kid.word)
 				pf.fetch(kid.hash)
+				if i == 0 && again {
+					d.againFrom(f, againer, t, kid.note, pf)
+				}
 				continue
 			}
 		}
@@ -201,13 +216,30 @@ func (d *depthFirst) push(s System, peeker WordPeeker, via ThreadID, preempts in
 // for a prefetch made only a few peeks before it. If t cannot run, push
 // ignores the peek. searchFrom peeks early only from tables of
 // earlyPeekBytes and more (visitedTable.peekEarly): in smaller ones the
-// lookups hit the caches, and the early peeks only cost time.
+// lookups hit the caches, and the early peeks only cost time. Where the
+// child is its parent's first, and the system is a PeekAgainer, push
+// made this peek already (againFrom), a state earlier.
 func (d *depthFirst) peekEarly(kid *dfsKid, t ThreadID) {
 	e := &d.early
 	e.t = t
 	if e.word, e.note, e.ok = kid.peeker.PeekWord(t); e.ok {
 		e.hash = d.set.set.hashWord(e.word)
 		d.set.prefetcher().fetch(e.hash)
+	}
+}
+
+// againFrom peeks at t's step after its first step from f's state,
+// which PeekWord(t) noted in note, and prefetches where its lookup would
+// start (f.again). If that first step's child is new, and t can run on,
+// it is the child's early peek (see peekEarly), made one state earlier:
+// before the child's lookup rather than after it, and so long enough
+// before its own lookup for the prefetch to arrive.
+func (d *depthFirst) againFrom(f *dfsFrame, againer PeekAgainer, t ThreadID, note PeekNote, pf prefetcher) {
+	e := &f.again
+	e.t = t
+	if e.word, e.note, e.ok = againer.PeekAgain(t, note); e.ok {
+		e.hash = d.set.set.hashWord(e.word)
+		pf.fetch(e.hash)
 	}
 }
 
@@ -252,6 +284,7 @@ func (d *depthFirst) cloneKid(kid *dfsKid, s System) {
 	if d.words {
 		kid.worder = kid.s.(CompactWorder)
 		kid.peeker, _ = kid.s.(WordPeeker)
+		kid.againer, _ = kid.s.(PeekAgainer)
 	}
 }
 
@@ -279,10 +312,12 @@ func (d *depthFirst) searchFrom(root System, via ThreadID, base, preempts int, p
 	d.stack = d.stack[:0]
 	d.early.ok = false
 	var peeker WordPeeker
+	var againer PeekAgainer
 	if d.words {
 		peeker, _ = root.(WordPeeker)
+		againer, _ = root.(PeekAgainer)
 	}
-	d.push(root, peeker, via, preempts)
+	d.push(root, peeker, againer, via, preempts)
 	failed := func(f *Failure, last ThreadID, pre int) dfsEnd {
 		path := make([]ThreadID, 0, len(d.stack))
 		for _, f := range d.stack[1:] {
@@ -332,7 +367,9 @@ func (d *depthFirst) searchFrom(root System, via ThreadID, base, preempts int, p
 			d.takeKid(kid, top.state, t)
 			next = kid.s
 		}
-		if kid.peeker != nil && d.set.set.tab.Load().peekEarly {
+		if i == 0 && top.again.ok {
+			d.early = top.again
+		} else if kid.peeker != nil && d.set.set.tab.Load().peekEarly {
 			d.peekEarly(kid, t)
 		} else {
 			d.early.ok = false // none for push, nor a stale one
@@ -348,7 +385,7 @@ func (d *depthFirst) searchFrom(root System, via ThreadID, base, preempts int, p
 		if depth >= d.maxDepth {
 			return dfsEnd{cut: fmt.Sprintf("an execution reached the step budget of %d", d.maxDepth)}
 		}
-		d.push(next, kid.peeker, t, pre)
+		d.push(next, kid.peeker, kid.againer, t, pre)
 	}
 	return dfsEnd{}
 }

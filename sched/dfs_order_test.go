@@ -83,7 +83,9 @@ func (r *naiveDFS) visit(s sched.System, via sched.ThreadID, pre int, path []sch
 // whether it recycles states or clones them, whether it takes keys as
 // words (where they fit) or as bytes, and whether it peeks at children's
 // words (sched.WordPeeker) before it makes them, and at the last thread's
-// next step early, before the runnable threads are listed.
+// next step early, before the runnable threads are listed, or earlier
+// still, at the first child's next step when it pushes its parent
+// (sched.PeekAgainer).
 func TestDFSStepsChildrenAsInTheirTurn(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		p := genProgram(t)
@@ -97,7 +99,7 @@ func TestDFSStepsChildrenAsInTheirTurn(t *testing.T) {
 		want := naiveDFS{seen: map[string]bool{string(root.AppendKey(nil)): true}}
 		want.stats.States = 1
 		want.visit(root, -1, 0, nil)
-		for _, mode := range []string{"cloning", "copying", "words", "peeking", "peeking early"} {
+		for _, mode := range []string{"cloning", "copying", "words", "peeking", "peeking early", "peeking again"} {
 			rec := newRecorder(newToy(p), false)
 			sys := rec.system(mode != "cloning")
 			switch mode {
@@ -105,9 +107,11 @@ func TestDFSStepsChildrenAsInTheirTurn(t *testing.T) {
 				sys = wordyRecorder{copyingRecorder{rec}}
 			case "peeking", "peeking early":
 				sys = peekingRecorder{wordyRecorder{copyingRecorder{rec}}}
+			case "peeking again":
+				sys = againRecorder{peekingRecorder{wordyRecorder{copyingRecorder{rec}}}}
 			}
 			restore := func() {}
-			if mode == "peeking early" {
+			if mode == "peeking early" || mode == "peeking again" {
 				restore = sched.PeekEarlyAlwaysForTest()
 			}
 			got := sched.DFS{}.Run(sys, sched.Limits{})
@@ -189,4 +193,27 @@ func (p peekingRecorder) TakePeeked(parent sched.System, t sched.ThreadID, note 
 	if word, _ := p.CompactWord(); note != (sched.PeekNote{A: uint64(t), B: word}) {
 		panic("TakePeeked was handed another note than PeekWord's")
 	}
+}
+
+// againRecorder is a peekingRecorder that also peeks two steps of one
+// thread ahead (sched.PeekAgainer): at the word PeekWord would give of the
+// child TakePeeked would make, on a clone, and with its note.
+type againRecorder struct{ peekingRecorder }
+
+func (a againRecorder) Clone() sched.System {
+	return againRecorder{a.peekingRecorder.Clone().(peekingRecorder)}
+}
+
+func (a againRecorder) CopyFrom(src sched.System) {
+	a.peekingRecorder.CopyFrom(src.(againRecorder).peekingRecorder)
+}
+
+func (a againRecorder) TakePeeked(parent sched.System, t sched.ThreadID, note sched.PeekNote) {
+	a.peekingRecorder.TakePeeked(parent.(againRecorder).peekingRecorder, t, note)
+}
+
+func (a againRecorder) PeekAgain(t sched.ThreadID, note sched.PeekNote) (uint64, sched.PeekNote, bool) {
+	c := a.Clone().(againRecorder)
+	c.TakePeeked(a, t, note)
+	return c.PeekWord(t)
 }

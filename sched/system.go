@@ -164,6 +164,14 @@ type WordPeeker interface {
 	TakePeeked(parent System, t ThreadID, note PeekNote)
 }
 
+// PeekAgainer is a WordPeeker that can also peek two steps of one thread
+// ahead: PeekAgain(t, note) is what PeekWord(t) would say of the state
+// TakePeeked(s, t, note) would make, where note is what s's PeekWord(t)
+// noted.
+type PeekAgainer interface {
+	PeekAgain(t ThreadID, note PeekNote) (word uint64, again PeekNote, ok bool)
+}
+
 // PeekNote is what a WordPeeker notes of a step it peeked at, for its
 // TakePeeked; a search only hands it back. It is a struct, not an array,
 // so that Go passes it in registers (its register ABI does not pass
