@@ -172,10 +172,6 @@ func (d *depthFirst) push(s System, peeker WordPeeker, againer PeekAgainer, via 
 	d.early.ok = false
 	f.again.ok = false
 	pf := d.set.prefetcher() // push adds nothing, so the table stays
-	again := againer != nil && d.set.set.tab.Load().peekEarly
-	if again && first == 1 {
-		d.againFrom(f, againer, f.order[0], f.kids[0].note, pf)
-	}
 	for i := first; i < len(f.order); i++ {
 		t := f.order[i]
 		kid := &f.kids[i]
@@ -184,9 +180,6 @@ func (d *depthFirst) push(s System, peeker WordPeeker, againer PeekAgainer, via 
 				kid.isWord = true
 				kid.hash = d.set.set.hashWord(kid.word)
 				pf.fetch(kid.hash)
-				if i == 0 && again {
-					d.againFrom(f, againer, t, kid.note, pf)
-				}
 				continue
 			}
 		}
@@ -205,6 +198,9 @@ func (d *depthFirst) push(s System, peeker WordPeeker, againer PeekAgainer, via 
 			kid.hash = d.set.set.hashKey(kid.key)
 		}
 		pf.fetch(kid.hash)
+	}
+	if againer != nil && pf.early && len(f.order) > 0 && f.kids[0].peeked {
+		d.againFrom(f, againer, f.order[0], f.kids[0].note, pf)
 	}
 }
 

@@ -169,6 +169,7 @@ type WordPeeker interface {
 // TakePeeked(s, t, note) would make, where note is what s's PeekWord(t)
 // noted.
 type PeekAgainer interface {
+	WordPeeker
 	PeekAgain(t ThreadID, note PeekNote) (word uint64, again PeekNote, ok bool)
 }
 

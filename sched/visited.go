@@ -249,6 +249,7 @@ type prefetcher struct {
 	base  unsafe.Pointer // the table's first entry
 	mask  uint64         // its len - 1
 	shift uint8          // log2 of an entry's size
+	early bool           // the table's peekEarly
 }
 
 // The shifts below are the entries' sizes: these fail to compile if not.
@@ -261,9 +262,9 @@ var (
 func (u *setUser) prefetcher() prefetcher {
 	t := u.set.tab.Load()
 	if t.words != nil {
-		return prefetcher{unsafe.Pointer(unsafe.SliceData(t.words)), uint64(len(t.words) - 1), 3}
+		return prefetcher{unsafe.Pointer(unsafe.SliceData(t.words)), uint64(len(t.words) - 1), 3, t.peekEarly}
 	}
-	return prefetcher{unsafe.Pointer(unsafe.SliceData(t.slots)), uint64(len(t.slots) - 1), 5}
+	return prefetcher{unsafe.Pointer(unsafe.SliceData(t.slots)), uint64(len(t.slots) - 1), 5, t.peekEarly}
 }
 
 // fetch starts bringing in the entry where the lookup of a key of hash h
