@@ -44,10 +44,6 @@ type dfsFrame struct {
 	fail   *Failure
 	// state is the frame's state, which peeked children are made from
 	state System
-	// again is the peek at order[0]'s step after its first, made when
-	// the frame was pushed, for searchFrom to use as its early peek if
-	// kids[0] is new (see peekEarly)
-	again earlyPeek
 }
 
 // dfsKid is a child state of a frame and its key.
@@ -59,13 +55,11 @@ type dfsKid struct {
 	peeked bool
 	note   PeekNote
 	// s as a Copier, a RunnableLister and, when the search takes keys as
-	// words, as a CompactWorder, a WordPeeker and a PeekAgainer; nil if it
-	// is not one
-	copier  Copier
-	lister  RunnableLister
-	worder  CompactWorder
-	peeker  WordPeeker
-	againer PeekAgainer
+	// words, as a CompactWorder and a WordPeeker; nil if it is not one
+	copier Copier
+	lister RunnableLister
+	worder CompactWorder
+	peeker WordPeeker
 	// the key: a word key packed in word (isWord), or key; hash is its
 	// hashKey
 	isWord bool
@@ -108,6 +102,12 @@ type depthFirst struct {
 	// state push is about to be given, made before that state's
 	// runnable threads were listed (see searchFrom), for push to use
 	early earlyPeek
+	// again is the peek at the step after the first child's of the
+	// state push was last given, by the same thread (againFrom), for
+	// searchFrom to use as its early peek if that child is new; push
+	// made it just before the loop takes the child, and the loop clears
+	// it then
+	again earlyPeek
 	stats Stats
 	stack []dfsFrame
 	buf   []ThreadID
@@ -143,11 +143,10 @@ type dfsEnd struct {
 
 // push makes s, reached by via's step with preempts preemptions on its
 // path, the top of the stack, its runnable threads (d.buf) ordered and
-// stepped (see dfsFrame). peeker and againer are s as a WordPeeker and a
-// PeekAgainer when the search takes keys as words (d.words) and s is
-// one, else nil: a kid's, which were asserted when the kid was made, not
-// once more per state.
-func (d *depthFirst) push(s System, peeker WordPeeker, againer PeekAgainer, via ThreadID, preempts int) {
+// stepped (see dfsFrame). peeker is s as a WordPeeker when the search
+// takes keys as words (d.words) and s is one, else nil: a kid's, which
+// was asserted when the kid was made, not once more per state.
+func (d *depthFirst) push(s System, peeker WordPeeker, via ThreadID, preempts int) {
 	if len(d.stack) < cap(d.stack) {
 		d.stack = d.stack[:len(d.stack)+1]
 	} else {
@@ -169,8 +168,7 @@ func (d *depthFirst) push(s System, peeker WordPeeker, againer PeekAgainer, via 
 		kid.isWord, kid.hash = true, e.hash
 		first = 1
 	}
-	d.early.ok = false
-	f.again.ok = false
+	d.early.ok, d.again.ok = false, false
 	pf := d.set.prefetcher() // push adds nothing, so the table stays
 	for i := first; i < len(f.order); i++ {
 		t := f.order[i]
@@ -199,8 +197,10 @@ func (d *depthFirst) push(s System, peeker WordPeeker, againer PeekAgainer, via 
 		}
 		pf.fetch(kid.hash)
 	}
-	if againer != nil && pf.early && len(f.order) > 0 && f.kids[0].peeked {
-		d.againFrom(f, againer, f.order[0], f.kids[0].note, pf)
+	if peeker != nil && len(f.order) > 0 && f.kids[0].peeked && pf.early {
+		if againer, ok := peeker.(PeekAgainer); ok { // in large tables only
+			d.againFrom(againer, f.order[0], f.kids[0].note, pf)
+		}
 	}
 }
 
@@ -224,14 +224,14 @@ func (d *depthFirst) peekEarly(kid *dfsKid, t ThreadID) {
 	}
 }
 
-// againFrom peeks at t's step after its first step from f's state,
-// which PeekWord(t) noted in note, and prefetches where its lookup would
-// start (f.again). If that first step's child is new, and t can run on,
-// it is the child's early peek (see peekEarly), made one state earlier:
-// before the child's lookup rather than after it, and so long enough
-// before its own lookup for the prefetch to arrive.
-func (d *depthFirst) againFrom(f *dfsFrame, againer PeekAgainer, t ThreadID, note PeekNote, pf prefetcher) {
-	e := &f.again
+// againFrom peeks at t's step after its first step from the state push
+// is given, which PeekWord(t) noted in note, and prefetches where its
+// lookup would start (d.again). If that first step's child is new, and
+// t can run on, it is the child's early peek (see peekEarly), made one
+// state earlier: before the child's lookup rather than after it, and so
+// long enough before its own lookup for the prefetch to arrive.
+func (d *depthFirst) againFrom(againer PeekAgainer, t ThreadID, note PeekNote, pf prefetcher) {
+	e := &d.again
 	e.t = t
 	if e.word, e.note, e.ok = againer.PeekAgain(t, note); e.ok {
 		e.hash = d.set.set.hashWord(e.word)
@@ -280,7 +280,6 @@ func (d *depthFirst) cloneKid(kid *dfsKid, s System) {
 	if d.words {
 		kid.worder = kid.s.(CompactWorder)
 		kid.peeker, _ = kid.s.(WordPeeker)
-		kid.againer, _ = kid.s.(PeekAgainer)
 	}
 }
 
@@ -308,12 +307,10 @@ func (d *depthFirst) searchFrom(root System, via ThreadID, base, preempts int, p
 	d.stack = d.stack[:0]
 	d.early.ok = false
 	var peeker WordPeeker
-	var againer PeekAgainer
 	if d.words {
 		peeker, _ = root.(WordPeeker)
-		againer, _ = root.(PeekAgainer)
 	}
-	d.push(root, peeker, againer, via, preempts)
+	d.push(root, peeker, via, preempts)
 	failed := func(f *Failure, last ThreadID, pre int) dfsEnd {
 		path := make([]ThreadID, 0, len(d.stack))
 		for _, f := range d.stack[1:] {
@@ -363,8 +360,8 @@ func (d *depthFirst) searchFrom(root System, via ThreadID, base, preempts int, p
 			d.takeKid(kid, top.state, t)
 			next = kid.s
 		}
-		if i == 0 && top.again.ok {
-			d.early = top.again
+		if i == 0 && d.again.ok {
+			d.early = d.again
 		} else if kid.peeker != nil && d.set.set.tab.Load().peekEarly {
 			d.peekEarly(kid, t)
 		} else {
@@ -381,7 +378,7 @@ func (d *depthFirst) searchFrom(root System, via ThreadID, base, preempts int, p
 		if depth >= d.maxDepth {
 			return dfsEnd{cut: fmt.Sprintf("an execution reached the step budget of %d", d.maxDepth)}
 		}
-		d.push(next, kid.peeker, kid.againer, t, pre)
+		d.push(next, kid.peeker, t, pre)
 	}
 	return dfsEnd{}
 }
