@@ -197,7 +197,7 @@ func (d *depthFirst) push(s System, peeker WordPeeker, via ThreadID, preempts in
 		}
 		pf.fetch(kid.hash)
 	}
-	if peeker != nil && len(f.order) > 0 && f.kids[0].peeked && pf.early {
+	if pf.early && peeker != nil && len(f.order) > 0 && f.kids[0].peeked {
 		if againer, ok := peeker.(PeekAgainer); ok { // in large tables only
 			d.againFrom(againer, f.order[0], f.kids[0].note, pf)
 		}
