@@ -75,3 +75,17 @@ func TestAutoKeepsTheStatesCounterexampleWhenItsBudgetRunsOut(t *testing.T) {
 	fewest := explore(t, "naive", threads, model.GIL, check.Config{Strategy: check.StrategyBounded, Preemptions: 10})
 	require.GreaterOrEqual(t, auto.Preemptions, fewest.Preemptions)
 }
+
+// When the caller stops auto's bounded search (a timeout, Ctrl-C), auto
+// keeps the states search's violation and says that its preemptions may
+// not be the fewest.
+func TestAutoKeepsTheStatesCounterexampleWhenStopped(t *testing.T) {
+	// the states search finds the race before it first asks Stop (every
+	// sched.PollEvery steps); the bounded search, which takes 23,235
+	// steps, does not
+	auto := explore(t, "naive", 5, model.GIL, check.Config{Workers: 1, Stop: func() bool { return true }})
+	require.Equal(t, sched.Violation, auto.Result.Verdict)
+	require.Len(t, auto.Plan, 2, "%q", auto.Plan)
+	require.Contains(t, auto.Plan[1], "stopped, so")
+	require.NotEmpty(t, auto.Result.Schedule)
+}

@@ -220,13 +220,20 @@ func (r *Report) auto(sys *System, lim sched.Limits) sched.Result {
 	budget, spent := budgeted(lim, autoBoundedBudget)
 	fewest := sched.Bounded{MaxPreemptions: p}.Run(sys, budget)
 	if fewest.Verdict != sched.Violation {
-		if *spent {
+		// keep what the complete search found, shortened as any other
+		// strategy's counterexample
+		switch {
+		case *spent:
 			r.Plan = append(r.Plan, fmt.Sprintf("bounded (up to %d preemptions): cut after %d steps, so %d preemptions may not be the fewest", p, fewest.Stats.Steps, p))
-			r.unminimized = true
+		case fewest.Verdict == sched.Incomplete:
+			r.Plan = append(r.Plan, fmt.Sprintf("bounded (up to %d preemptions): stopped, so %d preemptions may not be the fewest", p, p))
+		default: // not expected: both count preemptions alike
+			r.Plan = append(r.Plan, fmt.Sprintf("bounded (up to %d preemptions): found none, so the states counterexample stands", p))
 		}
+		r.unminimized = true
 		complete.Stats.Steps += fewest.Stats.Steps
 		complete.Stats.AddExecutions(fewest.Stats)
-		return complete // cut short: keep what the complete search found
+		return complete
 	}
 	r.Plan = append(r.Plan, fmt.Sprintf("bounded (up to %d preemptions): the fewest, %d", p, fewest.Preemptions))
 	fewest.Stats.Steps += complete.Stats.Steps
