@@ -60,6 +60,9 @@ func TestVisitedSetConcurrentAdds(t *testing.T) {
 		require.Greater(t, tab.len(), keys, "the table never grew")
 		require.Equal(t, tt.kind == wordKeys, tab.words != nil, "words kept or widened wrongly")
 		require.Equal(t, keys+1, tab.stored())
+		// free keeps s reachable until here: unreachable, its cleanup
+		// could unmap tab while stored reads it
+		s.free()
 	}
 }
 
