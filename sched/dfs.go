@@ -104,9 +104,9 @@ type depthFirst struct {
 	early earlyPeek
 	// again is the peek at the step after the first child's of the
 	// state push was last given, by the same thread (againFrom), for
-	// searchFrom to use as its early peek if that child is new; push
-	// made it just before the loop takes the child, and the loop clears
-	// it then
+	// searchFrom to use as its early peek if that child is new. The loop
+	// takes that child (i == 0) right after the push, and only then;
+	// every push clears it first.
 	again earlyPeek
 	stats Stats
 	stack []dfsFrame
