@@ -239,26 +239,26 @@ func (d *depthFirst) againFrom(againer PeekAgainer, t ThreadID, note PeekNote, p
 	}
 }
 
-// checkpoint asks poll every pollEvery steps and cuts the search once
+// checkpoint asks poll every PollEvery steps and cuts the search once
 // it has counted maxExecutions executions, as if it checked both before
 // every step; it says why it cuts, if it does. A step counts at most one
 // execution, so with maxExecutions it need only check again after as
 // many steps as executions are left (checkAt), and with no limit, at the
 // next poll.
 func (d *depthFirst) checkpoint(poll func() string) string {
-	if d.polls >= pollEvery {
+	if d.polls >= PollEvery {
 		d.polls = 0
 		if cut := poll(); cut != "" {
 			return cut
 		}
 	}
-	d.checkAt = pollEvery
+	d.checkAt = PollEvery
 	if d.maxExecutions > 0 {
 		left := d.maxExecutions - d.stats.Executions
 		if left <= 0 {
 			return fmt.Sprintf("max-executions %d reached", d.maxExecutions)
 		}
-		d.checkAt = int(min(int64(pollEvery), int64(d.polls)+left))
+		d.checkAt = int(min(int64(PollEvery), int64(d.polls)+left))
 	}
 	return ""
 }
@@ -300,7 +300,7 @@ func (d *depthFirst) useWords(init System, exact bool) {
 
 // searchFrom searches from root, at least one of whose threads can run; base
 // steps led to it, with preempts preemptions, the last of them by via (-1
-// for none). poll is asked every pollEvery steps, and stops the search
+// for none). poll is asked every PollEvery steps, and stops the search
 // when it gives a reason.
 func (d *depthFirst) searchFrom(root System, via ThreadID, base, preempts int, poll func() string) dfsEnd {
 	d.buf, _ = runnable(root, d.buf)

@@ -236,7 +236,7 @@ type worker struct {
 }
 
 // flush adds the worker's counts to the total, polls Limits.Stop and
-// reports Limits.Progress; the worker's search calls it every pollEvery
+// reports Limits.Progress; the worker's search calls it every PollEvery
 // steps.
 func (w *worker) flush() {
 	r := w.run

@@ -59,12 +59,9 @@ func (l Limits) maxDepth() int {
 	return DefaultMaxDepth
 }
 
-// pollEvery is how many steps pass between two calls of Limits.Stop.
-const pollEvery = 1 << 12
-
-// PollEvery is how many steps pass between two calls of Limits.Stop, for
-// a Stop that counts steps.
-const PollEvery = pollEvery
+// PollEvery is how many steps pass between two calls of Limits.Stop (a
+// Stop may count steps by it).
+const PollEvery = 1 << 12
 
 // Stats counts the work a search did.
 type Stats struct {

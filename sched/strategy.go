@@ -11,7 +11,7 @@ type Strategy interface {
 	Run(init System, lim Limits) Result
 }
 
-// stopper polls Limits.Stop, and reports Limits.Progress, every pollEvery
+// stopper polls Limits.Stop, and reports Limits.Progress, every PollEvery
 // calls.
 type stopper struct {
 	stop     func() bool
@@ -29,7 +29,7 @@ func (s *stopper) stopped() bool {
 		return false
 	}
 	s.count++
-	if s.count < pollEvery {
+	if s.count < PollEvery {
 		return false
 	}
 	s.count = 0
@@ -37,7 +37,7 @@ func (s *stopper) stopped() bool {
 }
 
 // now reports progress and polls Limits.Stop at once; depth-first searches,
-// which count their steps themselves, call it every pollEvery steps.
+// which count their steps themselves, call it every PollEvery steps.
 func (s *stopper) now() bool {
 	if s.progress != nil {
 		s.progress(*s.stats)
