@@ -99,20 +99,21 @@ func (s *System) AppendCompactKey(b []byte) []byte { return s.w.AppendCompactKey
 // PeekWord implements sched.WordPeeker: the memo's word of the state
 // after t's step, unless the step fails.
 func (s *System) PeekWord(t sched.ThreadID) (uint64, sched.PeekNote, bool) {
-	word, note, ev, ok := s.w.PeekWord(int(t))
-	if !ok || failing(ev) {
-		return 0, note, false
-	}
-	return word, note, true
+	return unlessFailing(s.w.PeekWord(int(t)))
 }
 
 // PeekAgain implements sched.PeekAgainer.
 func (s *System) PeekAgain(t sched.ThreadID, note sched.PeekNote) (uint64, sched.PeekNote, bool) {
-	word, again, ev, ok := s.w.PeekAgain(int(t), note)
+	return unlessFailing(s.w.PeekAgain(int(t), note))
+}
+
+// unlessFailing is a model peek's word and note, unless the step it told
+// of breaks an invariant: a search must step that one, to fail there.
+func unlessFailing(word uint64, note sched.PeekNote, ev *model.Event, ok bool) (uint64, sched.PeekNote, bool) {
 	if !ok || failing(ev) {
-		return 0, again, false
+		return 0, note, false
 	}
-	return word, again, true
+	return word, note, true
 }
 
 // TakePeeked implements sched.WordPeeker.
