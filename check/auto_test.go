@@ -15,9 +15,7 @@ import (
 // each, under atomicity a.
 func explore(t *testing.T, name string, threads int, a model.Atomicity, cfg check.Config) *check.Report {
 	t.Helper()
-	p, err := check.Lookup(name)
-	require.NoError(t, err)
-	cfg.Protocol, cfg.Scenario, cfg.Atomicity = p, mergedScenario(t, threads), a
+	cfg.Protocol, cfg.Scenario, cfg.Atomicity = protocol(t, name), mergedScenario(t, threads), a
 	rep, err := check.Explore(cfg)
 	require.NoError(t, err)
 	return rep

@@ -56,8 +56,11 @@ func mergedScenario(tb testing.TB, threads int) *model.Scenario {
 	return sc
 }
 
-func swapMerged(tb testing.TB) *model.Protocol {
-	p, err := check.Lookup("merged")
+func swapMerged(tb testing.TB) *model.Protocol { return protocol(tb, "merged") }
+
+// protocol is the protocol of that name.
+func protocol(tb testing.TB, name string) *model.Protocol {
+	p, err := check.Lookup(name)
 	if err != nil {
 		tb.Fatal(err)
 	}
