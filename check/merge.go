@@ -24,7 +24,7 @@ func MergeSummaries(parts []Summary) (Summary, error) {
 	for _, p := range parts {
 		i, total, err := ParseShard(p.Shard)
 		if err != nil {
-			return Summary{}, err
+			return Summary{}, fmt.Errorf("%w (was the summary written with -shard?)", err)
 		}
 		if n < 0 {
 			n = total
@@ -113,7 +113,7 @@ func ParseShard(s string) (i, n int, err error) {
 		}
 	}
 	if !ok || err != nil || n < 1 || i < 0 || i >= n {
-		return 0, 0, fmt.Errorf("shard %q is not of the form i/n with 0 <= i < n (was the summary written with -shard?)", s)
+		return 0, 0, fmt.Errorf("shard %q is not of the form i/n with 0 <= i < n", s)
 	}
 	return i, n, nil
 }

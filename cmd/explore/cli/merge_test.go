@@ -70,23 +70,28 @@ func TestMergeBadInput(t *testing.T) {
 	unsharded := filepath.Join(dir, "unsharded")
 	var sink bytes.Buffer
 	require.Equal(t, cli.ExitOK, cli.Run([]string{"-strategy", "states", "-protocol", "merged", "-out", unsharded, "-quiet"}, &sink, &sink))
-	for name, args := range map[string][]string{
-		"no files":      {"merge"},
-		"missing file":  {"merge", filepath.Join(dir, "nope.json")},
-		"not a summary": {"merge", garbage},
-		"not sharded":   {"merge", filepath.Join(unsharded, "summary.json")},
-		"bad flag":      {"merge", "-frobnicate"},
+	for name, c := range map[string]struct {
+		args []string
+		want string // in the message
+	}{
+		"no files":      {[]string{"merge"}, "give the summary.json of every shard"},
+		"missing file":  {[]string{"merge", filepath.Join(dir, "nope.json")}, "nope.json"},
+		"not a summary": {[]string{"merge", garbage}, "garbage.json"},
+		"not sharded":   {[]string{"merge", filepath.Join(unsharded, "summary.json")}, "was the summary written with -shard?"},
+		"bad flag":      {[]string{"merge", "-frobnicate"}, "frobnicate"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			require.Equal(t, cli.ExitUsage, cli.Run(args, &stdout, &stderr))
+			require.Equal(t, cli.ExitUsage, cli.Run(c.args, &stdout, &stderr))
 			require.Empty(t, stdout.String())
 			require.Regexp(t, `^explore merge: [^\n]+\n$`, stderr.String())
+			require.Contains(t, stderr.String(), c.want)
 		})
 	}
 	for _, bad := range []string{"3/3", "-1/2", "a/b", "1", "0/0"} {
 		var stdout, stderr bytes.Buffer
 		require.Equal(t, cli.ExitUsage, cli.Run([]string{"-protocol", "merged", "-shard", bad}, &stdout, &stderr), bad)
 		require.Regexp(t, `^explore: -shard: [^\n]+\n$`, stderr.String())
+		require.NotContains(t, stderr.String(), "summary", "the flag's message is not merge's")
 	}
 }
