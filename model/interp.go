@@ -24,6 +24,9 @@ func (w *World) Step(t int) *Event {
 		w.execInstr(t, f, true)
 	}
 	w.settle(t)
+	if t == Host {
+		w.forgetHostWrites()
+	}
 	if w.Trace {
 		w.p.Describe(&w.ev)
 	}
