@@ -12,6 +12,12 @@
 # in how many rounds NEW was faster; then benchstat's summary (p-values),
 # when benchstat is installed.
 #
+# The two sides are different binaries, and code layout alone moves a
+# benchmark by several percent: a change that did nothing at run time
+# measured 0.93 at 5 threads, twice (README). A ratio within a few
+# percent of 1 says nothing about a change; count instructions
+# (instructions.sh) instead.
+#
 # Usage: scripts/ab.sh BASE [NEW] [--bench RE] [--rounds N] [--benchtime T]
 #   BASE, NEW    commits (anything git rev-parse takes); NEW defaults to
 #                the working tree, uncommitted changes included
