@@ -45,13 +45,15 @@ type visitedSet struct {
 	wordSeed uint64
 	tab      atomic.Pointer[visitedTable]
 
-	mu       sync.Mutex
-	cond     *sync.Cond
-	growing  atomic.Bool
-	users    int     // under mu
-	paused   int     // users stopped for a grow, under mu
-	job      *rehash // the grow under way, under mu
-	inserted atomic.Int64
+	mu      sync.Mutex
+	cond    *sync.Cond
+	growing atomic.Bool
+	// preparing: a user is making the next table (see grow), under mu
+	preparing bool
+	users     int     // under mu
+	paused    int     // users stopped for a grow, under mu
+	job       *rehash // the grow under way, under mu
+	inserted  atomic.Int64
 
 	// slabs holds the tables mapped outside the heap.
 	slabs *slabs
@@ -105,8 +107,10 @@ type visitedTable struct {
 	slots []visitedSlot
 	// limit: grow once more keys than this are counted; batch: how many a
 	// user inserts before it counts them (so a table is at most limit +
-	// users*batch full, under three quarters).
-	limit, batch int64
+	// users*batch full, under three quarters). hard: while the next table
+	// is prepared (see grow), users go on adding until this many keys are
+	// counted (so at most hard + users*batch, seven eighths).
+	limit, hard, batch int64
 	// peekEarly: the table takes earlyPeekBytes or more, so depth-first
 	// searches peek early (see depthFirst.peekEarly)
 	peekEarly bool
@@ -208,7 +212,7 @@ func (s *visitedSet) free() {
 
 // newTable is an empty table of size entries: words or slots.
 func (s *visitedSet) newTable(size int, users int, words bool) *visitedTable {
-	t := &visitedTable{limit: int64(size) * 11 / 16}
+	t := &visitedTable{limit: int64(size) * 11 / 16, hard: int64(size) * 13 / 16}
 	if words {
 		t.words = slab[word](s.slabs, size)
 	} else {
@@ -548,11 +552,59 @@ func (t *visitedTable) claim(h uint64) *visitedSlot {
 // words, by a table of slots as large, once every other user has paused;
 // the paused users help copy. If another user is growing already, the
 // caller pauses instead.
+//
+// A larger table is made and its pages touched (prepare) before the
+// others are asked to pause, while they go on adding to t; only the
+// rehash stops them. Fresh pages cost about 3 µs each on this project's
+// VM, and one goroutine touches them (see prepare), so before, one
+// worker sat parked while the other touched. With two workers on the
+// 4-thread search of merged, the time stopped for grows went from a
+// median of 1.5 ms a search to 1.1 ms (60 searches each way, one binary
+// with a switch). While t's next table is prepared, a user that asks to
+// grow t goes on adding to it, unless t holds t.hard keys, when it waits
+// for the grow. A widen cannot wait for a table of words: it prepares
+// its own once the others are paused, as before.
 func (s *visitedSet) grow(t *visitedTable, widen bool) {
 	s.mu.Lock()
 	if s.tab.Load() != t {
 		s.mu.Unlock() // grown meanwhile
 		return
+	}
+	var g *visitedTable
+	if !widen && !s.growing.Load() {
+		if s.preparing {
+			if s.inserted.Load() <= t.hard {
+				s.mu.Unlock() // go on adding to t while the other prepares
+				return
+			}
+			if waitHookForTest != nil {
+				waitHookForTest()
+			}
+			for s.preparing { // t is too full to go on: wait for the grow
+				s.cond.Wait()
+			}
+			s.mu.Unlock()
+			if s.growing.Load() {
+				s.pause()
+			}
+			return
+		}
+		s.preparing = true
+		users := s.users
+		s.mu.Unlock()
+		g = s.prepare(s.newTable(growth(t)*t.len(), users, t.words != nil))
+		s.mu.Lock()
+		s.preparing = false
+		s.cond.Broadcast() // for users waiting on a full t
+		if s.growing.Load() {
+			// a widen started meanwhile, and waits for this user to
+			// pause: g is not the next table (t stays until the pause,
+			// since a grow needs every other user paused)
+			s.mu.Unlock()
+			s.release(g)
+			s.pause()
+			return
+		}
 	}
 	if !s.growing.CompareAndSwap(false, true) {
 		s.mu.Unlock()
@@ -562,19 +614,8 @@ func (s *visitedSet) grow(t *visitedTable, widen bool) {
 	for s.paused < s.users-1 {
 		s.cond.Wait()
 	}
-	var g *visitedTable
-	if widen {
-		g = s.newTable(t.len(), s.users, false)
-	} else {
-		g = s.newTable(growth(t)*t.len(), s.users, t.words != nil)
-	}
-	// Touch every page first, alone: on some virtual machines two threads
-	// faulting fresh pages in at once are much slower than one.
-	for i := 0; i < len(g.slots); i += 4096 / int(unsafe.Sizeof(visitedSlot{})) {
-		g.slots[i].inline[0] = 0
-	}
-	for i := 0; i < len(g.words); i += 4096 / 8 {
-		g.words[i].Store(0)
+	if g == nil {
+		g = s.prepare(s.newTable(t.len(), s.users, false))
 	}
 	j := &rehash{set: s, old: t, new: g}
 	j.parts = int64((t.len() + rehashPart - 1) / rehashPart)
@@ -587,13 +628,42 @@ func (s *visitedSet) grow(t *visitedTable, widen bool) {
 		s.cond.Wait()
 	}
 	// Every part is copied, so nobody reads the old table any more.
-	releaseSlab(s.slabs, t.slots)
-	releaseSlab(s.slabs, t.words)
+	s.release(t)
 	s.tab.Store(j.new)
 	s.job = nil
 	s.growing.Store(false)
 	s.cond.Broadcast()
 	s.mu.Unlock()
+}
+
+// prepare touches every page of g, a new table, and returns it. One
+// goroutine touches them all: on some virtual machines two threads
+// faulting fresh pages in at once are much slower than one.
+func (s *visitedSet) prepare(g *visitedTable) *visitedTable {
+	if prepareHookForTest != nil {
+		prepareHookForTest(g)
+	}
+	for i := 0; i < len(g.slots); i += 4096 / int(unsafe.Sizeof(visitedSlot{})) {
+		g.slots[i].inline[0] = 0
+	}
+	for i := 0; i < len(g.words); i += 4096 / 8 {
+		g.words[i].Store(0)
+	}
+	return g
+}
+
+// prepareHookForTest, when set, runs as each table is prepared, and
+// waitHookForTest as a user waits for a table that is being prepared;
+// only tests set them.
+var (
+	prepareHookForTest func(g *visitedTable)
+	waitHookForTest    func()
+)
+
+// release gives back t's memory; nothing may read t after.
+func (s *visitedSet) release(t *visitedTable) {
+	releaseSlab(s.slabs, t.slots)
+	releaseSlab(s.slabs, t.words)
 }
 
 // growth is how many times larger than t the next table is: 4 while

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -20,8 +21,89 @@ func TestVisitedSetConcurrentAdds(t *testing.T) {
 		kind        testKeys
 	}{{1, 20000, slotKeys}, {2, 20000, slotKeys}, {4, 20000, slotKeys}, {8, 20000, slotKeys}, {2, 300000, slotKeys}, {3, 300000, slotKeys},
 		{1, 20000, wordKeys}, {4, 20000, wordKeys}, {8, 20000, mixedKeys}, {2, 300000, wordKeys}, {3, 300000, mixedKeys}} {
-		users, keys := tt.users, tt.keys
-		visitedTestKey := tt.kind.key(keys)
+		concurrentAdds(t, tt.users, tt.keys, tt.kind)
+	}
+}
+
+// The same while every next table takes long to prepare (grow), so that
+// the other users go on adding to a table until it holds its hard limit,
+// and then wait for the grow; and a widen comes while a table is
+// prepared. Each slow preparation is counted, and so is each user that
+// waited.
+func TestVisitedSetAddsWhileTheNextTableIsPrepared(t *testing.T) {
+	var prepared, waited atomic.Int64
+	prepareHookForTest = func(*visitedTable) {
+		prepared.Add(1)
+		time.Sleep(2 * time.Millisecond)
+	}
+	waitHookForTest = func() { waited.Add(1) }
+	defer func() { prepareHookForTest, waitHookForTest = nil, nil }()
+	for _, kind := range []testKeys{slotKeys, wordKeys, mixedKeys} {
+		concurrentAdds(t, 4, 100000, kind)
+	}
+	require.Greater(t, prepared.Load(), int64(10))
+	require.Greater(t, waited.Load(), int64(0), "no user reached a table's hard limit")
+}
+
+// A widen that comes while a user prepares the next table of words waits
+// for that user, which then gives its table back and pauses: the set
+// ends with every key, in slots, and no other table mapped.
+func TestVisitedSetWidensWhileTheNextTableIsPrepared(t *testing.T) {
+	s := newVisitedSet(2)
+	a := s.join() // b joins later: a grow waits for every user to pause
+	started, resume := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	prepareHookForTest = func(g *visitedTable) {
+		if g.words != nil && g.bytes() >= mapBytes { // mapped, so a leak shows
+			once.Do(func() { close(started); <-resume })
+		}
+	}
+	defer func() { prepareHookForTest = nil }()
+	const n = 5000 // the table of 4K words grows at 2,816
+	key := wordKeys.key(n)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for k := range n {
+			a.add(key(k))
+		}
+		a.leave()
+	}()
+	<-started
+	b := s.join()
+	widened := make(chan bool)
+	long := []byte("a key too long for a word")
+	go func() {
+		widened <- b.add(long)
+		b.leave()
+	}()
+	require.Eventually(t, s.growing.Load, 10*time.Second, time.Millisecond, "the widen never started")
+	close(resume)
+	require.True(t, <-widened)
+	<-done
+	u := s.join()
+	for k := range n {
+		require.False(t, u.add(key(k)), "key %d lost", k)
+	}
+	require.False(t, u.add(long))
+	u.leave()
+	tab := s.tab.Load()
+	require.Nil(t, tab.words, "not widened")
+	require.Equal(t, n+1, tab.stored())
+	s.slabs.mu.Lock()
+	mapped := len(s.slabs.maps)
+	s.slabs.mu.Unlock()
+	require.Equal(t, 1, mapped, "a table other than the set's own is still mapped")
+	s.free()
+}
+
+// concurrentAdds has users goroutines add keys keys of kind to one
+// visited set, every key by every user, and checks that each was new to
+// one add exactly and that the set holds them all.
+func concurrentAdds(t *testing.T, users, keys int, kind testKeys) {
+	t.Helper()
+	{
+		visitedTestKey := kind.key(keys)
 		s := newVisitedSet(users)
 		news := make([]int, keys)
 		var mu sync.Mutex
@@ -58,7 +140,7 @@ func TestVisitedSetConcurrentAdds(t *testing.T) {
 		u.leave()
 		tab := s.tab.Load()
 		require.Greater(t, tab.len(), keys, "the table never grew")
-		require.Equal(t, tt.kind == wordKeys, tab.words != nil, "words kept or widened wrongly")
+		require.Equal(t, kind == wordKeys, tab.words != nil, "words kept or widened wrongly")
 		require.Equal(t, keys+1, tab.stored())
 		// free keeps s reachable until here: unreachable, its cleanup
 		// could unmap tab while stored reads it
