@@ -215,6 +215,11 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 	if line := resources(sum); line != "" {
 		fmt.Fprintf(stderr, "explore: %s\n", line)
 	}
+	if line := pctLine(rep); line != "" && (o.json || rep.Result.Verdict == sched.Violation) {
+		// stdout holds the JSON summary or the trace (for a bug
+		// report), so the guarantee goes with the counts
+		fmt.Fprintf(stderr, "explore: %s\n", line)
+	}
 	switch rep.Result.Verdict {
 	case sched.Violation:
 		return ExitViolation, nil
@@ -407,9 +412,8 @@ func human(out io.Writer, rep *check.Report, repro string) error {
 			fmt.Fprintf(&b, "; covered: %s", res.Cut)
 		}
 		b.WriteString("); this proves nothing\n")
-		if g := check.PCTGuarantee(rep); g > 0 {
-			fmt.Fprintf(&b, "pct: each run finds a bug of depth %d with probability at least %.3g (1/(n*k^(d-1)), n=%d threads, k=%d steps)\n",
-				rep.Config.Depth, g, rep.Program.NumThreads(), check.PCTLength(rep))
+		if line := pctLine(rep); line != "" {
+			b.WriteString(line + "\n")
 		}
 	default:
 		fmt.Fprintf(&b, "%s: incomplete: the %s search stopped (%s) after %d states, %d executions, %d steps, without a violation; nothing is proved\n",
@@ -417,6 +421,17 @@ func human(out io.Writer, rep *check.Report, repro string) error {
 	}
 	_, err := io.WriteString(out, b.String())
 	return err
+}
+
+// pctLine says, of a pct search, with what probability each run finds a
+// bug of the depth it aims at in this scenario ("" for other strategies).
+func pctLine(rep *check.Report) string {
+	g := check.PCTGuarantee(rep)
+	if g <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("pct: each run finds a bug of depth %d with probability at least %.3g (1/(n*k^(d-1)), n=%d threads, k=%d steps)",
+		rep.Config.Depth, g, rep.Program.NumThreads(), check.PCTLength(rep))
 }
 
 func list(out io.Writer) error {

@@ -528,3 +528,27 @@ func TestStderrSummary(t *testing.T) {
 	}
 	require.Equal(t, line(first.stderr), line(explore(t, args...).stderr))
 }
+
+// pct prints its per-run guarantee for the scenario, 1/(n*k^(d-1)), found
+// a violation or not: with the verdict on stdout when it found none, on
+// stderr beside the trace when it did or beside the JSON summary, which
+// holds it too.
+func TestPCTPrintsItsGuarantee(t *testing.T) {
+	guarantee := `pct: each run finds a bug of depth 3 with probability at least [0-9.e+-]+ \(1/\(n\*k\^\(d-1\)\), n=3 threads, k=[1-9][0-9]* steps\)`
+	none := explore(t, "-protocol", "merged", "-strategy", "pct", "-runs", "20", "-quiet")
+	require.Equal(t, cli.ExitOK, none.code, none.stderr)
+	require.Regexp(t, "(?m)^"+guarantee+"$", none.stdout)
+	found := explore(t, "-protocol", "naive", "-strategy", "pct", "-runs", "200", "-quiet")
+	require.Equal(t, cli.ExitViolation, found.code, found.stderr)
+	require.Regexp(t, "(?m)^explore: "+guarantee+"$", found.stderr)
+	require.NotContains(t, found.stdout, "pct: each run")
+	js := explore(t, "-protocol", "naive", "-strategy", "pct", "-runs", "200", "-quiet", "-json")
+	var sum struct {
+		PCTGuarantee float64 `json:"pct_guarantee"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(js.stdout), &sum))
+	require.Greater(t, sum.PCTGuarantee, 0.0)
+	require.Regexp(t, "(?m)^explore: "+guarantee+"$", js.stderr)
+	other := explore(t, "-protocol", "naive", "-strategy", "random", "-runs", "200", "-quiet")
+	require.NotContains(t, other.stdout+other.stderr, "pct: each run")
+}
