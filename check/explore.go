@@ -110,6 +110,10 @@ type Report struct {
 	// PeakRSSBytes is the most memory the process had held resident when
 	// the report was finished (0 where the system does not say).
 	PeakRSSBytes int64
+	// Interleavings, for a verified dpor search, is how many executions a
+	// search reducing nothing would run (sched.Interleavings): what DPOR's
+	// executions are reduced from. 0 where it was not counted.
+	Interleavings float64
 }
 
 // strategy builds the configured strategy.
@@ -181,6 +185,12 @@ func Explore(cfg Config) (*Report, error) {
 	}
 	rep.Elapsed = time.Since(start)
 	rep.LocksLeft = sys.LocksLeft()
+	if cfg.Strategy == StrategyDPOR && rep.Result.Verdict == sched.Verified {
+		// after Elapsed: the count is a stateful pass of its own
+		if n, _, ok := sched.Interleavings(NewSystem(prog), lim); ok {
+			rep.Interleavings = n
+		}
+	}
 	if rep.Result.Verdict == sched.Incomplete && why != "" {
 		rep.Result.Cut = why
 	}

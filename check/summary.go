@@ -48,9 +48,13 @@ type Summary struct {
 	PeakRSSBytes int64 `json:"peak_rss_bytes,omitempty"`
 	// PCTGuarantee is pct's per-run probability of finding a bug of its
 	// depth.
-	PCTGuarantee float64           `json:"pct_guarantee,omitempty"`
-	Seed         *uint64           `json:"seed,omitempty"`
-	Violation    *ViolationSummary `json:"violation,omitempty"`
+	PCTGuarantee float64 `json:"pct_guarantee,omitempty"`
+	// Interleavings, for a verified dpor search, is how many executions a
+	// search reducing nothing would run: what dpor's are reduced from
+	// (exact below 2^53).
+	Interleavings float64           `json:"interleavings,omitempty"`
+	Seed          *uint64           `json:"seed,omitempty"`
+	Violation     *ViolationSummary `json:"violation,omitempty"`
 }
 
 // PreemptionStats are the preemptions of a search's executions (see
@@ -92,23 +96,24 @@ type ViolationSummary struct {
 func Summarize(r *Report) Summary {
 	res := r.Result
 	s := Summary{
-		Protocol:     r.Config.Protocol.Name,
-		Atomicity:    r.Config.Atomicity.String(),
-		Strategy:     r.Config.Strategy,
-		Scenario:     r.Config.Scenario.String(),
-		Verdict:      res.Verdict.String(),
-		Complete:     res.Complete,
-		Executions:   res.Stats.Executions,
-		States:       res.Stats.States,
-		Steps:        res.Stats.Steps,
-		ElapsedMS:    float64(r.Elapsed.Microseconds()) / 1000,
-		Stopped:      res.Cut,
-		LocksLeft:    r.LocksLeft,
-		Matched:      res.Stats.Matched,
-		MemoryBytes:  res.Stats.MemoryBytes,
-		Plan:         r.Plan,
-		PCTGuarantee: PCTGuarantee(r),
-		PeakRSSBytes: r.PeakRSSBytes,
+		Protocol:      r.Config.Protocol.Name,
+		Atomicity:     r.Config.Atomicity.String(),
+		Strategy:      r.Config.Strategy,
+		Scenario:      r.Config.Scenario.String(),
+		Verdict:       res.Verdict.String(),
+		Complete:      res.Complete,
+		Executions:    res.Stats.Executions,
+		States:        res.Stats.States,
+		Steps:         res.Stats.Steps,
+		ElapsedMS:     float64(r.Elapsed.Microseconds()) / 1000,
+		Stopped:       res.Cut,
+		LocksLeft:     r.LocksLeft,
+		Matched:       res.Stats.Matched,
+		MemoryBytes:   res.Stats.MemoryBytes,
+		Plan:          r.Plan,
+		PCTGuarantee:  PCTGuarantee(r),
+		Interleavings: r.Interleavings,
+		PeakRSSBytes:  r.PeakRSSBytes,
 	}
 	if !res.Stats.DepthUnmeasured {
 		depth := res.Stats.Depth
