@@ -385,12 +385,16 @@ func writeFile(dir, name string, fill func(io.Writer) error) error {
 }
 
 // resources says, for a person, what the summary counts besides states
-// and steps: the preemptions per execution and the process's peak
-// resident memory ("" when it has neither).
+// and steps: the preemptions per execution, a stateful search's visited
+// set (states stored, steps that matched one, its memory) and the
+// process's peak resident memory ("" when it has none of them).
 func resources(sum check.Summary) string {
 	var parts []string
 	if sum.Preemptions != nil {
 		parts = append(parts, "preemptions per execution: "+sum.Preemptions.String())
+	}
+	if sum.MemoryBytes > 0 { // a stateful search
+		parts = append(parts, fmt.Sprintf("visited set: %d states stored, %d steps matched one, %.1f MiB", sum.States, sum.Matched, float64(sum.MemoryBytes)/(1<<20)))
 	}
 	if sum.PeakRSSBytes > 0 {
 		parts = append(parts, fmt.Sprintf("peak RSS %.1f MiB", float64(sum.PeakRSSBytes)/(1<<20)))
