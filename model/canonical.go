@@ -200,11 +200,7 @@ func (w *World) canonScratch() *canonScratch {
 // blocks it wrote once it is over (forgetHostWrites).
 func (w *World) touch(t int) {
 	if c := w.canon; c != nil {
-		if t == Host {
-			clear(c.fresh)
-		} else {
-			c.fresh[t] = false
-		}
+		c.fresh[t] = false
 	}
 	w.gnum = 0
 	if w.blocks != nil {
@@ -212,18 +208,27 @@ func (w *World) touch(t int) {
 	}
 }
 
-// forgetHostWrites forgets the numbers of the blocks that the host's step
-// just made (see touch) wrote, other than its own: the block of the
-// thread it started (sStart, ev.started), and, when a poll aborted or
-// released a block, all of them. The host only reads the others, so
-// their numbers stand: numbering them again cost a search of merged 7%
-// of its instructions (a hash and a probe of the table for each block).
-// TestCompactKeyIsExact checks every number kept so against a fresh
+// forgetHostWrites forgets the numbers of the blocks, and the canonical
+// key's part numbers, of the threads that the host's step just made (see
+// touch) wrote, other than itself: the thread it started (sStart,
+// ev.started), and, when a poll aborted or released a block, all of them.
+// The host only reads the others, so their numbers stand: numbering them
+// again cost a search of merged 7% of its instructions (a hash and a
+// probe of the table for each block). TestCompactKeyIsExact and the
+// canonical key's tests check every number kept so against a fresh
 // lookup (VerifyCanonForTest).
 func (w *World) forgetHostWrites() {
+	all := w.ev.pollText == pollAbort || w.ev.pollText == pollRelease
+	if c := w.canon; c != nil {
+		if all {
+			clear(c.fresh)
+		} else if w.ev.started != Host {
+			c.fresh[w.ev.started] = false
+		}
+	}
 	switch {
 	case w.blocks == nil:
-	case w.ev.pollText == pollAbort || w.ev.pollText == pollRelease:
+	case all:
 		clear(w.blocks)
 		w.packed = 0
 	case w.ev.started != Host:
