@@ -15,7 +15,7 @@ package sched
 // when lim cut the pass short (Stop, or an execution as long as the step
 // budget); the count is then meaningless.
 func Interleavings(init System, lim Limits) (count float64, states int64, ok bool) {
-	c := interleavings{memo: map[string]float64{}, lim: lim, maxDepth: lim.maxDepth()}
+	c := interleavings{memo: map[string]float64{}, stop: stopper{stop: lim.Stop}, maxDepth: lim.maxDepth()}
 	count = c.from(init.Clone(), 0)
 	return count, int64(len(c.memo)), !c.cut
 }
@@ -23,9 +23,8 @@ func Interleavings(init System, lim Limits) (count float64, states int64, ok boo
 // interleavings is one Interleavings pass.
 type interleavings struct {
 	memo     map[string]float64 // by exact key: the schedules from the state
-	lim      Limits
+	stop     stopper
 	maxDepth int
-	polls    int
 	cut      bool
 	key      []byte
 }
@@ -49,12 +48,9 @@ func (c *interleavings) from(s System, depth int) float64 {
 		return 0
 	}
 	for _, t := range threads {
-		if c.polls++; c.polls >= PollEvery && c.lim.Stop != nil {
-			c.polls = 0
-			if c.lim.Stop() {
-				c.cut = true
-				return 0
-			}
+		if c.stop.stopped() {
+			c.cut = true
+			return 0
 		}
 		child := s.Clone()
 		if child.Step(t) != nil {
