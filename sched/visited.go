@@ -560,7 +560,7 @@ func (t *visitedTable) claim(h uint64) *visitedSlot {
 // worker sat parked while the other touched. With two workers on the
 // 4-thread search of merged, the time stopped for grows went from a
 // median of 1.5 ms a search to 1.1 ms (60 searches each way, one binary
-// with a switch). While t's next table is prepared, a user that asks to
+// with a switch and timers, made for the measurement, not kept). While t's next table is prepared, a user that asks to
 // grow t goes on adding to it, unless t holds t.hard keys, when it waits
 // for the grow. A widen cannot wait for a table of words: it prepares
 // its own once the others are paused, as before.
