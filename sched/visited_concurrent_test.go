@@ -25,6 +25,16 @@ func TestVisitedSetConcurrentAdds(t *testing.T) {
 	}
 }
 
+// The same with the waits of a grow sleeping at once, not spinning first
+// (await).
+func TestVisitedSetConcurrentAddsWithoutSpinning(t *testing.T) {
+	defer func(d time.Duration) { spinFor = d }(spinFor)
+	spinFor = 0
+	for _, kind := range []testKeys{slotKeys, wordKeys, mixedKeys} {
+		concurrentAdds(t, 4, 100000, kind)
+	}
+}
+
 // The same while every next table takes long to prepare (grow), so that
 // the other users go on adding to a table until it holds its hard limit,
 // and then wait for the grow; and a widen comes while a table is
