@@ -80,7 +80,8 @@ type Config struct {
 	// Timeout stops the search (0: none); the verdict is then incomplete.
 	Timeout time.Duration
 	// Stop, when set, is polled too (for example a Ctrl-C flag); the
-	// report then says StopReason.
+	// report then says StopReason. It may be called from any goroutine,
+	// and once true it must stay true (sched.Limits.Cancel).
 	Stop       func() bool
 	StopReason string
 	// Progress, when set, receives the counts every few thousand steps.
@@ -165,7 +166,7 @@ func Explore(cfg Config) (*Report, error) {
 	cfg.Strategy = cmp.Or(cfg.Strategy, StrategyAuto)
 	start := time.Now()
 	var why string
-	lim := sched.Limits{MaxExecutions: cfg.MaxExecutions, MaxDepth: cfg.MaxDepth, Stop: stopFunc(start, cfg, &why), Progress: cfg.Progress}
+	lim := sched.Limits{MaxExecutions: cfg.MaxExecutions, MaxDepth: cfg.MaxDepth, Stop: stopFunc(start, cfg, &why), Progress: cfg.Progress, Cancel: cancelFunc(start, cfg)}
 	rep := &Report{Config: cfg, Program: prog}
 	sys := NewSystem(prog)
 	if cfg.Strategy == StrategyAuto {
@@ -303,6 +304,18 @@ func stopFunc(start time.Time, cfg Config, why *string) func() bool {
 			return true
 		}
 		return false
+	}
+}
+
+// cancelFunc is stopFunc's question without its answer's reason: the
+// search's Limits.Cancel, which a large grow of its visited set asks from
+// any goroutine (see sched.Limits).
+func cancelFunc(start time.Time, cfg Config) func() bool {
+	if cfg.Timeout <= 0 && cfg.Stop == nil {
+		return nil
+	}
+	return func() bool {
+		return cfg.Stop != nil && cfg.Stop() || cfg.Timeout > 0 && time.Since(start) > cfg.Timeout
 	}
 }
 

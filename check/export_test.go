@@ -1,5 +1,7 @@
 package check
 
+import "time"
+
 // SetAutoBoundedBudgetForTest sets the budget of auto's bounded search
 // until the returned function is called.
 func SetAutoBoundedBudgetForTest(steps int64) (restore func()) {
@@ -7,3 +9,7 @@ func SetAutoBoundedBudgetForTest(steps int64) (restore func()) {
 	autoBoundedBudget = steps
 	return func() { autoBoundedBudget = old }
 }
+
+// CancelFuncForTest is the Limits.Cancel that Explore gives a search
+// started at start.
+func CancelFuncForTest(start time.Time, cfg Config) func() bool { return cancelFunc(start, cfg) }

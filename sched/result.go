@@ -47,6 +47,12 @@ type Limits struct {
 	// Progress, when set, is called at the same points with the counts so
 	// far (for a progress bar; it must return quickly).
 	Progress func(Stats)
+	// Cancel, when set, says whether the search is to end now (a deadline
+	// passed, the user interrupted it). Unlike Stop it counts nothing, and
+	// any goroutine may call it at any time: work that runs long without
+	// polling Stop (growing a large visited set) asks it, and gives up.
+	// Once it returns true, Stop must return true at its next poll.
+	Cancel func() bool
 }
 
 // DefaultMaxDepth is the per-execution step budget when Limits.MaxDepth is 0.

@@ -47,7 +47,7 @@ func TestVisitedSetGrowsThroughMappedTables(t *testing.T) {
 }
 
 func testGrowsThroughMappedTables(t *testing.T, visitedTestKey func(int) []byte, keys int) {
-	s := newVisitedSet(1)
+	s := newVisitedSet(1, nil)
 	u := s.join()
 	for k := range keys {
 		require.True(t, u.add(visitedTestKey(k)))

@@ -57,6 +57,10 @@ type visitedSet struct {
 	job       atomic.Pointer[rehash] // the grow under way
 	inserted  atomic.Int64
 
+	// cancel is the search's Limits.Cancel (nil: never), asked while a
+	// large table grows (see abandon).
+	cancel func() bool
+
 	// slabs holds the tables mapped outside the heap.
 	slabs *slabs
 
@@ -196,8 +200,10 @@ type setUser struct {
 	pending int64 // inserted, not yet counted in set.inserted
 }
 
-func newVisitedSet(users int) *visitedSet {
-	s := &visitedSet{seed: maphash.MakeSeed(), slabs: &slabs{}}
+// newVisitedSet is an empty set for users goroutines; cancel is the
+// search's Limits.Cancel.
+func newVisitedSet(users int, cancel func() bool) *visitedSet {
+	s := &visitedSet{seed: maphash.MakeSeed(), slabs: &slabs{}, cancel: cancel}
 	s.wordSeed = maphash.Bytes(s.seed, []byte("words"))
 	s.cond = sync.NewCond(&s.mu)
 	s.slabs.watch(s)
@@ -512,6 +518,10 @@ type rehash struct {
 	next     atomic.Int64 // the next part to claim
 	finished atomic.Int64 // parts done
 	parts    int64
+	// claimed: how many parts are claimed in all, parts unless the rehash
+	// was cut (see abandon); only a grow, not a widen, may be cut (mayCut).
+	claimed atomic.Int64
+	mayCut  bool
 }
 
 // rehashPart is how many old slots one claim copies.
@@ -521,6 +531,10 @@ const rehashPart = 1 << 14
 // copied.
 func (j *rehash) work() (parts int64) {
 	for ; ; parts++ {
+		if j.mayCut && j.set.abandon(j.old) {
+			j.cut()
+			return parts
+		}
 		p := j.next.Add(1) - 1
 		if p >= j.parts {
 			return parts
@@ -536,6 +550,21 @@ func (j *rehash) work() (parts int64) {
 			j.wordsToSlots(lo, hi)
 		}
 		j.finished.Add(1)
+	}
+}
+
+// cut ends the claims: no part is claimed after it, and claimed says how
+// many were.
+func (j *rehash) cut() {
+	for {
+		n := j.next.Load()
+		if n >= j.parts {
+			return // every part is claimed already
+		}
+		if j.next.CompareAndSwap(n, j.parts) {
+			j.claimed.Store(n)
+			return
+		}
 	}
 }
 
@@ -602,10 +631,16 @@ func (t *visitedTable) claim(h uint64) *visitedSlot {
 // worker sat parked while the other touched. With two workers on the
 // 4-thread search of merged, the time stopped for grows went from a
 // median of 1.5 ms a search to 1.1 ms (60 searches each way, one binary
-// with a switch and timers, made for the measurement, not kept). While t's next table is prepared, a user that asks to
-// grow t goes on adding to it, unless t holds t.hard keys, when it waits
-// for the grow. A widen cannot wait for a table of words: it prepares
-// its own once the others are paused, as before.
+// with a switch and timers, made for the measurement, not kept). While
+// t's next table is prepared, a user that asks to grow t goes on adding
+// to it, unless t holds t.hard keys, when it waits for the grow. A widen
+// cannot wait for a table of words: it prepares its own once the others
+// are paused, as before.
+//
+// When the search is ending (abandon), a grow that t has room to do
+// without is skipped, or given up while it is prepared or rehashed: the
+// grow of a gigabyte's table took seconds, and the search ended after.
+// A widen is never given up: its key needs the slots.
 func (s *visitedSet) grow(t *visitedTable, widen bool) {
 	s.mu.Lock()
 	if s.tab.Load() != t {
@@ -614,6 +649,10 @@ func (s *visitedSet) grow(t *visitedTable, widen bool) {
 	}
 	var g *visitedTable
 	if !widen && !s.growing.Load() {
+		if s.abandon(t) {
+			s.mu.Unlock() // the search is ending: no grow
+			return
+		}
 		if s.preparing.Load() {
 			if s.inserted.Load() <= t.hard {
 				s.mu.Unlock() // go on adding to t while the other prepares
@@ -633,10 +672,14 @@ func (s *visitedSet) grow(t *visitedTable, widen bool) {
 		s.preparing.Store(true)
 		users := int(s.users.Load())
 		s.mu.Unlock()
-		g = s.prepare(s.newTable(growth(t)*t.len(), users, t.words != nil))
+		g = s.prepare(s.newTable(growth(t)*t.len(), users, t.words != nil), t)
 		s.mu.Lock()
 		s.preparing.Store(false)
 		s.cond.Broadcast() // for users waiting on a full t
+		if g == nil {
+			s.mu.Unlock() // abandoned: the search is ending
+			return
+		}
 		if s.growing.Load() {
 			// a widen started meanwhile, and waits for this user to
 			// pause: g is not the next table (t stays until the pause,
@@ -654,19 +697,25 @@ func (s *visitedSet) grow(t *visitedTable, widen bool) {
 	}
 	s.await(func() bool { return s.paused.Load() >= s.users.Load()-1 })
 	if g == nil {
-		g = s.prepare(s.newTable(t.len(), int(s.users.Load()), false))
+		g = s.prepare(s.newTable(t.len(), int(s.users.Load()), false), nil)
 	}
-	j := &rehash{set: s, old: t, new: g}
+	j := &rehash{set: s, old: t, new: g, mayCut: !widen}
 	j.parts = int64((t.len() + rehashPart - 1) / rehashPart)
+	j.claimed.Store(j.parts)
 	s.job.Store(j)
 	s.cond.Broadcast()
 	s.mu.Unlock()
 	j.work()
 	s.mu.Lock()
-	s.await(func() bool { return j.finished.Load() >= j.parts })
-	// Every part is copied, so nobody reads the old table any more.
-	s.release(t)
-	s.tab.Store(j.new)
+	s.await(func() bool { return j.finished.Load() >= j.claimed.Load() })
+	// Every part claimed is copied, so nobody reads either table but
+	// through s.tab any more.
+	if j.claimed.Load() < j.parts {
+		s.release(g) // cut: the search is ending, and t stays
+	} else {
+		s.release(t)
+		s.tab.Store(j.new)
+	}
 	s.job.Store(nil)
 	s.growing.Store(false)
 	s.cond.Broadcast()
@@ -675,18 +724,45 @@ func (s *visitedSet) grow(t *visitedTable, widen bool) {
 
 // prepare touches every page of g, a new table, and returns it. One
 // goroutine touches them all: on some virtual machines two threads
-// faulting fresh pages in at once are much slower than one.
-func (s *visitedSet) prepare(g *visitedTable) *visitedTable {
+// faulting fresh pages in at once are much slower than one. When old is
+// set (the table g is to replace), prepare gives up if the search is
+// ending (abandon): it releases g and returns nil.
+func (s *visitedSet) prepare(g *visitedTable, old *visitedTable) *visitedTable {
 	if prepareHookForTest != nil {
 		prepareHookForTest(g)
 	}
-	for i := 0; i < len(g.slots); i += 4096 / int(unsafe.Sizeof(visitedSlot{})) {
-		g.slots[i].inline[0] = 0
+	base, size := unsafe.Pointer(unsafe.SliceData(g.words)), g.bytes()
+	if g.words == nil {
+		base = unsafe.Pointer(unsafe.SliceData(g.slots))
 	}
-	for i := 0; i < len(g.words); i += 4096 / 8 {
-		g.words[i].Store(0)
+	for off := int64(0); off < size; off += 4096 {
+		if off%abandonEvery == 0 && off > 0 && old != nil && s.abandon(old) {
+			s.release(g)
+			return nil
+		}
+		*(*byte)(unsafe.Add(base, off)) = 0
 	}
 	return g
+}
+
+// abandonEvery is how many bytes of a table prepare touches between two
+// questions to abandon: 2 MiB, some milliseconds on this project's VM.
+const abandonEvery = 2 << 20
+
+// abandon reports whether the search is ending (Limits.Cancel) and t, the
+// table now, has room for what its users add before they stop: then a
+// grow of t is skipped, or given up as it is prepared or rehashed. Once
+// Cancel says so, the search's next poll of Limits.Stop says so too, so
+// each user adds at most PollEvery keys more; abandon asks for room for
+// twice that, below fifteen sixteenths of t, so that t never fills. A
+// grow of a large table takes seconds (a gigabyte's pages, then its
+// keys), and a -timeout or Ctrl-C waited for all of it.
+func (s *visitedSet) abandon(t *visitedTable) bool {
+	if s.cancel == nil {
+		return false
+	}
+	room := int64(t.len())*15/16 - s.inserted.Load()
+	return room >= 2*PollEvery*int64(s.users.Load()+1) && s.cancel()
 }
 
 // prepareHookForTest, when set, runs as each table is prepared, and

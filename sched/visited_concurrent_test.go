@@ -59,7 +59,7 @@ func TestVisitedSetAddsWhileTheNextTableIsPrepared(t *testing.T) {
 // for that user, which then gives its table back and pauses: the set
 // ends with every key, in slots, and no other table mapped.
 func TestVisitedSetWidensWhileTheNextTableIsPrepared(t *testing.T) {
-	s := newVisitedSet(2)
+	s := newVisitedSet(2, nil)
 	a := s.join() // b joins later: a grow waits for every user to pause
 	started, resume := make(chan struct{}), make(chan struct{})
 	var once sync.Once
@@ -114,7 +114,7 @@ func concurrentAdds(t *testing.T, users, keys int, kind testKeys) {
 	t.Helper()
 	{
 		visitedTestKey := kind.key(keys)
-		s := newVisitedSet(users)
+		s := newVisitedSet(users, nil)
 		news := make([]int, keys)
 		var mu sync.Mutex
 		var wg sync.WaitGroup
@@ -219,7 +219,7 @@ func TestRehashInParts(t *testing.T) {
 }
 
 func testRehashInParts(t *testing.T, visitedTestKey func(int) []byte, widen bool) {
-	s := newVisitedSet(1)
+	s := newVisitedSet(1, nil)
 	u := s.join()
 	const keys = 200000
 	for k := range keys {

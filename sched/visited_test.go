@@ -19,7 +19,7 @@ func TestVisitedSetIsASet(t *testing.T) {
 		low := rapid.ByteRange(0, 1).Draw(t, "low")
 		long := rapid.SampledFrom([]int{3, 8, 9, 3 * inlineKey}).Draw(t, "long")
 		keys := rapid.SliceOfN(rapid.SliceOfN(rapid.ByteRange(low, low+2), 0, long), 1, 3000).Draw(t, "keys")
-		s := newVisitedSet(1)
+		s := newVisitedSet(1, nil)
 		s.collideForTest = collide
 		v := s.join()
 		want := map[string]bool{}
