@@ -2,6 +2,7 @@ package sched
 
 import (
 	"encoding/binary"
+	"fmt"
 	"hash/maphash"
 	"math/bits"
 	"runtime"
@@ -53,9 +54,16 @@ type visitedSet struct {
 	// waiter can spin on them without it (see await).
 	preparing atomic.Bool // a user is making the next table (see grow)
 	users     atomic.Int32
-	paused    atomic.Int32           // users stopped for a grow
-	job       atomic.Pointer[rehash] // the grow under way
-	inserted  atomic.Int64
+	// most is how many users the set is for: join refuses more at once.
+	// Each table's batch is sized for that many (see visitedTable), not
+	// for the users there are when the table is made: a table widened
+	// while one user had joined (a parallel search's prefix) got one
+	// user's batch, and eight users, each adding that batch before
+	// counting it, filled it, and probed it for an empty slot forever.
+	most     int32
+	paused   atomic.Int32           // users stopped for a grow
+	job      atomic.Pointer[rehash] // the grow under way
+	inserted atomic.Int64
 
 	// cancel is the search's Limits.Cancel (nil: never), asked while a
 	// large table grows (see abandon).
@@ -200,14 +208,14 @@ type setUser struct {
 	pending int64 // inserted, not yet counted in set.inserted
 }
 
-// newVisitedSet is an empty set for users goroutines; cancel is the
-// search's Limits.Cancel.
+// newVisitedSet is an empty set for at most users goroutines at once;
+// cancel is the search's Limits.Cancel.
 func newVisitedSet(users int, cancel func() bool) *visitedSet {
-	s := &visitedSet{seed: maphash.MakeSeed(), slabs: &slabs{}, cancel: cancel}
+	s := &visitedSet{seed: maphash.MakeSeed(), slabs: &slabs{}, cancel: cancel, most: int32(max(users, 1))}
 	s.wordSeed = maphash.Bytes(s.seed, []byte("words"))
 	s.cond = sync.NewCond(&s.mu)
 	s.slabs.watch(s)
-	s.tab.Store(s.newTable(1<<10, users, true))
+	s.tab.Store(s.newTable(1<<10, true))
 	return s
 }
 
@@ -219,23 +227,27 @@ func (s *visitedSet) free() {
 }
 
 // newTable is an empty table of size entries: words or slots.
-func (s *visitedSet) newTable(size int, users int, words bool) *visitedTable {
+func (s *visitedSet) newTable(size int, words bool) *visitedTable {
 	t := &visitedTable{limit: int64(size) * 11 / 16, hard: int64(size) * 13 / 16}
 	if words {
 		t.words = slab[word](s.slabs, size)
 	} else {
 		t.slots = slab[visitedSlot](s.slabs, size)
 	}
-	t.batch = max(1, int64(size)/(16*int64(max(users, 1))))
+	t.batch = max(1, int64(size)/(16*int64(s.most)))
 	t.peekEarly = t.bytes() >= earlyPeekBytes
 	return t
 }
 
 // join returns a handle for one more goroutine; it must leave when done.
+// More users at once than the set is for (most) is a bug in the search.
 func (s *visitedSet) join() *setUser {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.users.Add(1)
+	if n := s.users.Add(1); n > s.most {
+		s.users.Add(-1)
+		panic(fmt.Sprintf("sched: %d users at once of a visited set made for %d", n, s.most))
+	}
 	return &setUser{set: s}
 }
 
@@ -670,9 +682,8 @@ func (s *visitedSet) grow(t *visitedTable, widen bool) {
 			return
 		}
 		s.preparing.Store(true)
-		users := int(s.users.Load())
 		s.mu.Unlock()
-		g = s.prepare(s.newTable(growth(t)*t.len(), users, t.words != nil), t)
+		g = s.prepare(s.newTable(growth(t)*t.len(), t.words != nil), t)
 		s.mu.Lock()
 		s.preparing.Store(false)
 		s.cond.Broadcast() // for users waiting on a full t
@@ -697,7 +708,7 @@ func (s *visitedSet) grow(t *visitedTable, widen bool) {
 	}
 	s.await(func() bool { return s.paused.Load() >= s.users.Load()-1 })
 	if g == nil {
-		g = s.prepare(s.newTable(t.len(), int(s.users.Load()), false), nil)
+		g = s.prepare(s.newTable(t.len(), false), nil)
 	}
 	j := &rehash{set: s, old: t, new: g, mayCut: !widen}
 	j.parts = int64((t.len() + rehashPart - 1) / rehashPart)

@@ -2,7 +2,6 @@ package sched
 
 import (
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -82,39 +81,6 @@ func TestVisitedSetAbandonsGrowsWhenCancelled(t *testing.T) {
 			}
 		}
 	}
-}
-
-// addAll has users goroutines add the keys from lo to hi, every key by
-// every user, and checks that each was new to one add exactly.
-func addAll(t *testing.T, s *visitedSet, users, lo, hi int, key func(int) []byte) {
-	t.Helper()
-	news := make([]atomic.Int32, hi-lo)
-	var wg sync.WaitGroup
-	for g := range users {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			u := s.join()
-			defer u.leave()
-			for i := range hi - lo {
-				k := (i + g*(hi-lo)/users) % (hi - lo)
-				if u.add(key(lo + k)) {
-					news[k].Add(1)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	for k := range news {
-		require.Equal(t, int32(1), news[k].Load(), "key %d was new to %d adds", lo+k, news[k].Load())
-	}
-}
-
-// mappedTables is how many tables of s are mapped outside the heap.
-func mappedTables(s *visitedSet) int {
-	s.slabs.mu.Lock()
-	defer s.slabs.mu.Unlock()
-	return len(s.slabs.maps)
 }
 
 func (kind testKeys) String() string {

@@ -100,10 +100,7 @@ func TestVisitedSetWidensWhileTheNextTableIsPrepared(t *testing.T) {
 	tab := s.tab.Load()
 	require.Nil(t, tab.words, "not widened")
 	require.Equal(t, n+1, tab.stored())
-	s.slabs.mu.Lock()
-	mapped := len(s.slabs.maps)
-	s.slabs.mu.Unlock()
-	require.Equal(t, 1, mapped, "a table other than the set's own is still mapped")
+	require.Equal(t, 1, mappedTables(s), "a table other than the set's own is still mapped")
 	s.free()
 }
 
@@ -115,33 +112,7 @@ func concurrentAdds(t *testing.T, users, keys int, kind testKeys) {
 	{
 		visitedTestKey := kind.key(keys)
 		s := newVisitedSet(users, nil)
-		news := make([]int, keys)
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		for g := range users {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				u := s.join()
-				defer u.leave()
-				mine := make([]int, keys)
-				for i := range keys {
-					k := (i*7 + g*keys/users) % keys // every user adds every key, from different starts
-					if u.add(visitedTestKey(k)) {
-						mine[k]++
-					}
-				}
-				mu.Lock()
-				for k, n := range mine {
-					news[k] += n
-				}
-				mu.Unlock()
-			}()
-		}
-		wg.Wait()
-		for k, n := range news {
-			require.Equal(t, 1, n, "%d users: key %d was new to %d adds", users, k, n)
-		}
+		addAll(t, s, users, 0, keys, visitedTestKey)
 		u := s.join()
 		for k := range keys {
 			require.False(t, u.add(visitedTestKey(k)), "%d users: key %d lost", users, k)
@@ -156,6 +127,41 @@ func concurrentAdds(t *testing.T, users, keys int, kind testKeys) {
 		// could unmap tab while stored reads it
 		s.free()
 	}
+}
+
+// addAll has users goroutines add the keys from lo to hi, every key by
+// every user, each from its own start, in strides of 7 (so hi-lo must not
+// be a multiple of 7), and checks that each was new to one add exactly.
+func addAll(t *testing.T, s *visitedSet, users, lo, hi int, key func(int) []byte) {
+	t.Helper()
+	require.NotZero(t, (hi-lo)%7, "strides of 7 would miss keys")
+	news := make([]atomic.Int32, hi-lo)
+	var wg sync.WaitGroup
+	for g := range users {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			u := s.join()
+			defer u.leave()
+			for i := range hi - lo {
+				k := (i*7 + g*(hi-lo)/users) % (hi - lo)
+				if u.add(key(lo + k)) {
+					news[k].Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for k := range news {
+		require.Equal(t, int32(1), news[k].Load(), "key %d was new to %d adds", lo+k, news[k].Load())
+	}
+}
+
+// mappedTables is how many tables of s are mapped outside the heap.
+func mappedTables(s *visitedSet) int {
+	s.slabs.mu.Lock()
+	defer s.slabs.mu.Unlock()
+	return len(s.slabs.maps)
 }
 
 // testKeys is a kind of keys for the visited set's tests.
@@ -231,7 +237,7 @@ func testRehashInParts(t *testing.T, visitedTestKey func(int) []byte, widen bool
 	if widen {
 		size = old.len()
 	}
-	j := &rehash{set: s, old: old, new: s.newTable(size, 1, old.words != nil && !widen)}
+	j := &rehash{set: s, old: old, new: s.newTable(size, old.words != nil && !widen)}
 	j.parts = int64((old.len() + rehashPart - 1) / rehashPart)
 	require.Greater(t, j.parts, int64(4))
 	var claimed atomic.Int64
@@ -252,5 +258,42 @@ func testRehashInParts(t *testing.T, visitedTestKey func(int) []byte, widen bool
 	require.Equal(t, keys, j.new.stored())
 	for k := range keys {
 		require.False(t, u.add(visitedTestKey(k)), "key %d lost", k)
+	}
+}
+
+// A table's batch is sized for the most users the set is for, not for
+// those joined when it is made: a table of slots made by a widen while
+// one user of eight had joined (a parallel search's prefix) was sized
+// for one, and eight users, each adding a batch before counting it,
+// could fill it and then probe it forever. Every table, however made,
+// leaves room for every user's uncounted keys above its limits.
+func TestVisitedSetBatchesAreForEveryUser(t *testing.T) {
+	const users = 8
+	s := newVisitedSet(users, nil)
+	defer s.free()
+	check := func(what string) {
+		tab := s.tab.Load()
+		n := int64(tab.len())
+		require.LessOrEqual(t, tab.limit+users*tab.batch, n*3/4, "%s: limit and the users' batches", what)
+		require.LessOrEqual(t, tab.hard+users*tab.batch, n*7/8, "%s: hard limit and the users' batches", what)
+	}
+	check("the first table")
+	u := s.join()
+	require.True(t, u.add(visitedTestKey(1))) // not a word key: widens
+	require.Nil(t, s.tab.Load().words, "not widened")
+	check("a table widened by one user")
+	for k := 2; s.tab.Load().len() == 1<<10; k++ {
+		u.add(visitedTestKey(k))
+	}
+	check("a table grown by one user")
+	u.leave()
+
+	var us []*setUser
+	for range users {
+		us = append(us, s.join())
+	}
+	require.PanicsWithValue(t, "sched: 9 users at once of a visited set made for 8", func() { s.join() })
+	for _, u := range us {
+		u.leave()
 	}
 }
