@@ -120,10 +120,11 @@ type visitedTable struct {
 	words []word
 	slots []visitedSlot
 	// limit: grow once more keys than this are counted; batch: how many a
-	// user inserts before it counts them (so a table is at most limit +
-	// users*batch full, under three quarters). hard: while the next table
-	// is prepared (see grow), users go on adding until this many keys are
-	// counted (so at most hard + users*batch, seven eighths).
+	// user inserts before it counts them, sized for the most users the set
+	// is for (so a table is at most limit + most*batch full, three
+	// quarters). hard: while the next table is prepared (see grow), users
+	// go on adding until this many keys are counted (so at most hard +
+	// most*batch, seven eighths).
 	limit, hard, batch int64
 	// peekEarly: the table takes earlyPeekBytes or more, so depth-first
 	// searches peek early (see depthFirst.peekEarly)
