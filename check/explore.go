@@ -291,16 +291,13 @@ func (r *Report) shorten(lim sched.Limits) {
 // stopFunc polls the caller's Stop and the timeout, and says in *why which
 // one stopped the search.
 func stopFunc(start time.Time, cfg Config, why *string) func() bool {
-	if cfg.Timeout <= 0 && cfg.Stop == nil {
+	cause := stopCause(start, cfg)
+	if cause == nil {
 		return nil
 	}
 	return func() bool {
-		if cfg.Stop != nil && cfg.Stop() {
-			*why = cmp.Or(cfg.StopReason, "stopped by the caller")
-			return true
-		}
-		if cfg.Timeout > 0 && time.Since(start) > cfg.Timeout {
-			*why = fmt.Sprintf("-timeout %s reached", cfg.Timeout)
+		if c := cause(); c != "" {
+			*why = c
 			return true
 		}
 		return false
@@ -311,11 +308,28 @@ func stopFunc(start time.Time, cfg Config, why *string) func() bool {
 // search's Limits.Cancel, which a large grow of its visited set asks from
 // any goroutine (see sched.Limits).
 func cancelFunc(start time.Time, cfg Config) func() bool {
+	cause := stopCause(start, cfg)
+	if cause == nil {
+		return nil
+	}
+	return func() bool { return cause() != "" }
+}
+
+// stopCause says why a search started at start must stop now, "" while it
+// need not: the caller's Stop, or the timeout. It is nil when cfg sets
+// neither.
+func stopCause(start time.Time, cfg Config) func() string {
 	if cfg.Timeout <= 0 && cfg.Stop == nil {
 		return nil
 	}
-	return func() bool {
-		return cfg.Stop != nil && cfg.Stop() || cfg.Timeout > 0 && time.Since(start) > cfg.Timeout
+	return func() string {
+		if cfg.Stop != nil && cfg.Stop() {
+			return cmp.Or(cfg.StopReason, "stopped by the caller")
+		}
+		if cfg.Timeout > 0 && time.Since(start) > cfg.Timeout {
+			return fmt.Sprintf("-timeout %s reached", cfg.Timeout)
+		}
+		return ""
 	}
 }
 
