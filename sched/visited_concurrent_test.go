@@ -109,24 +109,22 @@ func TestVisitedSetWidensWhileTheNextTableIsPrepared(t *testing.T) {
 // one add exactly and that the set holds them all.
 func concurrentAdds(t *testing.T, users, keys int, kind testKeys) {
 	t.Helper()
-	{
-		visitedTestKey := kind.key(keys)
-		s := newVisitedSet(users, nil)
-		addAll(t, s, users, 0, keys, visitedTestKey)
-		u := s.join()
-		for k := range keys {
-			require.False(t, u.add(visitedTestKey(k)), "%d users: key %d lost", users, k)
-		}
-		require.True(t, u.add(visitedTestKey(keys)))
-		u.leave()
-		tab := s.tab.Load()
-		require.Greater(t, tab.len(), keys, "the table never grew")
-		require.Equal(t, kind == wordKeys, tab.words != nil, "words kept or widened wrongly")
-		require.Equal(t, keys+1, tab.stored())
-		// free keeps s reachable until here: unreachable, its cleanup
-		// could unmap tab while stored reads it
-		s.free()
+	visitedTestKey := kind.key(keys)
+	s := newVisitedSet(users, nil)
+	addAll(t, s, users, 0, keys, visitedTestKey)
+	u := s.join()
+	for k := range keys {
+		require.False(t, u.add(visitedTestKey(k)), "%d users: key %d lost", users, k)
 	}
+	require.True(t, u.add(visitedTestKey(keys)))
+	u.leave()
+	tab := s.tab.Load()
+	require.Greater(t, tab.len(), keys, "the table never grew")
+	require.Equal(t, kind == wordKeys, tab.words != nil, "words kept or widened wrongly")
+	require.Equal(t, keys+1, tab.stored())
+	// free keeps s reachable until here: unreachable, its cleanup
+	// could unmap tab while stored reads it
+	s.free()
 }
 
 // addAll has users goroutines add the keys from lo to hi, every key by
