@@ -30,11 +30,8 @@ func TestVisitedSetAbandonsGrowsWhenCancelled(t *testing.T) {
 					cancel := func() bool {
 						if j := s.job.Load(); j != nil && j.new.len() == big {
 							rehashing.Store(true) // asked by a rehash into big
-						}
-						if when == "while rehashing" {
-							// latch once two parts of the rehash into big are copied
-							if j := s.job.Load(); j != nil && j.old.len() == small && j.finished.Load() >= 2 {
-								cancelled.Store(true)
+							if when == "while rehashing" && j.finished.Load() >= 2 {
+								cancelled.Store(true) // latched once two of its parts are copied
 							}
 						}
 						return cancelled.Load()
