@@ -14,10 +14,9 @@ import (
 // TestREADMEVerdictTable checks that the README's verdict table is what
 // "explore -table" prints today.
 func TestREADMEVerdictTable(t *testing.T) {
-	readme, err := os.ReadFile("../../../README.md")
-	require.NoError(t, err)
+	readme := readREADME(t)
 	const begin, end = "<!-- verdict-table:begin -->\n", "<!-- verdict-table:end -->"
-	_, rest, ok := strings.Cut(string(readme), begin)
+	_, rest, ok := strings.Cut(readme, begin)
 	require.True(t, ok, "README.md lacks %q", begin)
 	table, _, ok := strings.Cut(rest, end)
 	require.True(t, ok, "README.md lacks %q", end)
@@ -26,4 +25,12 @@ func TestREADMEVerdictTable(t *testing.T) {
 	require.Equal(t, cli.ExitOK, cli.Run([]string{"-table"}, &out, &errOut), errOut.String())
 	require.Equal(t, out.String(), table,
 		"README.md's verdict table is stale: replace it with the output of go run ./cmd/explore -table")
+}
+
+// readREADME returns the repository's README.md.
+func readREADME(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("../../../README.md")
+	require.NoError(t, err)
+	return string(b)
 }

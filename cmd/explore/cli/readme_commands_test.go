@@ -1,0 +1,220 @@
+package cli_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swapcheck/cmd/explore/cli"
+)
+
+// readmeCommand is one command line of a ```sh block of the README.
+type readmeCommand struct {
+	line    int      // the README's line number, from 1
+	text    string   // the command as written, without its comment
+	words   []string // the command split as a shell splits it
+	comment string   // what follows the command's unquoted '#', or ""
+}
+
+// readmeShellCommands returns the command lines of every ```sh block of a
+// Markdown text, in order. Lines ending in a backslash continue on the
+// next; blank lines and comment-only lines are not commands.
+func readmeShellCommands(t *testing.T, markdown string) []readmeCommand {
+	t.Helper()
+	var cmds []readmeCommand
+	inSh := false
+	var pending string
+	pendingLine := 0
+	for i, line := range strings.Split(markdown, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "```") {
+			require.Empty(t, pending, "README.md:%d: a sh block ends inside a continued line", i+1)
+			inSh = !inSh && trimmed == "```sh"
+			continue
+		}
+		if !inSh {
+			continue
+		}
+		if pending == "" {
+			pendingLine = i + 1
+		}
+		if strings.HasSuffix(trimmed, `\`) {
+			pending += strings.TrimSuffix(trimmed, `\`) + " "
+			continue
+		}
+		full := pending + trimmed
+		pending = ""
+		words, comment, err := splitShellLine(full)
+		require.NoError(t, err, "README.md:%d", pendingLine)
+		if len(words) == 0 {
+			continue
+		}
+		text := full
+		if k := strings.Index(full, "#"+comment); comment != "" && k >= 0 {
+			text = strings.TrimSpace(full[:k])
+		}
+		cmds = append(cmds, readmeCommand{line: pendingLine, text: text, words: words, comment: comment})
+	}
+	require.False(t, inSh, "README.md: a sh block is not closed")
+	return cmds
+}
+
+// splitShellLine splits a command line into words as a POSIX shell does for
+// the quoting a README uses (single quotes, double quotes with backslash
+// escapes, backslash outside quotes), and returns the text after an
+// unquoted '#' that starts a word as the comment.
+func splitShellLine(s string) (words []string, comment string, err error) {
+	var word strings.Builder
+	inWord := false
+	flush := func() {
+		if inWord {
+			words = append(words, word.String())
+		}
+		word.Reset()
+		inWord = false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t':
+			flush()
+		case c == '#' && !inWord:
+			return words, s[i+1:], nil
+		case c == '\'':
+			end := strings.IndexByte(s[i+1:], '\'')
+			if end < 0 {
+				return nil, "", fmt.Errorf("unterminated ' in %q", s)
+			}
+			word.WriteString(s[i+1 : i+1+end])
+			inWord = true
+			i += end + 1
+		case c == '"':
+			inWord = true
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte(`"\$`+"`", s[i+1]) >= 0 {
+					i++
+				}
+				word.WriteByte(s[i])
+			}
+			if i == len(s) {
+				return nil, "", fmt.Errorf("unterminated \" in %q", s)
+			}
+		case c == '\\' && i+1 < len(s):
+			i++
+			word.WriteByte(s[i])
+			inWord = true
+		default:
+			word.WriteByte(c)
+			inWord = true
+		}
+	}
+	flush()
+	return words, "", nil
+}
+
+func TestSplitShellLine(t *testing.T) {
+	for _, tc := range []struct {
+		line    string
+		words   []string
+		comment string
+	}{
+		{"go run ./cmd/explore -protocol naive   # exits 1", []string{"go", "run", "./cmd/explore", "-protocol", "naive"}, " exits 1"},
+		{"go test -bench 'Child|Peek' ./model", []string{"go", "test", "-bench", "Child|Peek", "./model"}, ""},
+		{`echo "a # b" c\ d#e`, []string{"echo", "a # b", "c d#e"}, ""},
+		{"# only a comment", nil, " only a comment"},
+		{"", nil, ""},
+	} {
+		t.Run(tc.line, func(t *testing.T) {
+			words, comment, err := splitShellLine(tc.line)
+			require.NoError(t, err)
+			require.Equal(t, tc.words, words)
+			require.Equal(t, tc.comment, comment)
+		})
+	}
+	_, _, err := splitShellLine("echo 'open")
+	require.Error(t, err)
+}
+
+// exitsRE finds the README's annotation of a command's exit status in its
+// comment: "exits 1".
+var exitsRE = regexp.MustCompile(`\bexits (\d+)\b`)
+
+// TestREADMECommands runs every command of the README's ```sh blocks that
+// runs explore, and checks that it exits as its comment says ("# ...,
+// exits 1"). The commands run in the README's order, in one scratch
+// directory that sees the repository's testdata/, so that a command can
+// read what an earlier one wrote (-replay out/schedule.txt). A command of
+// another kind is skipped with the reason, as a skipped subtest; a command
+// the test does not know fails it, so that none is passed over silently.
+func TestREADMECommands(t *testing.T) {
+	testdata, err := filepath.Abs("../../../testdata")
+	require.NoError(t, err)
+	cmds := readmeShellCommands(t, readREADME(t))
+
+	dir := t.TempDir()
+	require.NoError(t, os.Symlink(testdata, filepath.Join(dir, "testdata")))
+	t.Chdir(dir)
+
+	ran := 0
+	for _, c := range cmds {
+		t.Run(fmt.Sprintf("README.md:%d", c.line), func(t *testing.T) {
+			w := c.words
+			switch {
+			case len(w) >= 3 && w[0] == "go" && w[1] == "run" && w[2] == "./cmd/explore":
+				m := exitsRE.FindStringSubmatch(c.comment)
+				require.NotNil(t, m, "README.md:%d: %q does not say how it exits (end its comment with \"exits N\")", c.line, c.text)
+				want, err := strconv.Atoi(m[1])
+				require.NoError(t, err)
+				var stdout, stderr bytes.Buffer
+				got := cli.Run(w[3:], &stdout, &stderr)
+				require.Equal(t, want, got, "README.md:%d: %s\nexits %d, not %d as the README says; stderr:\n%s",
+					c.line, c.text, got, want, stderr.String())
+				ran++
+			case len(w) >= 2 && w[0] == "go" && w[1] == "test":
+				t.Skipf("%s: a go test command; the suites are what runs this test", c.text)
+			case strings.HasPrefix(w[0], "scripts/"):
+				t.Skipf("%s: a script; it needs tools beyond Go (SPIN, valgrind, a second commit) and minutes", c.text)
+			default:
+				t.Fatalf("README.md:%d: %q is neither go run ./cmd/explore, go test nor a script: teach TestREADMECommands how to check it", c.line, c.text)
+			}
+		})
+	}
+	require.GreaterOrEqual(t, ran, 5, "TestREADMECommands ran few README commands: did the README's sh blocks move?")
+}
+
+// TestREADMETraceExcerpt checks that the README's example trace is the
+// output of the command it says made it: every line it shows is a line of
+// that output, in the same order ("..." marks lines left out).
+func TestREADMETraceExcerpt(t *testing.T) {
+	_, section, ok := strings.Cut(readREADME(t), "## Reading a trace\n")
+	require.True(t, ok, "README.md lacks its section \"Reading a trace\"")
+	_, block, ok := strings.Cut(section, "```text\n")
+	require.True(t, ok, "README.md's \"Reading a trace\" has no text block")
+	block, _, ok = strings.Cut(block, "```")
+	require.True(t, ok)
+
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, cli.ExitViolation, cli.Run([]string{"-protocol", "naive"}, &stdout, &stderr), stderr.String())
+	out := strings.Split(stdout.String(), "\n")
+	next, shown := 0, 0
+	for _, line := range strings.Split(strings.TrimSuffix(block, "\n"), "\n") {
+		if strings.TrimSpace(line) == "..." {
+			continue
+		}
+		found := false
+		for ; next < len(out) && !found; next++ {
+			found = out[next] == line
+		}
+		require.True(t, found, "README.md's example trace shows %q, which explore -protocol naive does not print there; paste its output again", line)
+		shown++
+	}
+	require.Greater(t, shown, 10, "README.md's example trace is nearly empty")
+}
