@@ -14,7 +14,7 @@
 #
 # The two sides are different binaries, and code layout alone moves a
 # benchmark by several percent: a change that did nothing at run time
-# measured 0.93 at 5 threads, twice (README). A ratio within a few
+# measured 0.93 at 5 threads, twice (docs/performance.md). A ratio within a few
 # percent of 1 says nothing about a change; count instructions
 # (instructions.sh) instead.
 #
