@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"swapcheck/check"
 	"swapcheck/cmd/explore/cli"
 )
 
@@ -83,6 +84,8 @@ func TestStressOutReplays(t *testing.T) {
 	require.Equal(t, r.stdout, files["trace.txt"])
 	var s stressSummary
 	require.NoError(t, json.Unmarshal([]byte(files["summary.json"]), &s))
+	require.Contains(t, files["summary.json"], `"version": "`+check.Version+`"`)
+	require.Contains(t, files["schedule.txt"], "\nformat 1 (explore "+check.Version+")\n")
 
 	code, replayed := exploreJSON(t, "-replay", filepath.Join(dir, "schedule.txt"))
 	require.Equal(t, cli.ExitViolation, code)
