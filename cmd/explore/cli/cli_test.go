@@ -396,6 +396,7 @@ func TestBadInput(t *testing.T) {
 		{"no kernel", "module kernels cuda\n", "no kernel line"},
 		{"empty file", "", "no module"},
 		{"too many threads", "threads 65\nmodule kernels cuda\nkernel: use cuda.threadIdx\n", "threads must be 1..64"},
+		{"a line over 64 KiB", "threads 2\nmodule kernels cuda\n# " + strings.Repeat("x", 1<<16) + "\nkernel: use cuda.threadIdx\n", "line 3: longer than 65536 bytes"},
 	}
 	for _, b := range badScenarios {
 		p := write("scenario-"+strings.ReplaceAll(b.name, " ", "-")+".txt", b.text)
@@ -417,6 +418,9 @@ func TestBadInput(t *testing.T) {
 		{"no end of scenario", "protocol naive\natomicity gil\nscenario\n    threads 2\n", `no closing "end"`},
 		{"malformed scenario block", strings.Replace(schedText, "threads 2", "threads x", 1), "scenario block: line 1"},
 		{"garbage", "hello world\n\x00\x01\xff\n", `unknown directive "hello"`},
+		{"protocol given twice", strings.Replace(schedText, "protocol naive\n", "protocol naive\nprotocol merged\n", 1), "protocol given twice (first on line 3)"},
+		{"another format", strings.Replace(schedText, "\nformat 1 ", "\nformat 2 ", 1), "the schedule is of format 2"},
+		{"a line over the bound", header + "# " + strings.Repeat("x", 1<<26) + "\n" + "steps " + strings.Join(steps, " ") + "\n", "longer than"},
 		{"empty", "", "no protocol line"},
 	}
 	for _, b := range badSchedules {
