@@ -24,8 +24,10 @@ var (
 	targetFlags = append([]string{"protocol", "scenario", "atomicity"}, shapeFlags...)
 )
 
-// modes lists the modes; the first whose picking flag is given wins, and
-// the search is the default.
+// modes lists the modes, the search (the default) last. Two of -list,
+// -table, -version and -compare together are refused; -backend goroutines
+// or -replay besides an earlier mode's flag is refused as a flag that mode
+// does not read.
 var modes = []mode{
 	{name: "list the variants, strategies and violation kinds", picks: "-list", flag: "list"},
 	{name: "print the verdict table of the README", picks: "-table", flag: "table"},
@@ -39,7 +41,7 @@ var modes = []mode{
 		reads: []string{"backend", "out", "force", "json"},
 		why:   "the schedule file names its protocol, atomicity and scenario"},
 	{name: "search the interleavings (the default)",
-		// max-memory: the memory bound of a search (added on another branch)
+		// max-memory: the search's memory bound
 		reads: append(slices.Clone(targetFlags), "backend", "strategy", "preemptions", "depth", "runs", "workers", "seed",
 			"max-executions", "max-depth", "max-memory", "timeout", "out", "force", "shard", "json", "quiet")},
 }
@@ -59,8 +61,6 @@ func pickMode(o *options) (*mode, error) {
 			picked = append(picked, m)
 		}
 	}
-	// -replay with -backend goroutines: stress does not read -replay,
-	// which the check below says; two of the others are refused here.
 	var m *mode
 	switch {
 	case len(picked) == 0:
