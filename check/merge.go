@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -32,6 +33,8 @@ func MergeSummaries(parts []Summary) (Summary, error) {
 		switch {
 		case total != n:
 			return Summary{}, fmt.Errorf("shard %s is one of %d, but shard %s is one of %d", p.Shard, total, first.Shard, n)
+		case p.Version != first.Version:
+			return Summary{}, fmt.Errorf("shard %s was written by explore %s, but shard %s by explore %s: run every part with one version", p.Shard, cmp.Or(p.Version, "(unversioned)"), first.Shard, cmp.Or(first.Version, "(unversioned)"))
 		case p.Protocol != first.Protocol || p.Atomicity != first.Atomicity || p.Scenario != first.Scenario || p.Strategy != first.Strategy:
 			return Summary{}, fmt.Errorf("shard %s searched another protocol, atomicity, strategy or scenario than shard %s", p.Shard, first.Shard)
 		}
@@ -40,9 +43,9 @@ func MergeSummaries(parts []Summary) (Summary, error) {
 		}
 		seen[i] = p
 	}
-	out := Summary{Protocol: first.Protocol, Atomicity: first.Atomicity, Strategy: first.Strategy,
+	out := Summary{Version: first.Version, Format: FormatVersion, Protocol: first.Protocol, Atomicity: first.Atomicity, Strategy: first.Strategy,
 		Scenario: first.Scenario, Shard: fmt.Sprintf("merged %d of %d", len(seen), n), Complete: true}
-	var missing []string
+	var missing, stopped []string
 	verdict := "verified"
 	var preempted int64     // executions of the shards that report preemptions
 	var preemptions float64 // their preemptions in all
@@ -76,7 +79,7 @@ func MergeSummaries(parts []Summary) (Summary, error) {
 		switch p.Verdict {
 		case "violation":
 			if out.Violation == nil {
-				out.Violation = p.Violation
+				out.Violation, out.ViolationShard = p.Violation, p.Shard
 			}
 			verdict = "violation"
 		case "verified":
@@ -84,14 +87,15 @@ func MergeSummaries(parts []Summary) (Summary, error) {
 			if verdict != "violation" {
 				verdict = "incomplete"
 			}
-			out.Stopped = strings.TrimSpace(out.Stopped + fmt.Sprintf(" shard %d: %s %s;", i, p.Verdict, p.Stopped))
+			stopped = append(stopped, strings.TrimSpace(fmt.Sprintf("shard %d: %s %s", i, p.Verdict, p.Stopped)))
 		}
 		out.Complete = out.Complete && p.Complete
 	}
 	if len(missing) > 0 && verdict != "violation" {
 		verdict = "incomplete"
-		out.Stopped = strings.TrimSpace(out.Stopped + " missing shards: " + strings.Join(missing, ", "))
+		stopped = append(stopped, "missing shards: "+strings.Join(missing, ", "))
 	}
+	out.Stopped = strings.Join(stopped, "; ")
 	out.Complete = out.Complete && len(missing) == 0 && verdict == "verified"
 	out.Verdict = verdict
 	if out.Preemptions != nil {

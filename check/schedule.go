@@ -2,6 +2,7 @@ package check
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 // scenario and the thread of every step.
 //
 //	# swapcheck schedule
+//	format 1 (explore 0.1.0)
 //	protocol naive
 //	atomicity gil
 //	scenario
@@ -24,6 +26,9 @@ import (
 //	steps 0 0 1 2 ...
 //
 // Threads are numbered as in traces: 0 is the host, then GPU threads.
+// Each directive appears once. The format line (FormatVersion, and the
+// Version that wrote the file) is absent from files written before it
+// existed, which are format 1; a file of another format is refused.
 
 // Schedule is a parsed schedule file.
 type Schedule struct {
@@ -42,6 +47,7 @@ func WriteSchedule(out io.Writer, r *Report) error {
 	} else {
 		b.WriteString("# swapcheck schedule: go run ./cmd/explore -replay THIS_FILE\n")
 	}
+	fmt.Fprintf(&b, "format %d (explore %s)\n", FormatVersion, Version)
 	fmt.Fprintf(&b, "protocol %s\natomicity %s\nscenario\n", r.Config.Protocol.Name, r.Config.Atomicity)
 	for _, line := range strings.Split(strings.TrimRight(r.Config.Scenario.String(), "\n"), "\n") {
 		fmt.Fprintf(&b, "    %s\n", line)
@@ -68,9 +74,10 @@ func ReadSchedule(in io.Reader) (*Schedule, error) {
 		inScen   bool
 		sawSteps bool
 		n        int
+		first    = map[string]int{} // the line of each directive
 	)
 	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 1<<16), 1<<26)
+	sc.Buffer(make([]byte, 1<<16), maxScheduleLine+1) // the line and its newline
 	for sc.Scan() {
 		n++
 		line := sc.Text()
@@ -88,7 +95,15 @@ func ReadSchedule(in io.Reader) (*Schedule, error) {
 		}
 		word, rest, _ := strings.Cut(line, " ")
 		rest = strings.TrimSpace(rest)
+		if at, dup := first[word]; dup {
+			return nil, fmt.Errorf("line %d: %s given twice (first on line %d)", n, word, at)
+		}
+		first[word] = n
 		switch word {
+		case "format":
+			if err := readFormat(rest); err != nil {
+				return nil, fmt.Errorf("line %d: %v", n, err)
+			}
 		case "protocol":
 			p, err := Lookup(rest)
 			if err != nil {
@@ -113,10 +128,12 @@ func ReadSchedule(in io.Reader) (*Schedule, error) {
 				s.Steps = append(s.Steps, sched.ThreadID(v))
 			}
 		default:
-			return nil, fmt.Errorf("line %d: unknown directive %q (want protocol, atomicity, scenario or steps)", n, word)
+			return nil, fmt.Errorf("line %d: unknown directive %q (want format, protocol, atomicity, scenario or steps)", n, word)
 		}
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, fmt.Errorf("line %d: longer than %d bytes", n+1, maxScheduleLine)
+	} else if err != nil {
 		return nil, err
 	}
 	switch {
@@ -137,6 +154,24 @@ func ReadSchedule(in io.Reader) (*Schedule, error) {
 	}
 	s.Scenario = scen
 	return &s, nil
+}
+
+// maxScheduleLine bounds a schedule file's lines: the steps line of the
+// longest counterexample a search can print fits many times over.
+const maxScheduleLine = 1 << 26
+
+// readFormat reads a format line's "N (explore VERSION)".
+func readFormat(rest string) error {
+	num, writer, _ := strings.Cut(rest, " ")
+	writer = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(writer), "(explore "), ")")
+	if strings.ContainsFunc(writer, func(r rune) bool { return r < ' ' || r > '~' }) {
+		writer = strconv.Quote(writer) // no raw control characters in a message
+	}
+	v, err := strconv.Atoi(num)
+	if err != nil || v < 1 {
+		return fmt.Errorf("format %q is not a format number", num)
+	}
+	return checkFormat("schedule", v, writer)
 }
 
 // Replay runs a schedule file's steps, checked as a search would, and

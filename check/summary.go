@@ -4,12 +4,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 
 	"swapcheck/sched"
 )
 
 // Summary is the machine-readable report (summary.json, -json).
 type Summary struct {
+	// Version is the explore that wrote it (check.Version), Format its
+	// layout (FormatVersion; absent in files written before the field,
+	// which are format 1).
+	Version   string `json:"version,omitempty"`
+	Format    int    `json:"format,omitempty"`
 	Protocol  string `json:"protocol"`
 	Atomicity string `json:"atomicity"`
 	Strategy  string `json:"strategy"`
@@ -49,12 +55,18 @@ type Summary struct {
 	// PCTGuarantee is pct's per-run probability of finding a bug of its
 	// depth.
 	PCTGuarantee float64 `json:"pct_guarantee,omitempty"`
+	// PCTGuaranteeLog10 is its base-10 logarithm, which stays exact when
+	// the probability itself is below what a float64 holds (a deep -depth).
+	PCTGuaranteeLog10 float64 `json:"pct_guarantee_log10,omitempty"`
 	// Interleavings, for a verified dpor search, is how many executions a
 	// search reducing nothing would run: what dpor's are reduced from
 	// (exact below 2^53).
 	Interleavings float64           `json:"interleavings,omitempty"`
 	Seed          *uint64           `json:"seed,omitempty"`
 	Violation     *ViolationSummary `json:"violation,omitempty"`
+	// ViolationShard, in a merged summary, is the part ("i/n") whose
+	// counterexample Violation is: its trace.txt and schedule.txt hold it.
+	ViolationShard string `json:"violation_shard,omitempty"`
 }
 
 // PreemptionStats are the preemptions of a search's executions (see
@@ -96,6 +108,8 @@ type ViolationSummary struct {
 func Summarize(r *Report) Summary {
 	res := r.Result
 	s := Summary{
+		Version:       Version,
+		Format:        FormatVersion,
 		Protocol:      r.Config.Protocol.Name,
 		Atomicity:     r.Config.Atomicity.String(),
 		Strategy:      r.Config.Strategy,
@@ -128,6 +142,9 @@ func Summarize(r *Report) Summary {
 	if secs := r.Elapsed.Seconds(); secs > 0 {
 		s.StepsPerSec = float64(res.Stats.Steps) / secs
 	}
+	if r.Config.Strategy == StrategyPCT {
+		s.PCTGuaranteeLog10 = PCTGuaranteeLog10(r.Program.NumThreads(), PCTLength(r), r.Config.Depth)
+	}
 	if r.Config.Strategy == StrategyRandom || r.Config.Strategy == StrategyPCT {
 		seed := r.Config.Seed
 		s.Seed = &seed
@@ -147,6 +164,21 @@ func Summarize(r *Report) Summary {
 		s.Violation = v
 	}
 	return s
+}
+
+// PCTGuaranteeLog10 is log10 of pct's per-run guarantee 1/(n*k^(d-1)) for
+// n threads, k steps and depth d.
+func PCTGuaranteeLog10(n, k, d int) float64 {
+	return -(math.Log10(float64(n)) + float64(d-1)*math.Log10(float64(k)))
+}
+
+// ReadSummary parses a summary.json, refusing one of another format.
+func ReadSummary(data []byte) (Summary, error) {
+	var s Summary
+	if err := json.Unmarshal(data, &s); err != nil {
+		return s, fmt.Errorf("not a summary.json: %v", err)
+	}
+	return s, checkFormat("summary", s.Format, s.Version)
 }
 
 // WriteJSON writes the summary as indented JSON.

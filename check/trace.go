@@ -58,7 +58,7 @@ func WriteTrace(out io.Writer, r *Report, repro string) error {
 	for _, line := range strings.Split(strings.TrimRight(cfg.Scenario.String(), "\n"), "\n") {
 		fmt.Fprintf(&b, "    %s\n", line)
 	}
-	fmt.Fprintf(&b, "\n%d steps (%d preemptions), each one atomic CPython operation, in the thread's column.\n\n", len(steps), r.Preemptions)
+	fmt.Fprintf(&b, "\n%s (%s), each one atomic CPython operation, in the thread's column.\n\n", Count(len(steps), "step"), Count(r.Preemptions, "preemption"))
 	writeTable(&b, r.Program, steps, res.Failure)
 	fmt.Fprintf(&b, "\nreplay: %s\n", repro)
 	_, err = io.WriteString(out, b.String())

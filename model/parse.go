@@ -2,6 +2,7 @@ package model
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -22,8 +23,18 @@ import (
 //
 // Statements are "use NAME.ATTR" (NAME a global of the function's module),
 // "call FUNC", "syncthreads" and "raise" (the kernel code raises). Errors
-// name the line: "line 4: ...".
-func Parse(r io.Reader) (*Scenario, error) {
+// name the line: "line 4: ...", and quote what is not a Python name. The
+// bounds are the Max constants (scenario.go), with at most MaxThreads
+// threads per block; ParseUpTo allows more.
+func Parse(r io.Reader) (*Scenario, error) { return ParseUpTo(r, MaxThreads) }
+
+// MaxLineBytes bounds a scenario file's lines (a kernel of MaxStmts
+// statements takes a few hundred bytes).
+const MaxLineBytes = 1 << 16
+
+// ParseUpTo is Parse allowing up to maxThreads threads per block (at most
+// MaxStressThreads, for the goroutine backend).
+func ParseUpTo(r io.Reader, maxThreads int) (*Scenario, error) {
 	sc := &Scenario{Threads: 2, Blocks: 1, Launches: 1}
 	type pending struct {
 		line      int
@@ -38,6 +49,7 @@ func Parse(r io.Reader) (*Scenario, error) {
 	seen := map[string]bool{}
 	sawKernel := false
 	in := bufio.NewScanner(r)
+	in.Buffer(make([]byte, 0, 4096), MaxLineBytes+1) // the line and its newline
 	n := 0
 	for in.Scan() {
 		n++
@@ -77,10 +89,10 @@ func Parse(r io.Reader) (*Scenario, error) {
 				return fail("module needs a name and at least one global bound to cuda: module NAME cuda [cu ...]")
 			}
 			if _, dup := modules[f[0]]; dup {
-				return fail("module %s defined twice", f[0])
+				return fail("module %s defined twice", pyName(f[0]))
 			}
 			if err := distinctIdents(f); err != nil {
-				return fail("module %s: %v", f[0], err)
+				return fail("module %s: %v", pyName(f[0]), err)
 			}
 			modules[f[0]] = len(sc.Modules)
 			sc.Modules = append(sc.Modules, Module{Name: f[0], Names: f[1:]})
@@ -92,10 +104,10 @@ func Parse(r io.Reader) (*Scenario, error) {
 			}
 			m, known := modules[f[2]]
 			if !known {
-				return fail("device %s: no module %s (define modules before their functions)", f[0], f[2])
+				return fail("device %s: no module %s (define modules before their functions)", pyName(f[0]), pyName(f[2]))
 			}
 			if _, dup := functions[f[0]]; dup {
-				return fail("device function %s defined twice", f[0])
+				return fail("device function %s defined twice", pyName(f[0]))
 			}
 			if !isIdent(f[0]) {
 				return fail("%q is not a Python name", f[0])
@@ -120,7 +132,9 @@ func Parse(r io.Reader) (*Scenario, error) {
 			return fail("unknown directive %q (want threads, blocks, launches, module, device or kernel)", word)
 		}
 	}
-	if err := in.Err(); err != nil {
+	if err := in.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, fmt.Errorf("line %d: longer than %d bytes", n+1, MaxLineBytes)
+	} else if err != nil {
 		return nil, err
 	}
 	if len(sc.Modules) == 0 {
@@ -140,7 +154,7 @@ func Parse(r io.Reader) (*Scenario, error) {
 			sc.Functions[p.functionI].Body = stmts
 		}
 	}
-	if err := sc.Validate(); err != nil {
+	if err := sc.ValidateUpTo(maxThreads); err != nil {
 		return nil, err
 	}
 	return sc, nil
@@ -166,13 +180,13 @@ func parseBody(sc *Scenario, mod int, text string, functions map[string]int) ([]
 				}
 			}
 			if idx < 0 {
-				return nil, fmt.Errorf("%s is not a global of module %s bound to cuda (it binds %s)", name, sc.Modules[mod].Name, strings.Join(sc.Modules[mod].Names, ", "))
+				return nil, fmt.Errorf("%s is not a global of module %s bound to cuda (it binds %s)", pyName(name), sc.Modules[mod].Name, strings.Join(sc.Modules[mod].Names, ", "))
 			}
 			out = append(out, Stmt{Kind: OpUse, Name: idx, Attr: attr})
 		case f[0] == "call" && len(f) == 2:
 			fn, ok := functions[f[1]]
 			if !ok {
-				return nil, fmt.Errorf("call %s: no such device function", f[1])
+				return nil, fmt.Errorf("call %s: no such device function", pyName(f[1]))
 			}
 			out = append(out, Stmt{Kind: OpCall, Func: fn})
 		case f[0] == "syncthreads" && len(f) == 1:
@@ -184,6 +198,15 @@ func parseBody(sc *Scenario, mod int, text string, functions map[string]int) ([]
 		}
 	}
 	return out, nil
+}
+
+// pyName renders a name from the file for a message: as it is when it is a
+// Python name, else quoted, so no control character reaches a terminal.
+func pyName(s string) string {
+	if isIdent(s) {
+		return s
+	}
+	return strconv.Quote(s)
 }
 
 func isIdent(s string) bool {

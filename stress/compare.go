@@ -42,9 +42,18 @@ type CompareConfig struct {
 	Trials int
 	Seed   uint64
 	Cap    time.Duration
-	// Stop, when set, is polled between trials.
+	// Stop, when set, is polled between trials and by each search and
+	// stress run: once it is true, the trial under way is dropped and
+	// Compare returns the rows so far (the cells it did not run have no
+	// trials).
 	Stop func() bool
+	// Progress, when set, is called after each cell with how many cells
+	// are done and how many there are in all.
+	Progress func(done, total int, c Case, cell Cell)
 }
+
+// stopped says whether Stop is set and true.
+func (cfg *CompareConfig) stopped() bool { return cfg.Stop != nil && cfg.Stop() }
 
 // Cell is one method's time to the first counterexample of one case.
 type Cell struct {
@@ -111,7 +120,9 @@ func DefaultCases() []Case {
 }
 
 // Compare times every method on every case. Walks (random, pct) get
-// seeds as stress does.
+// seeds as stress does. When Stop ends it early, the rows are those of the
+// cases it began, the last one with cells of no trials where it did not get
+// to them.
 func Compare(cfg CompareConfig) ([]Row, error) {
 	if cfg.Strategies == nil {
 		cfg.Strategies = slices.Clone(check.Strategies)
@@ -119,33 +130,54 @@ func Compare(cfg CompareConfig) ([]Row, error) {
 	if cfg.Trials < 1 || cfg.Cap <= 0 {
 		return nil, fmt.Errorf("a comparison needs at least one trial and a cap, got %d and %s", cfg.Trials, cfg.Cap)
 	}
+	type method struct {
+		name string
+		once func(c Case, seed uint64) (bool, time.Duration, int64, error)
+	}
+	var methods []method
+	for _, s := range cfg.Strategies {
+		methods = append(methods, method{strategyMethod(s), func(c Case, seed uint64) (bool, time.Duration, int64, error) {
+			sc := cfg.Search
+			sc.Protocol, sc.Scenario, sc.Atomicity, sc.Strategy = c.Protocol, c.Scenario, c.Atomicity, s
+			sc.Seed, sc.Runs, sc.Timeout = seed, 1<<40, cfg.Cap
+			sc.Stop, sc.StopReason = cfg.Stop, "interrupted"
+			rep, err := check.Explore(sc)
+			if err != nil {
+				return false, 0, 0, err
+			}
+			return rep.Result.Verdict == sched.Violation, rep.Elapsed, rep.Result.Stats.Steps, nil
+		}})
+	}
+	for _, g := range cfg.Gosched {
+		methods = append(methods, method{stressMethod(g), func(c Case, seed uint64) (bool, time.Duration, int64, error) {
+			res, err := Run(Config{Protocol: c.Protocol, Scenario: c.Scenario, Atomicity: c.Atomicity,
+				Duration: cfg.Cap, Seed: seed, Gosched: g, Stop: cfg.Stop, StopReason: "interrupted"})
+			if err != nil {
+				return false, 0, 0, err
+			}
+			if v := res.Violation; v != nil {
+				return true, v.After, v.Calls, nil
+			}
+			return false, res.Elapsed, res.Calls, nil
+		}})
+	}
 	var rows []Row
+	done, total := 0, len(cfg.Cases)*len(methods)
 	for _, c := range cfg.Cases {
-		row := Row{Case: c}
-		for _, s := range cfg.Strategies {
-			row.Cells = append(row.Cells, cfg.trials(strategyMethod(s), func(seed uint64) (bool, time.Duration, int64, error) {
-				sc := cfg.Search
-				sc.Protocol, sc.Scenario, sc.Atomicity, sc.Strategy = c.Protocol, c.Scenario, c.Atomicity, s
-				sc.Seed, sc.Runs, sc.Timeout = seed, 1<<40, cfg.Cap
-				rep, err := check.Explore(sc)
-				if err != nil {
-					return false, 0, 0, err
-				}
-				return rep.Result.Verdict == sched.Violation, rep.Elapsed, rep.Result.Stats.Steps, nil
-			}))
+		if cfg.stopped() {
+			break
 		}
-		for _, g := range cfg.Gosched {
-			row.Cells = append(row.Cells, cfg.trials(stressMethod(g), func(seed uint64) (bool, time.Duration, int64, error) {
-				res, err := Run(Config{Protocol: c.Protocol, Scenario: c.Scenario, Atomicity: c.Atomicity,
-					Duration: cfg.Cap, Seed: seed, Gosched: g})
-				if err != nil {
-					return false, 0, 0, err
+		row := Row{Case: c}
+		for _, m := range methods {
+			cell := Cell{Method: m.name}
+			if !cfg.stopped() {
+				cell = cfg.trials(m.name, func(seed uint64) (bool, time.Duration, int64, error) { return m.once(c, seed) })
+				done++
+				if cfg.Progress != nil && !cfg.stopped() {
+					cfg.Progress(done, total, c, cell)
 				}
-				if v := res.Violation; v != nil {
-					return true, v.After, v.Calls, nil
-				}
-				return false, res.Elapsed, res.Calls, nil
-			}))
+			}
+			row.Cells = append(row.Cells, cell)
 		}
 		rows = append(rows, row)
 	}
@@ -171,6 +203,9 @@ func (cfg *CompareConfig) trials(method string, once func(seed uint64) (bool, ti
 			break
 		}
 		found, d, work, err := once(cfg.Seed + uint64(i))
+		if cfg.stopped() {
+			break // cut short: not a measurement
+		}
 		if err != nil {
 			cell.Err = err.Error()
 			return cell
@@ -234,7 +269,7 @@ func WriteComparison(out io.Writer, rows []Row, cfg CompareConfig) error {
 		searches := len(r.Cells) - len(cfg.Gosched)
 		var fastest time.Duration
 		for i, c := range r.Cells {
-			fmt.Fprintf(&b, " %s |", c.render(cfg.Cap))
+			fmt.Fprintf(&b, " %s |", c.Render(cfg.Cap))
 			if i < searches && c.Median > 0 && (fastest == 0 || c.Median < fastest) {
 				fastest = c.Median
 			}
@@ -252,7 +287,8 @@ func WriteComparison(out io.Writer, rows []Row, cfg CompareConfig) error {
 	return err
 }
 
-func (c Cell) render(limit time.Duration) string {
+// Render is the cell as the table shows it; limit is the trials' cap.
+func (c Cell) Render(limit time.Duration) string {
 	switch {
 	case c.Err != "":
 		return "error: " + strings.ReplaceAll(c.Err, "|", "/")

@@ -78,3 +78,81 @@ func TestCompareEveryStrategy(t *testing.T) {
 	}
 	require.Equal(t, check.Strategies, methods)
 }
+
+// TestCompareProgressAndStop: Progress hears of every cell, in order; once
+// Stop is true, the trial under way is dropped and Compare returns the
+// rows it began, the cells it did not get to without trials, and the
+// table renders them.
+func TestCompareProgressAndStop(t *testing.T) {
+	cases := []stress.Case{
+		{Protocol: protocol(t, "naive"), Atomicity: model.GIL, Label: "-threads 2", Scenario: shape(t, 2)},
+		{Protocol: protocol(t, "refcount-del"), Atomicity: model.GIL, Label: "-threads 2", Scenario: shape(t, 2)},
+	}
+	strats := []string{check.StrategyDFS, check.StrategyBFS}
+	tests := []struct {
+		name      string
+		stopAfter int // cells before Stop turns true (0: never)
+		rows      int
+		measured  int
+	}{
+		{"to the end", 0, 2, 6},
+		{"stopped after the first cell", 1, 1, 1},
+		{"stopped after the first row", 3, 1, 3},
+		{"stopped after four cells", 4, 2, 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var heard []int
+			stop := false
+			cfg := stress.CompareConfig{
+				Cases: cases, Strategies: strats, Gosched: []float64{stress.DefaultGosched},
+				Trials: 1, Seed: 1, Cap: 300 * time.Millisecond,
+				Stop: func() bool { return stop },
+				Progress: func(done, total int, c stress.Case, cell stress.Cell) {
+					require.Equal(t, 6, total)
+					require.Equal(t, 1, cell.Trials)
+					heard = append(heard, done)
+					stop = tt.stopAfter > 0 && done >= tt.stopAfter
+				},
+			}
+			rows, err := stress.Compare(cfg)
+			require.NoError(t, err)
+			require.Len(t, rows, tt.rows)
+			measured := 0
+			for _, r := range rows {
+				require.Len(t, r.Cells, 3, "every column, run or not")
+				for _, c := range r.Cells {
+					if c.Trials > 0 {
+						measured++
+					}
+				}
+			}
+			require.Equal(t, tt.measured, measured)
+			require.Len(t, heard, tt.measured)
+			for i, d := range heard {
+				require.Equal(t, i+1, d)
+			}
+			var b strings.Builder
+			require.NoError(t, stress.WriteComparison(&b, rows, cfg))
+			require.Equal(t, tt.rows+2, strings.Count(b.String(), "\n"), b.String())
+		})
+	}
+}
+
+// A Stop that turns true during a trial ends that trial early (it is
+// passed to the search) and the trial is not counted.
+func TestCompareStopEndsATrial(t *testing.T) {
+	start := time.Now()
+	cfg := stress.CompareConfig{
+		// merged has no violation here: each trial would run to the cap
+		Cases:      []stress.Case{{Protocol: protocol(t, "merged"), Atomicity: model.GIL, Label: "-threads 4", Scenario: shape(t, 4)}},
+		Strategies: []string{check.StrategyRandom}, Gosched: []float64{0},
+		Trials: 1, Seed: 1, Cap: time.Minute,
+		Stop: func() bool { return time.Since(start) > 200*time.Millisecond },
+	}
+	rows, err := stress.Compare(cfg)
+	require.NoError(t, err)
+	require.Less(t, time.Since(start), 30*time.Second, "the stop did not reach the search")
+	require.Len(t, rows, 1)
+	require.Zero(t, rows[0].Cells[0].Trials, "a trial cut short is not a measurement")
+}

@@ -3,10 +3,16 @@ package stress
 import (
 	"encoding/json"
 	"io"
+
+	"swapcheck/check"
 )
 
 // Summary is the machine-readable result (-json).
 type Summary struct {
+	// Version and Format are those of check.Summary: the explore that
+	// wrote it and the files' layout.
+	Version     string  `json:"version"`
+	Format      int     `json:"format"`
 	Backend     string  `json:"backend"`
 	Protocol    string  `json:"protocol"`
 	Atomicity   string  `json:"atomicity"`
@@ -55,6 +61,8 @@ type ViolationSummary struct {
 // Summarize builds the summary of a result.
 func Summarize(r *Result) Summary {
 	s := Summary{
+		Version:     check.Version,
+		Format:      check.FormatVersion,
 		Backend:     Backend,
 		Protocol:    r.Config.Protocol.Name,
 		Atomicity:   r.Config.Atomicity.String(),

@@ -4,15 +4,14 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,8 +36,10 @@ type options struct {
 	maxDepth, workers, preemptions, depth                       int
 	seed                                                        uint64
 	timeout                                                     time.Duration
-	list, json, force, table, quiet                             bool
+	list, json, force, table, quiet, version                    bool
 	set                                                         map[string]bool
+	given                                                       []string // the flags given, by name
+	mode                                                        *mode    // what they ask for (modes.go)
 	args                                                        []string
 	stress                                                      stressOptions // -backend goroutines, -compare (stress.go)
 }
@@ -56,59 +57,75 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "merge" {
 		return runMerge(args[1:], stdout, stderr)
 	}
-	o, err := parse(args, stderr)
+	o, err := parse(args, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return ExitOK
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "explore: %v\n", err)
+		fmt.Fprintf(stderr, "explore: %s\n", oneLine(err.Error()))
 		return ExitUsage
 	}
 	code, err := run(o, stdout, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "explore: %v\n", err)
+		fmt.Fprintf(stderr, "explore: %s\n", oneLine(err.Error()))
 		return ExitUsage
 	}
 	return code
 }
 
-func parse(args []string, stderr io.Writer) (*options, error) {
+// oneLine makes a message safe to print as one line: a control character
+// (a newline or an escape sequence from a file name or a flag) is shown
+// escaped, as strconv.Quote would.
+func oneLine(msg string) string {
+	var b strings.Builder
+	for _, r := range msg {
+		if r < ' ' || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// parse reads the flags; -h prints the usage on stdout.
+func parse(args []string, stdout io.Writer) (*options, error) {
 	o := &options{set: map[string]bool{}}
 	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.protocol, "protocol", "", "the variant to check: "+strings.Join(protocolNames(), ", "))
 	fs.BoolVar(&o.list, "list", false, "list the variants, strategies and violation kinds, then exit")
 	fs.BoolVar(&o.table, "table", false, "verify every variant on the README's scenarios and print the verdicts as a Markdown table")
-	fs.IntVar(&o.shape.Threads, "threads", model.DefaultShape.Threads, "GPU threads per block")
-	fs.IntVar(&o.shape.Blocks, "blocks", model.DefaultShape.Blocks, "blocks per launch (run one after another)")
-	fs.IntVar(&o.shape.Calls, "calls", model.DefaultShape.Calls, "device-function calls each thread makes")
-	fs.IntVar(&o.shape.Modules, "modules", model.DefaultShape.Modules, "device modules the calls go to, round-robin")
-	fs.IntVar(&o.shape.Names, "names", model.DefaultShape.Names, "globals per module bound to cuda (cuda, cu, ...)")
-	fs.IntVar(&o.shape.Nest, "nest", model.DefaultShape.Nest, "depth of nested device calls inside each call")
+	fs.BoolVar(&o.version, "version", false, "print the version of explore and of its file formats, then exit")
+	fs.IntVar(&o.shape.Threads, "threads", model.DefaultShape.Threads, fmt.Sprintf("GPU threads per block, 1..%d (1..%d with -backend goroutines)", model.MaxThreads, model.MaxStressThreads))
+	fs.IntVar(&o.shape.Blocks, "blocks", model.DefaultShape.Blocks, fmt.Sprintf("blocks per launch (run one after another), 1..%d", model.MaxBlocks))
+	fs.IntVar(&o.shape.Calls, "calls", model.DefaultShape.Calls, fmt.Sprintf("device-function calls each thread makes, 0..%d", model.MaxStmts/2))
+	fs.IntVar(&o.shape.Modules, "modules", model.DefaultShape.Modules, fmt.Sprintf("device modules the calls go to, round-robin, 1..%d (besides the kernel's)", model.MaxModules-1))
+	fs.IntVar(&o.shape.Names, "names", model.DefaultShape.Names, fmt.Sprintf("globals per module bound to cuda (cuda, cu, ...), 1..%d", model.MaxNames))
+	fs.IntVar(&o.shape.Nest, "nest", model.DefaultShape.Nest, fmt.Sprintf("depth of nested device calls inside each call, 0..%d; modules x (nest+1) at most %d", model.MaxNest, model.MaxFunctions))
 	fs.BoolVar(&o.shape.Syncthreads, "syncthreads", false, "call cuda.syncthreads() after each device call")
 	fs.StringVar(&o.scenario, "scenario", "", "read the scenario from `FILE` instead (see testdata/scenarios/README.md)")
 	fs.StringVar(&o.atomicity, "atomicity", "gil", "what one step is: gil or free-threaded")
-	fs.StringVar(&o.strategy, "strategy", check.StrategyAuto, "how to search: "+strings.Join(check.Strategies, ", ")+" (-list says what each does)")
-	fs.IntVar(&o.preemptions, "preemptions", 3, "the most preemptions -strategy bounded tries")
-	fs.IntVar(&o.depth, "depth", 3, "the bug depth -strategy pct aims at")
-	fs.Int64Var(&o.runs, "runs", 1000, "executions for -strategy random and -strategy pct")
-	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "goroutines for an exhaustive search (verdicts and counts do not depend on it; with more than one, preemption statistics can vary by run)")
+	fs.StringVar(&o.strategy, "strategy", check.StrategyAuto, "how to search: "+strings.Join(check.Strategies, ", ")+" (-list says what each does); with -shard, auto runs states")
+	fs.IntVar(&o.preemptions, "preemptions", 3, "the most preemptions -strategy bounded tries, 0 or more")
+	fs.IntVar(&o.depth, "depth", 3, "the bug depth -strategy pct aims at, 1 or more")
+	fs.Int64Var(&o.runs, "runs", 1000, "executions for -strategy random and -strategy pct, 1 or more")
+	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "goroutines for an exhaustive search, 1..1024 (verdicts and counts do not depend on it; with more than one, preemption statistics can vary by run)")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed for -strategy random and -strategy pct, for -backend goroutines and for -compare's trials")
 	fs.Int64Var(&o.maxExecutions, "max-executions", 0, "stop after this many executions (0: no limit); the verdict is then incomplete")
-	fs.IntVar(&o.maxDepth, "max-depth", 0, fmt.Sprintf("per-execution step budget (0: %d); reaching it makes the verdict incomplete", sched.DefaultMaxDepth))
-	fs.DurationVar(&o.timeout, "timeout", 0, "stop the search after this long (0: none); the verdict is then incomplete")
+	fs.IntVar(&o.maxDepth, "max-depth", 0, fmt.Sprintf("per-execution step budget, 0 or more (0: %d); reaching it makes the verdict incomplete", sched.DefaultMaxDepth))
+	fs.DurationVar(&o.timeout, "timeout", 0, "stop the search after this long (0: none); the verdict is then incomplete; Ctrl-C, SIGTERM and SIGHUP stop it too")
 	fs.StringVar(&o.replay, "replay", "", "replay the schedule `FILE` written by -out (its protocol, atomicity and scenario)")
 	fs.StringVar(&o.out, "out", "", "write trace.txt, schedule.txt and summary.json into `DIR`")
 	fs.BoolVar(&o.force, "force", false, "with -out, overwrite files already there")
-	fs.StringVar(&o.shard, "shard", "", "run part `i/n` (0 <= i < n) of an exhaustive search; combine the parts with explore merge (see docs/sharding.md)")
+	fs.StringVar(&o.shard, "shard", "", "run part `i/n` (0 <= i < n) of an exhaustive stateful search (states, the default, or dfs); a part proves nothing alone: explore merge of every part's summary.json gives the verdict (see docs/sharding.md)")
 	fs.BoolVar(&o.json, "json", false, "print the JSON summary on stdout instead of the trace")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress report on stderr")
 	registerStressFlags(fs, o)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stderr)
-			fmt.Fprintf(stderr, "usage: explore -protocol NAME [flags]\n\n")
-			fs.PrintDefaults()
+			usage(stdout, fs)
 			return nil, err
 		}
 		return nil, usageError{strings.TrimSpace(strings.SplitN(err.Error(), "\n", 2)[0])}
@@ -118,6 +135,7 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	}
 	fs.Visit(func(f *flag.Flag) {
 		o.set[f.Name] = true
+		o.given = append(o.given, f.Name)
 		switch {
 		case f.Name == "out" || f.Name == "json" || f.Name == "force" || f.Name == "quiet":
 		case f.Value.String() == "true":
@@ -126,6 +144,14 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 			o.args = append(o.args, "-"+f.Name, shellQuote(f.Value.String()))
 		}
 	})
+	if b := o.stress.backend; b != backendModel && b != backendGoroutines {
+		return nil, usagef("unknown -backend %q (want %s or %s)", b, backendModel, backendGoroutines)
+	}
+	m, err := pickMode(o)
+	if err != nil {
+		return nil, err
+	}
+	o.mode = m
 	return o, nil
 }
 
@@ -138,16 +164,25 @@ func protocolNames() []string {
 }
 
 func run(o *options, stdout, stderr io.Writer) (int, error) {
-	if o.list {
+	switch o.mode.flag {
+	case "list":
 		return ExitOK, list(stdout)
-	}
-	if o.table {
+	case "table":
 		return ExitOK, check.WriteVerdictTable(stdout)
+	case "version":
+		_, err := fmt.Fprintf(stdout, "explore %s (schedule.txt and summary.json format %d)\n", check.Version, check.FormatVersion)
+		return ExitOK, err
+	case "compare":
+		return runCompare(o, stdout, stderr)
+	case "backend":
+		return runStress(o, stdout, stderr)
 	}
-	if code, handled, err := runBackend(o, stdout, stderr); handled {
-		return code, err
+	if o.shape.Threads > model.MaxThreads {
+		// (no "goroutine" in a usage error: tests take it for a panic's dump)
+		return 0, usagef("-threads %d: the searches take at most %d threads per block; stress testing on real threads takes up to %d (see -backend)",
+			o.shape.Threads, model.MaxThreads, model.MaxStressThreads)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptContext()
 	defer stop()
 	interrupted := func() bool { return ctx.Err() != nil }
 
@@ -193,6 +228,9 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 		if err != nil {
 			return 0, usageError{err.Error()}
 		}
+		if res := &rep.Result; res.Verdict == sched.Incomplete && res.Cut == cfg.StopReason {
+			res.Cut = stopReason(ctx) // which signal
+		}
 	}
 	sum := check.Summarize(rep)
 	if o.out != "" {
@@ -210,14 +248,18 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 	for _, phase := range rep.Plan {
 		fmt.Fprintf(stderr, "explore: auto: %s\n", phase)
 	}
-	fmt.Fprintf(stderr, "explore: %s, %s: %d executions, %d states, %d steps in %.1f ms (%.2fM steps/s)\n",
-		sum.Protocol, sum.Verdict, sum.Executions, sum.States, sum.Steps, sum.ElapsedMS, sum.StepsPerSec/1e6)
+	verdict := sum.Verdict
+	if sum.Shard != "" && rep.Result.Verdict == sched.Verified {
+		verdict = "part " + sum.Shard + " searched, no violation in its share (explore merge gives the verdict)"
+	}
+	fmt.Fprintf(stderr, "explore: %s, %s: %s, %s, %s in %.1f ms (%.2fM steps/s)\n",
+		sum.Protocol, verdict, check.Count(sum.Executions, "execution"), check.Count(sum.States, "state"), check.Count(sum.Steps, "step"), sum.ElapsedMS, sum.StepsPerSec/1e6)
 	if line := resources(sum); line != "" {
 		fmt.Fprintf(stderr, "explore: %s\n", line)
 	}
 	if n := rep.Interleavings; n > 0 {
-		fmt.Fprintf(stderr, "explore: dpor's reduction: %d executions, of %s interleavings in all (counted over the reachable states): %s times fewer\n",
-			rep.Result.Stats.Executions, count(n), count(n/float64(rep.Result.Stats.Executions)))
+		fmt.Fprintf(stderr, "explore: dpor's reduction: %s, of %s in all (counted over the reachable states): %s times fewer\n",
+			check.Count(rep.Result.Stats.Executions, "execution"), plural(count(n), "interleaving"), count(n/float64(rep.Result.Stats.Executions)))
 	}
 	if line := pctLine(rep); line != "" && (o.json || rep.Result.Verdict == sched.Violation) {
 		// stdout holds the JSON summary or the trace (for a bug
@@ -254,7 +296,7 @@ func target(o *options, maxThreads int) (*model.Protocol, model.Atomicity, *mode
 				return nil, 0, nil, usagef("-scenario and -%s both given: the scenario file says it all", f)
 			}
 		}
-		sc, err := readScenario(o.scenario)
+		sc, err := readScenario(o.scenario, maxThreads)
 		return p, a, sc, err
 	}
 	sc, err := o.shape.BuildUpTo(maxThreads)
@@ -284,26 +326,32 @@ func config(o *options) (check.Config, error) {
 		return cfg, usagef("-timeout must be 0 or more, got %s", o.timeout)
 	}
 	var shard, shards int
+	strategy := o.strategy
 	if o.shard != "" {
 		if shard, shards, err = check.ParseShard(o.shard); err != nil {
 			return cfg, usagef("-shard: %v", err)
 		}
+		if strategy == check.StrategyAuto {
+			// auto's first phase is states, the search a shard splits;
+			// its second (the fewest preemptions) needs the whole space
+			strategy = check.StrategyStates
+		}
 	}
 	return check.Config{
 		Shard: shard, Shards: shards,
-		Protocol: p, Scenario: sc, Atomicity: a, Strategy: o.strategy,
+		Protocol: p, Scenario: sc, Atomicity: a, Strategy: strategy,
 		Runs: o.runs, Seed: o.seed, MaxExecutions: o.maxExecutions, MaxDepth: o.maxDepth, Timeout: o.timeout,
 		Workers: o.workers, Preemptions: o.preemptions, Depth: o.depth,
 	}, nil
 }
 
-func readScenario(path string) (*model.Scenario, error) {
+func readScenario(path string, maxThreads int) (*model.Scenario, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, usagef("scenario: %v", unwrapPath(err))
 	}
 	defer f.Close()
-	sc, err := model.Parse(f)
+	sc, err := model.ParseUpTo(f, maxThreads)
 	if err != nil {
 		return nil, usagef("scenario %s: %v", path, err)
 	}
@@ -311,11 +359,6 @@ func readScenario(path string) (*model.Scenario, error) {
 }
 
 func readReplay(o *options) (*check.Schedule, error) {
-	for _, f := range []string{"protocol", "scenario", "threads", "blocks", "calls", "modules", "names", "nest", "syncthreads", "atomicity", "strategy", "runs", "seed"} {
-		if o.set[f] {
-			return nil, usagef("-replay and -%s both given: the schedule file names its protocol, atomicity and scenario", f)
-		}
-	}
 	f, err := os.Open(o.replay)
 	if err != nil {
 		return nil, usagef("replay: %v", unwrapPath(err))
@@ -343,19 +386,33 @@ func unwrapPath(err error) error {
 // outFiles are what -out writes.
 var outFiles = []string{"trace.txt", "schedule.txt", "summary.json"}
 
-// prepareOut makes DIR and refuses to overwrite earlier results unless
-// forced.
+// prepareOut makes DIR, refuses to overwrite earlier results unless
+// forced, and writes a probe file there: a directory the results cannot
+// be written to is found before the search, not after it (when the
+// verdict would be lost).
 func prepareOut(dir string, force bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return usagef("-out: %v", unwrapPath(err))
 	}
-	if force {
-		return nil
-	}
-	for _, name := range outFiles {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			return usagef("-out %s already holds %s; pass -force to overwrite, or pick another directory", dir, name)
+	if !force {
+		for _, name := range outFiles {
+			if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+				return usagef("-out %s already holds %s; pass -force to overwrite, or pick another directory", dir, name)
+			}
 		}
+	}
+	probe, err := os.CreateTemp(dir, ".explore-probe-*")
+	if err == nil {
+		_, err = probe.WriteString("probe\n")
+		if cerr := probe.Close(); err == nil {
+			err = cerr
+		}
+		if rerr := os.Remove(probe.Name()); err == nil {
+			err = rerr
+		}
+	}
+	if err != nil {
+		return usagef("-out %s: cannot write there: %v", dir, unwrapPath(err))
 	}
 	return nil
 }
@@ -412,6 +469,13 @@ func human(out io.Writer, rep *check.Report, repro string) error {
 	case sched.Violation:
 		return check.WriteTrace(out, rep, repro)
 	case sched.Verified:
+		if c := rep.Config; c.Shards > 1 {
+			// a part covered its share of the roots; only every part
+			// together covers the reachable states
+			fmt.Fprintf(&b, "%s: part %d/%d of the %s search: no violation in its share (%d states, %d executions, %d steps); a part proves nothing alone: explore merge of all %d parts' summary.json gives the verdict\n",
+				name, c.Shard, c.Shards, strat, res.Stats.States, res.Stats.Executions, res.Stats.Steps, c.Shards)
+			break
+		}
 		if strat == check.StrategyDPOR { // stateless: it need not visit every state
 			fmt.Fprintf(&b, "%s: verified: the dpor search ran an execution from every class of interleavings that differ only in the order of independent steps: %d executions, %d steps\n",
 				name, res.Stats.Executions, res.Stats.Steps)
@@ -429,7 +493,12 @@ func human(out io.Writer, rep *check.Report, repro string) error {
 			b.WriteString(line + "\n")
 		}
 	default:
-		fmt.Fprintf(&b, "%s: incomplete: the %s search stopped (%s) after %d states, %d executions, %d steps, without a violation; nothing is proved\n",
+		if c := rep.Config; c.Shards > 1 {
+			strat = fmt.Sprintf("%s search's part %d/%d", strat, c.Shard, c.Shards)
+		} else {
+			strat += " search"
+		}
+		fmt.Fprintf(&b, "%s: incomplete: the %s stopped (%s) after %d states, %d executions, %d steps, without a violation; nothing is proved\n",
 			name, strat, res.Cut, res.Stats.States, res.Stats.Executions, res.Stats.Steps)
 	}
 	_, err := io.WriteString(out, b.String())
@@ -445,15 +514,27 @@ func count(n float64) string {
 	return fmt.Sprintf("%.3g", n)
 }
 
+// plural puts noun after a rendered count, in the right number.
+func plural(n, noun string) string {
+	if n == "1" {
+		return n + " " + noun
+	}
+	return n + " " + noun + "s"
+}
+
 // pctLine says, of a pct search, with what probability each run finds a
 // bug of the depth it aims at in this scenario ("" for other strategies).
 func pctLine(rep *check.Report) string {
-	g := check.PCTGuarantee(rep)
-	if g <= 0 {
+	if rep.Config.Strategy != check.StrategyPCT {
 		return ""
 	}
-	return fmt.Sprintf("pct: each run finds a bug of depth %d with probability at least %.3g (1/(n*k^(d-1)), n=%d threads, k=%d steps)",
-		rep.Config.Depth, g, rep.Program.NumThreads(), check.PCTLength(rep))
+	n, k, d := rep.Program.NumThreads(), check.PCTLength(rep), rep.Config.Depth
+	p := fmt.Sprintf("%.3g", check.PCTGuarantee(rep))
+	if check.PCTGuarantee(rep) < 1e-300 {
+		// below what a float64 holds: say it as a power of ten
+		p = fmt.Sprintf("10^%.1f", check.PCTGuaranteeLog10(n, k, d))
+	}
+	return fmt.Sprintf("pct: each run finds a bug of depth %d with probability at least %s (1/(n*k^(d-1)), n=%d threads, k=%d steps)", d, p, n, k)
 }
 
 func list(out io.Writer) error {

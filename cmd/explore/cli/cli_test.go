@@ -396,6 +396,7 @@ func TestBadInput(t *testing.T) {
 		{"no kernel", "module kernels cuda\n", "no kernel line"},
 		{"empty file", "", "no module"},
 		{"too many threads", "threads 65\nmodule kernels cuda\nkernel: use cuda.threadIdx\n", "threads must be 1..64"},
+		{"a line over 64 KiB", "threads 2\nmodule kernels cuda\n# " + strings.Repeat("x", 1<<16) + "\nkernel: use cuda.threadIdx\n", "line 3: longer than 65536 bytes"},
 	}
 	for _, b := range badScenarios {
 		p := write("scenario-"+strings.ReplaceAll(b.name, " ", "-")+".txt", b.text)
@@ -417,6 +418,9 @@ func TestBadInput(t *testing.T) {
 		{"no end of scenario", "protocol naive\natomicity gil\nscenario\n    threads 2\n", `no closing "end"`},
 		{"malformed scenario block", strings.Replace(schedText, "threads 2", "threads x", 1), "scenario block: line 1"},
 		{"garbage", "hello world\n\x00\x01\xff\n", `unknown directive "hello"`},
+		{"protocol given twice", strings.Replace(schedText, "protocol naive\n", "protocol naive\nprotocol merged\n", 1), "protocol given twice (first on line 3)"},
+		{"another format", strings.Replace(schedText, "\nformat 1 ", "\nformat 2 ", 1), "the schedule is of format 2"},
+		{"a line over the bound", header + "# " + strings.Repeat("x", 1<<26) + "\n" + "steps " + strings.Join(steps, " ") + "\n", "longer than"},
 		{"empty", "", "no protocol line"},
 	}
 	for _, b := range badSchedules {
@@ -571,7 +575,7 @@ func TestDPORReportsItsReduction(t *testing.T) {
 	require.Equal(t, int64(145), sum.Executions)
 	require.Equal(t, 3970596.0, sum.Interleavings)
 	one := explore(t, "-protocol", "merged", "-threads", "1", "-strategy", "dpor", "-quiet")
-	require.Contains(t, one.stderr, "dpor's reduction: 1 executions, of 1 interleavings in all")
+	require.Contains(t, one.stderr, "dpor's reduction: 1 execution, of 1 interleaving in all")
 	for _, args := range [][]string{
 		{"-protocol", "merged", "-threads", "2", "-strategy", "dfs"},
 		{"-protocol", "naive", "-strategy", "dpor"}, // a violation
@@ -579,4 +583,67 @@ func TestDPORReportsItsReduction(t *testing.T) {
 		other := explore(t, append(args, "-quiet")...)
 		require.NotContains(t, other.stderr, "reduction:", "%v", args)
 	}
+}
+
+// TestOutUnwritable: a -out directory the results cannot be written to is
+// refused before the search (whose verdict would otherwise be lost), with
+// one line naming -out.
+func TestOutUnwritable(t *testing.T) {
+	type dirCase struct{ name, dir string }
+	var cases []dirCase
+	if _, err := os.Stat("/proc/self"); err == nil {
+		cases = append(cases, dirCase{"a directory of /proc (even root cannot write there)", "/proc/self"})
+	}
+	if os.Geteuid() != 0 {
+		ro := filepath.Join(t.TempDir(), "read-only")
+		require.NoError(t, os.Mkdir(ro, 0o555))
+		cases = append(cases, dirCase{"a read-only directory", ro})
+	}
+	if len(cases) == 0 {
+		t.Skip("no unwritable directory here: running as root without /proc")
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			// the search would print a counterexample and say so on stderr
+			r := explore(t, "-protocol", "naive", "-out", c.dir)
+			requireUsageError(t, r)
+			require.Contains(t, r.stderr, "explore: -out "+c.dir+": cannot write there: ")
+		})
+	}
+}
+
+// TestCountsInTheRightNumber: one preemption is "1 preemption".
+func TestCountsInTheRightNumber(t *testing.T) {
+	r := explore(t, "-protocol", "refcount-del", "-quiet")
+	require.Equal(t, cli.ExitViolation, r.code, r.stderr)
+	require.Regexp(t, `(?m)^\d+ steps \(1 preemption\), each one`, r.stdout)
+	require.NotContains(t, r.stdout, "1 preemptions")
+}
+
+// TestPCTDeepDepthKeepsItsGuarantee: a depth whose guarantee is below what
+// a float64 holds still prints it, as a power of ten, and records its
+// logarithm in the summary.
+func TestPCTDeepDepthKeepsItsGuarantee(t *testing.T) {
+	r := explore(t, "-protocol", "merged", "-strategy", "pct", "-depth", "100000", "-runs", "2", "-quiet")
+	require.Equal(t, cli.ExitOK, r.code, r.stderr)
+	require.Regexp(t, `(?m)^pct: each run finds a bug of depth 100000 with probability at least 10\^-[0-9]+\.[0-9] \(1/\(n\*k\^\(d-1\)\), n=3 threads, k=[0-9]+ steps\)$`, r.stdout)
+	js := explore(t, "-protocol", "merged", "-strategy", "pct", "-depth", "100000", "-runs", "2", "-quiet", "-json")
+	var sum struct {
+		Log10 float64 `json:"pct_guarantee_log10"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(js.stdout), &sum))
+	require.Less(t, sum.Log10, -1000.0)
+}
+
+// TestScenarioFileForGoroutines: a scenario file takes the goroutine
+// backend's thread bound, as -threads does; a search keeps its own.
+func TestScenarioFileForGoroutines(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "wide.txt")
+	require.NoError(t, os.WriteFile(p, []byte(strings.Replace(validScenario, "threads 2", "threads 1024", 1)), 0o644))
+	r := explore(t, "-backend", "goroutines", "-protocol", "merged", "-scenario", p, "-max-calls", "2000", "-json")
+	require.Equal(t, cli.ExitOK, r.code, r.stderr)
+	require.Contains(t, r.stdout, `"threads": 1024`)
+	search := explore(t, "-protocol", "merged", "-scenario", p)
+	require.Equal(t, cli.ExitUsage, search.code)
+	require.Contains(t, search.stderr, "threads must be 1..64")
 }

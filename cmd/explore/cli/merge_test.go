@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -14,8 +17,8 @@ import (
 	"swapcheck/cmd/explore/cli"
 )
 
-// The worked example of docs/sharding.md: parts of a search run as
-// separate commands, and explore merge gives the unsharded verdict.
+// Parts of a search with the default strategy run as separate commands,
+// and explore merge gives the unsharded verdict.
 func TestShardAndMerge(t *testing.T) {
 	cases := []struct {
 		protocol string
@@ -34,7 +37,7 @@ func TestShardAndMerge(t *testing.T) {
 			for i := range 3 {
 				out := filepath.Join(dir, fmt.Sprint(i))
 				var stdout, stderr bytes.Buffer
-				code := cli.Run([]string{"-strategy", "states", "-protocol", c.protocol, "-threads", c.threads, "-shard", fmt.Sprintf("%d/3", i), "-out", out, "-quiet", "-json"}, &stdout, &stderr)
+				code := cli.Run([]string{"-protocol", c.protocol, "-threads", c.threads, "-shard", fmt.Sprintf("%d/3", i), "-out", out, "-quiet", "-json"}, &stdout, &stderr)
 				require.Contains(t, []int{cli.ExitOK, cli.ExitViolation}, code, stderr.String())
 				files = append(files, filepath.Join(out, "summary.json"))
 			}
@@ -94,4 +97,121 @@ func TestMergeBadInput(t *testing.T) {
 		require.Regexp(t, `^explore: -shard: [^\n]+\n$`, stderr.String())
 		require.NotContains(t, stderr.String(), "summary", "the flag's message is not merge's")
 	}
+}
+
+// TestShardingDocCommands runs the commands of docs/sharding.md
+// themselves, in-process: every "go run ./cmd/explore ..." of the page (up
+// to the end of its line, a quote, a backquote or a ";"). The part
+// commands' index variables (${{ matrix.shard }}, $JOB_COMPLETION_INDEX,
+// $i) take every value 0..n-1 of their "-shard .../n"; their -out paths
+// and merge's globs are taken under a temporary directory; and -threads 4
+// and 5 become -threads 3, so that the test takes seconds (the page's
+// shapes take minutes). Each group of parts must exit 0 and the merge
+// that follows it must give the unsharded verdict, verified.
+func TestShardingDocCommands(t *testing.T) {
+	doc, err := os.ReadFile("../../../docs/sharding.md")
+	require.NoError(t, err)
+	index := regexp.MustCompile(`\$\{\{ matrix\.shard \}\}|\$JOB_COMPLETION_INDEX|\$i\b`)
+	commands := regexp.MustCompile("go run \\./cmd/explore([^\n\"`;]*)").FindAllStringSubmatch(string(doc), -1)
+	var parts, merges int
+	root := t.TempDir()
+	for _, m := range commands {
+		text := strings.TrimSpace(index.ReplaceAllString(m[1], "{i}"))
+		if text == "" {
+			continue // the page's prose naming the command itself
+		}
+		args := strings.Fields(text)
+		for k := range args {
+			if k > 0 && args[k-1] == "-threads" && (args[k] == "4" || args[k] == "5") {
+				args[k] = "3"
+			}
+			if k > 0 && args[k-1] == "-out" || strings.HasSuffix(args[k], "summary.json") {
+				args[k] = filepath.Join(root, args[k])
+			}
+		}
+		t.Run(text, func(t *testing.T) {
+			if args[0] == "merge" {
+				merges++
+				var files []string
+				for _, a := range args[1:] {
+					matched, err := filepath.Glob(a)
+					require.NoError(t, err)
+					require.NotEmpty(t, matched, "%s matches no file", a)
+					files = append(files, matched...)
+				}
+				var stdout, stderr bytes.Buffer
+				code := cli.Run(append([]string{"merge"}, files...), &stdout, &stderr)
+				require.Equal(t, cli.ExitOK, code, "stdout: %s\nstderr: %s", stdout.String(), stderr.String())
+				got := regexp.MustCompile(`^merged \(gil\), merged (\d+) of (\d+): verified;`).FindStringSubmatch(stdout.String())
+				require.NotNil(t, got, stdout.String())
+				require.Equal(t, got[2], got[1], "every part merged")
+				return
+			}
+			parts++
+			shard := regexp.MustCompile(`^\{i\}/(\d+)$`)
+			n := 0
+			for k, a := range args {
+				if k > 0 && args[k-1] == "-shard" {
+					got := shard.FindStringSubmatch(a)
+					require.NotNil(t, got, "-shard %s", a)
+					n, _ = strconv.Atoi(got[1])
+				}
+			}
+			require.Positive(t, n, "a part command without -shard {i}/n")
+			for i := range n {
+				run := make([]string, len(args))
+				for k, a := range args {
+					run[k] = strings.ReplaceAll(a, "{i}", strconv.Itoa(i))
+				}
+				var stdout, stderr bytes.Buffer
+				code := cli.Run(run, &stdout, &stderr)
+				require.Equal(t, cli.ExitOK, code, "%v\nstdout: %s\nstderr: %s", run, stdout.String(), stderr.String())
+			}
+		})
+	}
+	require.Equal(t, 3, parts, "the page's part commands")
+	require.Equal(t, 3, merges, "the page's merge commands")
+}
+
+// TestShardPartSaysMergeGivesTheVerdict: a part with no violation in its
+// share says what it covered and that explore merge gives the verdict, and
+// never that it covered every reachable state; it exits 0 (its share is
+// done), as docs/sharding.md says.
+func TestShardPartSaysMergeGivesTheVerdict(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := cli.Run([]string{"-protocol", "merged", "-threads", "3", "-shard", "1/3", "-quiet"}, &stdout, &stderr)
+	require.Equal(t, cli.ExitOK, code, stderr.String())
+	require.Regexp(t, `^merged \(gil\): part 1/3 of the states search: no violation in its share \(\d+ states, \d+ executions, \d+ steps\); a part proves nothing alone: explore merge of all 3 parts' summary.json gives the verdict\n$`, stdout.String())
+	require.NotContains(t, stdout.String()+stderr.String(), "verified")
+	require.NotContains(t, stdout.String(), "every reachable state")
+	require.Contains(t, stderr.String(), "explore: merged, part 1/3 searched, no violation in its share (explore merge gives the verdict)")
+}
+
+// TestMergeNamesThePart: merge's text output names the part whose
+// trace.txt and schedule.txt hold the counterexample, and its account of
+// what was not covered ends without a stray separator.
+func TestMergeNamesThePart(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for i := range 2 {
+		out := filepath.Join(dir, fmt.Sprint(i))
+		var sink bytes.Buffer
+		code := cli.Run([]string{"-protocol", "refcount-del", "-threads", "3", "-shard", fmt.Sprintf("%d/2", i), "-out", out, "-quiet"}, &sink, &sink)
+		require.Contains(t, []int{cli.ExitOK, cli.ExitViolation}, code, sink.String())
+		files = append(files, filepath.Join(out, "summary.json"))
+	}
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, cli.ExitViolation, cli.Run(append([]string{"merge"}, files...), &stdout, &stderr), stderr.String())
+	found := regexp.MustCompile(`(?m)^found by part (\d)/2: (\S+)/trace.txt and (\S+)/schedule.txt hold it; replay: go run ./cmd/explore -replay (\S+)$`).FindStringSubmatch(stdout.String())
+	require.NotNil(t, found, stdout.String())
+	part := filepath.Join(dir, found[1])
+	require.Equal(t, part, found[2])
+	require.FileExists(t, found[4])
+	var replayOut, replayErr bytes.Buffer
+	require.Equal(t, cli.ExitViolation, cli.Run([]string{"-replay", found[4]}, &replayOut, &replayErr), replayErr.String())
+
+	// a missing part and a violation: the list has no trailing ";"
+	stdout.Reset()
+	require.Equal(t, cli.ExitViolation, cli.Run([]string{"merge", files[0]}, &stdout, &stderr))
+	require.NotRegexp(t, `;\s*$`, stdout.String())
 }

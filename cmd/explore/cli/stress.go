@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -37,13 +34,6 @@ type stressOptions struct {
 	trials   int
 }
 
-// stressOnly are the flags that only the goroutine backend (or -compare)
-// reads; searchOnly, those it does not.
-var (
-	stressOnly = []string{"duration", "max-calls", "gosched"}
-	searchOnly = []string{"strategy", "runs", "workers", "max-executions", "max-depth", "timeout", "replay", "shard", "quiet"}
-)
-
 func registerStressFlags(fs *flag.FlagSet, o *options) {
 	s := &o.stress
 	fs.StringVar(&s.backend, "backend", backendModel, "model (the simulated scheduler's searches) or goroutines (stress: every thread a real goroutine, launch after launch)")
@@ -51,44 +41,12 @@ func registerStressFlags(fs *flag.FlagSet, o *options) {
 	fs.Int64Var(&s.maxCalls, "max-calls", 0, "-backend goroutines: stop after this many device calls (0: no limit), counted at the end of each launch")
 	fs.Float64Var(&s.gosched, "gosched", stress.DefaultGosched, "-backend goroutines: the probability that a goroutine yields (runtime.Gosched) after a step, drawn from -seed")
 	fs.BoolVar(&s.compare, "compare", false, "time the first counterexample of each buggy variant by every strategy and by stress, and print a Markdown table")
-	fs.IntVar(&s.trials, "trials", 5, "-compare: runs per cell (the median is shown)")
-}
-
-// runBackend runs the goroutine backend or -compare and reports handled;
-// for the model backend it checks the flags only it rejects and leaves the
-// rest to run.
-func runBackend(o *options, stdout, stderr io.Writer) (code int, handled bool, err error) {
-	s := &o.stress
-	switch {
-	case s.compare:
-		return runCompare(o, stdout, stderr)
-	case s.backend == backendGoroutines:
-		code, err := runStress(o, stdout, stderr)
-		return code, true, err
-	case s.backend != backendModel:
-		return 0, true, usagef("unknown -backend %q (want %s or %s)", s.backend, backendModel, backendGoroutines)
-	}
-	for _, f := range stressOnly {
-		if o.set[f] {
-			return 0, true, usagef("-%s needs -backend %s", f, backendGoroutines)
-		}
-	}
-	if o.shape.Threads > model.MaxThreads {
-		// (no "goroutine" in a usage error: tests take it for a panic's dump)
-		return 0, true, usagef("-threads %d: the searches take at most %d threads per block; stress testing on real threads takes up to %d (see -backend)",
-			o.shape.Threads, model.MaxThreads, model.MaxStressThreads)
-	}
-	return 0, false, nil
+	fs.IntVar(&s.trials, "trials", 5, "-compare: runs per cell, 1 or more (the median is shown)")
 }
 
 // stressConfig builds a stress run from the flags.
 func stressConfig(o *options) (stress.Config, error) {
 	var cfg stress.Config
-	for _, f := range searchOnly {
-		if o.set[f] {
-			return cfg, usagef("-backend %s and -%s both given: -%s is for the model's searches", backendGoroutines, f, f)
-		}
-	}
 	p, a, sc, err := target(o, model.MaxStressThreads)
 	if err != nil {
 		return cfg, err
@@ -107,7 +65,7 @@ func runStress(o *options, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptContext()
 	defer stop()
 	cfg.Stop, cfg.StopReason = func() bool { return ctx.Err() != nil }, "interrupted"
 	// A stress run is not deterministic: its command runs it again; a
@@ -126,6 +84,9 @@ func runStress(o *options, stdout, stderr io.Writer) (int, error) {
 	res, err := stress.Run(cfg)
 	if err != nil {
 		return 0, usageError{err.Error()}
+	}
+	if res.Verdict == sched.Incomplete && res.Cut == cfg.StopReason {
+		res.Cut = stopReason(ctx)
 	}
 	if res.Violation == nil {
 		repro = ""
@@ -172,16 +133,12 @@ func writeStressOut(dir string, res *stress.Result, sum stress.Summary, repro st
 	return write("summary.json", sum.WriteJSON)
 }
 
-// runCompare prints the comparison table; -duration caps each trial.
-func runCompare(o *options, stdout, stderr io.Writer) (int, bool, error) {
-	for _, f := range []string{"protocol", "scenario", "threads", "blocks", "calls", "modules", "names", "nest", "syncthreads", "atomicity",
-		"strategy", "runs", "max-executions", "timeout", "shard", "replay", "out", "json", "gosched", "max-calls"} {
-		if o.set[f] {
-			return 0, true, usagef("-compare and -%s both given: -compare runs every strategy and stress on its own cases (the buggy variants on -threads 2 and 64), each trial capped by -duration", f)
-		}
-	}
+// runCompare prints the comparison table; -duration caps each trial. Each
+// cell done is reported on stderr (unless -quiet); a signal stops it, and
+// the table so far is printed, marked incomplete (exit 3).
+func runCompare(o *options, stdout, stderr io.Writer) (int, error) {
 	if o.stress.trials < 1 {
-		return 0, true, usagef("-trials must be at least 1, got %d", o.stress.trials)
+		return 0, usagef("-trials must be at least 1, got %d", o.stress.trials)
 	}
 	// The searches take their parameters from the flags, as -strategy
 	// would; Compare fills in the rest.
@@ -189,12 +146,12 @@ func runCompare(o *options, stdout, stderr io.Writer) (int, bool, error) {
 	withProtocol.protocol = "naive"
 	search, err := config(&withProtocol)
 	if err != nil {
-		return 0, true, err
+		return 0, err
 	}
 	if !o.set["workers"] {
 		search.Workers = 1 // time the algorithms, not a parallel search's start-up
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptContext()
 	defer stop()
 	cfg := stress.CompareConfig{
 		Search: search,
@@ -206,17 +163,34 @@ func runCompare(o *options, stdout, stderr io.Writer) (int, bool, error) {
 		cfg.Cap = 10 * time.Second
 	}
 	start := time.Now()
+	if !o.quiet {
+		cfg.Progress = func(done, total int, c stress.Case, cell stress.Cell) {
+			fmt.Fprintf(stderr, "explore: compare: %d/%d cells, %s elapsed: %s %s %s, %s: %s\n", done, total, time.Since(start).Round(time.Second),
+				c.Protocol.Name, c.Atomicity, c.Label, cell.Method, cell.Render(cfg.Cap))
+		}
+	}
 	rows, err := stress.Compare(cfg)
 	if err != nil {
-		return 0, true, usageError{err.Error()}
-	}
-	if ctx.Err() != nil {
-		return ExitIncomplete, true, nil
+		return 0, usageError{err.Error()}
 	}
 	fmt.Fprintf(stdout, "Made by `go run ./cmd/explore %s` in %s on %s/%s, %d CPUs; searches on %d goroutine(s).\n\n",
 		strings.Join(o.args, " "), time.Since(start).Round(time.Second), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), max(search.Workers, 1))
-	if err := stress.WriteComparison(stdout, rows, cfg); err != nil {
-		return 0, true, err
+	code := ExitOK
+	if ctx.Err() != nil {
+		code = ExitIncomplete
+		ran := 0
+		for _, r := range rows {
+			for _, c := range r.Cells {
+				if c.Trials > 0 {
+					ran++
+				}
+			}
+		}
+		fmt.Fprintf(stdout, "**Incomplete** (%s): %d of %d cases begun, %d cells measured; a cell marked – did not run.\n\n",
+			stopReason(ctx), len(rows), len(cfg.Cases), ran)
 	}
-	return ExitOK, true, nil
+	if err := stress.WriteComparison(stdout, rows, cfg); err != nil {
+		return 0, err
+	}
+	return code, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"swapcheck/check"
 	"swapcheck/cmd/explore/cli"
 )
 
@@ -83,6 +84,8 @@ func TestStressOutReplays(t *testing.T) {
 	require.Equal(t, r.stdout, files["trace.txt"])
 	var s stressSummary
 	require.NoError(t, json.Unmarshal([]byte(files["summary.json"]), &s))
+	require.Contains(t, files["summary.json"], `"version": "`+check.Version+`"`)
+	require.Contains(t, files["schedule.txt"], "\nformat 1 (explore "+check.Version+")\n")
 
 	code, replayed := exploreJSON(t, "-replay", filepath.Join(dir, "schedule.txt"))
 	require.Equal(t, cli.ExitViolation, code)
@@ -110,10 +113,10 @@ func TestStressBadInput(t *testing.T) {
 		{"unknown backend", []string{"-backend", "threads", "-protocol", "merged"}, `unknown -backend "threads"`},
 		{"65 threads for a search", []string{"-protocol", "merged", "-threads", "65"}, "stress testing on real threads takes up to 1024 (see -backend)"},
 		{"1025 goroutines", stressArgs("-threads", "1025"), "threads must be 1..1024"},
-		{"-duration for a search", []string{"-protocol", "merged", "-duration", "1s"}, "-duration needs -backend goroutines"},
+		{"-duration for a search", []string{"-protocol", "merged", "-duration", "1s"}, "-duration needs -compare or -backend goroutines"},
 		{"-gosched for a search", []string{"-protocol", "merged", "-gosched", "1"}, "-gosched needs -backend goroutines"},
-		{"-strategy with goroutines", stressArgs("-strategy", "bfs"), "-strategy is for the model's searches"},
-		{"-replay with goroutines", stressArgs("-replay", "x"), "-replay is for the model's searches"},
+		{"-strategy with goroutines", stressArgs("-strategy", "bfs"), "-backend goroutines and -strategy both given: -backend goroutines does not read -strategy"},
+		{"-replay with goroutines", stressArgs("-replay", "x"), "-backend goroutines and -replay both given"},
 		{"missing -protocol", []string{"-backend", "goroutines"}, "missing -protocol"},
 		{"negative -duration", stressArgs("-duration", "-1s"), "-duration must be 0 or more"},
 		{"-gosched 2", stressArgs("-gosched", "2"), "-gosched must be between 0 and 1"},

@@ -1,0 +1,141 @@
+package cli_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swapcheck/check"
+	"swapcheck/cmd/explore/cli"
+	"swapcheck/model"
+)
+
+// TestModesRefuseFlagsTheyDoNotRead: a flag the chosen mode would ignore
+// is refused with one line (exit 2), never silently accepted.
+func TestModesRefuseFlagsTheyDoNotRead(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	tests := []struct {
+		name string
+		args []string
+		says string
+	}{
+		{"-table -protocol", []string{"-table", "-protocol", "merged"}, "-table and -protocol both given: -table takes no other flag"},
+		{"-table -out", []string{"-table", "-out", out}, "-table and -out both given"},
+		{"-table -timeout", []string{"-table", "-timeout", "1ms"}, "-table and -timeout both given"},
+		{"-compare -table", []string{"-compare", "-table"}, "-table and -compare both given: each picks what explore does"},
+		{"-list -protocol", []string{"-list", "-protocol", "merged"}, "-list and -protocol both given"},
+		{"-list -table", []string{"-list", "-table"}, "-list and -table both given"},
+		{"-version -protocol", []string{"-version", "-protocol", "merged"}, "-version and -protocol both given"},
+		{"-trials without -compare", []string{"-protocol", "merged", "-trials", "-1"}, "-trials needs -compare"},
+		{"-trials alone", []string{"-trials", "3"}, "-trials needs -compare"},
+		{"-max-calls for a search", []string{"-protocol", "merged", "-max-calls", "5"}, "-max-calls needs -backend goroutines"},
+		{"-compare -backend goroutines", []string{"-compare", "-backend", "goroutines"}, "-compare and -backend both given"},
+		{"-compare -out", []string{"-compare", "-out", out}, "-compare and -out both given"},
+		{"-replay -strategy", []string{"-replay", "x", "-strategy", "dfs"}, "-replay and -strategy both given: the schedule file names"},
+		{"-replay -timeout", []string{"-replay", "x", "-timeout", "1s"}, "-replay and -timeout both given"},
+		{"-force without -out", []string{"-protocol", "merged", "-force"}, "-force needs -out"},
+		{"-backend goroutines -workers", []string{"-backend", "goroutines", "-protocol", "merged", "-workers", "2"}, "-backend goroutines and -workers both given"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := explore(t, tt.args...)
+			requireUsageError(t, r)
+			require.Contains(t, r.stderr, tt.says)
+		})
+	}
+	require.NoFileExists(t, filepath.Join(out, "summary.json"))
+}
+
+// TestHelp: -h of explore and of merge print the usage on stdout and exit
+// 0: the forms, the subcommand, the exit statuses, the modes and the
+// flags with their ranges (from the model's limits).
+func TestHelp(t *testing.T) {
+	ranges := []string{
+		fmt.Sprintf("1..%d (1..%d with -backend goroutines)", model.MaxThreads, model.MaxStressThreads),
+		fmt.Sprintf("1..%d", model.MaxBlocks),
+		fmt.Sprintf("0..%d", model.MaxStmts/2),
+		fmt.Sprintf("1..%d (besides the kernel's)", model.MaxModules-1),
+		fmt.Sprintf("(cuda, cu, ...), 1..%d", model.MaxNames),
+		fmt.Sprintf("0..%d", model.MaxNest),
+		"1..1024",
+	}
+	tests := []struct {
+		name     string
+		args     []string
+		contains []string
+	}{
+		{"explore -h", []string{"-h"}, append([]string{"explore merge", "exit status", "  3  incomplete", "-backend goroutines", "reads -trials", "-version", check.Version}, ranges...)},
+		{"explore -help", []string{"-help"}, []string{"exit status", "explore merge"}},
+		{"explore merge -h", []string{"merge", "-h"}, []string{"explore merge [-json] SUMMARY.json", "exit status", "-json", "docs/sharding.md"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := explore(t, tt.args...)
+			require.Equal(t, cli.ExitOK, r.code, r.stderr)
+			require.Empty(t, r.stderr)
+			for _, c := range tt.contains {
+				require.Contains(t, r.stdout, c)
+			}
+			require.NotContains(t, r.stdout, "help requested")
+		})
+	}
+}
+
+func TestVersion(t *testing.T) {
+	r := explore(t, "-version")
+	require.Equal(t, cli.ExitOK, r.code, r.stderr)
+	require.Equal(t, fmt.Sprintf("explore %s (schedule.txt and summary.json format %d)\n", check.Version, check.FormatVersion), r.stdout)
+
+	// the files of a run record it
+	dir := filepath.Join(t.TempDir(), "run")
+	require.Equal(t, cli.ExitViolation, explore(t, "-protocol", "naive", "-out", dir, "-quiet").code)
+	files := readFiles(t, dir, "schedule.txt", "summary.json")
+	require.Contains(t, files["schedule.txt"], "\nformat 1 (explore "+check.Version+")\n")
+	require.Contains(t, files["summary.json"], `"version": "`+check.Version+`"`)
+}
+
+// TestErrorsQuoteControlCharacters: whatever the input, the one line on
+// stderr holds no raw control character.
+func TestErrorsQuoteControlCharacters(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"an unknown flag", []string{"-protocol", "merged", "-\x1b[2Jx"}},
+		{"a positional argument", []string{"-protocol", "merged", "a\x07b"}},
+		{"an unknown protocol", []string{"-protocol", "x\x1by"}},
+		{"a missing scenario", []string{"-protocol", "merged", "-scenario", filepath.Join(dir, "no\x1b[31mfile")}},
+		{"an unknown merge flag", []string{"merge", "-\x01"}},
+		{"a missing summary", []string{"merge", filepath.Join(dir, "x\x1b.json")}},
+	}
+	control := regexp.MustCompile(`[\x00-\x09\x0b-\x1f\x7f]`)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := explore(t, tt.args...)
+			require.Equal(t, cli.ExitUsage, r.code)
+			require.Equal(t, 1, strings.Count(r.stderr, "\n"), "%q", r.stderr)
+			require.False(t, control.MatchString(r.stderr), "a raw control character in %q", r.stderr)
+		})
+	}
+}
+
+// TestEveryFlagHasAMode: each flag -h lists is either a mode's own flag
+// or read by some mode, so none can be refused everywhere or forgotten by
+// the table.
+func TestEveryFlagHasAMode(t *testing.T) {
+	r := explore(t, "-h")
+	modesPart, flagsPart, ok := strings.Cut(r.stdout, "\nflags:\n")
+	require.True(t, ok, r.stdout)
+	_, modesPart, ok = strings.Cut(modesPart, "\nmodes ")
+	require.True(t, ok, r.stdout)
+	names := regexp.MustCompile(`(?m)^  -([a-z-]+)`).FindAllStringSubmatch(flagsPart, -1)
+	require.Greater(t, len(names), 20)
+	for _, n := range names {
+		require.Regexp(t, `(^|\s)-`+n[1]+`(\s|$)`, modesPart, "-%s is in no mode of the table (modes.go)", n[1])
+	}
+}
