@@ -59,6 +59,10 @@ const (
 	// KernelError is an exception raised by the kernel's own code (a
 	// scenario's "raise" op), not by the swap machinery.
 	KernelError
+	// TypeError: global-lock's exit unpacks _swap_state.get(gid), which is
+	// None when the module's state is missing ("cannot unpack non-iterable
+	// NoneType object").
+	TypeError
 )
 
 func (e Exc) String() string {
@@ -73,6 +77,8 @@ func (e Exc) String() string {
 		return "RuntimeError"
 	case KernelError:
 		return "KernelError"
+	case TypeError:
+		return "TypeError"
 	}
 	return fmt.Sprintf("Exc(%d)", int32(e))
 }

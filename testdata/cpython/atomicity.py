@@ -360,7 +360,8 @@ def check_dict_ops():
                           ("merged", "_swap_orig[gid] = orig", "STORE_SUBSCR"),
                           ("merged", "fn_globs[k] = fake_cuda_module", "STORE_SUBSCR"),
                           ("naive", "fn_globs.update(orig)", "CALL"),
-                          ("global_lock", "state[0].update(orig)", "CALL")]:
+                          ("global_lock", "_swap_state[globals_id] = (keys_to_swap, 0)", "STORE_SUBSCR"),
+                          ("global_lock", "del _swap_state[globals_id]", "DELETE_SUBSCR")]:
         _, src = load_variant(v)
         for ln in find_lines(src, needle):
             n = line_ops(protocol_code(v), ln).count(op)
