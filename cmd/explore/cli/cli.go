@@ -87,7 +87,7 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.shape.Nest, "nest", model.DefaultShape.Nest, "depth of nested device calls inside each call")
 	fs.BoolVar(&o.shape.Syncthreads, "syncthreads", false, "call cuda.syncthreads() after each device call")
 	fs.StringVar(&o.scenario, "scenario", "", "read the scenario from `FILE` instead (see testdata/scenarios/README.md)")
-	fs.StringVar(&o.atomicity, "atomicity", "gil", "what one step is: gil or free-threaded")
+	fs.StringVar(&o.atomicity, "atomicity", model.GIL.String(), "what one step is: "+strings.Join(atomicityNames(), ", ")+" (-list says what each does)")
 	fs.StringVar(&o.strategy, "strategy", check.StrategyAuto, "how to search: "+strings.Join(check.Strategies, ", ")+" (-list says what each does)")
 	fs.IntVar(&o.preemptions, "preemptions", 3, "the most preemptions -strategy bounded tries")
 	fs.IntVar(&o.depth, "depth", 3, "the bug depth -strategy pct aims at")
@@ -133,6 +133,15 @@ func protocolNames() []string {
 	var names []string
 	for _, p := range check.Protocols() {
 		names = append(names, p.Name)
+	}
+	return names
+}
+
+// atomicityNames are the names -atomicity takes, in registry order.
+func atomicityNames() []string {
+	var names []string
+	for _, a := range model.Atomicities() {
+		names = append(names, a.String())
 	}
 	return names
 }
@@ -466,7 +475,10 @@ func list(out io.Writer) error {
 	for _, name := range check.Strategies {
 		fmt.Fprintf(&b, "  %-22s %s\n", name, check.StrategyDoc[name])
 	}
-	b.WriteString("atomicity:\n  gil\n  free-threaded\n")
+	b.WriteString("atomicity:\n")
+	for _, a := range model.Atomicities() {
+		fmt.Fprintf(&b, "  %-24s %s\n", a, a.Doc())
+	}
 	b.WriteString("violation kinds:\n")
 	for _, k := range check.Kinds {
 		fmt.Fprintf(&b, "  %s\n", k)
