@@ -36,7 +36,7 @@ func newGlobalLock() *model.Protocol {
 	return (&model.Protocol{
 		Name:           "global-lock",
 		Source:         "global_lock.py",
-		Summary:        "one global lock; per-module saved names and count; entry rescans under the lock (8356c6f8)",
+		Summary:        "one global lock; per-module saved names and count; entry rescans under the lock",
 		GlobalLockName: "_swap_state_lock",
 		CountName:      "_swap_state[%s].refcount",
 		SavedName:      "_swap_state[%s].swapped_keys",

@@ -1,8 +1,8 @@
-# global-lock: numba-cuda 8356c6f8, the fix's first commit: one global lock;
-# per module a state (swapped names, count of entrants after the first);
-# every entry rescans the globals under the lock. The function is
-# numba_cuda/numba/cuda/simulator/kernelapi.py lines 496-528 at that commit,
-# line for line. The model in swap/globallock.go cites the line numbers of
+# global-lock: numba-cuda 8356c6f8 kernelapi.py:496-528, the fix's first
+# commit, line for line (kernelapi.py is numba_cuda/numba/cuda/simulator/
+# kernelapi.py): one global lock; per module a state (the swapped names and
+# a count of the entrants after the first); every entry rescans the globals
+# under the lock. The model in swap/globallock.go cites the line numbers of
 # this file.
 import threading
 from contextlib import contextmanager
