@@ -69,10 +69,6 @@ func (c *Ctx) Sub() int32 { return int32(c.w.s[c.f+fSub]) }
 // SetSub sets the counter for the next run of this instruction (see Stay).
 func (c *Ctx) SetSub(n int32) { c.w.s[c.f+fSub] = slot(n) }
 
-// FreeThreaded reports whether the model follows a free-threaded CPython
-// (either free-threaded mode).
-func (c *Ctx) FreeThreaded() bool { return c.w.p.Atomicity.NoGIL() }
-
 // ---- locals of the generator frame ----
 
 // Fake is the local fake_cuda_module.
