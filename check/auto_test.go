@@ -26,7 +26,7 @@ func explore(t *testing.T, name string, threads int, a model.Atomicity, cfg chec
 // every run, whatever the states search's workers found first.
 func TestAutoFindsTheFewestPreemptions(t *testing.T) {
 	for _, name := range []string{"naive", "refcount-unregistered", "refcount-del"} {
-		for _, a := range []model.Atomicity{model.GIL, model.FreeThreaded} {
+		for _, a := range model.Atomicities() {
 			for _, threads := range []int{2, 3} {
 				t.Run(fmt.Sprintf("%s/%s/%d", name, a, threads), func(t *testing.T) {
 					fewest := explore(t, name, threads, a, check.Config{Strategy: check.StrategyBounded, Preemptions: 10})

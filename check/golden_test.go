@@ -33,7 +33,7 @@ var goldenCases = []struct {
 }{
 	{"naive-gil-2-threads", "naive", 2, model.GIL, "-protocol naive -strategy dfs -threads 2"},
 	{"refcount-del-gil-2-threads", "refcount-del", 2, model.GIL, "-protocol refcount-del -strategy dfs -threads 2"},
-	{"refcount-unregistered-free-threaded-2-threads", "refcount-unregistered", 2, model.FreeThreaded, "-atomicity free-threaded -protocol refcount-unregistered -strategy dfs -threads 2"},
+	{"refcount-unregistered-free-threaded-overwrite-2-threads", "refcount-unregistered", 2, model.FreeThreadedOverwrite, "-atomicity free-threaded-overwrite -protocol refcount-unregistered -strategy dfs -threads 2"},
 }
 
 // TestGolden compares the counterexample traces with the files under

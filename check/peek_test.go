@@ -19,7 +19,7 @@ func TestPeekedStepsStillFail(t *testing.T) {
 	require.NoError(t, err)
 	violations := 0
 	for _, p := range check.Protocols() {
-		for _, a := range []model.Atomicity{model.GIL, model.FreeThreaded} {
+		for _, a := range model.Atomicities() {
 			prog, err := model.NewProgram(sc, p, a)
 			require.NoError(t, err)
 			cold := sched.DFS{}.Run(check.NewSystem(prog), sched.Limits{})

@@ -24,15 +24,16 @@ const python3Missing = "python3 not found: install it (for example apt-get insta
 // expectedFacts are the names atomicity.py must report, one per fact the
 // model claims. A fact missing from the output fails the test.
 var expectedFacts = []string{
-	"augassign_subscr_is_read_then_store",      // 1: d[k] += 1 is BINARY_SUBSCR .. STORE_SUBSCR, lost update
-	"dict_ops_single_c_call",                   // 2: update/pop/del/store: one bytecode, one C call
-	"pop_then_update_two_c_calls",              // 3: fn_globs.update(_swap_orig.pop(gid)) is two C calls
-	"defaultdict_miss_c_factory_atomic",        // 4: defaultdict miss with C factory runs no Python code
-	"defaultdict_read_inserts",                 // 5: _swap_refcount[gid] == 0 inserts gid
-	"comprehension_one_for_iter_per_item",      // 6: one FOR_ITER per item plus one
-	"del_pop_missing_key_raise",                // 7: del/pop of a missing key raise KeyError
-	"exceptions_release_lock_and_run_finally",  // 8: with lock / @contextmanager finally on exceptions
-	"dict_iteration_reassign_ok_insert_raises", // 9: rebinding while iterating is fine, inserting raises
+	"augassign_subscr_is_read_then_store",       // 1: d[k] += 1 is BINARY_SUBSCR .. STORE_SUBSCR, lost update
+	"dict_ops_single_c_call",                    // 2: update/pop/del/store: one bytecode, one C call
+	"pop_then_update_two_c_calls",               // 3: fn_globs.update(_swap_orig.pop(gid)) is two C calls
+	"defaultdict_miss_c_factory_atomic",         // 4: defaultdict miss with C factory runs no Python code
+	"defaultdict_missing_store_matches_release", // 4b: __missing__ keeps (gh-142495 fixed) or overwrites a value stored meanwhile
+	"defaultdict_read_inserts",                  // 5: _swap_refcount[gid] == 0 inserts gid
+	"comprehension_one_for_iter_per_item",       // 6: one FOR_ITER per item plus one
+	"del_pop_missing_key_raise",                 // 7: del/pop of a missing key raise KeyError
+	"exceptions_release_lock_and_run_finally",   // 8: with lock / @contextmanager finally on exceptions
+	"dict_iteration_reassign_ok_insert_raises",  // 9: rebinding while iterating is fine, inserting raises
 }
 
 type pyFact struct {

@@ -69,9 +69,6 @@ func (c *Ctx) Sub() int32 { return int32(c.w.s[c.f+fSub]) }
 // SetSub sets the counter for the next run of this instruction (see Stay).
 func (c *Ctx) SetSub(n int32) { c.w.s[c.f+fSub] = slot(n) }
 
-// FreeThreaded reports whether the model follows free-threaded CPython.
-func (c *Ctx) FreeThreaded() bool { return c.w.p.Atomicity == FreeThreaded }
-
 // ---- locals of the generator frame ----
 
 // Fake is the local fake_cuda_module.

@@ -2,12 +2,15 @@ package model
 
 // The defaultdict miss path. Under the GIL, d[k] for a missing k runs
 // __missing__ with a C factory (threading.Lock, int) inside one
-// BINARY_SUBSCR: one atomic step that looks up, makes and stores. In
-// free-threaded CPython before 3.13.12 / 3.14.3 the lookup, the factory call
-// and the store are separate: two threads can both miss, and the later store
-// overwrites the earlier one. These helpers take one step per call; in
-// free-threaded mode a miss takes two (they Stay for the second half) and
-// report done=false after the first.
+// BINARY_SUBSCR: one atomic step that looks up, makes and stores. Without
+// the GIL the lookup is one step and __missing__ (the factory call and the
+// store) the next, so another thread can store the key in between. What
+// the store does then depends on the build (see Atomicity): since
+// gh-142495's fix it is a setdefault that keeps the other thread's value
+// and returns it; before, a plain store that overwrites it, so the two
+// threads hold different objects. These helpers take one step per call;
+// in a free-threaded mode a miss takes two (they Stay for the second half)
+// and report done=false after the first.
 
 // DefaultLock is "_globals_locks[gid]" on a defaultdict(threading.Lock).
 func (c *Ctx) DefaultLock() (r LockRef, done bool) {
@@ -17,6 +20,10 @@ func (c *Ctx) DefaultLock() (r LockRef, done bool) {
 		}
 		if c.splitMiss() {
 			return 0, false
+		}
+	} else if c.keepsStored() {
+		if r, ok := c.LockEntry(); ok {
+			return r, true
 		}
 	}
 	r = c.NewLock()
@@ -34,6 +41,10 @@ func (c *Ctx) DefaultCount() (v int32, done bool) {
 		if c.splitMiss() {
 			return 0, false
 		}
+	} else if c.keepsStored() {
+		if v, ok := c.Count(); ok {
+			return v, true
+		}
 	}
 	c.StoreCount(0)
 	return 0, true
@@ -43,7 +54,7 @@ func (c *Ctx) DefaultCount() (v int32, done bool) {
 // runs again as the thread's next step, for __missing__'s factory and store.
 // Under the GIL it returns false and the caller completes the miss now.
 func (c *Ctx) splitMiss() bool {
-	if !c.FreeThreaded() {
+	if !c.w.p.Atomicity.splitMiss() {
 		return false
 	}
 	if c.w.Trace {
@@ -51,5 +62,19 @@ func (c *Ctx) splitMiss() bool {
 	}
 	c.SetSub(1)
 	c.Stay()
+	return true
+}
+
+// keepsStored reports, in the second half of a split miss, whether
+// __missing__ stores with setdefault (gh-142495 fixed): then a value
+// another thread stored since the lookup is kept and returned, and the
+// factory's fresh object is dropped unseen, so the model does not make it.
+func (c *Ctx) keepsStored() bool {
+	if c.w.p.Atomicity.overwrite() {
+		return false
+	}
+	if c.w.Trace {
+		c.w.effect("__missing__: factory, then setdefault")
+	}
 	return true
 }

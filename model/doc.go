@@ -7,7 +7,8 @@
 //
 //  1. Build a Scenario (Shape.Build from command-line numbers, or Parse of
 //     a scenario file) and pick a Protocol (packages naive and swap).
-//  2. NewProgram compiles them for an Atomicity (GIL or FreeThreaded).
+//  2. NewProgram compiles them for an Atomicity (one of Atomicities: GIL,
+//     FreeThreaded, FreeThreadedOverwrite).
 //  3. New makes the initial World; Status, Footprint and Step drive it one
 //     atomic step at a time (package check wraps it as a sched.System).
 //
@@ -21,8 +22,10 @@
 // python3. Steps that touch only a frame's locals (imports, local
 // assignments, the yield, a RERAISE) cannot be observed by another thread,
 // so they run in the same scheduler step as the shared step before them.
-// In FreeThreaded mode a defaultdict miss is split into its lookup and its
-// __missing__ store (two threads can both miss and each store its own lock).
+// In the free-threaded modes a defaultdict miss is split into its lookup and
+// its __missing__ store. With gh-142495 fixed (FreeThreaded) that store is a
+// setdefault, so two threads that both miss get the same lock; before the
+// fix (FreeThreadedOverwrite) it overwrites, and each gets its own.
 //
 // Exceptions unwind as Python's do: an Instr that raises jumps to the
 // innermost handler of its listing's exception table (a finally, a with's

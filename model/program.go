@@ -88,7 +88,7 @@ func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
 	if !p.compiled {
 		return nil, fmt.Errorf("protocol %s is not compiled", p.Name)
 	}
-	if a != GIL && a != FreeThreaded {
+	if !a.Valid() {
 		return nil, fmt.Errorf("unknown atomicity %d", a)
 	}
 	pr := &Program{Scenario: sc, Protocol: p, Atomicity: a, liveParts: newInterner(), blocks: newInterner(), globals: newInterner(), steps: newMemo(), statuses: newMemo(), events: newEvents()}

@@ -59,6 +59,10 @@ const (
 	// KernelError is an exception raised by the kernel's own code (a
 	// scenario's "raise" op), not by the swap machinery.
 	KernelError
+	// TypeError: global-lock's exit unpacks _swap_state.get(gid), which is
+	// None when the module's state is missing ("cannot unpack non-iterable
+	// NoneType object").
+	TypeError
 )
 
 func (e Exc) String() string {
@@ -73,40 +77,8 @@ func (e Exc) String() string {
 		return "RuntimeError"
 	case KernelError:
 		return "KernelError"
+	case TypeError:
+		return "TypeError"
 	}
 	return fmt.Sprintf("Exc(%d)", int32(e))
-}
-
-// Atomicity is the CPython build whose atomic steps the model follows.
-type Atomicity uint8
-
-const (
-	// GIL: threads switch only between bytecodes; one C-level call (a dict
-	// method, a defaultdict miss with a C factory) is one step.
-	GIL Atomicity = 1 + iota
-	// FreeThreaded: no GIL (3.13t, 3.14t before 3.13.12 and 3.14.3): single
-	// dict operations stay atomic, but a defaultdict miss is a lookup, then
-	// a factory call and a store, as separate steps.
-	FreeThreaded
-)
-
-func (a Atomicity) String() string {
-	switch a {
-	case GIL:
-		return "gil"
-	case FreeThreaded:
-		return "free-threaded"
-	}
-	return fmt.Sprintf("Atomicity(%d)", int(a))
-}
-
-// ParseAtomicity reads "gil" or "free-threaded".
-func ParseAtomicity(s string) (Atomicity, error) {
-	switch s {
-	case "gil":
-		return GIL, nil
-	case "free-threaded":
-		return FreeThreaded, nil
-	}
-	return 0, fmt.Errorf("unknown atomicity %q (want gil or free-threaded)", s)
 }

@@ -19,7 +19,7 @@ var Protocol = (&model.Protocol{
 	Source:  "naive.py",
 	Summary: "the original: no lock, no count (numba, numba-cuda < 0.25)",
 	Code: []model.Instr{
-		model.Local(8, "from numba import cuda", "IMPORT_NAME numba; IMPORT_FROM cuda; STORE_DEREF cuda"),
+		model.Local(7, "from numba import cuda", "IMPORT_NAME numba; IMPORT_FROM cuda; STORE_DEREF cuda"),
 		model.Local(9, "fn_globs = fn.__globals__", "LOAD_FAST fn; LOAD_ATTR __globals__; STORE_FAST fn_globs"),
 		// dict(generator): one FOR_ITER of the generator over
 		// fn_globs.items() per step, the exhausting one included.

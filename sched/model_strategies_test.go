@@ -32,7 +32,7 @@ func modelProgram(t testing.TB, protocol *model.Protocol, threads int, a model.A
 
 func TestStrategiesOnModel(t *testing.T) {
 	for _, protocol := range check.Protocols() {
-		for _, a := range []model.Atomicity{model.GIL, model.FreeThreaded} {
+		for _, a := range model.Atomicities() {
 			t.Run(protocol.Name+"/"+a.String(), func(t *testing.T) {
 				prog := modelProgram(t, protocol, 2, a)
 				build := func() sched.System { return check.NewSystem(prog) }
@@ -227,7 +227,7 @@ kernel: use cuda.threadIdx; call f; syncthreads`,
 		}
 		require.NoError(t, err)
 		for _, protocol := range check.Protocols() {
-			for _, a := range []model.Atomicity{model.GIL, model.FreeThreaded} {
+			for _, a := range model.Atomicities() {
 				t.Run(fmt.Sprintf("%s/%s/%s", name, protocol.Name, a), func(t *testing.T) {
 					prog, err := model.NewProgram(sc, protocol, a)
 					require.NoError(t, err)

@@ -21,7 +21,7 @@ func TestParallelMatchesDFS(t *testing.T) {
 	}
 	for _, p := range check.Protocols() {
 		for _, sh := range shapes {
-			for _, a := range []model.Atomicity{model.GIL, model.FreeThreaded} {
+			for _, a := range model.Atomicities() {
 				sc, err := sh.Build()
 				require.NoError(t, err)
 				prog, err := model.NewProgram(sc, p, a)

@@ -20,7 +20,7 @@ type stepLock interface {
 }
 
 func newStepLock(p *model.Program) stepLock {
-	if p.Atomicity == model.FreeThreaded {
+	if p.Atomicity.NoGIL() {
 		return newFreeThreaded(p)
 	}
 	return &gil{}

@@ -32,7 +32,7 @@ func BenchmarkCall(b *testing.B) {
 		if err != nil {
 			continue // proposed, until it exists
 		}
-		for _, a := range []model.Atomicity{model.GIL, model.FreeThreaded} {
+		for _, a := range model.Atomicities() {
 			for _, n := range []int{1, 2, 8, 64, 1024} {
 				b.Run(fmt.Sprintf("protocol=%s/atomicity=%s/goroutines=%d", name, a, n), func(b *testing.B) {
 					benchStress(b, p, a, n, 0)

@@ -100,7 +100,7 @@ func DefaultCases() []Case {
 			if err != nil {
 				panic(fmt.Sprintf("stress: the comparison's scenario: %v", err))
 			}
-			for _, a := range []model.Atomicity{model.GIL, model.FreeThreaded} {
+			for _, a := range model.Atomicities() {
 				cases = append(cases, Case{Protocol: p, Atomicity: a, Label: fmt.Sprintf("-threads %d", threads), Scenario: sc})
 			}
 		}
@@ -113,7 +113,7 @@ func DefaultCases() []Case {
 	if err != nil {
 		panic(fmt.Sprintf("stress: merged is gone: %v", err))
 	}
-	for _, a := range []model.Atomicity{model.GIL, model.FreeThreaded} {
+	for _, a := range model.Atomicities() {
 		cases = append(cases, Case{Protocol: merged, Atomicity: a, Label: "aborted-launch.txt", Scenario: sc})
 	}
 	return cases

@@ -17,7 +17,7 @@ import (
 	"swapcheck/stress"
 )
 
-var atomicities = []model.Atomicity{model.GIL, model.FreeThreaded}
+var atomicities = model.Atomicities()
 
 func protocol(t *testing.T, name string) *model.Protocol {
 	t.Helper()

@@ -5,79 +5,130 @@ import (
 	"swapcheck/sched"
 )
 
-// GlobalLock is the fix's first commit: one global lock, and per module a
-// state [saved names, count] in _swap_state; every entry rescans the globals
-// under the lock. The Python is a reconstruction from the commit's
-// description (testdata/python/global_lock.py says so).
+// GlobalLock is the fix's first commit, numba-cuda 8356c6f8: one global lock,
+// _swap_state_lock, and per module a state tuple (swapped_keys, refcount) in
+// _swap_state. Every entry rescans the globals under the lock; the first
+// entrant (no state) stores its keys with refcount 0 and swaps, each later
+// one stores refcount + 1. On exit a refcount of 1 or more is decremented;
+// at 0 the exit restores the saved keys and deletes the state. So refcount
+// counts the entrants after the first, and the model's count entry holds
+// it, the saved-names entry the tuple's keys.
 //
-// The model keeps the state list as the registry entry itself rather than as
-// a separate object the local "state" points to: the two differ only when
-// the entry is deleted while a thread still holds the list, and the entry is
-// deleted only when the count (taken under the same lock) drops to 0, that
-// is, when no thread holds it.
+// The state tuple is one dict entry, so every step on it has the
+// SavedRegistry footprint. Every read and write of _swap_state happens
+// under _swap_state_lock. Where
+// the Python stores a tuple built from values a previous statement read
+// under the same lock (lines 32 and 41), the model reads the entry again:
+// no other thread can have changed it in between.
 var GlobalLock = newGlobalLock()
 
 func newGlobalLock() *model.Protocol {
-	incr := augAssign("incr", 23, "state[1] += 1", "COPY; COPY; BINARY_SUBSCR", model.SavedRegistry, listCount, +1)
-	dec := augAssign("dec", 28, "state[1] -= 1", "COPY; COPY; BINARY_SUBSCR", model.SavedRegistry, listCount, -1)
+	entryLoop := forKeys("swap", 27, "for name in keys_to_swap:", "locked-exit")
+	entryLoop.Bytecode = "GET_ITER; FOR_ITER; STORE_FAST name"
+	exitLoop := forKeys("restore", 44, "for name in swapped_keys:", "del")
+	exitLoop.Bytecode = "GET_ITER; FOR_ITER; STORE_FAST name"
+	collect := model.CollectCuda(22, "keys_to_swap = [k for k, v in fn_globs.items() if v is cuda]",
+		"FOR_ITER; UNPACK_SEQUENCE; LOAD_DEREF cuda; IS_OP; LIST_APPEND")
+	collect.Label = "locked"
+	unpack := model.Local(31, "swapped_keys, refcount = module_swaps",
+		"LOAD_FAST module_swaps; UNPACK_SEQUENCE; STORE_FAST swapped_keys; STORE_FAST refcount")
+	unpack.Label = "else"
 	return (&model.Protocol{
 		Name:           "global-lock",
 		Source:         "global_lock.py",
 		Summary:        "one global lock; per-module saved names and count; entry rescans under the lock",
-		GlobalLockName: "_swap_lock",
-		CountName:      "_swap_state[%s][1]",
-		SavedName:      "_swap_state[%s][0]",
+		GlobalLockName: "_swap_state_lock",
+		CountName:      "_swap_state[%s].refcount",
+		SavedName:      "_swap_state[%s].swapped_keys",
 		Code: []model.Instr{
-			model.Local(14, "from numba import cuda", "IMPORT_NAME numba; IMPORT_FROM cuda; STORE_DEREF cuda"),
-			model.Local(15, "fn_globs = fn.__globals__", "LOAD_FAST fn; LOAD_ATTR __globals__; STORE_FAST fn_globs"),
-			model.Local(16, "gid = id(fn_globs)", "LOAD_GLOBAL id; CALL; STORE_FAST gid"),
-			acquire("", 17, "with _swap_lock:", model.GlobalLock, globalLock),
+			model.Local(16, "from numba import cuda", "IMPORT_NAME numba; IMPORT_FROM cuda; STORE_DEREF cuda"),
+			model.Local(18, "fn_globs = fn.__globals__", "LOAD_FAST fn; LOAD_ATTR __globals__; STORE_FAST fn_globs"),
+			model.Local(19, "globals_id = id(fn_globs)", "LOAD_GLOBAL id; CALL; STORE_FAST globals_id"),
+			acquire("", 20, "with _swap_state_lock:", model.GlobalLock, globalLock),
+			collect,
 			{
-				Label: "locked", Line: 18, Text: "state = _swap_state.setdefault(gid, [{}, 0])",
-				Bytecode: "CALL (dict.setdefault); STORE_FAST state",
+				Line: 23, Text: "module_swaps = _swap_state.get(globals_id)",
+				Bytecode: "LOAD_METHOD get; CALL (dict.get); STORE_FAST module_swaps",
+				Object:   model.SavedRegistry, Access: sched.Read,
+				Exec: func(c *model.Ctx) {
+					_, ok := c.Saved()
+					c.SetTmp(present(ok))
+				},
+			},
+			{
+				Line: 24, Text: "if module_swaps is None:",
+				Bytecode: "LOAD_FAST module_swaps; POP_JUMP_FORWARD_IF_NOT_NONE", Object: model.NoObject,
+				Exec: func(c *model.Ctx) {
+					if c.Tmp() != 0 {
+						c.Jump("else")
+					}
+				},
+			},
+			{
+				Line: 26, Text: "_swap_state[globals_id] = (keys_to_swap, 0)",
+				Bytecode: "BUILD_TUPLE; STORE_SUBSCR",
 				Object:   model.SavedRegistry, Access: sched.Write,
 				Exec: func(c *model.Ctx) {
-					if _, ok := c.Saved(); !ok {
-						c.StoreSaved(0)
-						c.StoreCount(0)
+					c.StoreSaved(c.Orig())
+					c.StoreCount(0)
+				},
+			},
+			entryLoop,
+			storeFake(28, "fn_globs[name] = fake_cuda_module", "swap"),
+			unpack,
+			{
+				Line: 32, Text: "_swap_state[globals_id] = (swapped_keys, refcount + 1)",
+				Bytecode: "BINARY_OP +; BUILD_TUPLE; STORE_SUBSCR",
+				Object:   model.SavedRegistry, Access: sched.Write,
+				Exec: func(c *model.Ctx) {
+					v, _ := c.Count()
+					c.StoreCount(v + 1)
+				},
+			},
+			release("locked-exit", 20, "with _swap_state_lock:", model.GlobalLock, globalLock),
+			{Label: "try", Line: 35, Text: "yield", Bytecode: "YIELD_VALUE", Object: model.NoObject, Yield: true},
+			acquire("finally", 37, "with _swap_state_lock:", model.GlobalLock, globalLock),
+			{
+				// The frame's orig slot holds swapped_keys from here on:
+				// keys_to_swap is never read after the entry.
+				Label: "exit-locked", Line: 38, Text: "swapped_keys, refcount = _swap_state.get(globals_id)",
+				Bytecode: "LOAD_METHOD get; CALL (dict.get); UNPACK_SEQUENCE; STORE_FAST swapped_keys; STORE_FAST refcount",
+				Object:   model.SavedRegistry, Access: sched.Read,
+				Exec: func(c *model.Ctx) {
+					saved, ok := c.Saved()
+					if !ok {
+						c.Raise(model.TypeError)
+						return
+					}
+					v, _ := c.Count()
+					c.SetOrig(saved)
+					c.SetTmp(v)
+				},
+			},
+			{
+				Line: 39, Text: "if refcount >= 1:",
+				Bytecode: "LOAD_FAST refcount; COMPARE_OP >=; POP_JUMP_FORWARD_IF_FALSE", Object: model.NoObject,
+				Exec: func(c *model.Ctx) {
+					if c.Tmp() < 1 {
+						c.Jump("restore")
 					}
 				},
 			},
-			model.CollectCuda(19, "orig = {k: v for k, v in fn_globs.items() if v is cuda}", dictcomp),
 			{
-				Line: 20, Text: "state[0].update(orig)", Bytecode: "BINARY_SUBSCR; CALL (dict.update)",
-				Object: model.SavedRegistry, Access: sched.Write,
+				Line: 41, Text: "_swap_state[globals_id] = (swapped_keys, refcount - 1)",
+				Bytecode: "BINARY_OP -; BUILD_TUPLE; STORE_SUBSCR",
+				Object:   model.SavedRegistry, Access: sched.Write,
 				Exec: func(c *model.Ctx) {
-					saved, _ := c.Saved()
-					c.StoreSaved(saved | c.Orig())
+					v, _ := c.Count()
+					c.StoreCount(v - 1)
+					c.Jump("finally-exit")
 				},
 			},
-			forKeys("for-k", 21, "for k in orig:", "incr"),
-			storeFake(22, "fn_globs[k] = fake_cuda_module", "for-k"),
-			incr[0], incr[1],
-			release("locked-exit", 17, "with _swap_lock:", model.GlobalLock, globalLock),
-			{Label: "try", Line: 25, Text: "yield", Bytecode: "YIELD_VALUE", Object: model.NoObject, Yield: true},
-			acquire("finally", 27, "with _swap_lock:", model.GlobalLock, globalLock),
-			dec[0], dec[1],
+			exitLoop,
+			storeGlobal(45, "fn_globs[name] = cuda", "LOAD_DEREF cuda; STORE_SUBSCR", "restore",
+				func(*model.Ctx) model.Value { return model.Real }),
 			{
-				Line: 29, Text: "if state[1] == 0:", Bytecode: "BINARY_SUBSCR; COMPARE_OP ==; POP_JUMP_FORWARD_IF_FALSE",
-				Object: model.SavedRegistry, Access: sched.Read,
-				Exec: func(c *model.Ctx) {
-					if v, _ := c.Count(); v != 0 {
-						c.Jump("finally-exit")
-					}
-				},
-			},
-			{
-				Line: 30, Text: "fn_globs.update(state[0])", Bytecode: "BINARY_SUBSCR; CALL (dict.update)",
-				Object: model.Globals, Access: sched.Write,
-				Exec: func(c *model.Ctx) {
-					saved, _ := c.Saved()
-					c.UpdateGlobals(saved, model.Real)
-				},
-			},
-			{
-				Line: 31, Text: "del _swap_state[gid]", Bytecode: "DELETE_SUBSCR",
+				Label: "del", Line: 46, Text: "del _swap_state[globals_id]", Bytecode: "DELETE_SUBSCR",
 				Object: model.SavedRegistry, Access: sched.Write,
 				Exec: func(c *model.Ctx) {
 					if _, ok := c.Saved(); !ok {
@@ -88,14 +139,23 @@ func newGlobalLock() *model.Protocol {
 					c.DelCount()
 				},
 			},
-			release("finally-exit", 27, "with _swap_lock:", model.GlobalLock, globalLock),
-			{Line: 27, Text: "finally: (end)", Bytecode: "RERAISE", Object: model.NoObject,
+			release("finally-exit", 37, "with _swap_state_lock:", model.GlobalLock, globalLock),
+			{Line: 37, Text: "finally: (end)", Bytecode: "RERAISE", Object: model.NoObject,
 				Exec: func(c *model.Ctx) { c.Reraise() }},
 		},
 		Handlers: []model.Handler{
 			{From: "locked", To: "locked-exit", Target: "locked-exit"},
 			{From: "try", To: "finally", Target: "finally"},
-			{From: "dec", To: "finally-exit", Target: "finally-exit"},
+			{From: "exit-locked", To: "finally-exit", Target: "finally-exit"},
 		},
 	}).Compile()
+}
+
+// present is a dict lookup's outcome as a value for the next step: 1 when
+// the key was there.
+func present(ok bool) int32 {
+	if ok {
+		return 1
+	}
+	return 0
 }

@@ -32,18 +32,10 @@ func forKeys(label string, line int, text, done string) model.Instr {
 // storeFake is the body of that loop: "fn_globs[k] = fake_cuda_module", one
 // STORE_SUBSCR per key, back to the loop head.
 func storeFake(line int, text, head string) model.Instr {
-	return model.Instr{
-		Line: line, Text: text,
-		Bytecode: "LOAD_FAST fake_cuda_module; STORE_SUBSCR",
-		Object:   model.Globals, Access: sched.Write,
-		Exec: func(c *model.Ctx) {
-			k := c.Iter()
-			c.SetGlobal(k, c.Fake())
-			c.SetIter(k + 1)
-			c.Jump(head)
-		},
-	}
+	return storeGlobal(line, text, "LOAD_FAST fake_cuda_module; STORE_SUBSCR", head, fake)
 }
+
+func fake(c *model.Ctx) model.Value { return c.Fake() }
 
 // acquire is a with statement's entry on a lock: BEFORE_WITH calls
 // lock.__enter__, which blocks while another thread holds it.
@@ -110,4 +102,19 @@ func defaultCount(c *model.Ctx) (int32, bool) { return c.DefaultCount() }
 func listCount(c *model.Ctx) (int32, bool) {
 	v, _ := c.Count()
 	return v, true
+}
+
+// storeGlobal is the body of a "for name in keys:" loop that stores one
+// global per pass ("fn_globs[name] = v"), back to the loop head.
+func storeGlobal(line int, text, bytecode, head string, v func(*model.Ctx) model.Value) model.Instr {
+	return model.Instr{
+		Line: line, Text: text, Bytecode: bytecode,
+		Object: model.Globals, Access: sched.Write,
+		Exec: func(c *model.Ctx) {
+			k := c.Iter()
+			c.SetGlobal(k, v(c))
+			c.SetIter(k + 1)
+			c.Jump(head)
+		},
+	}
 }

@@ -6,35 +6,42 @@ import (
 )
 
 // The refcount family: refcount-unregistered, refcount-del and merged share
-// every line but the lock's fetch and its deletion. Their Python files keep
-// the shared lines at the same numbers.
+// every line but the lock's fetch and its deletion. Their Python files hold
+// numba-cuda's code line for line, with headers sized so that the lock's
+// fetch and every line from "with lock:" on have the same numbers in all
+// three.
 
 // RefcountUnregistered fetches the per-module lock from a bare
 // defaultdict(threading.Lock) and deletes it on the last exit.
 var RefcountUnregistered = refcount("refcount-unregistered", "refcount_unregistered.py",
 	"per-module lock from a bare defaultdict(threading.Lock), deleted by the last exit",
-	false, true)
+	entryLines{17, 18, 19}, false, true)
 
 // RefcountDel fetches the lock under _locks_register_lock and still deletes
 // it on the last exit.
 var RefcountDel = refcount("refcount-del", "refcount_del.py",
 	"per-module lock fetched under a registration lock, deleted by the last exit",
-	true, true)
+	entryLines{14, 15, 16}, true, true)
 
 // Merged is what numba-cuda 0.25.0 shipped: as RefcountDel, but the lock is
 // never deleted (one lock per module, forever).
 var Merged = refcount("merged", "merged.py",
 	"per-module lock fetched under a registration lock, kept forever (numba-cuda 0.25.0)",
-	true, false)
+	entryLines{13, 15, 16}, true, false)
 
-func refcount(name, source, summary string, registered, deleteLock bool) *model.Protocol {
+// entryLines are the lines of the three local statements that open the
+// function, which sit at different lines in the three files: "from numba
+// import cuda", "fn_globs = fn.__globals__" and "gid = id(fn_globs)".
+type entryLines struct{ imp, globs, gid int }
+
+func refcount(name, source, summary string, lines entryLines, registered, deleteLock bool) *model.Protocol {
 	const loadBytecode = "COPY; COPY; BINARY_SUBSCR (defaultdict miss: int())"
 	incr := augAssign("incr", 33, "_swap_refcount[gid] += 1", loadBytecode, model.CountRegistry, defaultCount, +1)
 	dec := augAssign("dec", 39, "_swap_refcount[gid] -= 1", loadBytecode, model.CountRegistry, defaultCount, -1)
 	code := []model.Instr{
-		model.Local(16, "from numba import cuda", "IMPORT_NAME numba; IMPORT_FROM cuda; STORE_DEREF cuda"),
-		model.Local(17, "fn_globs = fn.__globals__", "LOAD_FAST fn; LOAD_ATTR __globals__; STORE_FAST fn_globs"),
-		model.Local(18, "gid = id(fn_globs)", "LOAD_GLOBAL id; CALL; STORE_FAST gid"),
+		model.Local(lines.imp, "from numba import cuda", "IMPORT_NAME numba; IMPORT_FROM cuda; STORE_DEREF cuda"),
+		model.Local(lines.globs, "fn_globs = fn.__globals__", "LOAD_FAST fn; LOAD_ATTR __globals__; STORE_FAST fn_globs"),
+		model.Local(lines.gid, "gid = id(fn_globs)", "LOAD_GLOBAL id; CALL; STORE_FAST gid"),
 	}
 	fetch := model.Instr{
 		Line: 22, Text: "lock = _globals_locks[gid]",

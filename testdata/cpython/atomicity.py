@@ -360,7 +360,8 @@ def check_dict_ops():
                           ("merged", "_swap_orig[gid] = orig", "STORE_SUBSCR"),
                           ("merged", "fn_globs[k] = fake_cuda_module", "STORE_SUBSCR"),
                           ("naive", "fn_globs.update(orig)", "CALL"),
-                          ("global_lock", "state[0].update(orig)", "CALL")]:
+                          ("global_lock", "_swap_state[globals_id] = (keys_to_swap, 0)", "STORE_SUBSCR"),
+                          ("global_lock", "del _swap_state[globals_id]", "DELETE_SUBSCR")]:
         _, src = load_variant(v)
         for ln in find_lines(src, needle):
             n = line_ops(protocol_code(v), ln).count(op)
@@ -458,6 +459,29 @@ def py_lock_factory():
     return threading.Lock()
 
 
+def defaultdict_race(factory):
+    """Thread A misses on d[gid]; at the first instruction boundary inside
+    the miss (an opcode event of a frame other than A's), thread B does the
+    same miss.  Returns (Python frames inside A's BINARY_SUBSCR, A's value,
+    B's value, value left in d)."""
+    d = defaultdict(factory)
+    gid = 1234
+    got_b = []
+
+    def hook(frame, op):
+        if not got_b and frame.f_code.co_name != "get_item":
+            got_b.append(d[gid])
+
+    t = Tracer(hook)
+    a = t.run(get_item, d, gid)
+    (frame,) = frames_named(t.events, "get_item")
+    evs = inside(t.events, frame, "BINARY_SUBSCR")
+    if not got_b:                 # no boundary inside: B runs after A
+        got_b.append(d[gid])
+    names = sorted({e.name for e in evs if e.kind == "call"})
+    return names, len([e for e in evs if e.kind == "opcode"]), a, got_b[0], d[gid]
+
+
 @fact("defaultdict_miss_c_factory_atomic")
 def check_defaultdict_miss():
     notes = []
@@ -467,45 +491,54 @@ def check_defaultdict_miss():
     notes.append("threading.Lock is %s, int is %s (C callables)" % (type(threading.Lock).__name__,
                                                                      type(int).__name__))
 
-    def race(factory):
-        """Thread A misses on d[gid]; at the first instruction boundary inside
-        the miss (an opcode event of a frame other than A's), thread B does the
-        same miss.  Returns (Python frames inside A's BINARY_SUBSCR, A's value,
-        B's value, value left in d)."""
-        d = defaultdict(factory)
-        gid = 1234
-        got_b = []
-
-        def hook(frame, op):
-            if not got_b and frame.f_code.co_name != "get_item":
-                got_b.append(d[gid])
-
-        t = Tracer(hook)
-        a = t.run(get_item, d, gid)
-        (frame,) = frames_named(t.events, "get_item")
-        evs = inside(t.events, frame, "BINARY_SUBSCR")
-        if not got_b:                 # no boundary inside: B runs after A
-            got_b.append(d[gid])
-        names = sorted({e.name for e in evs if e.kind == "call"})
-        return names, len([e for e in evs if e.kind == "opcode"]), a, got_b[0], d[gid]
-
     mod, _ = load_variant("merged")
     for label, factory in [("defaultdict(threading.Lock)", mod._globals_locks.default_factory),
                            ("defaultdict(int)", mod._swap_refcount.default_factory)]:
-        names, nops, a, b, left = race(factory)
+        names, nops, a, b, left = defaultdict_race(factory)
         good = not names and nops == 0 and a is b is left
         ok &= good
         notes.append("%s miss: Python frames inside %s, opcode events inside %d, A and B got the same "
                      "object: %s" % (label, names, nops, a is b))
-    names, nops, a, b, left = race(py_lock_factory)
-    good = names == ["py_lock_factory"] and nops > 0 and a is not b
+    names, nops, a, b, left = defaultdict_race(py_lock_factory)
+    good = names == ["py_lock_factory"] and nops > 0
     ok &= good
     notes.append("control defaultdict(<Python function>) miss: Python frames inside %s, opcode events "
-                 "inside %d, A and B got distinct locks: %s (A's overwrote B's: %s)"
-                 % (names, nops, a is not b, left is a))
+                 "inside %d (what B's miss inside it does to A's: fact "
+                 "defaultdict_missing_store_matches_release)" % (names, nops))
     notes.append("supports " + cite("_globals_locks = defaultdict(threading.Lock)") + ", " +
                  cite("lock = _globals_locks[gid]"))
     return ok, "; ".join(notes)
+
+
+# ---------------------------------------------------------------------------
+# Fact 4b: what __missing__ does with a value another thread stored while its
+# factory ran.  CPython fixed this (gh-142495) in 3.13.12 and 3.14.3:
+# defdict_missing stores with PyDict_SetDefaultRef, keeping the other
+# thread's value and returning it.  Before the fix it stored with
+# PyObject_SetItem, overwriting it, so the two threads hold different
+# objects.  The C code is the same with or without the GIL; with a C factory
+# the GIL leaves no room for the race (fact 4), a free-threaded build does.
+# The model's atomicity modes free-threaded and free-threaded-overwrite are
+# the two behaviours; a Python factory shows, on this interpreter, which
+# one its release has.
+# ---------------------------------------------------------------------------
+def has_gh142495_fix(v=sys.version_info):
+    """Whether release v has gh-142495's fix (3.13.12+, 3.14.3+, 3.15)."""
+    return v >= (3, 15) or (3, 14, 3) <= v[:3] < (3, 15) or (3, 13, 12) <= v[:3] < (3, 14)
+
+
+@fact("defaultdict_missing_store_matches_release")
+def check_missing_store():
+    names, _, a, b, left = defaultdict_race(py_lock_factory)
+    raced = names == ["py_lock_factory"]
+    kept = a is b and left is b
+    overwrote = a is not b and left is a
+    fixed = has_gh142495_fix()
+    holds = raced and (kept if fixed else overwrote)
+    return holds, ("CPython %s: gh-142495's fix expected: %s; B's miss ran inside A's factory: %s; "
+                   "A's __missing__ kept B's lock (setdefault, mode free-threaded): %s; "
+                   "overwrote it with its own (mode free-threaded-overwrite): %s"
+                   % (sys.version.split()[0], fixed, raced, kept, overwrote))
 
 
 # ---------------------------------------------------------------------------

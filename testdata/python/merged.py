@@ -1,10 +1,7 @@
-# merged: what numba-cuda 0.25.0 shipped: as refcount-del, but the per-module
-# lock is never deleted. The model in swap/refcount.go cites the line numbers
-# of this file.
+# merged (0.25.0): numba-cuda d41b90d3 kernelapi.py:501-534, swap/refcount.go
 import threading
 from collections import defaultdict
 from contextlib import contextmanager
-
 _locks_register_lock = threading.Lock()
 _globals_locks = defaultdict(threading.Lock)
 _swap_refcount = defaultdict(int)
@@ -14,10 +11,13 @@ _swap_orig = {}
 @contextmanager
 def swapped_cuda_module(fn, fake_cuda_module):
     from numba import cuda
+
     fn_globs = fn.__globals__
     gid = id(fn_globs)
 
-    # Use a lock per-modules to avoid cross-locking other modules
+    # Use a per-module lock to avoid cross-locking other modules. Protect
+    # creation of lock keys with a global lock to avoid multiple locks per
+    # module.
     with _locks_register_lock:
         lock = _globals_locks[gid]
 

@@ -1,6 +1,4 @@
-# refcount-del: as refcount-unregistered, but the lock is fetched from the
-# registry under a global registration lock; the last exit still deletes it.
-# The model in swap/refcount.go cites the line numbers of this file.
+# refcount-del: numba-cuda 67acbfbd kernelapi.py:498-531, swap/refcount.go
 import threading
 from collections import defaultdict
 from contextlib import contextmanager
@@ -17,7 +15,9 @@ def swapped_cuda_module(fn, fake_cuda_module):
     fn_globs = fn.__globals__
     gid = id(fn_globs)
 
-    # Use a lock per-modules to avoid cross-locking other modules
+    # Use a per-module lock to avoid cross-locking other modules. Protect
+    # creation of lock keys with a global lock to avoid multiple locks per
+    # module.
     with _locks_register_lock:
         lock = _globals_locks[gid]
 

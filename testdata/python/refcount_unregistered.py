@@ -1,7 +1,8 @@
-# refcount-unregistered: per-module lock from a bare defaultdict(threading.Lock),
-# deleted by the last exit. The model in swap/refcount.go cites the line
-# numbers of this file (its lines are kept aligned with refcount_del.py).
-#
+# refcount-unregistered: numba-cuda 41104c54 kernelapi.py:497-527: a
+# per-module lock from a bare defaultdict(threading.Lock), deleted by the
+# last exit. The model in swap/refcount.go cites the line numbers of this
+# file; refcount_del.py and merged.py keep "with lock:" and every line after
+# it at the same numbers.
 import threading
 from collections import defaultdict
 from contextlib import contextmanager
@@ -18,7 +19,6 @@ def swapped_cuda_module(fn, fake_cuda_module):
     gid = id(fn_globs)
 
     # Use a lock per-modules to avoid cross-locking other modules
-    # (fetched from the registry without holding any lock)
     lock = _globals_locks[gid]
 
     with lock:

@@ -106,7 +106,7 @@ func parse(args []string, stdout io.Writer) (*options, error) {
 	fs.IntVar(&o.shape.Nest, "nest", model.DefaultShape.Nest, fmt.Sprintf("depth of nested device calls inside each call, 0..%d; modules x (nest+1) at most %d", model.MaxNest, model.MaxFunctions))
 	fs.BoolVar(&o.shape.Syncthreads, "syncthreads", false, "call cuda.syncthreads() after each device call")
 	fs.StringVar(&o.scenario, "scenario", "", "read the scenario from `FILE` instead (see testdata/scenarios/README.md)")
-	fs.StringVar(&o.atomicity, "atomicity", "gil", "what one step is: gil or free-threaded")
+	fs.StringVar(&o.atomicity, "atomicity", model.GIL.String(), "what one step is: "+strings.Join(atomicityNames(), ", ")+" (-list says what each does)")
 	fs.StringVar(&o.strategy, "strategy", check.StrategyAuto, "how to search: "+strings.Join(check.Strategies, ", ")+" (-list says what each does); with -shard, auto runs states")
 	fs.IntVar(&o.preemptions, "preemptions", 3, "the most preemptions -strategy bounded tries, 0 or more")
 	fs.IntVar(&o.depth, "depth", 3, "the bug depth -strategy pct aims at, 1 or more")
@@ -159,6 +159,15 @@ func protocolNames() []string {
 	var names []string
 	for _, p := range check.Protocols() {
 		names = append(names, p.Name)
+	}
+	return names
+}
+
+// atomicityNames are the names -atomicity takes, in registry order.
+func atomicityNames() []string {
+	var names []string
+	for _, a := range model.Atomicities() {
+		names = append(names, a.String())
 	}
 	return names
 }
@@ -547,7 +556,10 @@ func list(out io.Writer) error {
 	for _, name := range check.Strategies {
 		fmt.Fprintf(&b, "  %-22s %s\n", name, check.StrategyDoc[name])
 	}
-	b.WriteString("atomicity:\n  gil\n  free-threaded\n")
+	b.WriteString("atomicity:\n")
+	for _, a := range model.Atomicities() {
+		fmt.Fprintf(&b, "  %-24s %s\n", a, a.Doc())
+	}
 	b.WriteString("violation kinds:\n")
 	for _, k := range check.Kinds {
 		fmt.Fprintf(&b, "  %s\n", k)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/cmd/explore/cli"
+	"swapcheck/model"
 )
 
 // result is one in-process run of the command.
@@ -98,12 +100,16 @@ func TestVerdicts(t *testing.T) {
 		name string
 		args []string
 		gil  want
-		// freeThreaded is the outcome without the GIL; nil: same as gil.
-		freeThreaded *want
+		// other holds the outcomes of the other atomicity modes where
+		// they differ from gil's.
+		other map[model.Atomicity]want
 	}{
 		{"naive/2-threads", []string{"-protocol", "naive", "-threads", "2"}, violation(check.KindUseSawReal), nil},
-		{"refcount-unregistered/2-threads", []string{"-protocol", "refcount-unregistered", "-threads", "2"}, keyErrorFromDel, &anyViolation},
-		{"refcount-unregistered/3-threads", []string{"-protocol", "refcount-unregistered", "-threads", "3"}, anyViolation, &anyViolation},
+		// Before gh-142495's fix both threads can also miss in
+		// _globals_locks and hold different locks, which fails in more ways.
+		{"refcount-unregistered/2-threads", []string{"-protocol", "refcount-unregistered", "-threads", "2"}, keyErrorFromDel,
+			map[model.Atomicity]want{model.FreeThreadedOverwrite: anyViolation}},
+		{"refcount-unregistered/3-threads", []string{"-protocol", "refcount-unregistered", "-threads", "3"}, anyViolation, nil},
 		{"refcount-del/2-threads", []string{"-protocol", "refcount-del", "-threads", "2"}, keyErrorFromDel, nil},
 		{"refcount-del/3-threads", []string{"-protocol", "refcount-del", "-threads", "3"}, anyViolation, nil},
 		{"global-lock/2-threads", []string{"-protocol", "global-lock", "-threads", "2"}, verified, nil},
@@ -119,16 +125,21 @@ func TestVerdicts(t *testing.T) {
 			tt.gil.check(t, code, s)
 			require.Equal(t, "gil", s.Atomicity)
 		})
-		t.Run(tt.name+"/free-threaded", func(t *testing.T) {
-			t.Parallel()
-			w := tt.gil
-			if tt.freeThreaded != nil {
-				w = *tt.freeThreaded
+		for _, a := range model.Atomicities() {
+			if a == model.GIL {
+				continue
 			}
-			code, s := exploreJSON(t, append(tt.args, "-atomicity", "free-threaded")...)
-			w.check(t, code, s)
-			require.Equal(t, "free-threaded", s.Atomicity)
-		})
+			t.Run(tt.name+"/"+a.String(), func(t *testing.T) {
+				t.Parallel()
+				w, ok := tt.other[a]
+				if !ok {
+					w = tt.gil
+				}
+				code, s := exploreJSON(t, append(tt.args, "-atomicity", a.String())...)
+				w.check(t, code, s)
+				require.Equal(t, a.String(), s.Atomicity)
+			})
+		}
 	}
 }
 
@@ -479,6 +490,9 @@ func TestList(t *testing.T) {
 	for _, k := range check.Kinds {
 		require.Contains(t, r.stdout, k)
 	}
+	for _, a := range model.Atomicities() {
+		require.Regexp(t, `(?m)^  `+a.String()+` +`+regexp.QuoteMeta(a.Doc())+`$`, r.stdout)
+	}
 }
 
 // TestTraceMatchesGolden checks that the command prints the golden traces
@@ -488,7 +502,7 @@ func TestTraceMatchesGolden(t *testing.T) {
 	tests := []struct{ golden, args string }{
 		{"naive-gil-2-threads", "-strategy dfs -protocol naive -threads 2"},
 		{"refcount-del-gil-2-threads", "-strategy dfs -protocol refcount-del -threads 2"},
-		{"refcount-unregistered-free-threaded-2-threads", "-strategy dfs -atomicity free-threaded -protocol refcount-unregistered -threads 2"},
+		{"refcount-unregistered-free-threaded-overwrite-2-threads", "-strategy dfs -atomicity free-threaded-overwrite -protocol refcount-unregistered -threads 2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {

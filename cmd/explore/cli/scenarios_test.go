@@ -36,8 +36,9 @@ func TestScenarioFiles(t *testing.T) {
 	}
 	var (
 		sawReal = violation(check.KindUseSawReal, "is the real module")
-		// In free-threaded CPython both racing threads can miss in the
-		// defaultdict(threading.Lock) and hold different locks.
+		// In free-threaded CPython before gh-142495's fix both racing
+		// threads can miss in the defaultdict(threading.Lock) and hold
+		// different locks; with the fix they get the same one.
 		unregisteredFT = violation(check.KindUseSawReal, "is the real module")
 		unregistered   = delKeyError("refcount_unregistered.py")
 		refcountDel    = delKeyError("refcount_del.py")
@@ -52,45 +53,46 @@ func TestScenarioFiles(t *testing.T) {
 	// in package check.)
 	lingeringSawNone := violation(check.KindUseSawNone, "L1.B0.T1: dev1.cuda is None, not fake#1")
 
-	same := func(gil, freeThreaded want) [2]want { return [2]want{gil, freeThreaded} }
+	// modes lists a protocol's outcomes in model.Atomicities order: gil,
+	// free-threaded, free-threaded-overwrite.
+	modes := func(w ...want) []want { return w }
+	same := func(w want) []want { return modes(w, w, w) }
 	tests := []struct {
 		file string
-		// by protocol: outcome under gil, then free-threaded
-		want map[string][2]want
+		want map[string][]want
 	}{
-		{"nested-two-modules.txt", map[string][2]want{
-			"naive":                 same(violation(check.KindUseSawReal, "helpers.cuda is the real module"), violation(check.KindUseSawReal, "helpers.cuda is the real module")),
-			"global-lock":           same(verified, verified),
-			"refcount-unregistered": same(unregistered, violation(check.KindUseSawReal, "mathlib.cuda is the real module")),
-			"refcount-del":          same(refcountDel, refcountDel),
-			"merged":                same(verified, verified),
+		{"nested-two-modules.txt", map[string][]want{
+			"naive":                 same(violation(check.KindUseSawReal, "helpers.cuda is the real module")),
+			"global-lock":           same(verified),
+			"refcount-unregistered": modes(unregistered, unregistered, violation(check.KindUseSawReal, "mathlib.cuda is the real module")),
+			"refcount-del":          same(refcountDel),
+			"merged":                same(verified),
 		}},
-		{"syncthreads.txt", map[string][2]want{
-			"naive":                 same(sawReal, sawReal),
-			"global-lock":           same(verified, verified),
-			"refcount-unregistered": same(unregistered, unregisteredFT),
-			"refcount-del":          same(refcountDel, refcountDel),
-			"merged":                same(verified, verified),
+		{"syncthreads.txt", map[string][]want{
+			"naive":                 same(sawReal),
+			"global-lock":           same(verified),
+			"refcount-unregistered": modes(unregistered, unregistered, unregisteredFT),
+			"refcount-del":          same(refcountDel),
+			"merged":                same(verified),
 		}},
-		{"aliases.txt", map[string][2]want{
-			"naive":                 same(sawReal, sawReal),
-			"global-lock":           same(verified, verified),
-			"refcount-unregistered": same(unregistered, unregisteredFT),
-			"refcount-del":          same(refcountDel, refcountDel),
-			"merged":                same(verified, verified),
+		{"aliases.txt", map[string][]want{
+			"naive":                 same(sawReal),
+			"global-lock":           same(verified),
+			"refcount-unregistered": modes(unregistered, unregistered, unregisteredFT),
+			"refcount-del":          same(refcountDel),
+			"merged":                same(verified),
 		}},
-		{"aborted-launch.txt", map[string][2]want{
+		{"aborted-launch.txt", map[string][]want{
 			// naive: the lingering thread collects nothing (dev1 already
 			// swapped by the other) and is overtaken by the restore.
-			"naive":       same(violation(check.KindUseSawReal, "L1.B0.T1"), violation(check.KindUseSawReal, "L1.B0.T1")),
-			"global-lock": same(lingeringSawNone, lingeringSawNone),
-			"refcount-unregistered": same(
+			"naive":       same(violation(check.KindUseSawReal, "L1.B0.T1")),
+			"global-lock": same(lingeringSawNone),
+			"refcount-unregistered": modes(
+				violation(check.KindException, "L1.B0.T1: KeyError", "del _globals_locks[gid]"),
 				violation(check.KindException, "L1.B0.T1: KeyError", "del _globals_locks[gid]"),
 				violation(check.KindUseSawReal, "L1.B0.T1")),
-			"refcount-del": same(
-				violation(check.KindException, "L1.B0.T1: KeyError", "del _globals_locks[gid]"),
-				violation(check.KindException, "L1.B0.T1: KeyError", "del _globals_locks[gid]")),
-			"merged": same(lingeringSawNone, lingeringSawNone),
+			"refcount-del": same(violation(check.KindException, "L1.B0.T1: KeyError", "del _globals_locks[gid]")),
+			"merged":       same(lingeringSawNone),
 		}},
 	}
 	files, err := filepath.Glob(filepath.Join(scenarioDir, "*.txt"))
@@ -114,12 +116,13 @@ func TestScenarioFiles(t *testing.T) {
 
 			require.Len(t, tt.want, len(check.Protocols()))
 			for _, p := range check.Protocols() {
-				for i, atomicity := range []string{"gil", "free-threaded"} {
-					w, ok := tt.want[p.Name]
-					require.True(t, ok, "no verdict recorded for %s", p.Name)
-					t.Run(p.Name+"/"+atomicity, func(t *testing.T) {
+				w, ok := tt.want[p.Name]
+				require.True(t, ok, "no verdict recorded for %s", p.Name)
+				require.Len(t, w, len(model.Atomicities()), "%s: one outcome per atomicity mode", p.Name)
+				for i, a := range model.Atomicities() {
+					t.Run(p.Name+"/"+a.String(), func(t *testing.T) {
 						t.Parallel()
-						code, s := exploreJSON(t, "-strategy", "dfs", "-protocol", p.Name, "-atomicity", atomicity, "-scenario", filepath.Join(scenarioDir, tt.file))
+						code, s := exploreJSON(t, "-strategy", "dfs", "-protocol", p.Name, "-atomicity", a.String(), "-scenario", filepath.Join(scenarioDir, tt.file))
 						w[i].check(t, code, s)
 					})
 				}

@@ -10,6 +10,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/cmd/explore/cli"
+	"swapcheck/model"
 )
 
 // stressSummary is the part of -backend goroutines -json the tests read.
@@ -32,7 +33,8 @@ type stressSummary struct {
 
 // Stress with 64 goroutines finds naive's race and says how long it took.
 func TestStressFindsNaive(t *testing.T) {
-	for _, a := range []string{"gil", "free-threaded"} {
+	for _, mode := range model.Atomicities() {
+		a := mode.String()
 		t.Run(a, func(t *testing.T) {
 			r := explore(t, "-backend", "goroutines", "-protocol", "naive", "-threads", "64", "-atomicity", a, "-duration", "20s")
 			require.Equal(t, cli.ExitViolation, r.code, r.stderr)
