@@ -7,6 +7,7 @@ import (
 
 	"swapcheck/model"
 	"swapcheck/sched"
+	"swapcheck/variants"
 )
 
 // TableShapes are the scenarios of the verdict table, with the flags that
@@ -22,35 +23,59 @@ var TableShapes = []struct {
 	{"-threads 2 -calls 2 -syncthreads", model.Shape{Threads: 2, Blocks: 1, Calls: 2, Modules: 1, Names: 1, Syncthreads: true}},
 }
 
-// WriteVerdictTable runs the exhaustive search of every variant on every
-// TableShapes scenario in both atomicity models and writes the verdicts as
-// a Markdown table. Its output is deterministic.
-func WriteVerdictTable(out io.Writer) error {
-	var b strings.Builder
-	b.WriteString("| variant | scenario | gil | free-threaded |\n|---|---|---|---|\n")
-	for _, p := range Protocols() {
+// TableAtomicities are the verdict table's columns.
+var TableAtomicities = [2]model.Atomicity{model.GIL, model.FreeThreaded}
+
+// VerdictRow is one row of the verdict table: a registered variant on one
+// TableShapes scenario, searched exhaustively (dfs) under each of
+// TableAtomicities.
+type VerdictRow struct {
+	Variant variants.Variant
+	Flags   string
+	Results [2]sched.Result
+}
+
+// VerdictTable runs the exhaustive search of every registered variant on
+// every TableShapes scenario in both atomicity models, in registry order.
+func VerdictTable() ([]VerdictRow, error) {
+	var rows []VerdictRow
+	for _, v := range variants.All() {
 		for _, ts := range TableShapes {
 			sc, err := ts.Shape.Build()
 			if err != nil {
-				return err
+				return nil, err
 			}
-			cells := make([]string, 0, 2)
-			for _, a := range []model.Atomicity{model.GIL, model.FreeThreaded} {
-				rep, err := Explore(Config{Protocol: p, Scenario: sc, Atomicity: a, Strategy: StrategyDFS})
+			row := VerdictRow{Variant: v, Flags: ts.Flags}
+			for i, a := range TableAtomicities {
+				rep, err := Explore(Config{Protocol: v.Protocol, Scenario: sc, Atomicity: a, Strategy: StrategyDFS})
 				if err != nil {
-					return err
+					return nil, err
 				}
-				cells = append(cells, verdictCell(rep))
+				row.Results[i] = rep.Result
 			}
-			fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s |\n", p.Name, ts.Flags, cells[0], cells[1])
+			rows = append(rows, row)
 		}
 	}
-	_, err := io.WriteString(out, b.String())
+	return rows, nil
+}
+
+// WriteVerdictTable writes VerdictTable as a Markdown table. Its output is
+// deterministic.
+func WriteVerdictTable(out io.Writer) error {
+	rows, err := VerdictTable()
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("| variant | scenario | gil | free-threaded |\n|---|---|---|---|\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s |\n", r.Variant.Protocol.Name, r.Flags, verdictCell(r.Results[0]), verdictCell(r.Results[1]))
+	}
+	_, err = io.WriteString(out, b.String())
 	return err
 }
 
-func verdictCell(r *Report) string {
-	res := r.Result
+func verdictCell(res sched.Result) string {
 	switch res.Verdict {
 	case sched.Violation:
 		return fmt.Sprintf("**violation** `%s` (%d steps)", res.Failure.Kind, len(res.Schedule))
