@@ -54,7 +54,8 @@ func TestEveryKindIsListed(t *testing.T) {
 
 // TestEveryStrategyIsListed: every Strategy* constant is in
 // check.Strategies, says what it does in check.StrategyDoc (-list), and
-// runs: each finds naive's 2-thread race.
+// runs through Explore: each finds naive's 2-thread race, and none finds
+// one in merged's.
 func TestEveryStrategyIsListed(t *testing.T) {
 	consts := exportedConsts(t, "Strategy")
 	for name, s := range consts {
@@ -64,18 +65,25 @@ func TestEveryStrategyIsListed(t *testing.T) {
 	for s := range check.StrategyDoc {
 		require.Contains(t, check.Strategies, s, "check.StrategyDoc documents %s, which check.Strategies does not list", s)
 	}
-	p, err := check.Lookup("naive")
+	naive, err := check.Lookup("naive")
+	require.NoError(t, err)
+	merged, err := check.Lookup("merged")
 	require.NoError(t, err)
 	sc, err := model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1}.Build()
 	require.NoError(t, err)
 	for _, s := range check.Strategies {
 		t.Run(s, func(t *testing.T) {
 			require.NotEmpty(t, check.StrategyDoc[s], "check.StrategyDoc says nothing of %s", s)
-			rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: model.GIL, Strategy: s,
-				Runs: 2000, Seed: 1, Depth: 3, Preemptions: 2})
-			require.NoError(t, err)
-			require.Equal(t, sched.Violation, rep.Result.Verdict)
-			require.Equal(t, check.KindUseSawReal, rep.Result.Failure.Kind)
+			run := func(p *model.Protocol) sched.Result {
+				rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: model.GIL, Strategy: s,
+					Runs: 2000, Seed: 1, Depth: 3, Preemptions: 2})
+				require.NoError(t, err)
+				return rep.Result
+			}
+			res := run(naive)
+			require.Equal(t, sched.Violation, res.Verdict, "naive")
+			require.Equal(t, check.KindUseSawReal, res.Failure.Kind)
+			require.NotEqual(t, sched.Violation, run(merged).Verdict, "merged")
 		})
 	}
 }
