@@ -14,5 +14,7 @@
 // The invariants, each a violation kind: use-saw-real, use-saw-none,
 // use-saw-other-fake (a use of cuda saw something other than its launch's
 // fake), exception (the swap machinery raised), left-swapped and
-// registry-leftover (the end state is not clean), and deadlock.
+// registry-leftover (the end state is not clean), deadlock, and
+// not-linearizable (on walks: the history of swaps and reads has no
+// order that follows the sequential specification).
 package check

@@ -9,6 +9,7 @@ import (
 	"swapcheck/check"
 	"swapcheck/model"
 	"swapcheck/sched"
+	"swapcheck/variants"
 )
 
 // history runs a search and returns the history of its counterexample (or,
@@ -56,7 +57,8 @@ func TestLinearizability(t *testing.T) {
 		require.Equal(t, porcupine.Ok, check.Linearizable(h))
 	})
 
-	for _, name := range []string{"merged", "global-lock"} {
+	// Every variant registered as correct.
+	for _, name := range registered(variants.Correct) {
 		t.Run(name+" random walks are linearizable", func(t *testing.T) {
 			p, err := check.Lookup(name)
 			require.NoError(t, err)

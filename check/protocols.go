@@ -1,27 +1,16 @@
 package check
 
 import (
-	"fmt"
-	"strings"
-
 	"swapcheck/model"
-	"swapcheck/naive"
-	"swapcheck/swap"
+	"swapcheck/variants"
 )
 
-// Protocols lists every modelled variant, in the order of the fix's history.
-func Protocols() []*model.Protocol {
-	return []*model.Protocol{naive.Protocol, swap.GlobalLock, swap.RefcountUnregistered, swap.RefcountDel, swap.Merged}
-}
+// Protocols lists every modelled variant, in the order of the fix's
+// history: the listings of the registry in package variants.
+func Protocols() []*model.Protocol { return variants.Protocols() }
 
-// Lookup finds a protocol by name.
+// Lookup finds a protocol by name in the registry of package variants.
 func Lookup(name string) (*model.Protocol, error) {
-	var names []string
-	for _, p := range Protocols() {
-		if p.Name == name {
-			return p, nil
-		}
-		names = append(names, p.Name)
-	}
-	return nil, fmt.Errorf("unknown protocol %q (want one of %s)", name, strings.Join(names, ", "))
+	v, err := variants.Lookup(name)
+	return v.Protocol, err
 }

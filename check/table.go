@@ -7,6 +7,7 @@ import (
 
 	"swapcheck/model"
 	"swapcheck/sched"
+	"swapcheck/variants"
 )
 
 // TableShapes are the scenarios of the verdict table, with the flags that
@@ -22,41 +23,68 @@ var TableShapes = []struct {
 	{"-threads 2 -calls 2 -syncthreads", model.Shape{Threads: 2, Blocks: 1, Calls: 2, Modules: 1, Names: 1, Syncthreads: true}},
 }
 
-// WriteVerdictTable runs the exhaustive search of every variant on every
-// TableShapes scenario in every atomicity mode (one column each, in
-// model.Atomicities order) and writes the verdicts as a Markdown table. Its
-// output is deterministic.
-func WriteVerdictTable(out io.Writer) error {
-	modes := model.Atomicities()
-	var b strings.Builder
-	b.WriteString("| variant | scenario |")
-	for _, a := range modes {
-		fmt.Fprintf(&b, " %s |", a)
-	}
-	b.WriteString("\n|---|---|" + strings.Repeat("---|", len(modes)) + "\n")
-	for _, p := range Protocols() {
+// TableAtomicities are the verdict table's columns: every atomicity mode,
+// in model.Atomicities order.
+var TableAtomicities = model.Atomicities()
+
+// VerdictRow is one row of the verdict table: a registered variant on one
+// TableShapes scenario, searched exhaustively (dfs) under each of
+// TableAtomicities.
+type VerdictRow struct {
+	Variant variants.Variant
+	Flags   string
+	Results []sched.Result // one per TableAtomicities
+}
+
+// VerdictTable runs the exhaustive search of every registered variant on
+// every TableShapes scenario in every atomicity mode, in registry order.
+func VerdictTable() ([]VerdictRow, error) {
+	var rows []VerdictRow
+	for _, v := range variants.All() {
 		for _, ts := range TableShapes {
 			sc, err := ts.Shape.Build()
 			if err != nil {
-				return err
+				return nil, err
 			}
-			fmt.Fprintf(&b, "| `%s` | `%s` |", p.Name, ts.Flags)
-			for _, a := range modes {
-				rep, err := Explore(Config{Protocol: p, Scenario: sc, Atomicity: a, Strategy: StrategyDFS})
+			row := VerdictRow{Variant: v, Flags: ts.Flags, Results: make([]sched.Result, len(TableAtomicities))}
+			for i, a := range TableAtomicities {
+				rep, err := Explore(Config{Protocol: v.Protocol, Scenario: sc, Atomicity: a, Strategy: StrategyDFS})
 				if err != nil {
-					return err
+					return nil, err
 				}
-				fmt.Fprintf(&b, " %s |", verdictCell(rep))
+				row.Results[i] = rep.Result
 			}
-			b.WriteString("\n")
+			rows = append(rows, row)
 		}
 	}
-	_, err := io.WriteString(out, b.String())
+	return rows, nil
+}
+
+// WriteVerdictTable writes VerdictTable as a Markdown table. Its output is
+// deterministic.
+func WriteVerdictTable(out io.Writer) error {
+	rows, err := VerdictTable()
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("| variant | scenario |")
+	for _, a := range TableAtomicities {
+		fmt.Fprintf(&b, " %s |", a)
+	}
+	b.WriteString("\n|---|---|" + strings.Repeat("---|", len(TableAtomicities)) + "\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| `%s` | `%s` |", r.Variant.Protocol.Name, r.Flags)
+		for _, res := range r.Results {
+			fmt.Fprintf(&b, " %s |", verdictCell(res))
+		}
+		b.WriteString("\n")
+	}
+	_, err = io.WriteString(out, b.String())
 	return err
 }
 
-func verdictCell(r *Report) string {
-	res := r.Result
+func verdictCell(res sched.Result) string {
 	switch res.Verdict {
 	case sched.Violation:
 		return fmt.Sprintf("**violation** `%s` (%d steps)", res.Failure.Kind, len(res.Schedule))

@@ -9,12 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/model"
-	"swapcheck/naive"
 	"swapcheck/sched"
 	"swapcheck/swap"
+	"swapcheck/variants"
 )
 
-var protocols = []*model.Protocol{naive.Protocol, swap.GlobalLock, swap.RefcountUnregistered, swap.RefcountDel, swap.Merged}
+// protocols are every registered variant: the tests that run each one
+// read the registry, so none can be left out.
+var protocols = variants.Protocols()
 
 var atomicities = model.Atomicities()
 

@@ -11,6 +11,7 @@ import (
 	"swapcheck/check"
 	"swapcheck/model"
 	"swapcheck/sched"
+	"swapcheck/variants"
 )
 
 // Comparison: for each buggy variant, the time to the first
@@ -84,15 +85,16 @@ device f in dev1: use cuda.local
 kernel: call f; raise
 `
 
-// DefaultCases are the buggy variants on two and on 64 threads, each in
-// both atomicity models, and merged on the aborted-launch scenario.
+// DefaultCases are the variants registered as buggy on two and on 64
+// threads, each in both atomicity models, and merged on the
+// aborted-launch scenario.
 func DefaultCases() []Case {
 	var cases []Case
-	for _, name := range []string{"naive", "refcount-unregistered", "refcount-del"} {
-		p, err := check.Lookup(name)
-		if err != nil {
-			panic(fmt.Sprintf("stress: the buggy variant %s is gone: %v", name, err))
+	for _, v := range variants.All() {
+		if v.Expected != variants.Buggy {
+			continue
 		}
+		p := v.Protocol
 		for _, threads := range []int{2, 64} {
 			sh := model.DefaultShape
 			sh.Threads = threads

@@ -15,6 +15,7 @@ import (
 	"swapcheck/model"
 	"swapcheck/sched"
 	"swapcheck/stress"
+	"swapcheck/variants"
 )
 
 var atomicities = model.Atomicities()
@@ -24,6 +25,19 @@ func protocol(t *testing.T, name string) *model.Protocol {
 	p, err := check.Lookup(name)
 	require.NoError(t, err)
 	return p
+}
+
+// unnamed are the names of the variants registered as want that no test
+// case names (protocol gives a case's variant), in registry order.
+func unnamed[T any](want variants.Expected, cases []T, protocol func(T) string) []string {
+	var out []string
+	for _, v := range variants.All() {
+		named := slices.ContainsFunc(cases, func(c T) bool { return protocol(c) == v.Protocol.Name })
+		if v.Expected == want && !named {
+			out = append(out, v.Protocol.Name)
+		}
+	}
+	return out
 }
 
 func shape(t *testing.T, threads int) *model.Scenario {
@@ -49,17 +63,22 @@ func scenarioFile(t *testing.T, name string) *model.Scenario {
 // failing launch's steps replays in the simulator to the same failure:
 // the locks made the steps as atomic as the model says they are.
 func TestFindsEachBug(t *testing.T) {
-	tests := []struct {
+	type bugCase struct {
 		name, protocol string
 		scenario       *model.Scenario
 		kinds          []string
-	}{
+	}
+	tests := []bugCase{
 		{"naive on 64 threads", "naive", shape(t, 64), []string{check.KindUseSawReal}},
 		{"naive with barriers", "naive", scenarioFile(t, "syncthreads.txt"), []string{check.KindUseSawReal}},
 		{"refcount-unregistered on 3 threads", "refcount-unregistered", shape(t, 3), nil},
 		{"refcount-del on 3 threads", "refcount-del", shape(t, 3), nil},
 		{"merged on an aborted launch", "merged", scenarioFile(t, "aborted-launch.txt"),
 			[]string{check.KindUseSawNone, check.KindUseSawOtherFake, check.KindLeftSwapped}},
+	}
+	// Every other variant registered as buggy, on 3 threads: none is left out.
+	for _, name := range unnamed(variants.Buggy, tests, func(tt bugCase) string { return tt.protocol }) {
+		tests = append(tests, bugCase{name + " on 3 threads", name, shape(t, 3), nil})
 	}
 	for _, tt := range tests {
 		for _, a := range atomicities {
@@ -92,16 +111,21 @@ func TestFindsEachBug(t *testing.T) {
 // The correct variants survive stress, on up to CUDA's 1024 threads per
 // block, with barriers and nested calls.
 func TestCorrectVariantsHold(t *testing.T) {
-	tests := []struct {
+	type holdCase struct {
 		name, protocol string
 		scenario       *model.Scenario
-	}{
+	}
+	tests := []holdCase{
 		{"merged on 64 threads", "merged", shape(t, 64)},
 		{"merged on 1024 threads", "merged", shape(t, 1024)},
 		{"global-lock on 64 threads", "global-lock", shape(t, 64)},
 		{"merged with barriers", "merged", scenarioFile(t, "syncthreads.txt")},
 		{"merged nested", "merged", scenarioFile(t, "nested-two-modules.txt")},
 		{"global-lock with aliases", "global-lock", scenarioFile(t, "aliases.txt")},
+	}
+	// Every other variant registered as correct, on 64 threads.
+	for _, name := range unnamed(variants.Correct, tests, func(tt holdCase) string { return tt.protocol }) {
+		tests = append(tests, holdCase{name + " on 64 threads", name, shape(t, 64)})
 	}
 	for _, tt := range tests {
 		for _, a := range atomicities {

@@ -12,5 +12,7 @@
 //
 // The listings are data plus small step functions over model.Ctx: the same
 // listing runs under any scheduler that drives a model.World. The naive
-// variant, with no lock at all, lives in package naive.
+// variant, with no lock at all, lives in package naive. Every exported
+// listing here is registered once, in package variants (see
+// docs/contributing.md).
 package swap

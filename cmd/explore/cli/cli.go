@@ -18,6 +18,7 @@ import (
 	"swapcheck/check"
 	"swapcheck/model"
 	"swapcheck/sched"
+	"swapcheck/variants"
 )
 
 // Exit statuses.
@@ -549,8 +550,9 @@ func pctLine(rep *check.Report) string {
 func list(out io.Writer) error {
 	var b strings.Builder
 	b.WriteString("protocols:\n")
-	for _, p := range check.Protocols() {
-		fmt.Fprintf(&b, "  %-22s %s (testdata/python/%s)\n", p.Name, p.Summary, p.Source)
+	for _, v := range variants.All() {
+		p := v.Protocol
+		fmt.Fprintf(&b, "  %-22s %s (testdata/python/%s; expected %s)\n", p.Name, p.Summary, p.Source, v.Expected)
 	}
 	b.WriteString("strategies:\n")
 	for _, name := range check.Strategies {

@@ -16,6 +16,7 @@ import (
 	"swapcheck/check"
 	"swapcheck/cmd/explore/cli"
 	"swapcheck/model"
+	"swapcheck/variants"
 )
 
 // result is one in-process run of the command.
@@ -484,8 +485,8 @@ func TestLimits(t *testing.T) {
 func TestList(t *testing.T) {
 	r := explore(t, "-list")
 	require.Equal(t, cli.ExitOK, r.code, r.stderr)
-	for _, name := range []string{"naive", "global-lock", "refcount-unregistered", "refcount-del", "merged"} {
-		require.Regexp(t, `(?m)^  `+name+` `, r.stdout)
+	for _, v := range variants.All() {
+		require.Regexp(t, `(?m)^  `+v.Protocol.Name+` .*; expected `+v.Expected.String()+`\)$`, r.stdout)
 	}
 	for _, k := range check.Kinds {
 		require.Contains(t, r.stdout, k)

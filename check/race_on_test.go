@@ -1,7 +1,7 @@
-//go:build !race
+//go:build race
 
-package sched_test
+package check_test
 
 // raceDetector says whether the tests run under the race detector, which
 // makes a search some ten times slower.
-const raceDetector = false
+const raceDetector = true

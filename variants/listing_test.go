@@ -1,4 +1,4 @@
-package model_test
+package variants_test
 
 // Every instruction of every listing cites a line of its Python source and
 // the bytecode(s) it stands for; this test checks both against CPython's

@@ -1,4 +1,4 @@
-package sched_test
+package check_test
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package sched_test
+package check_test
 
 import (
 	"flag"
@@ -18,9 +18,8 @@ import (
 // modes, two GPU threads calling one device function once. DPOR must give
 // DFS's verdict, with the same end states when it proves the protocol;
 // Bounded must find the failures DFS finds within three preemptions.
-// (The external test package may import check, which imports sched.)
 
-var report = flag.Bool("sched.report", false, "log DPOR's executions against DFS's states and the number of interleavings on merged with 2-4 threads (slow)")
+var report = flag.Bool("check.report", false, "log DPOR's executions against DFS's states and the number of interleavings on merged with 2-4 threads (slow)")
 
 func modelProgram(t testing.TB, protocol *model.Protocol, threads int, a model.Atomicity) *model.Program {
 	sc, err := model.Shape{Threads: threads, Blocks: 1, Calls: 1, Modules: 1, Names: 1}.Build()
@@ -105,10 +104,10 @@ func requireModelReplays(t *testing.T, build func() sched.System, name string, r
 // TestReportReduction logs, for merged under the GIL with 2-4 GPU
 // threads, the executions DPOR runs against the states DFS stores and the
 // interleavings a plain enumeration would run (counted, not run). Run
-// with -sched.report.
+// with -check.report.
 func TestReportReduction(t *testing.T) {
 	if !*report {
-		t.Skip("run with -sched.report")
+		t.Skip("run with -check.report")
 	}
 	protocol, err := check.Lookup("merged")
 	require.NoError(t, err)
