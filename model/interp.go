@@ -40,11 +40,8 @@ func (w *World) Step(t int) *Event {
 // traced step or a Describe filled them in, so only then does it clear
 // them (a pointer write, which costs a GC write barrier).
 func (w *World) resetEvent(t int) {
-	ev := &w.ev
 	w.clearEventTexts()
-	ev.Thread, ev.Kind = t, EvStep
-	ev.Module, ev.Saw, ev.Want, ev.Raised, ev.Machinery = 0, 0, 0, 0, false
-	ev.src, ev.pc, ev.code, ev.body, ev.sub, ev.started, ev.pollText = srcNone, 0, 0, 0, 0, 0, pollNone
+	w.ev.EventNumbers = EventNumbers{Thread: t, Kind: EvStep}
 }
 
 // clearEventTexts empties w's record of the texts a traced step or a

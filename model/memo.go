@@ -124,76 +124,38 @@ func insertMemo(slots []memoSlot, k memoKey, value, aux, tag uint64) {
 	slots[i].tag.Store(tag)
 }
 
-// events numbers the distinct eventNums of memoized steps (a few hundred),
-// so that a step's entry names its event in a word. byID is append-only,
-// each longer header published after its new element is written.
+// events numbers the distinct EventNumbers of memoized steps (a few
+// hundred), so that a step's entry names its event in a word. byID is
+// append-only, each longer header published after its new element is
+// written; its Events have numbers and no texts, and PeekWord hands them
+// out.
 type events struct {
 	mu   sync.Mutex
-	ids  map[eventNums]uint32 // under mu
-	byID atomic.Pointer[[]eventEntry]
-}
-
-// eventEntry is an event's numbers and the Event that has them (and no
-// texts), which PeekWord hands out.
-type eventEntry struct {
-	nums eventNums
-	ev   Event
+	ids  map[EventNumbers]uint32 // under mu
+	byID atomic.Pointer[[]Event]
 }
 
 func newEvents() *events {
-	e := &events{ids: map[eventNums]uint32{}}
-	e.byID.Store(new([]eventEntry))
+	e := &events{ids: map[EventNumbers]uint32{}}
+	e.byID.Store(new([]Event))
 	return e
 }
 
 // id is n's number, from 1, given one if n is new.
-func (e *events) id(n eventNums) uint32 {
+func (e *events) id(n EventNumbers) uint32 {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if id, ok := e.ids[n]; ok {
 		return id
 	}
-	var ev Event
-	ev.setNumbers(&n)
-	list := append(*e.byID.Load(), eventEntry{n, ev})
+	list := append(*e.byID.Load(), Event{EventNumbers: n})
 	e.byID.Store(&list)
 	e.ids[n] = uint32(len(list))
 	return uint32(len(list))
 }
 
-// get is the event numbered id.
-func (e *events) get(id uint32) *eventNums { return &(*e.byID.Load())[id-1].nums }
-
 // event is the Event numbered id, not to be modified.
-func (e *events) event(id uint32) *Event { return &(*e.byID.Load())[id-1].ev }
-
-// eventNums is what a search's step records of an event: its numbers,
-// not its texts or effects.
-type eventNums struct {
-	thread, module      int
-	kind                EventKind
-	saw, want           Value
-	raised              Exc
-	machinery           bool
-	src                 source
-	pc, code, body, sub int
-	started             int
-	pollText            pollText
-}
-
-func numbersOf(ev *Event) eventNums {
-	return eventNums{thread: ev.Thread, module: ev.Module, kind: ev.Kind, saw: ev.Saw, want: ev.Want,
-		raised: ev.Raised, machinery: ev.Machinery, src: ev.src, pc: ev.pc, code: ev.code, body: ev.body,
-		sub: ev.sub, started: ev.started, pollText: ev.pollText}
-}
-
-// setNumbers makes ev's numbers n's without a pointer write. ev must hold
-// no texts (clearEventTexts).
-func (ev *Event) setNumbers(n *eventNums) {
-	ev.Thread, ev.Kind = n.thread, n.kind
-	ev.Module, ev.Saw, ev.Want, ev.Raised, ev.Machinery = n.module, n.saw, n.want, n.raised, n.machinery
-	ev.src, ev.pc, ev.code, ev.body, ev.sub, ev.started, ev.pollText = n.src, n.pc, n.code, n.body, n.sub, n.started, n.pollText
-}
+func (e *events) event(id uint32) *Event { return &(*e.byID.Load())[id-1] }
 
 // memoKeyOf is the memo's key for GPU thread t's next step from w, and
 // whether the memo applies: w knows its block and globals numbers and
@@ -211,8 +173,8 @@ func (w *World) memoKeyOf(t int) (memoKey, bool) {
 // and its event.
 func (w *World) stepRecalled(t int, k memoKey, value, aux uint64, word uint32) *Event {
 	w.applyRecalled(t, k.globals, value, aux)
-	w.clearEventTexts() // setNumbers writes every number resetEvent would
-	w.ev.setNumbers(w.p.events.get(word))
+	w.clearEventTexts()
+	w.ev.EventNumbers = w.p.events.event(word).EventNumbers
 	return &w.ev
 }
 
@@ -255,7 +217,7 @@ func (w *World) remember(t int, k memoKey) {
 	l := &w.p.lay
 	base := w.thread(t)
 	block, globals := w.p.blocks.number(w.s[base:base+l.threadSize]), w.p.globals.number(w.s[:l.threads])
-	value, ev := uint64(block)<<32|uint64(globals), w.p.events.id(numbersOf(&w.ev))
+	value, ev := uint64(block)<<32|uint64(globals), w.p.events.id(w.ev.EventNumbers)
 	status := uint64(w.statusOf(t))
 	if w.readsGlobals(t) {
 		status |= uint64(stGlobalsRead)
