@@ -87,7 +87,7 @@ func (m *memo) find(k memoKey) (value, aux uint64, word uint32, ok bool) {
 
 // addOrFind stores value, aux and word (nonzero) for k unless the memo has
 // an entry for k already (met by another goroutine meanwhile, or recalled
-// no more under verifyMemoForTest), and returns what it holds for k.
+// no more under debug.verifyMemo), and returns what it holds for k.
 func (m *memo) addOrFind(k memoKey, value, aux uint64, word uint32) (uint64, uint64, uint32) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -161,11 +161,11 @@ func (e *events) event(id uint32) *Event { return &(*e.byID.Load())[id-1] }
 // whether the memo applies: w knows its block and globals numbers and
 // nothing watches the step.
 func (w *World) memoKeyOf(t int) (memoKey, bool) {
-	if t == Host || w.blocks == nil || w.gnum == 0 || w.Trace || w.History != nil {
+	if t == Host || w.cache.blocks == nil || w.cache.gnum == 0 || w.Trace || w.History != nil {
 		return memoKey{}, false
 	}
-	b := w.blocks[t]
-	return memoKey{thread: uint32(t), block: b, globals: w.gnum}, b != 0
+	b := w.cache.blocks[t]
+	return memoKey{thread: uint32(t), block: b, globals: w.cache.gnum}, b != 0
 }
 
 // stepRecalled makes GPU thread t's step from k, which the memo holds
@@ -188,30 +188,30 @@ func (w *World) applyRecalled(t int, globals uint32, value, aux uint64) {
 	// touch(t), but for its block's and the globals' numbers, which are
 	// set below to the step's (t is a GPU thread, whose step changes only
 	// those)
-	if c := w.canon; c != nil {
+	if c := w.cache.canon; c != nil {
 		c.fresh[t] = false
 	}
-	if w.infos != nil {
+	if w.cache.infos != nil {
 		if after != globals { // else only t's status may have changed
 			w.forgetGlobalsStatuses()
 		}
-		w.infos[t] = statusInfo(aux)
+		w.cache.infos[t] = statusInfo(aux)
 	}
 	w.setBlock(t, block)
-	w.gnum = after
-	if !w.stale && (keepVectorsForTest || !w.numbered()) {
+	w.cache.gnum = after
+	if !w.cache.stale && (debug.keepVectors || !w.numbered()) {
 		if after != globals {
 			copy(w.s[:l.threads], w.p.globals.run(after))
 		}
 		base := w.thread(t)
 		copy(w.s[base:base+l.threadSize], w.p.blocks.run(block))
 	} else {
-		w.stale = true
+		w.cache.stale = true
 	}
 }
 
 // remember stores the step of GPU thread t from k that w has just taken
-// (the memo had none, or verifyMemoForTest ran it anyway: then the two
+// (the memo had none, or debug.verifyMemo ran it anyway: then the two
 // must agree), and sets w's numbers of the block and globals it left.
 func (w *World) remember(t int, k memoKey) {
 	l := &w.p.lay
@@ -225,13 +225,9 @@ func (w *World) remember(t int, k memoKey) {
 	status |= globalsUvarint(globals)
 	// The interners' numbers stand for the runs (a bijection), the
 	// events' for the events.
-	if oldValue, oldStatus, oldEv := w.p.steps.addOrFind(k, value, status, ev); verifyMemoForTest && (oldValue != value || oldStatus != status || oldEv != ev) {
+	if oldValue, oldStatus, oldEv := w.p.steps.addOrFind(k, value, status, ev); debug.verifyMemo && (oldValue != value || oldStatus != status || oldEv != ev) {
 		panic("model: a GPU step differs from the memo's step from the same thread, block and globals")
 	}
 	w.setBlock(t, block)
-	w.gnum = globals
+	w.cache.gnum = globals
 }
-
-// verifyMemoForTest, when set, makes every step the memo could recall run
-// the interpreter instead and panic unless the memo agrees.
-var verifyMemoForTest bool

@@ -13,7 +13,7 @@ func (w *World) PeekWord(t int) (word uint64, note sched.PeekNote, ev *Event, ok
 	var k memoKey
 	if w.peekable(t) {
 		// memoKeyOf's key, most often: a stale world is numbered
-		k = memoKey{thread: uint32(t), block: w.blocks[t], globals: w.gnum}
+		k = memoKey{thread: uint32(t), block: w.cache.blocks[t], globals: w.cache.gnum}
 	} else if k, ok = w.memoKeyOf(t); !ok || !w.numbered() {
 		return 0, note, nil, false
 	}
@@ -37,7 +37,7 @@ func (w *World) PeekWord(t int) (word uint64, note sched.PeekNote, ev *Event, ok
 // written; nothing reads it of a state a search made so).
 func (w *World) TakePeeked(parent *World, t int, note sched.PeekNote) {
 	w.CopyFrom(parent)
-	w.applyRecalled(t, w.gnum, note.A, note.B)
+	w.applyRecalled(t, w.cache.gnum, note.A, note.B)
 }
 
 // PeekAgain is PeekWord(t) of the world that TakePeeked(w, t, note) would
@@ -70,5 +70,5 @@ func (w *World) PeekAgain(t int, note sched.PeekNote) (word uint64, again sched.
 // key from w's numbers as they are: w is stale (so numbered), and keeps
 // no trace or history, which a recalled step would not write.
 func (w *World) peekable(t int) bool {
-	return w.stale && t != Host && !w.Trace && w.History == nil
+	return w.cache.stale && t != Host && !w.Trace && w.History == nil
 }
