@@ -3,6 +3,8 @@ package model
 import (
 	"encoding/binary"
 	"fmt"
+
+	"swapcheck/sched"
 )
 
 // AppendCompactKey appends an encoding of exactly w's state, shorter than
@@ -26,8 +28,8 @@ func (w *World) AppendCompactKey(b []byte) []byte {
 
 // CompactWord is the compact key packed in a word as sched.WordKey packs
 // it, and whether it fits (eight bytes at most), without writing its
-// bytes: the key of the exact searches' (sched.CompactWorder) for up to
-// five GPU threads of merged.
+// bytes (sched.Compact): the exact searches' key for up to five GPU
+// threads of merged.
 func (w *World) CompactWord() (uint64, bool) {
 	w.number()
 	return w.packWord(w.cache.gnum, -1, 0)
@@ -67,7 +69,7 @@ func packedOf(blocks []uint32) uint64 {
 // packed above it, with at's byte replaced, and no loop over the
 // threads.
 func (w *World) packWord(g uint32, at int, n uint32) (uint64, bool) {
-	x, shift, _ := packUvarint(0, 0, g) // at most five bytes
+	x, shift, _ := sched.PackUvarint(0, 0, g) // at most five bytes
 	if word, ok := w.packAbove(x, shift, at, n); ok {
 		return word, true
 	}
@@ -109,14 +111,14 @@ func globalsUvarint(g uint32) uint64 {
 	if g >= 1<<21 {
 		return 0
 	}
-	x, shift, _ := packUvarint(0, 0, g)
+	x, shift, _ := sched.PackUvarint(0, 0, g)
 	return (x | uint64(shift/8)<<24) << 32
 }
 
 // packUvarints packs first's uvarint and then rest's, if they fit, with
 // rest[at] taken to be n (at -1: none).
 func packUvarints(first uint32, rest []uint32, at int, n uint32) (uint64, bool) {
-	x, shift, ok := packUvarint(0, 0, first)
+	x, shift, ok := sched.PackUvarint(0, 0, first)
 	for i, m := range rest {
 		if !ok {
 			return 0, false
@@ -124,26 +126,9 @@ func packUvarints(first uint32, rest []uint32, at int, n uint32) (uint64, bool) 
 		if i == at {
 			m = n
 		}
-		x, shift, ok = packUvarint(x, shift, m)
+		x, shift, ok = sched.PackUvarint(x, shift, m)
 	}
 	return x, ok
-}
-
-// packUvarint puts n's uvarint above the shift bits of x, if it fits in
-// the word: byte for byte, little-endian, what binary.AppendUvarint
-// writes.
-func packUvarint(x uint64, shift uint, n uint32) (uint64, uint, bool) {
-	for ; n >= 0x80; n >>= 7 {
-		if shift >= 64 {
-			return 0, 0, false
-		}
-		x |= uint64(n&0x7f|0x80) << (shift & 63) // below 64, as tested
-		shift += 8
-	}
-	if shift >= 64 {
-		return 0, 0, false
-	}
-	return x | uint64(n)<<(shift&63), shift + 8, true
 }
 
 // number makes w numbered: it numbers every block and the globals that

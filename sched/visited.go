@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/maphash"
-	"math/bits"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -144,42 +143,6 @@ const busy = ^uint32(0)
 // word is a table entry of word keys: 0 when empty, else a key packed by
 // WordKey.
 type word = atomic.Uint64
-
-// WordKey packs key into a word and reports whether it is a word key: one
-// to eight bytes, none zero, so that the packing (little-endian, zero
-// above the key) is one to one and never 0. A compact key, a string of
-// uvarints of positive numbers, has no zero byte. (A CompactWorder's
-// CompactWord must agree with it.)
-func WordKey(key []byte) (uint64, bool) {
-	if len(key) == 0 || len(key) > 8 {
-		return 0, false
-	}
-	var x uint64
-	if cap(key) >= 8 { // one load (little-endian, as binary would read it), masked to the key
-		x = *(*uint64)(unsafe.Pointer(unsafe.SliceData(key)))
-		if !littleEndian {
-			x = bits.ReverseBytes64(x)
-		}
-		x &= ^uint64(0) >> (64 - 8*len(key))
-	} else {
-		var b [8]byte
-		copy(b[:], key)
-		x = binary.LittleEndian.Uint64(b[:])
-	}
-	// The lowest byte flagged is x's lowest zero byte (a borrow only
-	// flags bytes above a zero one).
-	zeros := (x - 0x0101010101010101) &^ x & 0x8080808080808080
-	return x, bits.TrailingZeros64(zeros)/8 == len(key)
-}
-
-// littleEndian: the machine stores a word's low byte first.
-var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
-
-// unpackWord is the key that WordKey packed into x.
-func unpackWord(x uint64, buf *[8]byte) []byte {
-	binary.LittleEndian.PutUint64(buf[:], x)
-	return buf[:(bits.Len64(x)+7)/8]
-}
 
 // hashWord is the hash of the word key packed into x: murmur3's finalizer
 // of x and the set's seed.
