@@ -61,21 +61,10 @@ const (
 	KernelError
 )
 
-func (e Exc) String() string {
-	switch e {
-	case 0:
-		return "no exception"
-	case KeyError:
-		return "KeyError"
-	case AttributeError:
-		return "AttributeError"
-	case RuntimeError:
-		return "RuntimeError"
-	case KernelError:
-		return "KernelError"
-	}
-	return fmt.Sprintf("Exc(%d)", int32(e))
-}
+var excNames = [...]string{0: "no exception", KeyError: "KeyError", AttributeError: "AttributeError",
+	RuntimeError: "RuntimeError", KernelError: "KernelError"}
+
+func (e Exc) String() string { return nameIn(excNames[:], "Exc", e) }
 
 // Atomicity is the CPython build whose atomic steps the model follows.
 type Atomicity uint8
@@ -90,14 +79,17 @@ const (
 	FreeThreaded
 )
 
-func (a Atomicity) String() string {
-	switch a {
-	case GIL:
-		return "gil"
-	case FreeThreaded:
-		return "free-threaded"
+var atomicityNames = [...]string{GIL: "gil", FreeThreaded: "free-threaded"}
+
+func (a Atomicity) String() string { return nameIn(atomicityNames[:], "Atomicity", a) }
+
+// nameIn is names[v] where it is a name, else typ(v): the String of an
+// enum type typ.
+func nameIn[E ~int32 | ~uint8](names []string, typ string, v E) string {
+	if i := int64(v); i >= 0 && i < int64(len(names)) && names[i] != "" {
+		return names[i]
 	}
-	return fmt.Sprintf("Atomicity(%d)", int(a))
+	return fmt.Sprintf("%s(%d)", typ, v)
 }
 
 // ParseAtomicity reads "gil" or "free-threaded".

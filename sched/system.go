@@ -17,17 +17,7 @@ const (
 	Done
 )
 
-func (s Status) String() string {
-	switch s {
-	case Runnable:
-		return "runnable"
-	case Blocked:
-		return "blocked"
-	case Done:
-		return "done"
-	}
-	return fmt.Sprintf("Status(%d)", int(s))
-}
+func (s Status) String() string { return enumName("Status", s, "runnable", "blocked", "done") }
 
 // Access says how a step touches its object.
 type Access uint8
@@ -41,16 +31,15 @@ const (
 	Write
 )
 
-func (a Access) String() string {
-	switch a {
-	case Local:
-		return "local"
-	case Read:
-		return "read"
-	case Write:
-		return "write"
+func (a Access) String() string { return enumName("Access", a, "local", "read", "write") }
+
+// enumName is the name of v, a value of the enum type typ whose values
+// from 1 up are named names, or typ(v) when v has none.
+func enumName[E ~uint8](typ string, v E, names ...string) string {
+	if v >= 1 && int(v) <= len(names) {
+		return names[v-1]
 	}
-	return fmt.Sprintf("Access(%d)", int(a))
+	return fmt.Sprintf("%s(%d)", typ, v)
 }
 
 // Footprint is what a step declares about itself before it runs: the shared
