@@ -60,9 +60,11 @@ func (w *World) touch(t int) {
 // key's part numbers, of the threads that the host's step just interpreted
 // (see touch) wrote, other than itself: the thread it started (sStart,
 // ev.started), and, when a poll aborted or released a block, all of them.
-// The host only reads the others, so their numbers stand: numbering them
-// again cost a search of merged 7% of its instructions (a hash and a
-// probe of the table for each block). TestCompactKeyIsExact and the
+// The host only reads the others, so their numbers stand: it decides
+// to keep them because numbering them again (a hash and a probe of the
+// table for each block) cost the States search of merged 7% of its
+// instructions (cachegrind's count, as scripts/instructions.sh takes it;
+// see docs/performance.md). TestCompactKeyIsExact and the
 // canonical key's tests check every number kept so against a fresh
 // lookup (debug.verifyCanon).
 func (w *World) forgetHostWrites() {

@@ -10,10 +10,13 @@ package sched
 // search.
 
 // earlyPeekBytes is the size of visited table, as it is made, from which
-// searchFrom peeks early (peekEarly): 8 MiB. On this project's 2-vCPU VM
-// (1 MiB of L2 a core, 32 MiB of L3) peeking early made the 5-thread
-// search of merged (a 32 MiB table) 6 to 8% faster, and the 4-thread one
-// (2 MiB) 1.5% slower. Tests set it to 0 (PeekEarlyAlwaysForTest).
+// searchFrom peeks early (peekEarly): 8 MiB, so that tables that outgrow
+// the caches get the early peeks and those that fit do not. Tuned with
+// BenchmarkExhaustiveMerged5 (a 32 MiB table: 6 to 8% faster with early
+// peeks) and BenchmarkExhaustiveMerged4 (2 MiB: 1.5% slower with them),
+// run in turn by scripts/ab.sh on a machine with 1 MiB of L2 a core and
+// 32 MiB of L3; see docs/performance.md. Tests set it to 0
+// (PeekEarlyAlwaysForTest).
 var earlyPeekBytes int64 = 8 << 20
 
 // earlyPeek is a peek made ahead of push at thread t that told word and
