@@ -32,11 +32,12 @@ import (
 // last, 0 until then and never changed after. A step's value is the
 // numbers of the block and globals it leaves, its aux the thread's
 // statusInfo then (the low 32 bits) and the uvarint of the globals'
-// number it leaves (globalsUvarint, above), its word the number of its
-// event (events). Growing
-// builds a new table and swaps the
-// pointer, so a reader holding the old one only misses the newest
-// entries (and, for a step, runs it).
+// number it leaves (globalsUvarint), its word the number of its event
+// (events); keeping the status after the step in the entry spares a
+// recalled step a status lookup (tuned with BenchmarkExhaustiveMerged5,
+// 2% faster; see docs/performance.md). Growing builds a new table and
+// swaps the pointer, so a reader holding the old one only misses the
+// newest entries (and, for a step, runs it).
 type memo struct {
 	tab atomic.Pointer[[]memoSlot] // linear probing; len is a power of 2
 	mu  sync.Mutex                 // serializes inserts
