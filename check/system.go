@@ -102,7 +102,7 @@ func (s *System) PeekWord(t sched.ThreadID) (uint64, sched.PeekNote, bool) {
 	return unlessFailing(s.w.PeekWord(int(t)))
 }
 
-// PeekAgain implements sched.PeekAgainer.
+// PeekAgain implements sched.WordPeeker.
 func (s *System) PeekAgain(t sched.ThreadID, note sched.PeekNote) (uint64, sched.PeekNote, bool) {
 	return unlessFailing(s.w.PeekAgain(int(t), note))
 }
@@ -121,7 +121,7 @@ func (s *System) TakePeeked(parent sched.System, t sched.ThreadID, note sched.Pe
 	s.w.TakePeeked(parent.(*System).w, int(t), note)
 }
 
-// CompactWord implements sched.CompactWorder.
+// CompactWord implements sched.Compact.
 func (s *System) CompactWord() (uint64, bool) { return s.w.CompactWord() }
 
 // AppendKey implements sched.System.

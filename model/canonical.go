@@ -28,12 +28,9 @@ import (
 // AppendCanonicalKey encodes the state with each group's threads sorted, so
 // states that differ by such a permutation get one key.
 
-// brokenSymmetryForTest, when set, breaks the reduction on purpose: the
-// canonical key of a state no longer determines its future. It exists only
-// so that a test can check that the soundness tests catch a broken
-// reduction (see canonical_export_test.go); nothing else may set it.
-var brokenSymmetryForTest brokenSymmetry
-
+// brokenSymmetry names a reduction broken on purpose, for the tests that
+// check the soundness tests catch one (debug.brokenSymmetry); the zero
+// value is the sound one.
 type brokenSymmetry uint8
 
 const (
@@ -57,7 +54,7 @@ const (
 // may have changed the thread (Step unsets it; CopyFrom copies the scratch
 // with the vector), so a search that copies a state and steps one thread
 // looks up one part; and sorting starts from the last canonical order.
-// Neither changes a key, only its cost (verifyCanonForTest checks it).
+// Neither changes a key, only its cost (debug.verifyCanon checks it).
 type canonScratch struct {
 	mode  brokenSymmetry // the mode order and part were computed in
 	order []int          // threads in canonical order, group by group
@@ -74,10 +71,6 @@ type canonScratch struct {
 	firstHeld []slot
 	globals   []slot // the globals with their lock owners renamed
 }
-
-// verifyCanonForTest, when set, makes AppendCanonicalKey look up every
-// thread's part again and panic if a fresh one differs. Only tests set it.
-var verifyCanonForTest bool
 
 // AppendCanonicalKey appends the key of w's orbit under the symmetry
 // between the threads of each block: two states get the same key exactly
@@ -124,7 +117,7 @@ func (w *World) AppendCanonicalKey(b []byte) []byte {
 			c.part[t], c.fresh[t] = p.liveParts.number(w.live(t, c)), true
 		}
 	}
-	if verifyCanonForTest {
+	if debug.verifyCanon {
 		for t := range c.part {
 			if n := p.liveParts.number(w.live(t, c)); n != c.part[t] {
 				panic(fmt.Sprintf("model: thread %d's live part is number %d, but the canonical key's scratch says %d: a change to the vector did not unset it", t, n, c.part[t]))
@@ -132,7 +125,7 @@ func (w *World) AppendCanonicalKey(b []byte) []byte {
 		}
 	}
 	w.findFirstHeld(c)
-	if brokenSymmetryForTest == brokenOneGroup {
+	if debug.brokenSymmetry == brokenOneGroup {
 		c.sortGroup(c.order[1:])
 	} else {
 		for _, members := range p.blockThreads {
@@ -150,8 +143,8 @@ func (w *World) AppendCanonicalKey(b []byte) []byte {
 	c.globals = append(c.globals[:0], w.s[:l.threads]...)
 	for i, o := range c.globals[owners : owners+p.maxLocks] {
 		switch {
-		case o == 0 || brokenSymmetryForTest == brokenNoRename:
-		case brokenSymmetryForTest == brokenNoOwners:
+		case o == 0 || debug.brokenSymmetry == brokenNoRename:
+		case debug.brokenSymmetry == brokenNoOwners:
 			o = 0
 		default:
 			o = c.pos[o-1] + 1
@@ -168,7 +161,7 @@ func (w *World) AppendCanonicalKey(b []byte) []byte {
 // canonScratch returns w's scratch, sized for its program.
 func (w *World) canonScratch() *canonScratch {
 	n := w.p.NumThreads()
-	c := w.canon
+	c := w.cache.canon
 	if c == nil || len(c.pos) != n {
 		c = &canonScratch{
 			order:     make([]int, n),
@@ -180,68 +173,25 @@ func (w *World) canonScratch() *canonScratch {
 		for t := range n {
 			c.order[t] = t
 		}
-		c.mode = brokenSymmetryForTest
-		w.canon = c
+		c.mode = debug.brokenSymmetry
+		w.cache.canon = c
 	}
-	if c.mode != brokenSymmetryForTest {
+	if c.mode != debug.brokenSymmetry {
 		for t := range n {
 			c.order[t] = t
 		}
 		clear(c.fresh)
-		c.mode = brokenSymmetryForTest
+		c.mode = debug.brokenSymmetry
 	}
 	return c
 }
 
-// touch records that a step of thread t is about to change the vector:
-// the globals and the thread's own slots, or, for the host (which starts
-// and polls threads), perhaps any thread's. The host's step forgets its
-// own block's number and the globals' here, and the numbers of the other
-// blocks it wrote once it is over (forgetHostWrites).
-func (w *World) touch(t int) {
-	if c := w.canon; c != nil {
-		c.fresh[t] = false
-	}
-	w.gnum = 0
-	if w.blocks != nil {
-		w.setBlock(t, 0)
-	}
-}
-
-// forgetHostWrites forgets the numbers of the blocks, and the canonical
-// key's part numbers, of the threads that the host's step just made (see
-// touch) wrote, other than itself: the thread it started (sStart,
-// ev.started), and, when a poll aborted or released a block, all of them.
-// The host only reads the others, so their numbers stand: numbering them
-// again cost a search of merged 7% of its instructions (a hash and a
-// probe of the table for each block). TestCompactKeyIsExact and the
-// canonical key's tests check every number kept so against a fresh
-// lookup (VerifyCanonForTest).
-func (w *World) forgetHostWrites() {
-	all := w.ev.pollText == pollAbort || w.ev.pollText == pollRelease
-	if c := w.canon; c != nil {
-		if all {
-			clear(c.fresh)
-		} else if w.ev.started != Host {
-			c.fresh[w.ev.started] = false
-		}
-	}
-	switch {
-	case w.blocks == nil:
-	case all:
-		clear(w.blocks)
-		w.packed = 0
-	case w.ev.started != Host:
-		w.setBlock(w.ev.started, 0)
-	}
-}
-
 // copyCanon makes w's scratch src's, as CopyFrom makes w's vector src's.
 func (w *World) copyCanon(src *World) {
-	sc := src.canon
-	if sc == nil || sc.mode != brokenSymmetryForTest {
-		if w.canon != nil {
-			clear(w.canon.fresh)
+	sc := src.cache.canon
+	if sc == nil || sc.mode != debug.brokenSymmetry {
+		if w.cache.canon != nil {
+			clear(w.cache.canon.fresh)
 		}
 		return
 	}
@@ -260,7 +210,7 @@ func (w *World) live(t int, c *canonScratch) []slot {
 		return c.finishedLive[:]
 	}
 	depth := int(w.s[base+tDepth])
-	if brokenSymmetryForTest == brokenTopFrameOnly && depth > 1 {
+	if debug.brokenSymmetry == brokenTopFrameOnly && depth > 1 {
 		// Wrong on purpose: the top frame stands in for the bottom one,
 		// and the frames in between are dropped.
 		top := base + tFrames + (depth-1)*frameSize

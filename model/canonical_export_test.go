@@ -3,7 +3,7 @@ package model
 // Test-only access to the symmetry machinery, for canonical_test.go.
 
 // BrokenSymmetry names a deliberately broken reduction (see
-// brokenSymmetryForTest).
+// debug.brokenSymmetry).
 type BrokenSymmetry = brokenSymmetry
 
 // The broken reductions the tests must catch.
@@ -32,17 +32,17 @@ func (b BrokenSymmetry) String() string {
 // the returned function is called. Tests that use it must not run in
 // parallel with others of this package.
 func BreakSymmetryForTest(b BrokenSymmetry) (restore func()) {
-	old := brokenSymmetryForTest
-	brokenSymmetryForTest = b
-	return func() { brokenSymmetryForTest = old }
+	old := debug.brokenSymmetry
+	debug.brokenSymmetry = b
+	return func() { debug.brokenSymmetry = old }
 }
 
 // VerifyCanonForTest makes every canonical key check its scratch against
-// a lookup of every thread (see verifyCanonForTest) until the returned
+// a lookup of every thread (see debug.verifyCanon) until the returned
 // function is called.
 func VerifyCanonForTest() (restore func()) {
-	verifyCanonForTest = true
-	return func() { verifyCanonForTest = false }
+	debug.verifyCanon = true
+	return func() { debug.verifyCanon = false }
 }
 
 // GroupsForTest are the groups of interchangeable threads: each block's.

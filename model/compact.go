@@ -3,6 +3,8 @@ package model
 import (
 	"encoding/binary"
 	"fmt"
+
+	"swapcheck/sched"
 )
 
 // AppendCompactKey appends an encoding of exactly w's state, shorter than
@@ -26,19 +28,19 @@ func (w *World) AppendCompactKey(b []byte) []byte {
 
 // CompactWord is the compact key packed in a word as sched.WordKey packs
 // it, and whether it fits (eight bytes at most), without writing its
-// bytes: the key of the exact searches' (sched.CompactWorder) for up to
-// five GPU threads of merged.
+// bytes (sched.Compact): the exact searches' key for up to five GPU
+// threads of merged.
 func (w *World) CompactWord() (uint64, bool) {
 	w.number()
-	return w.packWord(w.gnum, -1, 0)
+	return w.packWord(w.cache.gnum, -1, 0)
 }
 
 // setBlock makes n the number of thread t's block (0: not known), in
 // blocks and in packed.
 func (w *World) setBlock(t int, n uint32) {
-	w.blocks[t] = n
+	w.cache.blocks[t] = n
 	if t < 8 {
-		w.packed = withByte(w.packed, t, n)
+		w.cache.packed = withByte(w.cache.packed, t, n)
 	}
 }
 
@@ -58,7 +60,7 @@ func packedOf(blocks []uint32) uint64 {
 	return y
 }
 
-// packWord is packUvarints(g, w.blocks, at, n) of a numbered world: the
+// packWord is packUvarints(g, w.cache.blocks, at, n) of a numbered world: the
 // compact key of globals number g and w's blocks, with thread at's taken
 // to be n (at -1: none; PeekWord packs the numbers a step would leave
 // so). Most often every block's number is below 0x80, one byte each
@@ -67,11 +69,11 @@ func packedOf(blocks []uint32) uint64 {
 // packed above it, with at's byte replaced, and no loop over the
 // threads.
 func (w *World) packWord(g uint32, at int, n uint32) (uint64, bool) {
-	x, shift, _ := packUvarint(0, 0, g) // at most five bytes
+	x, shift, _ := sched.PackUvarint(0, 0, g) // at most five bytes
 	if word, ok := w.packAbove(x, shift, at, n); ok {
 		return word, true
 	}
-	return packUvarints(g, w.blocks, at, n)
+	return packUvarints(g, w.cache.blocks, at, n)
 }
 
 // packAbove is packWord's short way, from x, the globals' uvarint
@@ -79,13 +81,13 @@ func (w *World) packWord(g uint32, at int, n uint32) (uint64, bool) {
 // apply (some block's number is 0x80 or more, or the bytes do not fit),
 // and packUvarints must pack the key. It is small enough to inline.
 func (w *World) packAbove(x uint64, shift uint, at int, n uint32) (word uint64, ok bool) {
-	y := w.packed
+	y := w.cache.packed
 	if at >= 0 && at < 8 {
 		y = withByte(y, at, n)
 	}
 	// The bytes fit (so there are at most seven threads, each with a
 	// byte of packed) and none is 0x80 or more.
-	if shift+8*uint(len(w.blocks)) <= 64 && y&0x8080808080808080 == 0 {
+	if shift+8*uint(len(w.cache.blocks)) <= 64 && y&0x8080808080808080 == 0 {
 		return x | y<<(shift&63), true // shift is 40 at most
 	}
 	return 0, false
@@ -109,14 +111,14 @@ func globalsUvarint(g uint32) uint64 {
 	if g >= 1<<21 {
 		return 0
 	}
-	x, shift, _ := packUvarint(0, 0, g)
+	x, shift, _ := sched.PackUvarint(0, 0, g)
 	return (x | uint64(shift/8)<<24) << 32
 }
 
 // packUvarints packs first's uvarint and then rest's, if they fit, with
 // rest[at] taken to be n (at -1: none).
 func packUvarints(first uint32, rest []uint32, at int, n uint32) (uint64, bool) {
-	x, shift, ok := packUvarint(0, 0, first)
+	x, shift, ok := sched.PackUvarint(0, 0, first)
 	for i, m := range rest {
 		if !ok {
 			return 0, false
@@ -124,68 +126,51 @@ func packUvarints(first uint32, rest []uint32, at int, n uint32) (uint64, bool) 
 		if i == at {
 			m = n
 		}
-		x, shift, ok = packUvarint(x, shift, m)
+		x, shift, ok = sched.PackUvarint(x, shift, m)
 	}
 	return x, ok
-}
-
-// packUvarint puts n's uvarint above the shift bits of x, if it fits in
-// the word: byte for byte, little-endian, what binary.AppendUvarint
-// writes.
-func packUvarint(x uint64, shift uint, n uint32) (uint64, uint, bool) {
-	for ; n >= 0x80; n >>= 7 {
-		if shift >= 64 {
-			return 0, 0, false
-		}
-		x |= uint64(n&0x7f|0x80) << (shift & 63) // below 64, as tested
-		shift += 8
-	}
-	if shift >= 64 {
-		return 0, 0, false
-	}
-	return x | uint64(n)<<(shift&63), shift + 8, true
 }
 
 // number makes w numbered: it numbers every block and the globals that
 // it has no number for.
 func (w *World) number() {
 	p, l := w.p, &w.p.lay
-	if verifyCanonForTest {
+	if debug.verifyCanon {
 		w.sync()
 	}
-	if w.stale { // numbered
+	if w.cache.stale { // numbered
 		return
 	}
-	if w.blocks == nil {
-		w.blocks = w.newBlocks()
+	if w.cache.blocks == nil {
+		w.cache.blocks = w.newBlocks()
 	}
-	if verifyCanonForTest && w.packed != packedOf(w.blocks) {
-		panic(fmt.Sprintf("model: the packed block numbers are %#x, but the blocks' numbers %v pack as %#x: a change to blocks did not go through setBlock", w.packed, w.blocks, packedOf(w.blocks)))
+	if debug.verifyCanon && w.cache.packed != packedOf(w.cache.blocks) {
+		panic(fmt.Sprintf("model: the packed block numbers are %#x, but the blocks' numbers %v pack as %#x: a change to blocks did not go through setBlock", w.cache.packed, w.cache.blocks, packedOf(w.cache.blocks)))
 	}
 	base := l.threads
-	for t, n := range w.blocks {
+	for t, n := range w.cache.blocks {
 		if n == 0 {
 			w.setBlock(t, p.blocks.number(w.s[base:base+l.threadSize]))
-		} else if verifyCanonForTest {
+		} else if debug.verifyCanon {
 			if m := p.blocks.number(w.s[base : base+l.threadSize]); m != n {
 				panic(fmt.Sprintf("model: thread %d's block is number %d, but the compact key's scratch says %d: a change to the vector did not unset it", t, m, n))
 			}
 		}
 		base += l.threadSize
 	}
-	if w.gnum == 0 {
-		w.gnum = p.globals.number(w.s[:l.threads])
-	} else if verifyCanonForTest {
-		if m := p.globals.number(w.s[:l.threads]); m != w.gnum {
-			panic(fmt.Sprintf("model: the globals are number %d, but the compact key's scratch says %d: a change to the vector did not unset it", m, w.gnum))
+	if w.cache.gnum == 0 {
+		w.cache.gnum = p.globals.number(w.s[:l.threads])
+	} else if debug.verifyCanon {
+		if m := p.globals.number(w.s[:l.threads]); m != w.cache.gnum {
+			panic(fmt.Sprintf("model: the globals are number %d, but the compact key's scratch says %d: a change to the vector did not unset it", m, w.cache.gnum))
 		}
 	}
 }
 
 // appendNumbers appends the compact key of a numbered world.
 func (w *World) appendNumbers(b []byte) []byte {
-	b = binary.AppendUvarint(b, uint64(w.gnum))
-	for _, n := range w.blocks {
+	b = binary.AppendUvarint(b, uint64(w.cache.gnum))
+	for _, n := range w.cache.blocks {
 		b = binary.AppendUvarint(b, uint64(n))
 	}
 	return b

@@ -67,8 +67,8 @@ func TestCompactKeyIsShort(t *testing.T) {
 
 // CompactWord packs a compact key as sched.WordKey packs its bytes, for the
 // numbers of searches too large for the walks above (two- and three-byte
-// to five-byte uvarints): packUvarint writes what binary.AppendUvarint
-// writes, and so does the packing of the blocks' numbers kept one byte
+// to five-byte uvarints): sched.PackUvarint writes what
+// binary.AppendUvarint writes, and so does the packing of the blocks' numbers kept one byte
 // each (World.packed), with or without one of them replaced (as PeekWord
 // replaces a thread's block), up to nine numbers (more than fit).
 func TestCompactWordPacksUvarints(t *testing.T) {

@@ -59,8 +59,30 @@
 // A search's steps write no pointers: an Event records numbers, and its
 // texts are filled in (Program.Describe) for traces and failures only.
 //
-// A GPU thread's step reads and writes only its own slots and the shared
-// ones, so once the compact key has numbered both, the Program memoizes the
-// step by (thread, block number, globals number) and a search that meets
-// them again copies the outcome in instead of interpreting (memo.go).
+// # Meaning first, speed around it
+//
+// What a step means is one function, World.interpret (interp.go), which
+// reads and writes only the vector and the step's Event. Everything else
+// is speed, each piece in its own file and none of it changing a result
+// (check's TestSpeedMachineryChangesNothing runs every search with it and
+// without):
+//
+//   - step.go: Step wraps interpret in the machinery below, and forgets
+//     what World's cache (worldCache) knew of the parts a step changed;
+//   - compact.go: the compact key numbers the globals and each thread's
+//     slot block (and packs them in a word with sched.PackUvarint);
+//   - memo.go: a GPU thread's step reads and writes only its own slots
+//     and the shared ones, so once the compact key has numbered both,
+//     the Program memoizes the step by (thread, block number, globals
+//     number) and a search that meets them again copies the outcome in
+//     instead of interpreting;
+//   - lazy.go: a world whose steps were all recalled keeps only the
+//     numbers (stale) and writes its vector back when something reads it;
+//     the statuses of its threads are memoized too;
+//   - peek.go: a search asks for a child's word key without making it;
+//   - canonical.go: the key up to symmetry, a reduction (it changes the
+//     counts) rather than a speed-up.
+//
+// Tests switch the machinery's checks on, or break it on purpose, through
+// one debug struct (debug.go) that only the export_test.go files set.
 package model

@@ -12,24 +12,13 @@ const (
 )
 
 // Event describes one step: who ran, which Python line and bytecode it
-// stands for, and what it did.
-//
-// The fields the per-step invariant reads (Kind, Saw, Want, Raised,
-// Machinery) come first, so that a search's check of a peeked step
-// (check.System.PeekWord) reads one cache line of the event.
+// stands for, and what it did. Its numbers (EventNumbers, embedded) are
+// what a step records; its texts are filled in from them (Describe) for
+// traces and failures only.
 type Event struct {
-	Thread int
-	Kind   EventKind
-	// Use: the module and global read (Name, below), what was seen and
-	// what was due.
-	Saw, Want Value
-	// Raised is the exception this step raised or passed on (0 for none);
-	// Machinery is true when the swap protocol's own code raised it (not
-	// when a finally or a with's exit re-raises the body's exception).
-	Raised    Exc
-	Machinery bool
-	Module    int
-	Name      string
+	EventNumbers
+	// Name is the global a use read (Kind EvUse).
+	Name string
 	// Where is "naive.py:15" for a protocol line, "kernel" or a device
 	// function's name for kernel code, "kernel.py" for the simulator's own
 	// code run by the host or by a GPU thread.
@@ -40,19 +29,40 @@ type Event struct {
 	// Effects describe what the step changed or read, when World.Trace is
 	// on, for example "cuda = fake#1".
 	Effects []string
-
-	// Where the texts above (Where, Line, Text, Bytecode, Name) come from:
-	// a search's steps record only these numbers, and the texts are filled
-	// in (Program.Describe) when World.Trace is on or when somebody asks,
-	// so that the hot path writes no pointers (no GC write barriers).
-	src       source
-	pc        int // srcInstr: the protocol pc
-	code      int // srcStmt: the code and statement
-	body      int
-	sub       int // a syncthreads' sub-step
-	started   int // a t.start()'s thread
-	pollText  pollText
+	// described: the texts above are filled in (Describe).
 	described bool
+}
+
+// EventNumbers is what a step records of its Event: numbers only, no
+// texts and no pointers, so that the hot path writes no pointers (no GC
+// write barriers) and the memo can key and copy a step's event as one
+// value (memo.go). The unexported fields say where the texts come from.
+//
+// The fields the per-step invariant reads (Kind, Saw, Want, Raised,
+// Machinery) come first, so that a search's check of a peeked step
+// (check.System.PeekWord) reads one cache line of the event: tuned with
+// cachegrind's cache simulation of BenchmarkExhaustiveMerged5's search;
+// see docs/performance.md.
+type EventNumbers struct {
+	Thread int
+	Kind   EventKind
+	// Use: the module and global read (Event.Name), what was seen and
+	// what was due.
+	Saw, Want Value
+	// Raised is the exception this step raised or passed on (0 for none);
+	// Machinery is true when the swap protocol's own code raised it (not
+	// when a finally or a with's exit re-raises the body's exception).
+	Raised    Exc
+	Machinery bool
+	Module    int
+
+	src      source
+	pc       int // srcInstr: the protocol pc
+	code     int // srcStmt: the code and statement
+	body     int
+	sub      int // a syncthreads' sub-step
+	started  int // a t.start()'s thread
+	pollText pollText
 }
 
 // source is where an Event's texts come from.

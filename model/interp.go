@@ -2,20 +2,13 @@ package model
 
 import "fmt"
 
-// Step runs thread t's next step (t must be runnable), then the local steps
-// that follow it, and returns what the step did: w's own record, valid
-// until w steps again (copy it to keep it; a search's hot loop reads it in
-// place).
-func (w *World) Step(t int) *Event {
-	k, memo := w.memoKeyOf(t)
-	if memo && !verifyMemoForTest {
-		if value, aux, word, ok := w.p.steps.find(k); ok {
-			return w.stepRecalled(t, k, value, aux, word)
-		}
-	}
-	w.sync()
-	w.touch(t)
-	w.forgetStatuses()
+// interpret runs thread t's next step (t must be runnable), then the
+// local steps that follow it, on w's vector, and records what the step
+// did in w's event. It is what a step means: it reads and writes only the
+// vector and the event (and, when set, the trace's effects and the
+// History), never w.cache, and a step's outcome is a function of the
+// vector alone. Step wraps it in the speed machinery (step.go).
+func (w *World) interpret(t int) {
 	w.resetEvent(t)
 	f := w.top(t)
 	if w.s[f+fInBody] == 1 {
@@ -24,27 +17,17 @@ func (w *World) Step(t int) *Event {
 		w.execInstr(t, f, true)
 	}
 	w.settle(t)
-	if t == Host {
-		w.forgetHostWrites()
-	}
 	if w.Trace {
 		w.p.Describe(&w.ev)
 	}
-	if memo {
-		w.remember(t, k)
-	}
-	return &w.ev
 }
 
 // resetEvent starts the record of t's step. Its texts are empty unless a
 // traced step or a Describe filled them in, so only then does it clear
 // them (a pointer write, which costs a GC write barrier).
 func (w *World) resetEvent(t int) {
-	ev := &w.ev
 	w.clearEventTexts()
-	ev.Thread, ev.Kind = t, EvStep
-	ev.Module, ev.Saw, ev.Want, ev.Raised, ev.Machinery = 0, 0, 0, 0, false
-	ev.src, ev.pc, ev.code, ev.body, ev.sub, ev.started, ev.pollText = srcNone, 0, 0, 0, 0, 0, pollNone
+	w.ev.EventNumbers = EventNumbers{Thread: t, Kind: EvStep}
 }
 
 // clearEventTexts empties w's record of the texts a traced step or a

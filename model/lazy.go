@@ -1,6 +1,10 @@
 package model
 
-import "swapcheck/sched"
+import (
+	"slices"
+
+	"swapcheck/sched"
+)
 
 // A search with compact keys numbers every thread's block and the globals
 // (AppendCompactKey, CompactWord), and the memo then recalls a GPU step
@@ -17,10 +21,10 @@ import "swapcheck/sched"
 // numbered reports whether w knows the number of every block and of the
 // globals.
 func (w *World) numbered() bool {
-	if w.gnum == 0 || w.blocks == nil {
+	if w.cache.gnum == 0 || w.cache.blocks == nil {
 		return false
 	}
-	for _, n := range w.blocks {
+	for _, n := range w.cache.blocks {
 		if n == 0 {
 			return false
 		}
@@ -30,31 +34,27 @@ func (w *World) numbered() bool {
 
 // sync brings w's vector up to date, if it is stale.
 func (w *World) sync() {
-	if w.stale {
+	if w.cache.stale {
 		w.vectorInto(w.s)
-		w.stale = false
+		w.cache.stale = false
 	}
 }
 
 // vectorInto writes w's vector into dst: a copy, or the numbered runs when
 // w is stale. w itself does not change.
 func (w *World) vectorInto(dst []slot) {
-	if !w.stale {
+	if !w.cache.stale {
 		copy(dst, w.s)
 		return
 	}
 	l := &w.p.lay
-	copy(dst[:l.threads], w.p.globals.run(w.gnum))
+	copy(dst[:l.threads], w.p.globals.run(w.cache.gnum))
 	base := l.threads
-	for _, n := range w.blocks {
+	for _, n := range w.cache.blocks {
 		copy(dst[base:base+l.threadSize], w.p.blocks.run(n))
 		base += l.threadSize
 	}
 }
-
-// keepVectorsForTest, when set, keeps every world's vector current (no
-// world goes stale), so that tests can compare searches with and without.
-var keepVectorsForTest bool
 
 // The status memo (Program.statuses) holds threads' statuses: thread t's
 // status, and whether it is ready, is a function of t's block and the
@@ -90,10 +90,10 @@ const (
 
 // forgetStatuses marks every thread's status unknown.
 func (w *World) forgetStatuses() {
-	for t := range w.infos {
-		w.infos[t] = stUnknown
+	for t := range w.cache.infos {
+		w.cache.infos[t] = stUnknown
 	}
-	w.unknown = w.infos != nil
+	w.cache.unknown = w.cache.infos != nil
 }
 
 // forgetGlobalsStatuses marks unknown the statuses that depend on the
@@ -101,10 +101,10 @@ func (w *World) forgetStatuses() {
 // threads' blocks alone, which the step left as they were (but for the
 // stepping thread's, whose status the step sets).
 func (w *World) forgetGlobalsStatuses() {
-	for t, info := range w.infos {
+	for t, info := range w.cache.infos {
 		if info&stGlobalsRead != 0 {
-			w.infos[t] = stUnknown
-			w.unknown = true
+			w.cache.infos[t] = stUnknown
+			w.cache.unknown = true
 		}
 	}
 }
@@ -134,6 +134,29 @@ func (w *World) statusOf(t int) statusInfo {
 		return info | stReady
 	}
 	return info | stWaiting
+}
+
+// AppendRunnable appends the runnable threads to buf in increasing order
+// and reports whether every thread is done: Status over every thread, in
+// one pass (a search asks it of every new state). It is appendRunnable
+// (world.go) of the current vector, recalled from the status memo where
+// it can be.
+func (w *World) AppendRunnable(buf []sched.ThreadID) ([]sched.ThreadID, bool) {
+	if w.cache.stale && w.recalledStatuses() {
+		return w.runnableFrom(w.cache.infos, buf)
+	}
+	w.sync()
+	if w.numbered() {
+		w.rememberStatuses()
+		if debug.verifyMemo {
+			recalled, recalledDone := w.runnableFrom(w.cache.infos, nil)
+			if plain, done := w.appendRunnable(nil); !slices.Equal(plain, recalled) || done != recalledDone {
+				panic("model: the runnable threads from the statuses differ from the vector's")
+			}
+		}
+		return w.runnableFrom(w.cache.infos, buf)
+	}
+	return w.appendRunnable(buf)
 }
 
 // runnableFrom is AppendRunnable from every thread's statusInfo.
@@ -172,30 +195,30 @@ func pollReadyFrom(infos []statusInfo, threads []int) bool {
 	return allBlocked
 }
 
-// recalledStatuses fills in the statuses w.infos lacks from the status
+// recalledStatuses fills in the statuses w.cache.infos lacks from the status
 // memo, and reports whether it held them all.
 func (w *World) recalledStatuses() bool {
-	if w.infos == nil {
+	if w.cache.infos == nil {
 		return false
 	}
-	if !w.unknown {
+	if !w.cache.unknown {
 		return true
 	}
-	for t, info := range w.infos {
+	for t, info := range w.cache.infos {
 		if info != stUnknown {
 			continue
 		}
-		info, ok := w.p.statusRecalled(memoKey{thread: uint32(t), block: w.blocks[t]})
+		info, ok := w.p.statusRecalled(memoKey{thread: uint32(t), block: w.cache.blocks[t]})
 		if ok && info == stGlobals {
-			info, ok = w.p.statusRecalled(memoKey{thread: uint32(t), block: w.blocks[t], globals: w.gnum})
+			info, ok = w.p.statusRecalled(memoKey{thread: uint32(t), block: w.cache.blocks[t], globals: w.cache.gnum})
 			info |= stGlobalsRead
 		}
 		if !ok {
 			return false
 		}
-		w.infos[t] = info
+		w.cache.infos[t] = info
 	}
-	w.unknown = false
+	w.cache.unknown = false
 	return true
 }
 
@@ -206,9 +229,9 @@ func (p *Program) statusRecalled(k memoKey) (statusInfo, bool) {
 }
 
 // rememberStatus stores info for k unless the memo has it; under
-// verifyMemoForTest it checks the memo's against it.
+// debug.verifyMemo it checks the memo's against it.
 func (p *Program) rememberStatus(k memoKey, info statusInfo) {
-	if _, _, _, ok := p.statuses.find(k); !ok || verifyMemoForTest {
+	if _, _, _, ok := p.statuses.find(k); !ok || debug.verifyMemo {
 		if _, _, old := p.statuses.addOrFind(k, 0, 0, uint32(info)+1); old != uint32(info)+1 {
 			panic("model: a thread's status differs from the memo's status from the same thread, block and globals")
 		}
@@ -228,22 +251,22 @@ func (w *World) readsGlobals(t int) bool {
 	return w.s[f+fInBody] != 1 && w.p.Protocol.Code[w.s[f+fPC]].Ready != nil
 }
 
-// rememberStatuses sets w.infos from w's vector, which is current, and
+// rememberStatuses sets w.cache.infos from w's vector, which is current, and
 // stores in the memo the statuses it lacks; w is numbered.
 func (w *World) rememberStatuses() {
-	if len(w.infos) != len(w.blocks) {
-		w.infos = w.newInfos()
+	if len(w.cache.infos) != len(w.cache.blocks) {
+		w.cache.infos = w.newInfos()
 	}
-	for t, b := range w.blocks {
+	for t, b := range w.cache.blocks {
 		info := w.statusOf(t)
-		w.infos[t] = info
+		w.cache.infos[t] = info
 		k := memoKey{thread: uint32(t), block: b}
 		if w.readsGlobals(t) {
 			w.p.rememberStatus(k, stGlobals)
-			k.globals = w.gnum
-			w.infos[t] |= stGlobalsRead
+			k.globals = w.cache.gnum
+			w.cache.infos[t] |= stGlobalsRead
 		}
 		w.p.rememberStatus(k, info)
 	}
-	w.unknown = false
+	w.cache.unknown = false
 }

@@ -32,11 +32,12 @@ import (
 // last, 0 until then and never changed after. A step's value is the
 // numbers of the block and globals it leaves, its aux the thread's
 // statusInfo then (the low 32 bits) and the uvarint of the globals'
-// number it leaves (globalsUvarint, above), its word the number of its
-// event (events). Growing
-// builds a new table and swaps the
-// pointer, so a reader holding the old one only misses the newest
-// entries (and, for a step, runs it).
+// number it leaves (globalsUvarint), its word the number of its event
+// (events); keeping the status after the step in the entry spares a
+// recalled step a status lookup (tuned with BenchmarkExhaustiveMerged5,
+// 2% faster; see docs/performance.md). Growing builds a new table and
+// swaps the pointer, so a reader holding the old one only misses the
+// newest entries (and, for a step, runs it).
 type memo struct {
 	tab atomic.Pointer[[]memoSlot] // linear probing; len is a power of 2
 	mu  sync.Mutex                 // serializes inserts
@@ -87,7 +88,7 @@ func (m *memo) find(k memoKey) (value, aux uint64, word uint32, ok bool) {
 
 // addOrFind stores value, aux and word (nonzero) for k unless the memo has
 // an entry for k already (met by another goroutine meanwhile, or recalled
-// no more under verifyMemoForTest), and returns what it holds for k.
+// no more under debug.verifyMemo), and returns what it holds for k.
 func (m *memo) addOrFind(k memoKey, value, aux uint64, word uint32) (uint64, uint64, uint32) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -124,86 +125,48 @@ func insertMemo(slots []memoSlot, k memoKey, value, aux, tag uint64) {
 	slots[i].tag.Store(tag)
 }
 
-// events numbers the distinct eventNums of memoized steps (a few hundred),
-// so that a step's entry names its event in a word. byID is append-only,
-// each longer header published after its new element is written.
+// events numbers the distinct EventNumbers of memoized steps (a few
+// hundred), so that a step's entry names its event in a word. byID is
+// append-only, each longer header published after its new element is
+// written; its Events have numbers and no texts, and PeekWord hands them
+// out.
 type events struct {
 	mu   sync.Mutex
-	ids  map[eventNums]uint32 // under mu
-	byID atomic.Pointer[[]eventEntry]
-}
-
-// eventEntry is an event's numbers and the Event that has them (and no
-// texts), which PeekWord hands out.
-type eventEntry struct {
-	nums eventNums
-	ev   Event
+	ids  map[EventNumbers]uint32 // under mu
+	byID atomic.Pointer[[]Event]
 }
 
 func newEvents() *events {
-	e := &events{ids: map[eventNums]uint32{}}
-	e.byID.Store(new([]eventEntry))
+	e := &events{ids: map[EventNumbers]uint32{}}
+	e.byID.Store(new([]Event))
 	return e
 }
 
 // id is n's number, from 1, given one if n is new.
-func (e *events) id(n eventNums) uint32 {
+func (e *events) id(n EventNumbers) uint32 {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if id, ok := e.ids[n]; ok {
 		return id
 	}
-	var ev Event
-	ev.setNumbers(&n)
-	list := append(*e.byID.Load(), eventEntry{n, ev})
+	list := append(*e.byID.Load(), Event{EventNumbers: n})
 	e.byID.Store(&list)
 	e.ids[n] = uint32(len(list))
 	return uint32(len(list))
 }
 
-// get is the event numbered id.
-func (e *events) get(id uint32) *eventNums { return &(*e.byID.Load())[id-1].nums }
-
 // event is the Event numbered id, not to be modified.
-func (e *events) event(id uint32) *Event { return &(*e.byID.Load())[id-1].ev }
-
-// eventNums is what a search's step records of an event: its numbers,
-// not its texts or effects.
-type eventNums struct {
-	thread, module      int
-	kind                EventKind
-	saw, want           Value
-	raised              Exc
-	machinery           bool
-	src                 source
-	pc, code, body, sub int
-	started             int
-	pollText            pollText
-}
-
-func numbersOf(ev *Event) eventNums {
-	return eventNums{thread: ev.Thread, module: ev.Module, kind: ev.Kind, saw: ev.Saw, want: ev.Want,
-		raised: ev.Raised, machinery: ev.Machinery, src: ev.src, pc: ev.pc, code: ev.code, body: ev.body,
-		sub: ev.sub, started: ev.started, pollText: ev.pollText}
-}
-
-// setNumbers makes ev's numbers n's without a pointer write. ev must hold
-// no texts (clearEventTexts).
-func (ev *Event) setNumbers(n *eventNums) {
-	ev.Thread, ev.Kind = n.thread, n.kind
-	ev.Module, ev.Saw, ev.Want, ev.Raised, ev.Machinery = n.module, n.saw, n.want, n.raised, n.machinery
-	ev.src, ev.pc, ev.code, ev.body, ev.sub, ev.started, ev.pollText = n.src, n.pc, n.code, n.body, n.sub, n.started, n.pollText
-}
+func (e *events) event(id uint32) *Event { return &(*e.byID.Load())[id-1] }
 
 // memoKeyOf is the memo's key for GPU thread t's next step from w, and
 // whether the memo applies: w knows its block and globals numbers and
 // nothing watches the step.
 func (w *World) memoKeyOf(t int) (memoKey, bool) {
-	if t == Host || w.blocks == nil || w.gnum == 0 || w.Trace || w.History != nil {
+	if t == Host || w.cache.blocks == nil || w.cache.gnum == 0 || w.Trace || w.History != nil {
 		return memoKey{}, false
 	}
-	b := w.blocks[t]
-	return memoKey{thread: uint32(t), block: b, globals: w.gnum}, b != 0
+	b := w.cache.blocks[t]
+	return memoKey{thread: uint32(t), block: b, globals: w.cache.gnum}, b != 0
 }
 
 // stepRecalled makes GPU thread t's step from k, which the memo holds
@@ -211,8 +174,8 @@ func (w *World) memoKeyOf(t int) (memoKey, bool) {
 // and its event.
 func (w *World) stepRecalled(t int, k memoKey, value, aux uint64, word uint32) *Event {
 	w.applyRecalled(t, k.globals, value, aux)
-	w.clearEventTexts() // setNumbers writes every number resetEvent would
-	w.ev.setNumbers(w.p.events.get(word))
+	w.clearEventTexts()
+	w.ev.EventNumbers = w.p.events.event(word).EventNumbers
 	return &w.ev
 }
 
@@ -226,36 +189,36 @@ func (w *World) applyRecalled(t int, globals uint32, value, aux uint64) {
 	// touch(t), but for its block's and the globals' numbers, which are
 	// set below to the step's (t is a GPU thread, whose step changes only
 	// those)
-	if c := w.canon; c != nil {
+	if c := w.cache.canon; c != nil {
 		c.fresh[t] = false
 	}
-	if w.infos != nil {
+	if w.cache.infos != nil {
 		if after != globals { // else only t's status may have changed
 			w.forgetGlobalsStatuses()
 		}
-		w.infos[t] = statusInfo(aux)
+		w.cache.infos[t] = statusInfo(aux)
 	}
 	w.setBlock(t, block)
-	w.gnum = after
-	if !w.stale && (keepVectorsForTest || !w.numbered()) {
+	w.cache.gnum = after
+	if !w.cache.stale && (debug.keepVectors || !w.numbered()) {
 		if after != globals {
 			copy(w.s[:l.threads], w.p.globals.run(after))
 		}
 		base := w.thread(t)
 		copy(w.s[base:base+l.threadSize], w.p.blocks.run(block))
 	} else {
-		w.stale = true
+		w.cache.stale = true
 	}
 }
 
 // remember stores the step of GPU thread t from k that w has just taken
-// (the memo had none, or verifyMemoForTest ran it anyway: then the two
+// (the memo had none, or debug.verifyMemo ran it anyway: then the two
 // must agree), and sets w's numbers of the block and globals it left.
 func (w *World) remember(t int, k memoKey) {
 	l := &w.p.lay
 	base := w.thread(t)
 	block, globals := w.p.blocks.number(w.s[base:base+l.threadSize]), w.p.globals.number(w.s[:l.threads])
-	value, ev := uint64(block)<<32|uint64(globals), w.p.events.id(numbersOf(&w.ev))
+	value, ev := uint64(block)<<32|uint64(globals), w.p.events.id(w.ev.EventNumbers)
 	status := uint64(w.statusOf(t))
 	if w.readsGlobals(t) {
 		status |= uint64(stGlobalsRead)
@@ -263,13 +226,9 @@ func (w *World) remember(t int, k memoKey) {
 	status |= globalsUvarint(globals)
 	// The interners' numbers stand for the runs (a bijection), the
 	// events' for the events.
-	if oldValue, oldStatus, oldEv := w.p.steps.addOrFind(k, value, status, ev); verifyMemoForTest && (oldValue != value || oldStatus != status || oldEv != ev) {
+	if oldValue, oldStatus, oldEv := w.p.steps.addOrFind(k, value, status, ev); debug.verifyMemo && (oldValue != value || oldStatus != status || oldEv != ev) {
 		panic("model: a GPU step differs from the memo's step from the same thread, block and globals")
 	}
 	w.setBlock(t, block)
-	w.gnum = globals
+	w.cache.gnum = globals
 }
-
-// verifyMemoForTest, when set, makes every step the memo could recall run
-// the interpreter instead and panic unless the memo agrees.
-var verifyMemoForTest bool

@@ -14,11 +14,11 @@ func (w *World) RecallsForTest(t int) bool {
 }
 
 // VerifyMemoForTest makes every step the memo could recall run the
-// interpreter and check the memo against it (see verifyMemoForTest) until
+// interpreter and check the memo against it (see debug.verifyMemo) until
 // the returned function is called.
 func VerifyMemoForTest() (restore func()) {
-	verifyMemoForTest = true
-	return func() { verifyMemoForTest = false }
+	debug.verifyMemo = true
+	return func() { debug.verifyMemo = false }
 }
 
 // StepsMemoizedForTest is how many GPU steps p's memo holds.
@@ -30,20 +30,20 @@ func (p *Program) StepsMemoizedForTest() int {
 
 // StaleForTest reports whether w's vector is out of date, its numbers
 // being its state (see lazy.go).
-func (w *World) StaleForTest() bool { return w.stale }
+func (w *World) StaleForTest() bool { return w.cache.stale }
 
 // KeepVectorsForTest keeps every world's vector current (no world goes
 // stale) until the returned function is called.
 func KeepVectorsForTest() (restore func()) {
-	keepVectorsForTest = true
-	return func() { keepVectorsForTest = false }
+	debug.keepVectors = true
+	return func() { debug.keepVectors = false }
 }
 
 // PackUvarintsForTest packs nums as CompactWord packs a world's numbers
 // (globals first, then blocks, set one by one with setBlock), with nums[at]
 // taken to be n (at 0 or less: none) as PeekWord packs them.
 func PackUvarintsForTest(nums []uint32, at int, n uint32) (uint64, bool) {
-	w := &World{blocks: make([]uint32, len(nums)-1)}
+	w := &World{cache: worldCache{blocks: make([]uint32, len(nums)-1)}}
 	for t, m := range nums[1:] {
 		w.setBlock(t, m)
 	}
@@ -54,7 +54,7 @@ func PackUvarintsForTest(nums []uint32, at int, n uint32) (uint64, bool) {
 // a step leaves, with the globals' uvarint from the memo's aux
 // (globalsUvarint); at must be positive, a thread's number plus one.
 func PackPeekedForTest(nums []uint32, at int, n uint32) (uint64, bool) {
-	w := &World{blocks: make([]uint32, len(nums)-1)}
+	w := &World{cache: worldCache{blocks: make([]uint32, len(nums)-1)}}
 	for t, m := range nums[1:] {
 		w.setBlock(t, m)
 	}

@@ -241,8 +241,8 @@ func TestValidate(t *testing.T) {
 }
 
 // A valid scenario whose call tree is exponential in its depth (64 calls
-// at each of 9 levels) is rejected at once; NewProgram used to count every
-// call path and never return.
+// at each of 9 levels) is rejected at once, not after counting every call
+// path (which would never end).
 func TestNewProgramCallTree(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("threads 1\nmodule kernels cuda\n")

@@ -65,20 +65,16 @@ const (
 	TypeError
 )
 
-func (e Exc) String() string {
-	switch e {
-	case 0:
-		return "no exception"
-	case KeyError:
-		return "KeyError"
-	case AttributeError:
-		return "AttributeError"
-	case RuntimeError:
-		return "RuntimeError"
-	case KernelError:
-		return "KernelError"
-	case TypeError:
-		return "TypeError"
+var excNames = [...]string{0: "no exception", KeyError: "KeyError", AttributeError: "AttributeError",
+	RuntimeError: "RuntimeError", KernelError: "KernelError", TypeError: "TypeError"}
+
+func (e Exc) String() string { return nameIn(excNames[:], "Exc", e) }
+
+// nameIn is names[v] where it is a name, else typ(v): the String of an
+// enum type typ.
+func nameIn[E ~int32 | ~uint8](names []string, typ string, v E) string {
+	if i := int64(v); i >= 0 && i < int64(len(names)) && names[i] != "" {
+		return names[i]
 	}
-	return fmt.Sprintf("Exc(%d)", int32(e))
+	return fmt.Sprintf("%s(%d)", typ, v)
 }

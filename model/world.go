@@ -14,9 +14,11 @@ type slot = int16
 
 // World is the simulated CPython process: module globals, the protocol's
 // registries, locks, the kernel context and every thread's frames. All of
-// its state is one flat vector of int16 slots, so a World is copied with one copy
-// and compared or hashed as bytes; the Program behind it is shared and
-// never changes.
+// its state is one flat vector of int16 slots (s), so a World is copied
+// with one copy and compared or hashed as bytes; the Program behind it is
+// shared and never changes. Everything else it holds is either a step's
+// scratch and record (ev, ctx) or, in cache, what the speed machinery
+// knows of that state; none of it is state.
 type World struct {
 	p  *Program
 	s  []slot
@@ -24,12 +26,27 @@ type World struct {
 	// ctx is the one Ctx the world hands its instructions (kept here so a
 	// step allocates nothing).
 	ctx Ctx
-	// canon is AppendCanonicalKey's scratch (copied by CopyFrom, not by
-	// Clone).
+	// Trace asks steps to describe their effects in Event.Effects.
+	Trace bool
+	// History, when set, receives the boundaries of every swap and every
+	// use of cuda, for linearizability checking. Clone does not copy it.
+	History *History
+	cache   worldCache
+}
+
+// worldCache is what a World's speed machinery (the compact key, the
+// memo, lazy worlds, peeks and the canonical key: compact.go, memo.go,
+// lazy.go, peek.go, canonical.go) knows of its state. It is numbers for
+// parts of the vector and the statuses they imply, each valid until a
+// step may have changed what it stands for; none of it is state, and the
+// interpreter (interpret) reads none of it. CopyFrom copies it, Clone
+// does not.
+type worldCache struct {
+	// canon is AppendCanonicalKey's scratch.
 	canon *canonScratch
 	// blocks[t] is the number of thread t's slot block in the program's
 	// table, 0 when a step may have changed it (AppendCompactKey's
-	// scratch, nil until its first call; copied by CopyFrom, not by Clone).
+	// scratch, nil until its first call).
 	blocks []uint32
 	// packed holds blocks[t], for t below 8, in its byte t: the number
 	// when it is below 0x80, else 0x80 (so 0 where blocks has 0). It
@@ -48,32 +65,29 @@ type World struct {
 	infos []statusInfo
 	// unknown: some of infos may be stUnknown (set where they are marked
 	// so, cleared once all are known), so that recalledStatuses need not
-	// look when none is
+	// look when none is (counted with scripts/instructions.sh: 5 to 6
+	// fewer instructions a step)
 	unknown bool
 	// small holds blocks and infos in the world itself when the program
 	// has at most smallThreads threads (newBlocks, newInfos), so that
 	// CopyFrom, once per state a search makes, copies both as one array
-	// rather than in two calls of memmove.
+	// rather than in two calls of memmove (counted with
+	// scripts/instructions.sh: about 20 fewer instructions a step).
 	small struct {
 		blocks [smallThreads]uint32
 		infos  [smallThreads]statusInfo
 	}
-	// Trace asks steps to describe their effects in Event.Effects.
-	Trace bool
-	// History, when set, receives the boundaries of every swap and every
-	// use of cuda, for linearizability checking. Clone does not copy it.
-	History *History
 }
 
 // smallThreads is the most threads whose blocks and infos a World holds
 // in itself (World.small).
 const smallThreads = 8
 
-// newBlocks is a zeroed blocks slice for w: in w.small when it fits.
-func (w *World) newBlocks() []uint32 { return zeroedIn(&w.small.blocks, w.p.NumThreads()) }
+// newBlocks is a zeroed blocks slice for w: in w.cache.small when it fits.
+func (w *World) newBlocks() []uint32 { return zeroedIn(&w.cache.small.blocks, w.p.NumThreads()) }
 
-// newInfos is a zeroed infos slice for w: in w.small when it fits.
-func (w *World) newInfos() []statusInfo { return zeroedIn(&w.small.infos, w.p.NumThreads()) }
+// newInfos is a zeroed infos slice for w: in w.cache.small when it fits.
+func (w *World) newInfos() []statusInfo { return zeroedIn(&w.cache.small.infos, w.p.NumThreads()) }
 
 // zeroedIn is n zeroed elements: a view of small when n fits in it, else
 // a slice of their own.
@@ -135,41 +149,41 @@ func (w *World) CopyFrom(src *World) {
 	if w.p != src.p {
 		panic("model: CopyFrom between worlds of different programs")
 	}
-	if w.stale = src.stale; !w.stale {
+	if w.cache.stale = src.cache.stale; !w.cache.stale {
 		copy(w.s, src.s)
 	}
-	w.unknown = src.unknown
+	w.cache.unknown = src.cache.unknown
 	// With few threads, blocks and infos, where set, are views of small:
 	// copying small copies them.
 	n := w.p.NumThreads()
 	if n <= smallThreads {
-		w.small = src.small
+		w.cache.small = src.cache.small
 	}
 	switch {
-	case src.infos != nil && n <= smallThreads:
-		w.infos = w.small.infos[:n:n]
-	case src.infos != nil && len(w.infos) == len(src.infos):
-		copy(w.infos, src.infos)
-	case src.infos != nil:
-		w.infos = slices.Clone(src.infos)
-	case w.infos != nil:
+	case src.cache.infos != nil && n <= smallThreads:
+		w.cache.infos = w.cache.small.infos[:n:n]
+	case src.cache.infos != nil && len(w.cache.infos) == len(src.cache.infos):
+		copy(w.cache.infos, src.cache.infos)
+	case src.cache.infos != nil:
+		w.cache.infos = slices.Clone(src.cache.infos)
+	case w.cache.infos != nil:
 		w.forgetStatuses()
 	}
 	switch {
-	case src.blocks != nil && n <= smallThreads:
-		w.blocks = w.small.blocks[:n:n]
-	case src.blocks != nil && w.blocks != nil:
-		copy(w.blocks, src.blocks)
-	case src.blocks != nil:
-		w.blocks = slices.Clone(src.blocks)
-	case w.blocks != nil:
-		clear(w.blocks)
+	case src.cache.blocks != nil && n <= smallThreads:
+		w.cache.blocks = w.cache.small.blocks[:n:n]
+	case src.cache.blocks != nil && w.cache.blocks != nil:
+		copy(w.cache.blocks, src.cache.blocks)
+	case src.cache.blocks != nil:
+		w.cache.blocks = slices.Clone(src.cache.blocks)
+	case w.cache.blocks != nil:
+		clear(w.cache.blocks)
 	}
-	if src.canon != nil || w.canon != nil {
+	if src.cache.canon != nil || w.cache.canon != nil {
 		w.copyCanon(src)
 	}
-	w.packed = src.packed
-	w.gnum = src.gnum
+	w.cache.packed = src.cache.packed
+	w.cache.gnum = src.cache.gnum
 	w.Trace = src.Trace
 }
 
@@ -210,27 +224,6 @@ func (w *World) Status(t int) sched.Status {
 		return sched.Runnable
 	}
 	return sched.Blocked
-}
-
-// AppendRunnable appends the runnable threads to buf in increasing order
-// and reports whether every thread is done: Status over every thread, in
-// one pass (a search asks it of every new state).
-func (w *World) AppendRunnable(buf []sched.ThreadID) ([]sched.ThreadID, bool) {
-	if w.stale && w.recalledStatuses() {
-		return w.runnableFrom(w.infos, buf)
-	}
-	w.sync()
-	if w.numbered() {
-		w.rememberStatuses()
-		if verifyMemoForTest {
-			recalled, recalledDone := w.runnableFrom(w.infos, nil)
-			if plain, done := w.appendRunnable(nil); !slices.Equal(plain, recalled) || done != recalledDone {
-				panic("model: the runnable threads from the statuses differ from the vector's")
-			}
-		}
-		return w.runnableFrom(w.infos, buf)
-	}
-	return w.appendRunnable(buf)
 }
 
 // appendRunnable is AppendRunnable from w's (current) vector.

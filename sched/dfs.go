@@ -55,10 +55,10 @@ type dfsKid struct {
 	peeked bool
 	note   PeekNote
 	// s as a Copier, a RunnableLister and, when the search takes keys as
-	// words, as a CompactWorder and a WordPeeker; nil if it is not one
+	// words, as a Compact and a WordPeeker; nil if it is not one
 	copier Copier
 	lister RunnableLister
-	worder CompactWorder
+	worder Compact
 	peeker WordPeeker
 	// the key: a word key packed in word (isWord), or key; hash is its
 	// hashKey
@@ -88,7 +88,7 @@ func terminal(s System, allDone bool) *Failure {
 type depthFirst struct {
 	set *setUser
 	key func(System, []byte) []byte
-	// words: key is keyOf and the states are CompactWorders, so children
+	// words: key is keyOf and the states are Compact, so children
 	// whose keys are word keys are taken as words
 	words    bool
 	maxDepth int
@@ -111,23 +111,6 @@ type depthFirst struct {
 	stats Stats
 	stack []dfsFrame
 	buf   []ThreadID
-}
-
-// earlyPeekBytes is the size of visited table, as it is made, from which
-// searchFrom peeks early (peekEarly): 8 MiB. On this project's 2-vCPU VM
-// (1 MiB of L2 a core, 32 MiB of L3) peeking early made the 5-thread
-// search of merged (a 32 MiB table) 6 to 8% faster, and the 4-thread one
-// (2 MiB) 1.5% slower. Tests set it to 0 (PeekEarlyAlwaysForTest).
-var earlyPeekBytes int64 = 8 << 20
-
-// earlyPeek is a peek made ahead of push at thread t that told word and
-// note (hash is the word's), when ok.
-type earlyPeek struct {
-	ok   bool
-	t    ThreadID
-	word uint64
-	note PeekNote
-	hash uint64
 }
 
 // dfsEnd is how a depthFirst search ended: cut, when set, says why it stopped
@@ -197,45 +180,8 @@ func (d *depthFirst) push(s System, peeker WordPeeker, via ThreadID, preempts in
 		}
 		pf.fetch(kid.hash)
 	}
-	if pf.early && peeker != nil && len(f.order) > 0 && f.kids[0].peeked {
-		if againer, ok := peeker.(PeekAgainer); ok { // in large tables only
-			d.againFrom(againer, f.order[0], f.kids[0].note, pf)
-		}
-	}
-}
-
-// peekEarly peeks at thread t's next step from kid.s, a new state that t's
-// step made, before its runnable threads are listed, and starts
-// prefetching where the child's key would be looked up (see early). Most
-// often t can run on, so push tries it first and looks its child up at
-// once: a lookup that, in a visited set larger than the caches, waited
-// for a prefetch made only a few peeks before it. If t cannot run, push
-// ignores the peek. searchFrom peeks early only from tables of
-// earlyPeekBytes and more (visitedTable.peekEarly): in smaller ones the
-// lookups hit the caches, and the early peeks only cost time. Where the
-// child is its parent's first, and the system is a PeekAgainer, push
-// made this peek already (againFrom), a state earlier.
-func (d *depthFirst) peekEarly(kid *dfsKid, t ThreadID) {
-	e := &d.early
-	e.t = t
-	if e.word, e.note, e.ok = kid.peeker.PeekWord(t); e.ok {
-		e.hash = d.set.set.hashWord(e.word)
-		d.set.prefetcher().fetch(e.hash)
-	}
-}
-
-// againFrom peeks at t's step after its first step from the state push
-// is given, which PeekWord(t) noted in note, and prefetches where its
-// lookup would start (d.again). If that first step's child is new, and
-// t can run on, it is the child's early peek (see peekEarly), made one
-// state earlier: before the child's lookup rather than after it, and so
-// long enough before its own lookup for the prefetch to arrive.
-func (d *depthFirst) againFrom(againer PeekAgainer, t ThreadID, note PeekNote, pf prefetcher) {
-	e := &d.again
-	e.t = t
-	if e.word, e.note, e.ok = againer.PeekAgain(t, note); e.ok {
-		e.hash = d.set.set.hashWord(e.word)
-		pf.fetch(e.hash)
+	if pf.early && peeker != nil && len(f.order) > 0 && f.kids[0].peeked { // in large tables only
+		d.againFrom(peeker, f.order[0], f.kids[0].note, pf)
 	}
 }
 
@@ -278,23 +224,15 @@ func (d *depthFirst) cloneKid(kid *dfsKid, s System) {
 	kid.copier, _ = kid.s.(Copier)
 	kid.lister, _ = kid.s.(RunnableLister)
 	if d.words {
-		kid.worder = kid.s.(CompactWorder)
+		kid.worder = kid.s.(Compact)
 		kid.peeker, _ = kid.s.(WordPeeker)
 	}
-}
-
-// takeKid makes kid.s the child of s that kid peeked at, by t's step.
-func (d *depthFirst) takeKid(kid *dfsKid, s System, t ThreadID) {
-	if kid.peeker == nil {
-		d.cloneKid(kid, s)
-	}
-	kid.peeker.TakePeeked(s, t, kid.note)
 }
 
 // useWords sets d.words for a search keyed by keyOf (exact) or not, whose
 // states are like init.
 func (d *depthFirst) useWords(init System, exact bool) {
-	_, ok := init.(CompactWorder)
+	_, ok := init.(Compact)
 	d.words = exact && ok
 }
 

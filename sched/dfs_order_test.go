@@ -85,7 +85,7 @@ func (r *naiveDFS) visit(s sched.System, via sched.ThreadID, pre int, path []sch
 // words (sched.WordPeeker) before it makes them, and at the last thread's
 // next step early, before the runnable threads are listed, or earlier
 // still, at the first child's next step when it pushes its parent
-// (sched.PeekAgainer).
+// (sched.WordPeeker's PeekAgain).
 func TestDFSStepsChildrenAsInTheirTurn(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		p := genProgram(t)
@@ -195,8 +195,22 @@ func (p peekingRecorder) TakePeeked(parent sched.System, t sched.ThreadID, note 
 	}
 }
 
+// PeekAgain never tells: the search peeks at each step once its parent is
+// made (againRecorder tells).
+func (p peekingRecorder) PeekAgain(sched.ThreadID, sched.PeekNote) (uint64, sched.PeekNote, bool) {
+	return 0, sched.PeekNote{}, false
+}
+
+// The recorders offer what the modes of TestDFSStepsChildrenAsInTheirTurn
+// test.
+var (
+	_ sched.Compact    = wordyRecorder{}
+	_ sched.WordPeeker = peekingRecorder{}
+	_ sched.WordPeeker = againRecorder{}
+)
+
 // againRecorder is a peekingRecorder that also peeks two steps of one
-// thread ahead (sched.PeekAgainer): at the word PeekWord would give of the
+// thread ahead (sched.WordPeeker's PeekAgain): at the word PeekWord would give of the
 // child TakePeeked would make, on a clone, and with its note.
 type againRecorder struct{ peekingRecorder }
 

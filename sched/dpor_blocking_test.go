@@ -115,41 +115,23 @@ func (y *blockingSystem) CopyFrom(src sched.System) {
 // over 2 registers and a lock, with awaits of values the writes can make
 // and, in threads that are not members, joins.
 func genBlockingProgram(t *rapid.T) *blockingProgram {
-	p := &blockingProgram{program: &program{Regs: 2, Locks: 1}}
-	n := rapid.IntRange(2, 4).Draw(t, "threads")
-	budget := 12
-	for range n {
-		member := rapid.Bool().Draw(t, "member")
-		size := rapid.IntRange(0, min(5, budget)).Draw(t, "ops")
-		budget -= size
-		held := false
-		var ops []op
-		for range size {
-			reg := rapid.IntRange(0, p.Regs-1).Draw(t, "reg")
-			switch k := rapid.IntRange(0, 11).Draw(t, "kind"); {
-			case k <= 1:
-				ops = append(ops, op{Kind: opRead, Reg: reg})
-			case k <= 4:
-				ops = append(ops, op{Kind: opWrite, Reg: reg, K: rapid.IntRange(1, 2).Draw(t, "k")})
-			case k <= 6 && !held:
-				ops = append(ops, op{Kind: opAcquire})
-				held = true
+	var members []bool
+	p := genOps(t, recipe{regs: 2, locks: 1, fewest: 2, most: 4, maxOps: 5, budget: 12, kinds: 12, reads: 2, writes: 5,
+		begin: func(t *rapid.T, th *threadDraw) { th.member = rapid.Bool().Draw(t, "member") },
+		other: func(t *rapid.T, th *threadDraw, k, reg int) op {
+			switch {
 			case k <= 6:
-				ops = append(ops, op{Kind: opRelease})
-				held = false
+				return toggleLock(th)
 			case k == 7:
-				ops = append(ops, op{Kind: opAssert, Reg: reg, V: rapid.IntRange(0, 3).Draw(t, "v")})
-			case k <= 9 || member:
-				ops = append(ops, op{Kind: opAwait, Reg: reg, V: rapid.IntRange(0, 3).Draw(t, "v")})
-			default:
-				ops = append(ops, op{Kind: opJoin})
+				return assertOp(t, reg)
+			case k <= 9 || th.member:
+				return op{Kind: opAwait, Reg: reg, V: rapid.IntRange(0, 3).Draw(t, "v")}
 			}
-		}
-		p.Threads = append(p.Threads, ops)
-		p.members = append(p.members, member)
-	}
-	drawFinalCheck(t, p.program)
-	return p
+			return op{Kind: opJoin}
+		},
+		finished: func(_ *rapid.T, th *threadDraw) { members = append(members, th.member) }})
+	drawFinalCheck(t, p)
+	return &blockingProgram{program: p, members: members}
 }
 
 func TestDPORBlockingAgreesWithEnumeration(t *testing.T) {

@@ -2,6 +2,7 @@ package sched_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -13,12 +14,8 @@ import (
 // once: here the very first execution fails, so every search reports one.
 func TestFailingFirstExecutionCountsOnce(t *testing.T) {
 	p := finalFails(toy("w0+1", "r1"), 0, 1) // every execution ends with r0 == 1
-	for _, s := range []sched.Strategy{
-		sched.DFS{}, sched.States{}, sched.BFS{}, sched.DPOR{},
-		sched.Bounded{MaxPreemptions: 2},
-		sched.Random{Runs: 10, Chooser: sched.NewSeeded(1)},
-		sched.PCT{Depth: 2, Runs: 10, Chooser: sched.NewSeeded(1)},
-	} {
+	for _, tt := range searches {
+		s := tt.s
 		t.Run(s.Name(), func(t *testing.T) {
 			res := s.Run(newToy(p), sched.Limits{})
 			require.Equal(t, sched.Violation, res.Verdict)
@@ -31,29 +28,16 @@ func TestFailingFirstExecutionCountsOnce(t *testing.T) {
 // A system where no thread can run from the start has one execution (each
 // walk is one), of no steps, and its end state is checked.
 func TestNothingToRun(t *testing.T) {
-	tests := []struct {
-		name       string
-		s          sched.Strategy
-		executions int64 // when nothing fails
-	}{
-		{"dfs", sched.DFS{}, 1},
-		{"states", sched.States{}, 1},
-		{"bfs", sched.BFS{}, 1},
-		{"dpor", sched.DPOR{}, 1},
-		{"bounded", sched.Bounded{MaxPreemptions: 2}, 1},
-		{"random", sched.Random{Runs: 10, Chooser: sched.NewSeeded(1)}, 10},
-		{"pct", sched.PCT{Depth: 2, Runs: 10, Chooser: sched.NewSeeded(1)}, 10},
-		{"parallel", sched.Parallel{Workers: 2}, 1},
-	}
-	for _, tt := range tests {
+	for _, tt := range append(slices.Clone(searches), strategyCase{s: sched.Parallel{Workers: 2}}) {
 		for _, finalFails := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/final fails %v", tt.name, finalFails), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/final fails %v", tt.s.Name(), finalFails), func(t *testing.T) {
 				p := toy("", "")
 				p.FinalCheck = finalFails // r0 == 0 at the end
 				res := tt.s.Run(newToy(p), sched.Limits{})
 				if !finalFails {
 					require.NotEqual(t, sched.Violation, res.Verdict)
-					require.Equal(t, tt.executions, res.Stats.Executions)
+					// one execution, or one a walk
+					require.Equal(t, max(tt.runs, 1), res.Stats.Executions)
 					return
 				}
 				require.Equal(t, sched.Violation, res.Verdict)

@@ -127,41 +127,90 @@ func requireReplays(t require.TestingT, p *program, name string, res sched.Resul
 	require.True(t, slices.Equal(res.Schedule, got.Schedule), "%s: replay of %v ran %v", name, res.Schedule, got.Schedule)
 }
 
+// recipe is the shape of the random programs a generator draws (genOps):
+// between fewest and most threads, each of up to maxOps ops and budget ops
+// in all, each op on a register drawn first, then of a kind drawn from 0
+// to kinds-1: a read below reads, a write below writes, else other's.
+type recipe struct {
+	regs, locks     int
+	fewest, most    int
+	maxOps, budget  int
+	kinds           int
+	reads, writes   int
+	other           func(t *rapid.T, th *threadDraw, k, reg int) op
+	begin, finished func(t *rapid.T, th *threadDraw) // each thread's, when set
+}
+
+// threadDraw is a thread being drawn: its ops so far, the locks it holds
+// (most recent last) and, for a blocking program, whether it is a member.
+type threadDraw struct {
+	ops    []op
+	held   []int
+	member bool
+}
+
+// genOps draws a program by r.
+func genOps(t *rapid.T, r recipe) *program {
+	p := &program{Regs: r.regs, Locks: r.locks}
+	n := rapid.IntRange(r.fewest, r.most).Draw(t, "threads")
+	budget := r.budget
+	for range n {
+		var th threadDraw
+		if r.begin != nil {
+			r.begin(t, &th)
+		}
+		size := rapid.IntRange(0, min(r.maxOps, budget)).Draw(t, "ops")
+		budget -= size
+		for range size {
+			reg := rapid.IntRange(0, p.Regs-1).Draw(t, "reg")
+			switch k := rapid.IntRange(0, r.kinds-1).Draw(t, "kind"); {
+			case k < r.reads:
+				th.ops = append(th.ops, op{Kind: opRead, Reg: reg})
+			case k < r.writes:
+				th.ops = append(th.ops, op{Kind: opWrite, Reg: reg, K: rapid.IntRange(1, 2).Draw(t, "k")})
+			default:
+				th.ops = append(th.ops, r.other(t, &th, k, reg))
+			}
+		}
+		if r.finished != nil {
+			r.finished(t, &th)
+		}
+		p.Threads = append(p.Threads, th.ops)
+	}
+	return p
+}
+
+// toggleLock is lock 0's acquire when th holds no lock, else its release.
+func toggleLock(th *threadDraw) op {
+	if len(th.held) == 0 {
+		th.held = append(th.held, 0)
+		return op{Kind: opAcquire}
+	}
+	th.held = th.held[:0]
+	return op{Kind: opRelease}
+}
+
+// assertOp asserts that reg holds a drawn value.
+func assertOp(t *rapid.T, reg int) op {
+	return op{Kind: opAssert, Reg: reg, V: rapid.IntRange(0, 3).Draw(t, "v")}
+}
+
 // genProgram draws 2-3 threads of up to 5 ops each (12 in all, so that the
 // reference stays fast) over 2 registers and 1 lock. A thread's lock ops
 // mostly pair up (acquire, later release), with the odd stray release; a
 // thread may end holding the lock, which can deadlock the others.
 func genProgram(t *rapid.T) *program {
-	p := &program{Regs: 2, Locks: 1}
-	n := rapid.IntRange(2, 3).Draw(t, "threads")
-	budget := 12
-	for range n {
-		size := rapid.IntRange(0, min(5, budget)).Draw(t, "ops")
-		budget -= size
-		held := false
-		var ops []op
-		for range size {
-			reg := rapid.IntRange(0, p.Regs-1).Draw(t, "reg")
-			switch k := rapid.IntRange(0, 9).Draw(t, "kind"); {
-			case k <= 2:
-				ops = append(ops, op{Kind: opRead, Reg: reg})
-			case k <= 5:
-				ops = append(ops, op{Kind: opWrite, Reg: reg, K: rapid.IntRange(1, 2).Draw(t, "k")})
-			case k <= 7 && !held:
-				ops = append(ops, op{Kind: opAcquire})
-				held = true
+	p := genOps(t, recipe{regs: 2, locks: 1, fewest: 2, most: 3, maxOps: 5, budget: 12, kinds: 10, reads: 3, writes: 6,
+		other: func(t *rapid.T, th *threadDraw, k, reg int) op {
+			switch {
 			case k <= 7:
-				ops = append(ops, op{Kind: opRelease})
-				held = false
+				return toggleLock(th)
 			case k == 8:
-				ops = append(ops, op{Kind: opAssert, Reg: reg, V: rapid.IntRange(0, 3).Draw(t, "v")})
-			default:
-				ops = append(ops, op{Kind: opRelease}) // stray: fails unless held
-				held = false
+				return assertOp(t, reg)
 			}
-		}
-		p.Threads = append(p.Threads, ops)
-	}
+			th.held = th.held[:0]
+			return op{Kind: opRelease} // stray: fails unless held
+		}})
 	drawFinalCheck(t, p)
 	return p
 }
@@ -170,37 +219,23 @@ func genProgram(t *rapid.T) *program {
 // registers and 2 locks, nested in either order, so that threads block on
 // each other often and can deadlock: the races of blocked threads matter.
 func genLockProgram(t *rapid.T) *program {
-	p := &program{Regs: 2, Locks: 2}
-	n := rapid.IntRange(2, 4).Draw(t, "threads")
-	budget := 12
-	for range n {
-		size := rapid.IntRange(0, min(4, budget)).Draw(t, "ops")
-		budget -= size
-		var held []int
-		var ops []op
-		for range size {
-			reg := rapid.IntRange(0, p.Regs-1).Draw(t, "reg")
-			switch k := rapid.IntRange(0, 9).Draw(t, "kind"); {
-			case k <= 1:
-				ops = append(ops, op{Kind: opRead, Reg: reg})
-			case k <= 4:
-				ops = append(ops, op{Kind: opWrite, Reg: reg, K: rapid.IntRange(1, 2).Draw(t, "k")})
-			case k <= 7 && len(held) < 2:
+	p := genOps(t, recipe{regs: 2, locks: 2, fewest: 2, most: 4, maxOps: 4, budget: 12, kinds: 10, reads: 2, writes: 5,
+		other: func(t *rapid.T, th *threadDraw, k, reg int) op {
+			switch {
+			case k <= 7 && len(th.held) < 2:
 				l := rapid.IntRange(0, 1).Draw(t, "lock")
-				if slices.Contains(held, l) {
+				if slices.Contains(th.held, l) {
 					l = 1 - l
 				}
-				ops = append(ops, op{Kind: opAcquire, L: l})
-				held = append(held, l)
-			case k <= 8 && len(held) > 0:
-				ops = append(ops, op{Kind: opRelease, L: held[len(held)-1]})
-				held = held[:len(held)-1]
-			default:
-				ops = append(ops, op{Kind: opAssert, Reg: reg, V: rapid.IntRange(0, 3).Draw(t, "v")})
+				th.held = append(th.held, l)
+				return op{Kind: opAcquire, L: l}
+			case k <= 8 && len(th.held) > 0:
+				l := th.held[len(th.held)-1]
+				th.held = th.held[:len(th.held)-1]
+				return op{Kind: opRelease, L: l}
 			}
-		}
-		p.Threads = append(p.Threads, ops)
-	}
+			return assertOp(t, reg)
+		}})
 	drawFinalCheck(t, p)
 	return p
 }

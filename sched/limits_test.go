@@ -29,10 +29,15 @@ var contended = toy(
 	"w0+4 w0+4 w0+4 w0+4 w0+4 w0+4 w0+4 w0+4",
 )
 
-// limited is every search the limits are checked on, with what it does on
-// wide when the limits do not cut it.
-var limited = []struct {
+// strategyCase is a strategy and what it does on wide when the limits do
+// not cut it. searches is every strategy the toy tests run one by one:
+// the limits tests, TestNothingToRun and
+// TestFailingFirstExecutionCountsOnce. (Parallel, whose depth and polls
+// depend on its workers, is in TestNothingToRun only.)
+type strategyCase struct {
 	s sched.Strategy
+	// runs is a walk strategy's walks (0 for the others)
+	runs int64
 	// busy has more executions than the limits of TestLimitsCut allow,
 	// each wideSteps long. DPOR runs wide, whose threads never interfere,
 	// once: it is cut on contended, where every step conflicts.
@@ -46,14 +51,17 @@ var limited = []struct {
 	// Limits.Stop on wide, so Stop must be asked. DPOR runs one execution
 	// of 32 steps there.
 	polled bool
-}{
+}
+
+var searches = []strategyCase{
 	{s: sched.DFS{}, busy: wide, verdict: sched.Verified, polled: true},
+	{s: sched.States{}, busy: wide, verdict: sched.Verified, polled: true},
 	{s: sched.BFS{}, busy: wide, verdict: sched.Verified, polled: true},
-	{s: sched.Random{Runs: 1000, Chooser: sched.NewSeeded(7)}, busy: wide, verdict: sched.NoViolationFound, executions: 1000, polled: true},
+	{s: sched.Random{Runs: 1000, Chooser: sched.NewSeeded(7)}, runs: 1000, busy: wide, verdict: sched.NoViolationFound, executions: 1000, polled: true},
 	{s: sched.DPOR{}, busy: contended, verdict: sched.Verified, executions: 1},
 	// The bound matters on wide: Bounded cannot prove it.
 	{s: sched.Bounded{MaxPreemptions: 2}, busy: wide, verdict: sched.NoViolationFound, cut: "all schedules with at most 2 preemptions", polled: true},
-	{s: sched.PCT{Depth: 3, Runs: 1000, Chooser: sched.NewSeeded(7)}, busy: wide, verdict: sched.NoViolationFound, executions: 1000, polled: true},
+	{s: sched.PCT{Depth: 3, Runs: 1000, Chooser: sched.NewSeeded(7)}, runs: 1000, busy: wide, verdict: sched.NoViolationFound, executions: 1000, polled: true},
 }
 
 func TestLimitsCut(t *testing.T) {
@@ -80,7 +88,7 @@ func TestLimitsCut(t *testing.T) {
 			cut:  "step budget of 31",
 		},
 	}
-	for _, tt := range limited {
+	for _, tt := range searches {
 		for _, l := range limits {
 			t.Run(tt.s.Name()+"/"+l.name, func(t *testing.T) {
 				calls := 0
@@ -103,7 +111,7 @@ func TestLimitsCut(t *testing.T) {
 
 // The limits do not cut a search that fits in them.
 func TestLimitsFit(t *testing.T) {
-	for _, tt := range limited {
+	for _, tt := range searches {
 		t.Run(tt.s.Name(), func(t *testing.T) {
 			calls := 0
 			lim := sched.Limits{
@@ -130,7 +138,7 @@ func TestLimitsFit(t *testing.T) {
 // silently: the verdict is Incomplete, never Verified.
 func TestMaxDepthHidesFailure(t *testing.T) {
 	p := toy("w0+1 w0+1 w0+1", "r1 r1 f0=1")
-	for _, tt := range limited {
+	for _, tt := range searches {
 		t.Run(tt.s.Name(), func(t *testing.T) {
 			full := tt.s.Run(newToy(p), sched.Limits{})
 			require.Equal(t, sched.Violation, full.Verdict)

@@ -214,35 +214,13 @@ func TestPreemptionStatsOfWalks(t *testing.T) {
 // and 1 lock, each acquire released later in its thread: no step fails and
 // nothing deadlocks, so every schedule runs to its end.
 func genSafeProgram(t *rapid.T) *program {
-	p := &program{Regs: 2, Locks: 1}
-	n := rapid.IntRange(2, 3).Draw(t, "threads")
-	budget := 7
-	for range n {
-		size := rapid.IntRange(0, min(4, budget)).Draw(t, "ops")
-		budget -= size
-		held := false
-		var ops []op
-		for range size {
-			reg := rapid.IntRange(0, p.Regs-1).Draw(t, "reg")
-			switch k := rapid.IntRange(0, 9).Draw(t, "kind"); {
-			case k <= 3:
-				ops = append(ops, op{Kind: opRead, Reg: reg})
-			case k <= 7:
-				ops = append(ops, op{Kind: opWrite, Reg: reg, K: rapid.IntRange(1, 2).Draw(t, "k")})
-			case !held:
-				ops = append(ops, op{Kind: opAcquire})
-				held = true
-			default:
-				ops = append(ops, op{Kind: opRelease})
-				held = false
+	return genOps(t, recipe{regs: 2, locks: 1, fewest: 2, most: 3, maxOps: 4, budget: 7, kinds: 10, reads: 4, writes: 8,
+		other: func(_ *rapid.T, th *threadDraw, _, _ int) op { return toggleLock(th) },
+		finished: func(_ *rapid.T, th *threadDraw) {
+			if len(th.held) > 0 {
+				th.ops = append(th.ops, toggleLock(th))
 			}
-		}
-		if held {
-			ops = append(ops, op{Kind: opRelease})
-		}
-		p.Threads = append(p.Threads, ops)
-	}
-	return p
+		}})
 }
 
 func TestPreemptionStatsAgreeWithEnumeration(t *testing.T) {

@@ -1,7 +1,5 @@
 package sched
 
-import "fmt"
-
 // Verdict is the outcome of a search, as a value.
 type Verdict uint8
 
@@ -19,17 +17,7 @@ const (
 )
 
 func (v Verdict) String() string {
-	switch v {
-	case Violation:
-		return "violation"
-	case Verified:
-		return "verified"
-	case NoViolationFound:
-		return "no-violation-found"
-	case Incomplete:
-		return "incomplete"
-	}
-	return fmt.Sprintf("Verdict(%d)", int(v))
+	return enumName("Verdict", v, "violation", "verified", "no-violation-found", "incomplete")
 }
 
 // Limits bound a search. The zero value means: no execution limit, the

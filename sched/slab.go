@@ -10,12 +10,11 @@ import (
 // outside the heap (mapSlots) rather than allocated on it: 64 KiB. From 4
 // MiB, two huge pages, a mapped table also saves TLB misses (see
 // mapSlots). Below that, mapping saves the collector's work: a table on
-// the heap is garbage as soon as the set grows past it. A 4-thread
-// search of merged left 2.7 MB of such tables (of its 4.1 MB allocated),
-// and the collector ran once a search in a process that runs many (tests,
-// benchmarks); mapped and unmapped at once, they left 1.4 MB, and it ran
-// every other search. The smallest tables stay on the heap, where a
-// mapping would cost more than they do.
+// the heap is garbage as soon as the set grows past it: mapped and
+// unmapped at once, the tables of BenchmarkExhaustiveMerged4 left 1.4 MB
+// of garbage a search, not 2.7 MB, and the collector ran every other
+// search, not every one; see docs/performance.md. The smallest tables
+// stay on the heap, where a mapping would cost more than they do.
 const mapBytes = 64 << 10
 
 // slabs are a visited set's tables mapped outside the heap, which the

@@ -6,9 +6,10 @@ import "syscall"
 // pages (madvise MADV_HUGEPAGE; transparent huge pages in "madvise" mode,
 // Debian's default, give them only to those who ask). A search's visited
 // table is read at random, so with 4 KiB pages nearly every lookup in a
-// large table also misses the TLB; with 2 MiB pages the 5-thread merged
-// search ran about 13% faster on a 2-vCPU VM. It returns nil when the
-// mapping fails, and the caller allocates on the heap instead.
+// large table also misses the TLB, so it asks for 2 MiB pages: tuned with
+// BenchmarkExhaustiveMerged5, about 13% faster with them; see
+// docs/performance.md. It returns nil when the mapping fails, and the
+// caller allocates on the heap instead.
 func mapSlots(size int) []byte {
 	b, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {

@@ -48,7 +48,9 @@ func (s *stopper) now() bool {
 // preferring orders runnable threads with last first (no preemption), then
 // the others in increasing order, into dst.
 // It moves the few threads one by one: copy and append would call
-// memmove, which costs more for a handful of words.
+// memmove, which costs more for a handful of words (counted with
+// scripts/instructions.sh: 8 to 11 fewer instructions a step of merged's
+// dfs).
 func preferring(dst, runnable []ThreadID, last ThreadID) []ThreadID {
 	if cap(dst) < len(runnable) {
 		dst = make([]ThreadID, len(runnable), 2*len(runnable))

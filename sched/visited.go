@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/maphash"
-	"math/bits"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -144,42 +143,6 @@ const busy = ^uint32(0)
 // word is a table entry of word keys: 0 when empty, else a key packed by
 // WordKey.
 type word = atomic.Uint64
-
-// WordKey packs key into a word and reports whether it is a word key: one
-// to eight bytes, none zero, so that the packing (little-endian, zero
-// above the key) is one to one and never 0. A compact key, a string of
-// uvarints of positive numbers, has no zero byte. (A CompactWorder's
-// CompactWord must agree with it.)
-func WordKey(key []byte) (uint64, bool) {
-	if len(key) == 0 || len(key) > 8 {
-		return 0, false
-	}
-	var x uint64
-	if cap(key) >= 8 { // one load (little-endian, as binary would read it), masked to the key
-		x = *(*uint64)(unsafe.Pointer(unsafe.SliceData(key)))
-		if !littleEndian {
-			x = bits.ReverseBytes64(x)
-		}
-		x &= ^uint64(0) >> (64 - 8*len(key))
-	} else {
-		var b [8]byte
-		copy(b[:], key)
-		x = binary.LittleEndian.Uint64(b[:])
-	}
-	// The lowest byte flagged is x's lowest zero byte (a borrow only
-	// flags bytes above a zero one).
-	zeros := (x - 0x0101010101010101) &^ x & 0x8080808080808080
-	return x, bits.TrailingZeros64(zeros)/8 == len(key)
-}
-
-// littleEndian: the machine stores a word's low byte first.
-var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
-
-// unpackWord is the key that WordKey packed into x.
-func unpackWord(x uint64, buf *[8]byte) []byte {
-	binary.LittleEndian.PutUint64(buf[:], x)
-	return buf[:(bits.Len64(x)+7)/8]
-}
 
 // hashWord is the hash of the word key packed into x: murmur3's finalizer
 // of x and the set's seed.
@@ -491,14 +454,12 @@ func (s *visitedSet) pause() {
 // await does so for up to spinFor, then sleeps on s.cond.
 //
 // The waits of a grow are short (a user reaching its next add, a part of
-// the rehash), and sleeping through one costs a wake-up: on this
-// project's VM, a goroutine that parks lets its core go idle, and waking
-// it again takes tens of microseconds. With two workers on the 4-thread
-// search of merged, the user that paused for a grow stayed paused a
-// median 1.3 ms a search when it slept, against 0.7 ms spinning, about
-// as long as the grows take (60 searches, four times each way, with
-// timers made for the measurement and not kept; the search 2 to 6%
-// faster).
+// the rehash), and sleeping through one costs a wake-up (a goroutine that
+// parks lets its core go idle, and waking it again takes tens of
+// microseconds), so await spins first. Tuned with BenchmarkParallelMerged4
+// at two workers: a paused user waited a median 0.7 ms a search spinning,
+// about as long as the grows take, against 1.3 ms sleeping, and the
+// search ran 2 to 6% faster; see docs/performance.md.
 func (s *visitedSet) await(ready func() bool) {
 	if ready() {
 		return
@@ -639,12 +600,11 @@ func (t *visitedTable) claim(h uint64) *visitedSlot {
 //
 // A larger table is made and its pages touched (prepare) before the
 // others are asked to pause, while they go on adding to t; only the
-// rehash stops them. Fresh pages cost about 3 µs each on this project's
-// VM, and one goroutine touches them (see prepare), so before, one
-// worker sat parked while the other touched. With two workers on the
-// 4-thread search of merged, the time stopped for grows went from a
-// median of 1.5 ms a search to 1.1 ms (60 searches each way, one binary
-// with a switch and timers, made for the measurement, not kept). While
+// rehash stops them: fresh pages cost microseconds each, and one
+// goroutine touches them (see prepare), so a worker that waited for it
+// would sit parked. Tuned with BenchmarkParallelMerged4 at two workers:
+// the time stopped for grows fell from a median of 1.5 ms a search to
+// 1.1 ms; see docs/performance.md. While
 // t's next table is prepared, a user that asks to grow t goes on adding
 // to it, unless t holds t.hard keys, when it waits for the grow. A widen
 // cannot wait for a table of words: it prepares its own once the others
@@ -758,7 +718,8 @@ func (s *visitedSet) prepare(g *visitedTable, old *visitedTable) *visitedTable {
 }
 
 // abandonEvery is how many bytes of a table prepare touches between two
-// questions to abandon: 2 MiB, some milliseconds on this project's VM.
+// questions to abandon: 2 MiB, a few milliseconds of page faults, so a
+// cancelled search stops soon after Cancel says so.
 const abandonEvery = 2 << 20
 
 // abandon reports whether the search is ending (Limits.Cancel) and t, the
@@ -802,10 +763,11 @@ func growth(t *visitedTable) int {
 
 // quadGrowthBytes is the size up to which tables grow fourfold: 32 MiB.
 // Each grow rehashes every key and touches a fresh table's every page,
-// and fewer of them cost less than the larger tables do: the 5-thread
-// search of merged (2.9M states) grows its table of words from 8 MiB to
-// 32 MiB at once, not through 16 MiB, and ran 5.5% faster (12 of 14
-// rounds; the 4-thread one's tables are the same). A search whose keys
+// and fewer of them cost less than the larger tables do. Tuned with
+// BenchmarkExhaustiveMerged5 (2.9M states: its table of words grows from
+// 8 MiB to 32 MiB at once, not through 16 MiB), 5.5% faster in 12 of 14
+// rounds of scripts/ab.sh; BenchmarkExhaustiveMerged4's tables are the
+// same either way; see docs/performance.md. A search whose keys
 // just overflow a table gets one up to 4 times their need, not 2; past
 // 32 MiB, where that would cost real memory, tables double.
 const quadGrowthBytes = 32 << 20

@@ -1,0 +1,89 @@
+package check_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swapcheck/check"
+	"swapcheck/model"
+	"swapcheck/sched"
+)
+
+// plain is a checked system with the speed machinery off: it offers a
+// search only sched.System's methods, so no search asks for a compact
+// key, the model never numbers its worlds, and so its memo (which keys a
+// step by those numbers) never applies, no world goes stale, no step is
+// peeked at, and no state is recycled or listed in one call.
+type plain struct{ sched.System }
+
+// Clone implements sched.System, keeping the copy plain.
+func (p plain) Clone() sched.System { return plain{p.System.Clone()} }
+
+// plainCanonical is plain with the canonical key, which States needs: a
+// reduction, not a speed-up (it changes the state counts), and one that
+// numbers no block or globals for the memo.
+type plainCanonical struct{ plain }
+
+// Clone implements sched.System, keeping the copy plain.
+func (p plainCanonical) Clone() sched.System { return plainCanonical{plain{p.System.Clone()}} }
+
+// AppendCanonicalKey implements sched.Canonical.
+func (p plainCanonical) AppendCanonicalKey(b []byte) []byte {
+	return p.System.(sched.Canonical).AppendCanonicalKey(b)
+}
+
+// speedOffStrategies is every search strategy, walks seeded afresh on
+// each call.
+func speedOffStrategies() []sched.Strategy {
+	return []sched.Strategy{
+		sched.DFS{}, sched.BFS{}, sched.States{}, sched.DPOR{}, sched.Bounded{MaxPreemptions: 2},
+		sched.Parallel{Workers: 1}, sched.Parallel{Workers: 1, Symmetry: true},
+		sched.Random{Runs: 100, Chooser: sched.NewSeeded(7)},
+		sched.PCT{Depth: 3, Runs: 100, Chooser: sched.NewSeeded(7)},
+	}
+}
+
+// The speed machinery (compact keys, the step memo, stale worlds, peeks,
+// recycled states) changes nothing a search reports: for every variant,
+// several scenarios, both atomicities and every strategy, a search with
+// it gives the verdict, counts, failure and schedule (so the trace) of a
+// search of the same program without it. Only the visited set's memory
+// differs: compact keys are shorter. The largest searches are cut at the
+// same count of executions, where both stand in the same place.
+func TestSpeedMachineryChangesNothing(t *testing.T) {
+	shapes := map[string]model.Shape{
+		"2 threads":          model.DefaultShape,
+		"3 threads":          {Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1},
+		"2 blocks, 2 calls":  {Threads: 2, Blocks: 2, Calls: 2, Modules: 1, Names: 1},
+		"2 modules, nested":  {Threads: 2, Blocks: 1, Calls: 1, Modules: 2, Names: 2, Nest: 1},
+		"2 threads, barrier": {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Syncthreads: true},
+	}
+	lim := sched.Limits{MaxExecutions: 5000}
+	for name, shape := range shapes {
+		sc, err := shape.Build()
+		require.NoError(t, err, name)
+		for _, p := range check.Protocols() {
+			for _, a := range model.Atomicities() {
+				prog, err := model.NewProgram(sc, p, a)
+				require.NoError(t, err)
+				slow, fast := speedOffStrategies(), speedOffStrategies()
+				for i := range slow {
+					where := fmt.Sprintf("%s/%s/%s/%s", name, p.Name, a, slow[i].Name())
+					var off sched.System = plain{check.NewSystem(prog)}
+					if _, ok := slow[i].(sched.States); ok {
+						off = plainCanonical{plain{check.NewSystem(prog)}}
+					}
+					if par, ok := slow[i].(sched.Parallel); ok && par.Symmetry {
+						off = plainCanonical{plain{check.NewSystem(prog)}}
+					}
+					want := slow[i].Run(off, lim)
+					got := fast[i].Run(check.NewSystem(prog), lim)
+					want.Stats.MemoryBytes, got.Stats.MemoryBytes = 0, 0
+					require.Equal(t, want, got, where)
+				}
+			}
+		}
+	}
+}

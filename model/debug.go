@@ -1,0 +1,25 @@
+package model
+
+// debug holds the switches that tests set, through the export_test.go
+// files only, to check the speed machinery against the plain interpreter
+// or to break a reduction on purpose. Nothing else sets them, and their
+// zero value is what every search runs.
+var debug struct {
+	// verifyMemo: every step the memo could recall runs the interpreter
+	// instead and panics unless the memo agrees; so does every status the
+	// status memo holds.
+	verifyMemo bool
+	// keepVectors: every world keeps its vector current (no world goes
+	// stale, see lazy.go), so that tests can compare searches with and
+	// without stale worlds.
+	keepVectors bool
+	// verifyCanon: the compact and canonical keys look every number they
+	// kept up again, and panic if one differs (a change to the vector
+	// that did not unset it).
+	verifyCanon bool
+	// brokenSymmetry breaks the canonical key on purpose: the key of a
+	// state no longer determines its future. It exists only so that a
+	// test can check that the soundness tests catch a broken reduction
+	// (see canonical_export_test.go).
+	brokenSymmetry brokenSymmetry
+}
