@@ -58,7 +58,7 @@ Controls (facts): the method is checked on functions whose answer is known.
 
 Output: ONE JSON object on stdout (exit status 0 even when a fact fails; the
 Go test model/switchpoints_test.go judges, and compares the deterministic
-part with testdata/cpython/switchpoints.golden.json):
+part with testdata/cpython/switchpoints.golden.txt):
     {"python", "static": {...},
      "functions": [{"name", "file", "first_line", "instructions": [
          {"offset", "opname", "arg", "line", "kernel_line", "static", "specialized",
