@@ -210,8 +210,8 @@ func TestSwitchPointsMerged(t *testing.T) {
 	fn := findSPFunction(t, rep, "merged.swapped_cuda_module")
 	lines := landingLines(t, fn)
 	require.Equal(t, []string{
-		"14 RESUME direct",        // generator start (first next() from __enter__)
-		"18 CALL direct",          // after id(fn_globs)
+		"11 RESUME direct",        // generator start (first next() from __enter__)
+		"16 CALL direct",          // after id(fn_globs)
 		"21 CALL direct",          // leaving `with _locks_register_lock` (its __exit__ call)
 		"24 CALL direct",          // leaving `with lock` after the increment
 		"27 CALL callee",          // inside the dict comprehension (its RESUME / loop)
