@@ -256,7 +256,7 @@ func (d *depthFirst) checkpoint(poll func() string) string {
 	if d.maxExecutions > 0 {
 		left := d.maxExecutions - d.stats.Executions
 		if left <= 0 {
-			return fmt.Sprintf("max-executions %d reached", d.maxExecutions)
+			return maxExecutionsCut(d.maxExecutions)
 		}
 		d.checkAt = int(min(int64(PollEvery), int64(d.polls)+left))
 	}

@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sync"
@@ -218,6 +219,9 @@ func (r *parallelRun) result(res *Result) Result {
 	res.Stats.Depth, res.Stats.DepthUnmeasured = 0, true
 	res.Stats.PreemptionsByTiming = r.workers > 1
 	res.Stats.MemoryBytes = r.visited.bytes()
+	if m := r.lim.MaxExecutions; m > 0 && r.total.Executions > m && r.cut == "" {
+		r.cut = maxExecutionsCut(m) // it ran more than it was allowed
+	}
 	switch {
 	case r.failure != nil:
 		res.Verdict, res.Failure, res.Schedule = Violation, r.failure, r.schedule
@@ -256,11 +260,25 @@ func (w *worker) flush() {
 		}
 		r.stop.Store(true)
 	}
-	if r.lim.MaxExecutions > 0 && r.total.Executions >= r.lim.MaxExecutions && r.failure == nil {
-		r.cut = fmt.Sprintf("max-executions %d reached", r.lim.MaxExecutions)
+}
+
+// cutAtMaxExecutions stops the run once its workers have counted
+// Limits.MaxExecutions executions, as a worker polls in the middle of its
+// search (so it has steps left, and the run more executions to count). A
+// worker's own count reaches the run's only at its polls, so a run may
+// count more before it stops; result makes any run that counted more
+// incomplete, even one that had none left to run when it stopped.
+func (r *parallelRun) cutAtMaxExecutions() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if m := r.lim.MaxExecutions; m > 0 && r.total.Executions >= m && r.failure == nil {
+		r.cut = cmp.Or(r.cut, maxExecutionsCut(m))
 		r.stop.Store(true)
 	}
 }
+
+// maxExecutionsCut is the Cut of a search that reached Limits.MaxExecutions m.
+func maxExecutionsCut(m int64) string { return fmt.Sprintf("max-executions %d reached", m) }
 
 func (w *worker) search(rt root) {
 	r := w.run
@@ -271,6 +289,7 @@ func (w *worker) search(rt root) {
 	const runStopped = "the run stopped" // its cut, if any, is set already
 	end := w.searchFrom(rt.state, last, len(rt.path), rt.preempts, func() string {
 		w.flush()
+		r.cutAtMaxExecutions()
 		if r.stop.Load() {
 			return runStopped
 		}
