@@ -254,7 +254,8 @@ func (r *Report) auto(sys *System, lim sched.Limits) sched.Result {
 }
 
 // budgeted is lim with a budget of steps more: the search stops after
-// that many steps (counted at Stop's polls, every sched.PollEvery steps), and
+// that many steps (counted at Stop's polls, every sched.PollEvery steps,
+// where a step of a large state counts as several: see sched.Limits), and
 // *spent then says so.
 func budgeted(lim sched.Limits, steps int64) (sched.Limits, *bool) {
 	spent := new(bool)

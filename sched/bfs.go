@@ -41,6 +41,7 @@ func (BFS) Run(init System, lim Limits) Result {
 		states  pool
 	)
 	defer visited.set.free()
+	stop.weigh(init)
 	type item struct {
 		state System
 		node  int32

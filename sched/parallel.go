@@ -151,10 +151,14 @@ func (p Parallel) Run(init System, lim Limits) Result {
 }
 
 // prefix expands states breadth-first until there are at least want of
-// them to share out. It reports done when the search ended there.
+// them to share out. It reports done when the search ended there. It
+// polls Limits.Stop as the workers do: the prefix of 64 interchangeable
+// threads makes thousands of states, which in a large model take seconds.
 func (r *parallelRun) prefix(u *setUser, init System, want int) ([]root, bool) {
 	var buf, key []byte
 	var threads []ThreadID
+	stop := newStopper(r.lim, &r.total) // the workers have not started
+	stop.weigh(init)
 	level := []root{{state: init.Clone()}}
 	for len(level) > 0 && len(level) < want {
 		var next []root
@@ -169,6 +173,10 @@ func (r *parallelRun) prefix(u *setUser, init System, want int) ([]root, bool) {
 				return nil, true
 			}
 			for _, t := range threads {
+				if stop.stopped() {
+					r.cut = "stopped"
+					return nil, true
+				}
 				s := it.state.Clone()
 				r.total.Steps++
 				path := append(append([]ThreadID(nil), it.path...), t)

@@ -41,8 +41,11 @@ type Limits struct {
 	// execution that reaches it makes the verdict Incomplete, never silently
 	// shorter.
 	MaxDepth int
-	// Stop is polled every few thousand steps; when it returns true the
-	// search ends with verdict Incomplete. The caller owns the clock.
+	// Stop is polled every few thousand steps (PollEvery), or fewer
+	// where the states are large: a step that copies or keys a state
+	// counts one more for every 16 bytes of its key; when it returns
+	// true the search ends with verdict Incomplete. The caller owns the
+	// clock.
 	Stop func() bool
 	// Progress, when set, is called at the same points with the counts so
 	// far (for a progress bar; it must return quickly).
@@ -65,8 +68,9 @@ func (l Limits) maxDepth() int {
 	return DefaultMaxDepth
 }
 
-// PollEvery is how many steps pass between two calls of Limits.Stop (a
-// Stop may count steps by it).
+// PollEvery is how many steps pass between two calls of Limits.Stop,
+// where a step of a large state counts as several (see Limits.Stop); a
+// Stop may count the search's work by it.
 const PollEvery = 1 << 12
 
 // Stats counts the work a search did.
