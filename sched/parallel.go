@@ -18,7 +18,7 @@ import (
 // worker gets there first, so a finished search's States, Steps, Matched and
 // Executions do not depend on the number of workers or on timing. A
 // violation stops all workers; which one is found first can depend on
-// timing (check.Explore then shortens it breadth-first, deterministically).
+// timing (check.Explore then reports the one a search on one worker finds).
 // Stats.Depth is not measured (Stats.DepthUnmeasured): the longest path
 // depends on the interleaving.
 // The preemption statistics are counted as DFS counts them, along the path

@@ -208,7 +208,7 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 		return 0, err
 	}
 	for _, phase := range rep.Plan {
-		fmt.Fprintf(stderr, "explore: auto: %s\n", phase)
+		fmt.Fprintf(stderr, "explore: %s: %s\n", rep.Config.Strategy, phase)
 	}
 	fmt.Fprintf(stderr, "explore: %s, %s: %d executions, %d states, %d steps in %.1f ms (%.2fM steps/s)\n",
 		sum.Protocol, sum.Verdict, sum.Executions, sum.States, sum.Steps, sum.ElapsedMS, sum.StepsPerSec/1e6)
