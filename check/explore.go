@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"swapcheck/check/memory"
 	"swapcheck/model"
 	"swapcheck/sched"
 )
@@ -91,6 +92,9 @@ type Config struct {
 	StopReason string
 	// Progress, when set, receives the counts every few thousand steps.
 	Progress func(sched.Stats)
+	// Memory, when set, bounds the memory the process holds: a search
+	// that reaches it ends incomplete, and says what to do instead.
+	Memory *memory.Bound
 }
 
 // Report is the outcome of Explore.
@@ -178,6 +182,9 @@ func Explore(cfg Config) (*Report, error) {
 	start := time.Now()
 	var why string
 	lim := sched.Limits{MaxExecutions: cfg.MaxExecutions, MaxDepth: cfg.MaxDepth, Stop: stopFunc(start, cfg, &why), Progress: cfg.Progress, Cancel: cancelFunc(start, cfg)}
+	if cfg.Memory.Limit() > 0 {
+		lim.Afford = cfg.Memory.Afford
+	}
 	rep := &Report{Config: cfg, Program: prog}
 	sys := NewSystem(prog)
 	if cfg.Strategy == StrategyAuto {
@@ -346,10 +353,10 @@ func cancelFunc(start time.Time, cfg Config) func() bool {
 }
 
 // stopCause says why a search started at start must stop now, "" while it
-// need not: the caller's Stop, or the timeout. It is nil when cfg sets
-// neither.
+// need not: the caller's Stop, the timeout, or the memory bound (with
+// what to do instead). It is nil when cfg sets none of them.
 func stopCause(start time.Time, cfg Config) func() string {
-	if cfg.Timeout <= 0 && cfg.Stop == nil {
+	if cfg.Timeout <= 0 && cfg.Stop == nil && cfg.Memory.Limit() <= 0 {
 		return nil
 	}
 	return func() string {
@@ -358,6 +365,9 @@ func stopCause(start time.Time, cfg Config) func() string {
 		}
 		if cfg.Timeout > 0 && time.Since(start) > cfg.Timeout {
 			return fmt.Sprintf("-timeout %s reached", cfg.Timeout)
+		}
+		if cfg.Memory.Over() {
+			return cfg.Memory.Reason() + "; " + memory.Advice
 		}
 		return ""
 	}

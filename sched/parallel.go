@@ -89,7 +89,7 @@ func (r *parallelRun) key(s System, buf []byte) []byte {
 // Run implements Strategy.
 func (p Parallel) Run(init System, lim Limits) Result {
 	workers := max(p.Workers, 1)
-	r := &parallelRun{lim: lim, maxDepth: lim.maxDepth(), symmetry: p.Symmetry, visited: newVisitedSet(workers, lim.Cancel), workers: workers}
+	r := &parallelRun{lim: lim, maxDepth: lim.maxDepth(), symmetry: p.Symmetry, visited: newSearchSet(workers, lim), workers: workers}
 	var res Result
 	defer r.visited.free() // after result has read its size and the workers are done
 

@@ -56,6 +56,13 @@ type Limits struct {
 	// polling Stop (growing a large visited set) asks it, and gives up.
 	// Once it returns true, Stop must return true at its next poll.
 	Cancel func() bool
+	// Afford, when set, is asked, from any goroutine, before a search
+	// takes a large block of memory at once (its visited set's next
+	// table, of bytes): false refuses it, where the search can do
+	// without it until it stops. Once it returns false, Cancel and Stop
+	// must return true: the search is to end (the caller measures the
+	// memory; nothing here reads it from the system).
+	Afford func(bytes int64) bool
 }
 
 // DefaultMaxDepth is the per-execution step budget when Limits.MaxDepth is 0.
