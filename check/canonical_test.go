@@ -38,6 +38,7 @@ func TestCounterexampleIsTheOneOneWorkerFinds(t *testing.T) {
 // differ between runs.
 func TestCounterexampleOfTheWorkersStandsWhenOneWorkerRunsOutOfBudget(t *testing.T) {
 	defer check.SetCanonicalBudgetForTest(1)() // cut at its first poll
+	defer check.NoShortenForTest()()
 	// one worker's depth-first search takes 1,766 steps to its
 	// counterexample, more than it takes before its first poll (a step
 	// of so large a state counts as several: see sched.Limits)

@@ -33,11 +33,12 @@ func TestMaxMemoryEndsEverySearchIncomplete(t *testing.T) {
 
 // A visited set that would grow past the bound does not: the search ends
 // with the table it has (merged with 5 threads stores 2.87M states, in
-// tables up to 32 MiB).
+// tables up to 32 MiB; the table of 2 MiB fits in the bound, the next, of
+// 8 MiB, does not).
 func TestMaxMemoryRefusesTheNextTable(t *testing.T) {
-	bound := memory.NewForTest(20<<20, func() int64 { return 0 })
+	bound := memory.NewForTest(3<<20, func() int64 { return 0 })
 	rep := explore(t, "merged", 5, model.GIL, check.Config{Strategy: check.StrategyDFS, Workers: 1, Memory: bound})
 	require.Equal(t, sched.Incomplete, rep.Result.Verdict)
-	require.Contains(t, rep.Result.Cut, "the visited set's next table takes")
-	require.LessOrEqual(t, rep.Result.Stats.MemoryBytes, int64(20<<20))
+	require.Contains(t, rep.Result.Cut, "the visited set's next table takes 8 MiB more")
+	require.Equal(t, int64(2<<20), rep.Result.Stats.MemoryBytes)
 }
