@@ -367,7 +367,9 @@ func (d *depthFirst) searchFrom(root System, via ThreadID, base, preempts int, p
 			if f := d.stepKid(kid, top.state, t); f != nil {
 				return failed(f, t, pre)
 			}
-			d.polls += len(kid.key) / keyBytesPerStep // 0 for a word
+			if !kid.isWord { // a word key counts one step, as a peeked child
+				d.polls += len(kid.key) / keyBytesPerStep
+			}
 		}
 		next := kid.s
 		var fresh bool
