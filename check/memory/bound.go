@@ -108,4 +108,4 @@ func (b *Bound) Reason() string {
 
 // Advice is what a search that ran out of memory can do instead, for the
 // report that it stopped.
-const Advice = "-strategy states stores up to n! times fewer states, and -shard i/n splits the search over processes, see docs/sharding.md"
+const Advice = "-strategy states stores up to n! times fewer states, and -shard i/n splits the search into processes that can run on other machines, see docs/sharding.md"
