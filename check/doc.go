@@ -11,6 +11,12 @@
 //  3. render the Report: WriteTrace for people, Summary for machines,
 //     WriteSchedule for -replay.
 //
+// Config bounds a search by executions, depth, a timeout, the caller's
+// Stop and memory (Config.Memory, from package check/memory, which reads
+// what the process holds: package sched reads no system state). With
+// several workers, a counterexample is the one the same search on one
+// worker finds, so that identical input gives identical output.
+//
 // The invariants, each a violation kind: use-saw-real, use-saw-none,
 // use-saw-other-fake (a use of cuda saw something other than its launch's
 // fake), exception (the swap machinery raised), left-swapped and

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"swapcheck/check/memory"
 	"swapcheck/model"
 	"swapcheck/sched"
 )
@@ -51,6 +52,10 @@ const AutoBoundedBudget = 1 << 18
 // autoBoundedBudget is AutoBoundedBudget, but for tests.
 var autoBoundedBudget int64 = AutoBoundedBudget
 
+// noShortenForTest keeps every counterexample as its search found it;
+// only tests set it.
+var noShortenForTest bool
+
 // Strategies lists the strategies Explore knows.
 var Strategies = []string{StrategyAuto, StrategyStates, StrategyDFS, StrategyBFS, StrategyDPOR, StrategyBounded, StrategyPCT, StrategyRandom}
 
@@ -63,7 +68,8 @@ type Config struct {
 	// Workers is how many goroutines an exhaustive stateful search uses
 	// (0 or 1: one). Verdicts and counts do not depend on it; with more
 	// than one, the preemption statistics can vary from run to run (see
-	// sched.Parallel).
+	// sched.Parallel), but a counterexample is the one a search on one
+	// worker finds, within CanonicalBudget steps (see canonical).
 	Workers int
 	// Shard and Shards (Shards > 1) run one part of an exhaustive search,
 	// for independent processes whose summaries MergeSummaries combines.
@@ -86,6 +92,9 @@ type Config struct {
 	StopReason string
 	// Progress, when set, receives the counts every few thousand steps.
 	Progress func(sched.Stats)
+	// Memory, when set, bounds the memory the process holds: a search
+	// that reaches it ends incomplete, and says what to do instead.
+	Memory *memory.Bound
 }
 
 // Report is the outcome of Explore.
@@ -103,11 +112,17 @@ type Report struct {
 	LocksLeft int
 	// Preemptions is the counterexample's number of preemptions.
 	Preemptions int
-	// Plan says what the auto strategy ran, phase by phase.
+	// Plan says what the auto strategy ran, phase by phase, and what any
+	// strategy ran after the search (see canonical).
 	Plan []string
 	// unminimized: auto's bounded search was cut before it found the
 	// counterexample with the fewest preemptions
 	unminimized bool
+	// searchSteps, when not 0, is the steps that the search whose
+	// counterexample the report holds took on one worker (see
+	// canonical), for the shortening's budget: Result.Stats.Steps then
+	// counts several workers' steps, which depend on timing.
+	searchSteps int64
 	// PeakRSSBytes is the most memory the process had held resident when
 	// the report was finished (0 where the system does not say).
 	PeakRSSBytes int64
@@ -167,6 +182,9 @@ func Explore(cfg Config) (*Report, error) {
 	start := time.Now()
 	var why string
 	lim := sched.Limits{MaxExecutions: cfg.MaxExecutions, MaxDepth: cfg.MaxDepth, Stop: stopFunc(start, cfg, &why), Progress: cfg.Progress, Cancel: cancelFunc(start, cfg)}
+	if cfg.Memory.Limit() > 0 {
+		lim.Afford = cfg.Memory.Afford
+	}
 	rep := &Report{Config: cfg, Program: prog}
 	sys := NewSystem(prog)
 	if cfg.Strategy == StrategyAuto {
@@ -183,6 +201,11 @@ func Explore(cfg Config) (*Report, error) {
 			sys.RecordHistory() // walks: each execution's history is checked whole
 		}
 		rep.Result = strat.Run(sys, lim)
+		if one, ok := byWorkers(cfg); ok && rep.Result.Verdict == sched.Violation {
+			var line string
+			rep.Result, line = rep.canonical(rep.Result, one, sys, lim)
+			rep.Plan = append(rep.Plan, line)
+		}
 	}
 	rep.Elapsed = time.Since(start)
 	rep.LocksLeft = sys.LocksLeft()
@@ -226,8 +249,15 @@ func (r *Report) auto(sys *System, lim sched.Limits) sched.Result {
 		r.Plan = append(r.Plan, fmt.Sprintf("states (symmetry reduction, %d workers): stopped", workers))
 		return complete
 	}
+	var line string
+	if one, ok := byWorkers(r.Config); ok {
+		complete, line = r.canonical(complete, one, sys, lim)
+	}
 	p := sched.CountPreemptions(NewSystem(r.Program), complete.Schedule)
 	r.Plan = append(r.Plan, fmt.Sprintf("states (symmetry reduction, %d workers): violation with %d preemptions", workers, p))
+	if line != "" {
+		r.Plan = append(r.Plan, line)
+	}
 	budget, spent := budgeted(lim, autoBoundedBudget)
 	fewest := sched.Bounded{MaxPreemptions: p}.Run(sys, budget)
 	if fewest.Verdict != sched.Violation {
@@ -242,6 +272,9 @@ func (r *Report) auto(sys *System, lim sched.Limits) sched.Result {
 			r.Plan = append(r.Plan, fmt.Sprintf("bounded (up to %d preemptions): found none, so the states counterexample stands", p))
 		}
 		r.unminimized = true
+		if r.searchSteps > 0 {
+			r.searchSteps += fewest.Stats.Steps
+		}
 		complete.Stats.Steps += fewest.Stats.Steps
 		complete.Stats.AddExecutions(fewest.Stats)
 		return complete
@@ -254,7 +287,8 @@ func (r *Report) auto(sys *System, lim sched.Limits) sched.Result {
 }
 
 // budgeted is lim with a budget of steps more: the search stops after
-// that many steps (counted at Stop's polls, every sched.PollEvery steps), and
+// that many steps (counted at Stop's polls, every sched.PollEvery steps,
+// where a step of a large state counts as several: see sched.Limits), and
 // *spent then says so.
 func budgeted(lim sched.Limits, steps int64) (sched.Limits, *bool) {
 	spent := new(bool)
@@ -277,8 +311,11 @@ func budgeted(lim sched.Limits, steps int64) (sched.Limits, *bool) {
 // search finds (fewest steps, and the same whatever found the first), unless
 // that search is cut short by its budget.
 func (r *Report) shorten(lim sched.Limits) {
+	if noShortenForTest {
+		return
+	}
 	lim.Progress = nil
-	lim, _ = budgeted(lim, max(4*r.Result.Stats.Steps, 1_000_000))
+	lim, _ = budgeted(lim, max(4*cmp.Or(r.searchSteps, r.Result.Stats.Steps), 1_000_000))
 	short := sched.BFS{}.Run(NewSystem(r.Program), lim)
 	// Take the breadth-first one even at equal length: it does not depend
 	// on the search's order (or, in parallel, on timing).
@@ -316,10 +353,10 @@ func cancelFunc(start time.Time, cfg Config) func() bool {
 }
 
 // stopCause says why a search started at start must stop now, "" while it
-// need not: the caller's Stop, or the timeout. It is nil when cfg sets
-// neither.
+// need not: the caller's Stop, the timeout, or the memory bound (with
+// what to do instead). It is nil when cfg sets none of them.
 func stopCause(start time.Time, cfg Config) func() string {
-	if cfg.Timeout <= 0 && cfg.Stop == nil {
+	if cfg.Timeout <= 0 && cfg.Stop == nil && cfg.Memory.Limit() <= 0 {
 		return nil
 	}
 	return func() string {
@@ -328,6 +365,9 @@ func stopCause(start time.Time, cfg Config) func() string {
 		}
 		if cfg.Timeout > 0 && time.Since(start) > cfg.Timeout {
 			return fmt.Sprintf("-timeout %s reached", cfg.Timeout)
+		}
+		if cfg.Memory.Over() {
+			return cfg.Memory.Reason() + "; " + memory.Advice
 		}
 		return ""
 	}

@@ -13,3 +13,19 @@ func SetAutoBoundedBudgetForTest(steps int64) (restore func()) {
 // CancelFuncForTest is the Limits.Cancel that Explore gives a search
 // started at start.
 func CancelFuncForTest(start time.Time, cfg Config) func() bool { return cancelFunc(start, cfg) }
+
+// NoShortenForTest keeps every counterexample as its search found it
+// until the returned function is called.
+func NoShortenForTest() (restore func()) {
+	noShortenForTest = true
+	return func() { noShortenForTest = false }
+}
+
+// SetCanonicalBudgetForTest sets the budget of the search on one worker
+// that replaces a counterexample found by several, until the returned
+// function is called.
+func SetCanonicalBudgetForTest(steps int64) (restore func()) {
+	old := canonicalBudget
+	canonicalBudget = steps
+	return func() { canonicalBudget = old }
+}

@@ -4,7 +4,7 @@ package model_test
 // raises an asynchronous KeyboardInterrupt and where it hands the GIL to
 // another thread in the code the model stands for: each variant's
 // swapped_cuda_module, contextlib's @contextmanager machinery and the
-// simulator's launch and polling code (testdata/python/launch.py). The
+// simulator's launch and polling code (testdata/cpython/launch.py). The
 // observations come from ../testdata/cpython/switchpoints.py (see its doc
 // for the method); docs/cpython-switch-points.md states the findings.
 //

@@ -31,7 +31,7 @@ type bfsNode struct {
 func (BFS) Run(init System, lim Limits) Result {
 	var (
 		res     Result
-		visited = newVisitedSet(1, lim.Cancel).join()
+		visited = newSearchSet(1, lim).join()
 		key     []byte
 		buf     []ThreadID
 		nbuf    []ThreadID // the runnable threads of a state just reached
@@ -41,6 +41,7 @@ func (BFS) Run(init System, lim Limits) Result {
 		states  pool
 	)
 	defer visited.set.free()
+	stop.weigh(init)
 	type item struct {
 		state System
 		node  int32

@@ -47,6 +47,7 @@ func (Bounded) Exhaustive() bool { return false }
 func (b Bounded) Run(init System, lim Limits) Result {
 	var res Result
 	stop := stopper{stop: lim.Stop}
+	stop.weigh(init)
 	for p := 0; p <= max(b.MaxPreemptions, 0); p++ {
 		r := boundedRound(init, p, lim, &stop, &res.Stats)
 		switch {

@@ -16,16 +16,24 @@ func (DFS) Name() string { return "dfs" }
 func (DFS) Exhaustive() bool { return true }
 
 // dfsFrame is one state of a depth-first stack and its children. When the
-// frame is pushed, the state's runnable threads are ordered and each one's
-// step is taken at once, on a copy of the state (kids), up to the first
-// that fails, or only peeked at (WordPeeker), its word told without the
-// step, which is then made from the frame's state when its turn comes and
-// its word is new; the children are then tried in order, each one's key
-// looked up in the visited set only when its turn comes, as if it had
-// been stepped then. Stepping them together lets the lookups' cache misses
-// overlap (the slots are prefetched), and changes nothing else: the
-// order of the visited set's inserts, of the counts and of the failures
-// is that of stepping each child in its turn.
+// frame is pushed, the state's runnable threads are ordered, and each
+// one's step is peeked at (WordPeeker), its word told without the step,
+// which is then made from the frame's state when its turn comes and its
+// word is new; the children are then tried in order, each one's key
+// looked up in the visited set only when its turn comes. Peeking them
+// together lets the lookups' cache misses overlap (the slots are
+// prefetched), and changes nothing else: the order of the visited set's
+// inserts, of the counts and of the failures is that of stepping each
+// child in its turn.
+//
+// A child that cannot be peeked at (the system does not peek, or does
+// not know that step) is made only when its turn comes, in the frame's
+// one state for such children (made), and stepped there. Making them all
+// at the push, as the search once did, kept a state per runnable thread
+// on every frame: with 64 threads of 3 blocks under the states search a
+// stack of a few thousand frames held 2.5 GB, and the clones between two
+// polls of Limits.Stop took seconds, so -timeout 3s ended the search
+// after 8.6 s (merged, 2 workers).
 type dfsFrame struct {
 	via ThreadID // the thread whose step led here
 	// viaFirst: via can run on, so preferring put it first (order[0]),
@@ -35,14 +43,12 @@ type dfsFrame struct {
 	next     int
 	// preempts: the preemptions on the path to the state.
 	preempts int
-	// kids[i] is the state after order[i]'s step and its key, for i
-	// below failAt; order[failAt]'s step failed with fail (failAt is
-	// len(order) when none did). The states and buffers are the
-	// frame's, reused from push to push.
-	kids   []dfsKid
-	failAt int
-	fail   *Failure
-	// state is the frame's state, which peeked children are made from
+	// kids[i] is the child by order[i]'s step: peeked, or, if not,
+	// to be made in made when its turn comes. The states and buffers
+	// are the frame's, reused from push to push.
+	kids []dfsKid
+	made dfsKid
+	// state is the frame's state, which the children are made from
 	state System
 }
 
@@ -50,7 +56,8 @@ type dfsFrame struct {
 type dfsKid struct {
 	// s is the child, or, when peeked, a state to make it in when its
 	// turn comes (from the frame's state, by the step PeekWord saw, which
-	// it noted in note)
+	// it noted in note); it is not used when neither peeked nor made
+	// (the child is made in its frame's made then)
 	s      System
 	peeked bool
 	note   PeekNote
@@ -126,7 +133,7 @@ type dfsEnd struct {
 
 // push makes s, reached by via's step with preempts preemptions on its
 // path, the top of the stack, its runnable threads (d.buf) ordered and
-// stepped (see dfsFrame). peeker is s as a WordPeeker when the search
+// peeked at (see dfsFrame). peeker is s as a WordPeeker when the search
 // takes keys as words (d.words) and s is one, else nil: a kid's, which
 // was asserted when the kid was made, not once more per state.
 func (d *depthFirst) push(s System, peeker WordPeeker, via ThreadID, preempts int) {
@@ -142,7 +149,7 @@ func (d *depthFirst) push(s System, peeker WordPeeker, via ThreadID, preempts in
 	for len(f.kids) < len(f.order) {
 		f.kids = append(f.kids, dfsKid{})
 	}
-	f.failAt, f.fail, f.state = len(f.order), nil, s
+	f.state = s
 	first := 0
 	if e := &d.early; e.ok && peeker != nil && len(f.order) > 0 && e.t == f.order[0] {
 		// peeked and prefetched already
@@ -156,29 +163,14 @@ func (d *depthFirst) push(s System, peeker WordPeeker, via ThreadID, preempts in
 	for i := first; i < len(f.order); i++ {
 		t := f.order[i]
 		kid := &f.kids[i]
+		kid.peeked = false // made in its turn, unless peeked at
 		if peeker != nil {
 			if kid.word, kid.note, kid.peeked = peeker.PeekWord(t); kid.peeked {
 				kid.isWord = true
 				kid.hash = d.set.set.hashWord(kid.word)
 				pf.fetch(kid.hash)
-				continue
 			}
 		}
-		d.makeKid(kid, s)
-		if fail := kid.s.Step(t); fail != nil {
-			f.failAt, f.fail = i, fail
-			return
-		}
-		if kid.worder != nil {
-			kid.word, kid.isWord = kid.worder.CompactWord()
-		}
-		if kid.isWord {
-			kid.hash = d.set.set.hashWord(kid.word)
-		} else {
-			kid.key = d.key(kid.s, kid.key)
-			kid.hash = d.set.set.hashKey(kid.key)
-		}
-		pf.fetch(kid.hash)
 	}
 	if pf.early && peeker != nil && len(f.order) > 0 && f.kids[0].peeked { // in large tables only
 		d.againFrom(peeker, f.order[0], f.kids[0].note, pf)
@@ -202,12 +194,42 @@ func (d *depthFirst) checkpoint(poll func() string) string {
 	if d.maxExecutions > 0 {
 		left := d.maxExecutions - d.stats.Executions
 		if left <= 0 {
-			return fmt.Sprintf("max-executions %d reached", d.maxExecutions)
+			return maxExecutionsCut(d.maxExecutions)
 		}
 		d.checkAt = int(min(int64(PollEvery), int64(d.polls)+left))
 	}
 	return ""
 }
+
+// stepKid makes kid.s the child of s by t's step, and its key; it
+// returns the step's failure, if any.
+func (d *depthFirst) stepKid(kid *dfsKid, s System, t ThreadID) *Failure {
+	d.makeKid(kid, s)
+	if fail := kid.s.Step(t); fail != nil {
+		return fail
+	}
+	kid.isWord = false
+	if kid.worder != nil {
+		kid.word, kid.isWord = kid.worder.CompactWord()
+	}
+	if kid.isWord {
+		kid.hash = d.set.set.hashWord(kid.word)
+	} else {
+		kid.key = d.key(kid.s, kid.key)
+		kid.hash = d.set.set.hashKey(kid.key)
+	}
+	return nil
+}
+
+// keyBytesPerStep is how many bytes of a state's key count as one step
+// more towards the next poll of Limits.Stop (see Limits.Stop): a state
+// takes time to copy, step and key in proportion to its key, and a
+// search of large states must still poll every few milliseconds. Merged
+// with 64 threads in 16 blocks has keys of 1 KiB, and a child took 330
+// µs to make: 4,096 of them between two polls, 1.4 s, made -timeout late
+// by as much; with this, a poll comes after 63 of them. Keys of a few
+// words (a few threads) count one step, or two.
+const keyBytesPerStep = 16
 
 // makeKid makes kid.s a copy of s.
 func (d *depthFirst) makeKid(kid *dfsKid, s System) {
@@ -277,10 +299,16 @@ func (d *depthFirst) searchFrom(root System, via ThreadID, base, preempts int, p
 		d.stats.Steps++
 		depth := base + len(d.stack)
 		d.stats.Depth = max(d.stats.Depth, depth)
-		if i == top.failAt {
-			return failed(top.fail, t, pre)
-		}
 		kid := &top.kids[i]
+		if !kid.peeked {
+			kid = &top.made
+			if f := d.stepKid(kid, top.state, t); f != nil {
+				return failed(f, t, pre)
+			}
+			if !kid.isWord { // a word key counts one step, as a peeked child
+				d.polls += len(kid.key) / keyBytesPerStep
+			}
+		}
 		next := kid.s
 		var fresh bool
 		if kid.isWord {

@@ -128,6 +128,7 @@ func (x *dpor) run(init System, lim Limits) Result {
 		maxD = lim.maxDepth()
 		res  = &x.res
 	)
+	stop.weigh(init)
 	root := x.push(init.Clone(), -1)
 	t := x.first(root, -1)
 	if t < 0 {

@@ -16,6 +16,7 @@ package sched
 // budget); the count is then meaningless.
 func Interleavings(init System, lim Limits) (count float64, states int64, ok bool) {
 	c := interleavings{memo: map[string]float64{}, stop: stopper{stop: lim.Stop}, maxDepth: lim.maxDepth()}
+	c.stop.weigh(init)
 	count = c.from(init.Clone(), 0)
 	return count, int64(len(c.memo)), !c.cut
 }

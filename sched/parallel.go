@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sync"
@@ -17,7 +18,7 @@ import (
 // worker gets there first, so a finished search's States, Steps, Matched and
 // Executions do not depend on the number of workers or on timing. A
 // violation stops all workers; which one is found first can depend on
-// timing (check.Explore then shortens it breadth-first, deterministically).
+// timing (check.Explore then reports the one a search on one worker finds).
 // Stats.Depth is not measured (Stats.DepthUnmeasured): the longest path
 // depends on the interleaving.
 // The preemption statistics are counted as DFS counts them, along the path
@@ -88,7 +89,7 @@ func (r *parallelRun) key(s System, buf []byte) []byte {
 // Run implements Strategy.
 func (p Parallel) Run(init System, lim Limits) Result {
 	workers := max(p.Workers, 1)
-	r := &parallelRun{lim: lim, maxDepth: lim.maxDepth(), symmetry: p.Symmetry, visited: newVisitedSet(workers, lim.Cancel), workers: workers}
+	r := &parallelRun{lim: lim, maxDepth: lim.maxDepth(), symmetry: p.Symmetry, visited: newSearchSet(workers, lim), workers: workers}
 	var res Result
 	defer r.visited.free() // after result has read its size and the workers are done
 
@@ -150,10 +151,14 @@ func (p Parallel) Run(init System, lim Limits) Result {
 }
 
 // prefix expands states breadth-first until there are at least want of
-// them to share out. It reports done when the search ended there.
+// them to share out. It reports done when the search ended there. It
+// polls Limits.Stop as the workers do: the prefix of 64 interchangeable
+// threads makes thousands of states, which in a large model take seconds.
 func (r *parallelRun) prefix(u *setUser, init System, want int) ([]root, bool) {
 	var buf, key []byte
 	var threads []ThreadID
+	stop := newStopper(r.lim, &r.total) // the workers have not started
+	stop.weigh(init)
 	level := []root{{state: init.Clone()}}
 	for len(level) > 0 && len(level) < want {
 		var next []root
@@ -168,6 +173,10 @@ func (r *parallelRun) prefix(u *setUser, init System, want int) ([]root, bool) {
 				return nil, true
 			}
 			for _, t := range threads {
+				if stop.stopped() {
+					r.cut = "stopped"
+					return nil, true
+				}
 				s := it.state.Clone()
 				r.total.Steps++
 				path := append(append([]ThreadID(nil), it.path...), t)
@@ -218,6 +227,9 @@ func (r *parallelRun) result(res *Result) Result {
 	res.Stats.Depth, res.Stats.DepthUnmeasured = 0, true
 	res.Stats.PreemptionsByTiming = r.workers > 1
 	res.Stats.MemoryBytes = r.visited.bytes()
+	if m := r.lim.MaxExecutions; m > 0 && r.total.Executions > m && r.cut == "" {
+		r.cut = maxExecutionsCut(m) // it ran more than it was allowed
+	}
 	switch {
 	case r.failure != nil:
 		res.Verdict, res.Failure, res.Schedule = Violation, r.failure, r.schedule
@@ -256,11 +268,25 @@ func (w *worker) flush() {
 		}
 		r.stop.Store(true)
 	}
-	if r.lim.MaxExecutions > 0 && r.total.Executions >= r.lim.MaxExecutions && r.failure == nil {
-		r.cut = fmt.Sprintf("max-executions %d reached", r.lim.MaxExecutions)
+}
+
+// cutAtMaxExecutions stops the run once its workers have counted
+// Limits.MaxExecutions executions, as a worker polls in the middle of its
+// search (so it has steps left, and the run more executions to count). A
+// worker's own count reaches the run's only at its polls, so a run may
+// count more before it stops; result makes any run that counted more
+// incomplete, even one that had none left to run when it stopped.
+func (r *parallelRun) cutAtMaxExecutions() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if m := r.lim.MaxExecutions; m > 0 && r.total.Executions >= m && r.failure == nil {
+		r.cut = cmp.Or(r.cut, maxExecutionsCut(m))
 		r.stop.Store(true)
 	}
 }
+
+// maxExecutionsCut is the Cut of a search that reached Limits.MaxExecutions m.
+func maxExecutionsCut(m int64) string { return fmt.Sprintf("max-executions %d reached", m) }
 
 func (w *worker) search(rt root) {
 	r := w.run
@@ -271,6 +297,7 @@ func (w *worker) search(rt root) {
 	const runStopped = "the run stopped" // its cut, if any, is set already
 	end := w.searchFrom(rt.state, last, len(rt.path), rt.preempts, func() string {
 		w.flush()
+		r.cutAtMaxExecutions()
 		if r.stop.Load() {
 			return runStopped
 		}

@@ -29,8 +29,11 @@ type Limits struct {
 	// execution that reaches it makes the verdict Incomplete, never silently
 	// shorter.
 	MaxDepth int
-	// Stop is polled every few thousand steps; when it returns true the
-	// search ends with verdict Incomplete. The caller owns the clock.
+	// Stop is polled every few thousand steps (PollEvery), or fewer
+	// where the states are large: a step that copies or keys a state
+	// counts one more for every 16 bytes of its key; when it returns
+	// true the search ends with verdict Incomplete. The caller owns the
+	// clock.
 	Stop func() bool
 	// Progress, when set, is called at the same points with the counts so
 	// far (for a progress bar; it must return quickly).
@@ -41,6 +44,13 @@ type Limits struct {
 	// polling Stop (growing a large visited set) asks it, and gives up.
 	// Once it returns true, Stop must return true at its next poll.
 	Cancel func() bool
+	// Afford, when set, is asked, from any goroutine, before a search
+	// takes a large block of memory at once (its visited set's next
+	// table, of bytes): false refuses it, where the search can do
+	// without it until it stops. Once it returns false, Cancel and Stop
+	// must return true: the search is to end (the caller measures the
+	// memory; nothing here reads it from the system).
+	Afford func(bytes int64) bool
 }
 
 // DefaultMaxDepth is the per-execution step budget when Limits.MaxDepth is 0.
@@ -53,8 +63,9 @@ func (l Limits) maxDepth() int {
 	return DefaultMaxDepth
 }
 
-// PollEvery is how many steps pass between two calls of Limits.Stop (a
-// Stop may count steps by it).
+// PollEvery is how many steps pass between two calls of Limits.Stop,
+// where a step of a large state counts as several (see Limits.Stop); a
+// Stop may count the search's work by it.
 const PollEvery = 1 << 12
 
 // Stats counts the work a search did.

@@ -39,7 +39,7 @@ func canonicalKeyOf(s System, buf []byte) []byte {
 // have few preemptions.
 func statefulDFS(init System, lim Limits, keyOf func(System, []byte) []byte, exact bool) Result {
 	var res Result
-	d := depthFirst{set: newVisitedSet(1, lim.Cancel).join(), key: keyOf, maxDepth: lim.maxDepth()}
+	d := depthFirst{set: newSearchSet(1, lim).join(), key: keyOf, maxDepth: lim.maxDepth()}
 	d.useWords(init, exact)
 	defer d.set.set.free() // after finish has read its size
 	d.set.add(keyOf(init, nil))

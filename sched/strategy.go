@@ -12,13 +12,26 @@ type Strategy interface {
 }
 
 // stopper polls Limits.Stop, and reports Limits.Progress, every PollEvery
-// calls.
+// calls, or, once weighed, every PollEvery steps' worth of work.
 type stopper struct {
 	stop     func() bool
 	progress func(Stats)
 	stats    *Stats
 	count    int
+	// weight is what a call counts (0: one), see weigh
+	weight int
 }
+
+// weigh makes each call count as many steps as one of a state like s
+// (stepWeight): searches that copy or key a state on every step poll
+// more often where the states are large.
+func (s *stopper) weigh(init System) { s.weight = stepWeight(init) }
+
+// stepWeight is how many steps towards the next poll of Limits.Stop one
+// step of a search that copies and keys a state like s counts: 1, and
+// one more for every keyBytesPerStep bytes of its key (see
+// keyBytesPerStep).
+func stepWeight(s System) int { return 1 + len(keyOf(s, nil))/keyBytesPerStep }
 
 func newStopper(lim Limits, stats *Stats) stopper {
 	return stopper{stop: lim.Stop, progress: lim.Progress, stats: stats}
@@ -28,7 +41,7 @@ func (s *stopper) stopped() bool {
 	if s.stop == nil && s.progress == nil {
 		return false
 	}
-	s.count++
+	s.count += max(s.weight, 1)
 	if s.count < PollEvery {
 		return false
 	}

@@ -65,8 +65,10 @@ type visitedSet struct {
 	inserted atomic.Int64
 
 	// cancel is the search's Limits.Cancel (nil: never), asked while a
-	// large table grows (see abandon).
+	// large table grows (see abandon), and afford its Limits.Afford
+	// (nil: always), asked before (see refuse).
 	cancel func() bool
+	afford func(bytes int64) bool
 
 	// slabs holds the tables mapped outside the heap.
 	slabs *slabs
@@ -180,6 +182,14 @@ func newVisitedSet(users int, cancel func() bool) *visitedSet {
 	s.cond = sync.NewCond(&s.mu)
 	s.slabs.watch(s)
 	s.tab.Store(s.newTable(1<<10, true))
+	return s
+}
+
+// newSearchSet is newVisitedSet for a search bounded by lim: its
+// Cancel and Afford.
+func newSearchSet(users int, lim Limits) *visitedSet {
+	s := newVisitedSet(users, lim.Cancel)
+	s.afford = lim.Afford
 	return s
 }
 
@@ -622,7 +632,7 @@ func (s *visitedSet) grow(t *visitedTable, widen bool) {
 	}
 	var g *visitedTable
 	if !widen && !s.growing.Load() {
-		if s.abandon(t) {
+		if s.abandon(t) || s.refuse(t) {
 			s.mu.Unlock() // the search is ending: no grow
 			return
 		}
@@ -731,11 +741,25 @@ const abandonEvery = 2 << 20
 // grow of a large table takes seconds (a gigabyte's pages, then its
 // keys), and a -timeout or Ctrl-C waited for all of it.
 func (s *visitedSet) abandon(t *visitedTable) bool {
-	if s.cancel == nil {
-		return false
-	}
+	return s.cancel != nil && s.roomy(t) && s.cancel()
+}
+
+// roomy reports whether t has room for what its users add before they
+// stop, once the search is ending (see abandon).
+func (s *visitedSet) roomy(t *visitedTable) bool {
 	room := int64(t.len())*15/16 - s.inserted.Load()
-	return room >= 2*PollEvery*int64(s.users.Load()+1) && s.cancel()
+	return room >= 2*PollEvery*int64(s.users.Load()+1)
+}
+
+// refuse reports whether Limits.Afford refuses t's next table, which t
+// has room to do without (roomy): the search is then ending (Afford's
+// false makes Cancel and Stop true), and t holds what its users add
+// before they stop. A table with no such room (the small ones) grows
+// whatever Afford would say. The old table and the next are both held
+// while the keys move, and Afford is asked for the next one's bytes
+// with the old one held already: the most the set holds at once.
+func (s *visitedSet) refuse(t *visitedTable) bool {
+	return s.afford != nil && s.roomy(t) && !s.afford(int64(growth(t))*t.bytes())
 }
 
 // prepareHookForTest, when set, runs as each table is prepared, and

@@ -158,7 +158,7 @@ class Sources:
 
     def __init__(self):
         self.text = {"contextlib": (_read(CONTEXTLIB_PATH), CONTEXTLIB_PATH),
-                     "launch": (_read(os.path.join(PROTO_DIR, "launch.py")), os.path.join(PROTO_DIR, "launch.py"))}
+                     "launch": (_read(os.path.join(HERE, "launch.py")), os.path.join(HERE, "launch.py"))}
         for v in VARIANTS:
             p = os.path.join(PROTO_DIR, v + ".py")
             self.text[v] = (_read(p), p)

@@ -11,11 +11,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
 
 	"swapcheck/check"
+	"swapcheck/check/memory"
 	"swapcheck/model"
 	"swapcheck/sched"
 	"swapcheck/variants"
@@ -37,6 +39,7 @@ type options struct {
 	maxDepth, workers, preemptions, depth                       int
 	seed                                                        uint64
 	timeout                                                     time.Duration
+	maxMemory                                                   memory.Size
 	list, json, force, table, quiet, version                    bool
 	set                                                         map[string]bool
 	given                                                       []string // the flags given, by name
@@ -117,6 +120,8 @@ func parse(args []string, stdout io.Writer) (*options, error) {
 	fs.Int64Var(&o.maxExecutions, "max-executions", 0, "stop after this many executions (0: no limit); the verdict is then incomplete")
 	fs.IntVar(&o.maxDepth, "max-depth", 0, fmt.Sprintf("per-execution step budget, 0 or more (0: %d); reaching it makes the verdict incomplete", sched.DefaultMaxDepth))
 	fs.DurationVar(&o.timeout, "timeout", 0, "stop the search after this long (0: none); the verdict is then incomplete; Ctrl-C, SIGTERM and SIGHUP stop it too")
+	o.maxMemory = memory.Size(memory.Default())
+	fs.Var(&o.maxMemory, "max-memory", fmt.Sprintf("stop the search once the process holds this much memory, `SIZE` such as 500MiB, 2GiB or 1GB (0: no bound; the default is %.0f%% of this machine's memory); the verdict is then incomplete", 100*memory.DefaultShare))
 	fs.StringVar(&o.replay, "replay", "", "replay the schedule `FILE` written by -out (its protocol, atomicity and scenario)")
 	fs.StringVar(&o.out, "out", "", "write trace.txt, schedule.txt and summary.json into `DIR`")
 	fs.BoolVar(&o.force, "force", false, "with -out, overwrite files already there")
@@ -229,7 +234,11 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 		if cfg.Strategy == check.StrategyRandom {
 			total = cfg.Runs
 		}
-		prog := newProgress(stderr, o.quiet, total)
+		if cfg.Memory = memory.New(int64(o.maxMemory)); o.maxMemory > 0 {
+			// the collector works harder near it; tests run this in-process
+			defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(o.maxMemory)))
+		}
+		prog := newProgress(stderr, o.quiet, total, int64(o.maxMemory))
 		if prog != nil {
 			cfg.Progress = prog.update
 		}
@@ -256,7 +265,7 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 		return 0, err
 	}
 	for _, phase := range rep.Plan {
-		fmt.Fprintf(stderr, "explore: auto: %s\n", phase)
+		fmt.Fprintf(stderr, "explore: %s: %s\n", rep.Config.Strategy, phase)
 	}
 	verdict := sum.Verdict
 	if sum.Shard != "" && rep.Result.Verdict == sched.Verified {

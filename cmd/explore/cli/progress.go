@@ -9,6 +9,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
+	"swapcheck/check/memory"
 	"swapcheck/sched"
 )
 
@@ -21,6 +22,9 @@ type progress struct {
 	start time.Time
 	last  time.Time
 	total int64 // executions the search will make, when known (walks)
+	// limit is -max-memory (0: none), shown with the memory the process
+	// holds
+	limit int64
 	bar   *progressbar.ProgressBar
 	tty   bool
 	shown bool
@@ -31,11 +35,11 @@ const (
 	plainEvery    = 5 * time.Second
 )
 
-func newProgress(stderr io.Writer, quiet bool, total int64) *progress {
+func newProgress(stderr io.Writer, quiet bool, total, limit int64) *progress {
 	if quiet {
 		return nil
 	}
-	p := &progress{out: stderr, start: time.Now(), total: total}
+	p := &progress{out: stderr, start: time.Now(), total: total, limit: limit}
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p.tty = true
 	}
@@ -50,7 +54,7 @@ func (p *progress) update(st sched.Stats) {
 		return
 	}
 	rate := float64(st.Steps) / elapsed.Seconds()
-	desc := fmt.Sprintf("%d states, %d steps, %.2fM steps/s", st.States, st.Steps, rate/1e6)
+	desc := fmt.Sprintf("%d states, %d steps, %.2fM steps/s", st.States, st.Steps, rate/1e6) + p.memory()
 	if p.tty {
 		if p.bar == nil {
 			max := int64(-1)
@@ -89,4 +93,17 @@ func (p *progress) done() {
 	if p != nil && p.bar != nil {
 		_ = p.bar.Clear()
 	}
+}
+
+// memory is what the process holds, and the bound, for the progress line
+// ("" where the system does not say).
+func (p *progress) memory() string {
+	held := memory.Resident()
+	switch {
+	case held <= 0:
+		return ""
+	case p.limit > 0:
+		return fmt.Sprintf(", memory %s of %s", memory.Format(held), memory.Format(p.limit))
+	}
+	return fmt.Sprintf(", memory %s", memory.Format(held))
 }
