@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 
+	"swapcheck/model"
 	"swapcheck/sched"
 )
 
@@ -151,19 +152,32 @@ func Summarize(r *Report) Summary {
 	}
 	if res.Verdict == sched.Violation {
 		v := &ViolationSummary{
-			Kind: res.Failure.Kind, Message: res.Failure.Message,
+			Kind: res.Failure.Kind, Message: res.Failure.Message, Thread: FailureThread(r.Program, *res.Failure),
 			Step: len(res.Schedule), TraceSteps: len(res.Schedule), Shortened: r.Shortened, Preemptions: r.Preemptions,
-			Schedule: make([]int, len(res.Schedule)),
-		}
-		if res.Failure.Thread >= 0 {
-			v.Thread = r.Program.ThreadName(int(res.Failure.Thread))
-		}
-		for i, t := range res.Schedule {
-			v.Schedule[i] = int(t)
+			Schedule: ScheduleInts(res.Schedule),
 		}
 		s.Violation = v
 	}
 	return s
+}
+
+// FailureThread names the thread whose step failed, as a summary does
+// ("" when the failure is no one thread's, as a deadlock is).
+func FailureThread(p *model.Program, f sched.Failure) string {
+	if f.Thread < 0 {
+		return ""
+	}
+	return p.ThreadName(int(f.Thread))
+}
+
+// ScheduleInts is a schedule as a summary's JSON holds it: each step's
+// thread number.
+func ScheduleInts(schedule []sched.ThreadID) []int {
+	out := make([]int, len(schedule))
+	for i, t := range schedule {
+		out[i] = int(t)
+	}
+	return out
 }
 
 // PCTGuaranteeLog10 is log10 of pct's per-run guarantee 1/(n*k^(d-1)) for

@@ -85,17 +85,11 @@ func Summarize(r *Result) Summary {
 	}
 	if v := r.Violation; v != nil {
 		vs := &ViolationSummary{
-			Kind: v.Failure.Kind, Message: v.Failure.Message,
+			Kind: v.Failure.Kind, Message: v.Failure.Message, Thread: check.FailureThread(r.Program, v.Failure),
 			Launch: v.Launch, Step: len(v.Schedule),
 			AfterMS: float64(v.After.Microseconds()) / 1000, CallsBefore: v.Calls,
 			Reproduced: v.Reproduced, Note: v.Note,
-			Schedule: make([]int, len(v.Schedule)),
-		}
-		if v.Failure.Thread >= 0 {
-			vs.Thread = r.Program.ThreadName(int(v.Failure.Thread))
-		}
-		for i, t := range v.Schedule {
-			vs.Schedule[i] = int(t)
+			Schedule: check.ScheduleInts(v.Schedule),
 		}
 		s.Violation = vs
 	}
