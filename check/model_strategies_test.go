@@ -14,8 +14,8 @@ import (
 	"swapcheck/sched"
 )
 
-// The new strategies on the real model: every protocol, both atomicity
-// modes, two GPU threads calling one device function once. DPOR must give
+// The new strategies on the real model: every protocol, every atomicity
+// mode, two GPU threads calling one device function once. DPOR must give
 // DFS's verdict, with the same end states when it proves the protocol;
 // Bounded must find the failures DFS finds within three preemptions.
 

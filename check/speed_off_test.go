@@ -47,7 +47,7 @@ func speedOffStrategies() []sched.Strategy {
 
 // The speed machinery (compact keys, the step memo, stale worlds, peeks,
 // recycled states) changes nothing a search reports: for every variant,
-// several scenarios, both atomicities and every strategy, a search with
+// several scenarios, every atomicity mode and every strategy, a search with
 // it gives the verdict, counts, failure and schedule (so the trace) of a
 // search of the same program without it. Only the visited set's memory
 // differs: compact keys are shorter. The largest searches are cut at the

@@ -11,8 +11,8 @@ import (
 )
 
 // TestVerdictTableMatchesExpected: a variant registered as correct is
-// verified on every row of the verdict table, under both atomicity
-// models; one registered as buggy has a violation on some row. A new
+// verified on every row of the verdict table, under every atomicity
+// mode; one registered as buggy has a violation on some row. A new
 // variant registered with the wrong expectation, or a change that breaks
 // a correct variant or fixes a buggy one, fails here.
 func TestVerdictTableMatchesExpected(t *testing.T) {

@@ -86,8 +86,8 @@ kernel: call f; raise
 `
 
 // DefaultCases are the variants registered as buggy on two and on 64
-// threads, each in both atomicity models, and merged on the
-// aborted-launch scenario.
+// threads, each in every atomicity mode, and merged on the
+// aborted-launch scenario in every mode.
 func DefaultCases() []Case {
 	var cases []Case
 	for _, v := range variants.All() {

@@ -10,7 +10,7 @@ import (
 )
 
 // Expected is what a variant's rows of the verdict table (check.TableShapes,
-// both atomicity models) must say; check's TestVerdictTableMatchesExpected
+// every atomicity mode) must say; check's TestVerdictTableMatchesExpected
 // holds each variant to it. It says nothing of other scenarios: merged is
 // correct here, yet fails on an aborted launch.
 type Expected uint8

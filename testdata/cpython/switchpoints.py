@@ -7,7 +7,7 @@ The code: each variant's ``swapped_cuda_module`` (../python/<variant>.py), the
 ``@contextmanager`` machinery that ``with swapped_cuda_module(...)`` runs
 (``contextlib._GeneratorContextManager.__enter__`` / ``__exit__`` and the
 ``helper`` that builds it), and the host's launch and polling code of the
-simulator (../python/launch.py, reduced from numba-cuda's kernel.py).
+simulator (launch.py beside this file, reduced from numba-cuda's kernel.py).
 
 STATIC (from CPython 3.11's Python/ceval.c; see docs/cpython-switch-points.md)
     A pending signal (SIGINT -> KeyboardInterrupt) and a request to drop the
