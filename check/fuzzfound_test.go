@@ -38,3 +38,19 @@ func TestMergeSummariesOfAHugeShardCount(t *testing.T) {
 		t.Fatal("MergeSummaries of one part of 10^12 shards did not return within 10s")
 	}
 }
+
+// TestSummaryVersionReachesErrorsQuoted: the writer's version, read from
+// summary.json, reaches an error quoted when it holds a control character,
+// so the error stays one line and cannot drive the terminal.
+func TestSummaryVersionReachesErrorsQuoted(t *testing.T) {
+	t.Run("another format", func(t *testing.T) {
+		_, err := check.ReadSummary([]byte(`{"format": 2, "version": "\u001b[2J\n"}`))
+		require.EqualError(t, err, `the summary is of format 2 (written by explore "\x1b[2J\n"), but explore `+check.Version+` reads format 1`)
+	})
+	t.Run("parts of two versions", func(t *testing.T) {
+		part := mergePart
+		part.Shard, part.Version = "0/2", "0.0.1\n\x1b[2J"
+		_, err := check.MergeSummaries([]check.Summary{part, mergePart})
+		require.EqualError(t, err, `shard 1/2 was written by explore `+check.Version+`, but shard 0/2 by explore "0.0.1\n\x1b[2J": run every part with one version`)
+	})
+}

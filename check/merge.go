@@ -36,7 +36,7 @@ func MergeSummaries(parts []Summary) (Summary, error) {
 		case total != n:
 			return Summary{}, fmt.Errorf("shard %s is one of %d, but shard %s is one of %d", p.Shard, total, first.Shard, n)
 		case p.Version != first.Version:
-			return Summary{}, fmt.Errorf("shard %s was written by explore %s, but shard %s by explore %s: run every part with one version", p.Shard, cmp.Or(p.Version, "(unversioned)"), first.Shard, cmp.Or(first.Version, "(unversioned)"))
+			return Summary{}, fmt.Errorf("shard %s was written by explore %s, but shard %s by explore %s: run every part with one version", p.Shard, cmp.Or(versionText(p.Version), "(unversioned)"), first.Shard, cmp.Or(versionText(first.Version), "(unversioned)"))
 		case p.Protocol != first.Protocol || p.Atomicity != first.Atomicity || p.Scenario != first.Scenario || p.Strategy != first.Strategy:
 			return Summary{}, fmt.Errorf("shard %s searched another protocol, atomicity, strategy or scenario than shard %s", p.Shard, first.Shard)
 		}
