@@ -3,6 +3,8 @@ package check
 import (
 	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -34,7 +36,7 @@ func MergeSummaries(parts []Summary) (Summary, error) {
 		case total != n:
 			return Summary{}, fmt.Errorf("shard %s is one of %d, but shard %s is one of %d", p.Shard, total, first.Shard, n)
 		case p.Version != first.Version:
-			return Summary{}, fmt.Errorf("shard %s was written by explore %s, but shard %s by explore %s: run every part with one version", p.Shard, cmp.Or(p.Version, "(unversioned)"), first.Shard, cmp.Or(first.Version, "(unversioned)"))
+			return Summary{}, fmt.Errorf("shard %s was written by explore %s, but shard %s by explore %s: run every part with one version", p.Shard, cmp.Or(versionText(p.Version), "(unversioned)"), first.Shard, cmp.Or(versionText(first.Version), "(unversioned)"))
 		case p.Protocol != first.Protocol || p.Atomicity != first.Atomicity || p.Scenario != first.Scenario || p.Strategy != first.Strategy:
 			return Summary{}, fmt.Errorf("shard %s searched another protocol, atomicity, strategy or scenario than shard %s", p.Shard, first.Shard)
 		}
@@ -45,16 +47,14 @@ func MergeSummaries(parts []Summary) (Summary, error) {
 	}
 	out := Summary{Version: first.Version, Format: FormatVersion, Protocol: first.Protocol, Atomicity: first.Atomicity, Strategy: first.Strategy,
 		Scenario: first.Scenario, Shard: fmt.Sprintf("merged %d of %d", len(seen), n), Complete: true}
-	var missing, stopped []string
+	var stopped []string
 	verdict := "verified"
 	var preempted int64     // executions of the shards that report preemptions
 	var preemptions float64 // their preemptions in all
-	for i := range n {
-		p, ok := seen[i]
-		if !ok {
-			missing = append(missing, strconv.Itoa(i))
-			continue
-		}
+	// In shard order, over the parts given: n comes from the files and
+	// may be far more than were run.
+	for _, i := range slices.Sorted(maps.Keys(seen)) {
+		p := seen[i]
 		out.Executions += p.Executions
 		out.States += p.States
 		out.Steps += p.Steps
@@ -91,12 +91,13 @@ func MergeSummaries(parts []Summary) (Summary, error) {
 		}
 		out.Complete = out.Complete && p.Complete
 	}
-	if len(missing) > 0 && verdict != "violation" {
+	missing := n - len(seen)
+	if missing > 0 && verdict != "violation" {
 		verdict = "incomplete"
-		stopped = append(stopped, "missing shards: "+strings.Join(missing, ", "))
+		stopped = append(stopped, "missing shards: "+missingShards(seen, n))
 	}
 	out.Stopped = strings.Join(stopped, "; ")
-	out.Complete = out.Complete && len(missing) == 0 && verdict == "verified"
+	out.Complete = out.Complete && missing == 0 && verdict == "verified"
 	out.Verdict = verdict
 	if out.Preemptions != nil {
 		out.Preemptions.Mean = preemptions / float64(preempted)
@@ -105,6 +106,23 @@ func MergeSummaries(parts []Summary) (Summary, error) {
 		out.StepsPerSec = float64(out.Steps) / (out.ElapsedMS / 1000)
 	}
 	return out, nil
+}
+
+// missingShards lists the shards of 0..n-1 not in seen: the first few, and
+// how many in all when there are more (n comes from the files and may be
+// huge).
+func missingShards(seen map[int]Summary, n int) string {
+	const listed = 8
+	var names []string
+	for i := 0; i < n && len(names) < listed; i++ {
+		if _, ok := seen[i]; !ok {
+			names = append(names, strconv.Itoa(i))
+		}
+	}
+	if all := n - len(seen); all > listed {
+		names = append(names, fmt.Sprintf("... (%d in all)", all))
+	}
+	return strings.Join(names, ", ")
 }
 
 // ParseShard reads "i/n" (0 <= i < n).

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
+	"strings"
 
 	"swapcheck/model"
 	"swapcheck/sched"
@@ -192,7 +194,16 @@ func ReadSummary(data []byte) (Summary, error) {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return s, fmt.Errorf("not a summary.json: %v", err)
 	}
-	return s, checkFormat("summary", s.Format, s.Version)
+	return s, checkFormat("summary", s.Format, versionText(s.Version))
+}
+
+// versionText is a version read from a file, fit for a one-line message:
+// as it is when printable ASCII, else quoted.
+func versionText(v string) string {
+	if strings.ContainsFunc(v, func(r rune) bool { return r < ' ' || r > '~' }) {
+		return strconv.Quote(v)
+	}
+	return v
 }
 
 // WriteJSON writes the summary as indented JSON.

@@ -1,0 +1,109 @@
+package model_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode"
+
+	"swapcheck/model"
+)
+
+// FuzzScenario: the scenario parser, on any bytes, returns a scenario or
+// a one-line error without raw control characters, never panics; a
+// scenario it accepts renders (Scenario.String, the canonical form) to
+// text it parses back to the same scenario. Seeded with the scenario files
+// under testdata/scenarios and the rendering of the default shape.
+//
+//	go test -run '^$' -fuzz '^FuzzScenario$' -fuzztime 60s ./model
+func FuzzScenario(f *testing.F) {
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "scenarios", "*.txt"))
+	if err != nil || len(files) == 0 {
+		f.Fatalf("no seed scenarios under testdata/scenarios (%v)", err)
+	}
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	sc, err := model.DefaultShape.Build()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add([]byte(sc.String()))
+	f.Add([]byte("module m cuda\nkernel: use cuda.local; raise\nthreads 1024\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		strict, strictErr := model.Parse(strings.NewReader(string(data)))
+		requireOneLine(t, strictErr)
+		wide, err := model.ParseUpTo(strings.NewReader(string(data)), model.MaxStressThreads)
+		requireOneLine(t, err)
+		if strictErr == nil && err != nil {
+			t.Fatalf("Parse accepts what ParseUpTo refuses: %v", err)
+		}
+		if strict != nil && wide.String() != strict.String() {
+			t.Fatalf("Parse and ParseUpTo read the same text differently:\n%s\n%s", strict, wide)
+		}
+		if wide == nil {
+			return
+		}
+		text := wide.String()
+		again, err := model.ParseUpTo(strings.NewReader(text), model.MaxStressThreads)
+		if err != nil {
+			t.Fatalf("the rendering of a parsed scenario does not parse: %v\n%s", err, text)
+		}
+		if got := again.String(); got != text {
+			t.Fatalf("the rendering does not round-trip:\n%s\nreads back as\n%s", text, got)
+		}
+		requireSameScenario(t, wide, again)
+	})
+}
+
+// requireOneLine fails unless err is nil or a single line of printable
+// text: what a command prints on stderr before exiting 2.
+func requireOneLine(t *testing.T, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	msg := err.Error()
+	if msg == "" {
+		t.Fatal("an empty error message")
+	}
+	if strings.ContainsFunc(msg, unicode.IsControl) {
+		t.Fatalf("the error holds a control character (or spans lines): %q", msg)
+	}
+}
+
+// requireSameScenario compares what the rendering could hide: the
+// statements' indices and the function list.
+func requireSameScenario(t *testing.T, a, b *model.Scenario) {
+	t.Helper()
+	if a.Threads != b.Threads || a.Blocks != b.Blocks || a.Launches != b.Launches ||
+		len(a.Modules) != len(b.Modules) || len(a.Functions) != len(b.Functions) || len(a.Kernel) != len(b.Kernel) {
+		t.Fatalf("the round trip changed the scenario's shape:\n%s\n%s", a, b)
+	}
+	for i, f := range a.Functions {
+		g := b.Functions[i]
+		if f.Name != g.Name || f.Module != g.Module || !sameStmts(f.Body, g.Body) {
+			t.Fatalf("the round trip changed device function %s", f.Name)
+		}
+	}
+	if !sameStmts(a.Kernel, b.Kernel) {
+		t.Fatal("the round trip changed the kernel")
+	}
+}
+
+func sameStmts(a, b []model.Stmt) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
