@@ -1,0 +1,276 @@
+package pyreplay_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swapcheck/check"
+	"swapcheck/model"
+	"swapcheck/pyreplay"
+	"swapcheck/sched"
+)
+
+const python3Missing = "python3 not found: install it (for example apt-get install -y python3) to run the Python replays"
+
+// python3 returns the path of python3, or skips (fails, when
+// SWAPCHECK_REQUIRE_PYTHON is set) the test.
+func python3(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("python3")
+	if err != nil {
+		if os.Getenv("SWAPCHECK_REQUIRE_PYTHON") != "" {
+			t.Fatal(python3Missing)
+		}
+		t.Skip(python3Missing)
+	}
+	// python3 may be a shim (pyenv's is a shell script that takes a few
+	// hundred milliseconds per start): run the interpreter it resolves to.
+	resolveOnce.Do(func() {
+		out, err := exec.Command(p, "-c", "import sys; print(sys.executable)").Output()
+		if exe := strings.TrimSpace(string(out)); err == nil && exe != "" {
+			resolved = exe
+		}
+	})
+	if resolved != "" {
+		return resolved
+	}
+	return p
+}
+
+var (
+	resolveOnce sync.Once
+	resolved    string
+)
+
+type run struct {
+	code   int
+	stdout string
+}
+
+// runScript runs the script n times, two at a time (the machine's cores
+// are shared), and returns each run's exit status and output.
+func runScript(t *testing.T, script string, n int) []run {
+	t.Helper()
+	py := python3(t)
+	out := make([]run, n)
+	sem := make(chan struct{}, 2)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			cmd := exec.Command(py, script)
+			var stdout bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stdout
+			err := cmd.Run()
+			code := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			} else if err != nil {
+				code = -1
+			}
+			out[i] = run{code, stdout.String()}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+func scenario(t *testing.T, sh model.Shape) *model.Scenario {
+	t.Helper()
+	sc, err := sh.Build()
+	require.NoError(t, err)
+	return sc
+}
+
+func writeScript(t *testing.T, emit func(*bytes.Buffer) error) string {
+	t.Helper()
+	var b bytes.Buffer
+	require.NoError(t, emit(&b))
+	path := filepath.Join(t.TempDir(), "replay.py")
+	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
+	return path
+}
+
+func shape(threads int) model.Shape {
+	sh := model.DefaultShape
+	sh.Threads = threads
+	return sh
+}
+
+// explore runs the tool's default search on a shape under the GIL.
+func explore(t *testing.T, variant string, sh model.Shape) *check.Report {
+	t.Helper()
+	p, err := check.Lookup(variant)
+	require.NoError(t, err)
+	rep, err := check.Explore(check.Config{Protocol: p, Scenario: scenario(t, sh), Atomicity: model.GIL})
+	require.NoError(t, err)
+	return rep
+}
+
+// The replay of each buggy variant's counterexample reproduces its
+// violation on every run.
+func TestReplayReproducesTheViolation(t *testing.T) {
+	runs := 20
+	if testing.Short() {
+		runs = 3
+	}
+	for _, tc := range []struct {
+		variant string
+		threads int
+	}{
+		{"naive", 2},
+		{"refcount-unregistered", 3},
+		{"refcount-del", 3},
+	} {
+		t.Run(tc.variant, func(t *testing.T) {
+			python3(t)
+			rep := explore(t, tc.variant, shape(tc.threads))
+			require.Equal(t, sched.Violation, rep.Result.Verdict)
+			kind := rep.Result.Failure.Kind
+			script := writeScript(t, func(b *bytes.Buffer) error { return pyreplay.Emit(b, rep) })
+			for i, r := range runScript(t, script, runs) {
+				require.Equal(t, 1, r.code, "run %d of %d:\n%s", i+1, runs, r.stdout)
+				require.Contains(t, r.stdout, "verdict: reproduced "+kind, "run %d", i+1)
+				require.Contains(t, r.stdout, fmt.Sprintf("replay: all %d turns forced", len(rep.Result.Schedule)))
+			}
+		})
+	}
+}
+
+// The naive replay shows the user's error.
+func TestReplayNaiveShowsTheUsersError(t *testing.T) {
+	python3(t)
+	rep := explore(t, "naive", shape(2))
+	script := writeScript(t, func(b *bytes.Buffer) error { return pyreplay.Emit(b, rep) })
+	r := runScript(t, script, 1)[0]
+	require.Contains(t, r.stdout, "observed use-saw-real: T1: AttributeError: module 'numba.cuda' has no attribute 'local'", r.stdout)
+}
+
+// randomSchedule walks p to its end, each step a thread drawn from seed.
+func randomSchedule(t *testing.T, p *model.Program, seed uint64) []sched.ThreadID {
+	t.Helper()
+	w := model.New(p)
+	rng := rand.New(rand.NewPCG(seed, 0))
+	var out []sched.ThreadID
+	for len(out) < 100_000 {
+		var runnable []int
+		for u := range w.NumThreads() {
+			if w.Status(u) == sched.Runnable {
+				runnable = append(runnable, u)
+			}
+		}
+		if len(runnable) == 0 {
+			return out
+		}
+		u := runnable[rng.IntN(len(runnable))]
+		w.Step(u)
+		out = append(out, sched.ThreadID(u))
+	}
+	t.Fatal("the random walk did not end")
+	return nil
+}
+
+// Replays of random schedules of the correct variants, on fault-free
+// single-host scenarios, see no violation.
+func TestReplayOfCorrectVariantsSeesNoViolation(t *testing.T) {
+	seeds := 4
+	if testing.Short() {
+		seeds = 1
+	}
+	shapes := map[string]model.Shape{
+		"threads 2":          shape(2),
+		"threads 3":          shape(3),
+		"calls 2, modules 2": {Threads: 2, Blocks: 1, Calls: 2, Modules: 2, Names: 1},
+		"blocks 2, names 2":  {Threads: 2, Blocks: 2, Calls: 1, Modules: 1, Names: 2},
+	}
+	for _, variant := range []string{"merged", "global-lock"} {
+		for name, sh := range shapes {
+			t.Run(variant+"/"+name, func(t *testing.T) {
+				python3(t)
+				pr, err := check.Lookup(variant)
+				require.NoError(t, err)
+				p, err := model.NewProgram(scenario(t, sh), pr, model.GIL)
+				require.NoError(t, err)
+				var scripts []string
+				for seed := range uint64(seeds) {
+					sch := randomSchedule(t, p, seed+1)
+					scripts = append(scripts, writeScript(t, func(b *bytes.Buffer) error { return pyreplay.EmitSchedule(b, p, sch, nil) }))
+				}
+				for i, s := range scripts {
+					r := runScript(t, s, 1)[0]
+					require.Equal(t, 0, r.code, "seed %d:\n%s", i+1, r.stdout)
+					require.Contains(t, r.stdout, "verdict: no violation", "seed %d", i+1)
+				}
+			})
+		}
+	}
+}
+
+// A turn the script cannot force is a replay failure (exit 2), not
+// skipped: here T1's first turn is given to T0, so T0 reaches another
+// step than its next turn's, and T1 a step before its first turn's.
+func TestReplayReportsATurnItCannotForce(t *testing.T) {
+	python3(t)
+	rep := explore(t, "naive", shape(2))
+	var b bytes.Buffer
+	require.NoError(t, pyreplay.Emit(&b, rep))
+	text := b.String()
+	const t1, t0 = `{\"thread\":2,`, `{\"thread\":1,`
+	require.Contains(t, text, t1)
+	path := filepath.Join(t.TempDir(), "replay.py")
+	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(text, t1, t0, 1)), 0o644))
+	r := runScript(t, path, 1)[0]
+	require.Equal(t, 2, r.code, r.stdout)
+	// Which of the two notices first depends on the threads' timing.
+	require.Regexp(t, `replay failed: turn (15|16) of 22: T[01] reached .*, but the model's next step for it is`, r.stdout)
+}
+
+// What the replay does not support yet is refused in one line naming it.
+func TestEmitRefusesWhatItDoesNotSupport(t *testing.T) {
+	nest := shape(2)
+	nest.Nest = 1
+	sync := shape(2)
+	sync.Syncthreads = true
+	for _, tc := range []struct {
+		name string
+		sh   model.Shape
+		a    model.Atomicity
+		want string
+	}{
+		{"nesting", nest, model.GIL, "nested device calls"},
+		{"syncthreads", sync, model.GIL, "syncthreads()"},
+		{"free-threaded", shape(2), model.FreeThreaded, "atomicity free-threaded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pr, err := check.Lookup("naive")
+			require.NoError(t, err)
+			p, err := model.NewProgram(scenario(t, tc.sh), pr, tc.a)
+			require.NoError(t, err)
+			err = pyreplay.EmitSchedule(&bytes.Buffer{}, p, nil, nil)
+			var un *pyreplay.Unsupported
+			require.ErrorAs(t, err, &un)
+			require.Contains(t, err.Error(), tc.want)
+			require.NotContains(t, err.Error(), "\n")
+		})
+	}
+}
+
+// Emit refuses a report without a violation.
+func TestEmitRefusesAVerdictWithoutViolation(t *testing.T) {
+	rep := explore(t, "merged", shape(2))
+	require.Equal(t, sched.Verified, rep.Result.Verdict)
+	err := pyreplay.Emit(&bytes.Buffer{}, rep)
+	require.ErrorContains(t, err, "not a violation")
+}
