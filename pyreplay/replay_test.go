@@ -185,7 +185,7 @@ func randomSchedule(t *testing.T, p *model.Program, seed uint64) []sched.ThreadI
 // Replays of random schedules of the correct variants, on fault-free
 // single-host scenarios, see no violation.
 func TestReplayOfCorrectVariantsSeesNoViolation(t *testing.T) {
-	seeds := 4
+	seeds := 10
 	if testing.Short() {
 		seeds = 1
 	}
@@ -195,13 +195,26 @@ func TestReplayOfCorrectVariantsSeesNoViolation(t *testing.T) {
 		"calls 2, modules 2": {Threads: 2, Blocks: 1, Calls: 2, Modules: 2, Names: 1},
 		"blocks 2, names 2":  {Threads: 2, Blocks: 2, Calls: 1, Modules: 1, Names: 2},
 	}
+	scenarios := map[string]*model.Scenario{}
+	for name, sh := range shapes {
+		scenarios[name] = scenario(t, sh)
+	}
+	twoLaunches, err := model.Parse(strings.NewReader(`threads 2
+launches 2
+module kernels cuda
+module dev1 cuda
+device f1 in dev1: use cuda.local
+kernel: use cuda.threadIdx; call f1
+`))
+	require.NoError(t, err)
+	scenarios["launches 2"] = twoLaunches
 	for _, variant := range []string{"merged", "global-lock"} {
-		for name, sh := range shapes {
+		for name, sc := range scenarios {
 			t.Run(variant+"/"+name, func(t *testing.T) {
 				python3(t)
 				pr, err := check.Lookup(variant)
 				require.NoError(t, err)
-				p, err := model.NewProgram(scenario(t, sh), pr, model.GIL)
+				p, err := model.NewProgram(sc, pr, model.GIL)
 				require.NoError(t, err)
 				var scripts []string
 				for seed := range uint64(seeds) {
@@ -210,6 +223,7 @@ func TestReplayOfCorrectVariantsSeesNoViolation(t *testing.T) {
 				}
 				for i, s := range scripts {
 					r := runScript(t, s, 1)[0]
+					require.Contains(t, r.stdout, "replay: all ", "seed %d:\n%s", i+1, r.stdout)
 					require.Equal(t, 0, r.code, "seed %d:\n%s", i+1, r.stdout)
 					require.Contains(t, r.stdout, "verdict: no violation", "seed %d", i+1)
 				}
@@ -243,28 +257,48 @@ func TestEmitRefusesWhatItDoesNotSupport(t *testing.T) {
 	nest.Nest = 1
 	sync := shape(2)
 	sync.Syncthreads = true
+	deadlock := &sched.Failure{Kind: check.KindDeadlock, Thread: -1}
 	for _, tc := range []struct {
-		name string
-		sh   model.Shape
-		a    model.Atomicity
-		want string
+		name   string
+		sh     model.Shape
+		a      model.Atomicity
+		expect *sched.Failure
+		want   string
 	}{
-		{"nesting", nest, model.GIL, "nested device calls"},
-		{"syncthreads", sync, model.GIL, "syncthreads()"},
-		{"free-threaded", shape(2), model.FreeThreaded, "atomicity free-threaded"},
+		{"nesting", nest, model.GIL, nil, "nested device calls"},
+		{"syncthreads", sync, model.GIL, nil, "syncthreads()"},
+		{"free-threaded", shape(2), model.FreeThreaded, nil, "atomicity free-threaded"},
+		{"deadlock", shape(2), model.GIL, deadlock, "the violation kind deadlock"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pr, err := check.Lookup("naive")
 			require.NoError(t, err)
 			p, err := model.NewProgram(scenario(t, tc.sh), pr, tc.a)
 			require.NoError(t, err)
-			err = pyreplay.EmitSchedule(&bytes.Buffer{}, p, nil, nil)
+			err = pyreplay.EmitSchedule(&bytes.Buffer{}, p, nil, tc.expect)
 			var un *pyreplay.Unsupported
 			require.ErrorAs(t, err, &un)
 			require.Contains(t, err.Error(), tc.want)
 			require.NotContains(t, err.Error(), "\n")
 		})
 	}
+}
+
+// A scenario whose kernel raises (an aborted launch) is refused too.
+func TestEmitRefusesAnAbortedLaunch(t *testing.T) {
+	f, err := os.Open("../testdata/scenarios/aborted-launch.txt")
+	require.NoError(t, err)
+	defer f.Close()
+	sc, err := model.Parse(f)
+	require.NoError(t, err)
+	pr, err := check.Lookup("merged")
+	require.NoError(t, err)
+	p, err := model.NewProgram(sc, pr, model.GIL)
+	require.NoError(t, err)
+	err = pyreplay.EmitSchedule(&bytes.Buffer{}, p, nil, nil)
+	var un *pyreplay.Unsupported
+	require.ErrorAs(t, err, &un)
+	require.EqualError(t, err, "the Python replay does not support kernel code that raises (aborted launches) yet")
 }
 
 // Emit refuses a report without a violation.
