@@ -2,7 +2,8 @@
 """Replay of a swapcheck counterexample (variant @@VARIANT@@) on real threads.
 
 Written by swapcheck's pyreplay (`explore -emit-python FILE`); needs only
-python3 (3.11+, whose opcode names the model cites). It runs the variant's
+python3, version 3.11 (whose opcode names the model cites; others are
+refused with exit status 2). It runs the variant's
 swapped_cuda_module (embedded below, from testdata/python/) under a small
 launch harness that does what numba's CUDA simulator does: the host thread
 sets the kernel context, swaps the kernel's module around the launch and
@@ -31,6 +32,13 @@ import threading
 import time
 import traceback
 import types
+
+if sys.version_info[:2] != (3, 11):
+    # The model's steps name CPython 3.11's opcodes; 3.12 renames some
+    # (LOAD_METHOD) and inlines comprehensions, 3.10 has others.
+    print("replay failed: this replay needs CPython 3.11, whose opcodes the model's steps name; this is %s"
+          % sys.version.split()[0])
+    sys.exit(2)
 
 DATA = json.loads(@@DATA@@)
 

@@ -22,34 +22,48 @@ import (
 
 const python3Missing = "python3 not found: install it (for example apt-get install -y python3) to run the Python replays"
 
-// python3 returns the path of python3, or skips (fails, when
-// SWAPCHECK_REQUIRE_PYTHON is set) the test.
+// python3 returns the path of a CPython 3.11 (python3.11, or python3 when
+// it is 3.11), or skips (fails, when SWAPCHECK_REQUIRE_PYTHON is set) the
+// test: the replay needs the opcodes the model's steps name.
 func python3(t *testing.T) string {
 	t.Helper()
-	p, err := exec.LookPath("python3")
-	if err != nil {
-		if os.Getenv("SWAPCHECK_REQUIRE_PYTHON") != "" {
-			t.Fatal(python3Missing)
-		}
-		t.Skip(python3Missing)
-	}
-	// python3 may be a shim (pyenv's is a shell script that takes a few
-	// hundred milliseconds per start): run the interpreter it resolves to.
 	resolveOnce.Do(func() {
-		out, err := exec.Command(p, "-c", "import sys; print(sys.executable)").Output()
-		if exe := strings.TrimSpace(string(out)); err == nil && exe != "" {
+		for _, name := range []string{"python3.11", "python3"} {
+			p, err := exec.LookPath(name)
+			if err != nil {
+				continue
+			}
+			// python3 may be a shim (pyenv's is a shell script that takes
+			// a few hundred milliseconds per start): run the interpreter
+			// it resolves to.
+			out, err := exec.Command(p, "-c", "import sys; print(sys.executable, '%d.%d' % sys.version_info[:2])").Output()
+			exe, version, ok := strings.Cut(strings.TrimSpace(string(out)), " ")
+			if err != nil || !ok {
+				continue
+			}
+			if version != "3.11" {
+				why = fmt.Sprintf("%s is Python %s; the replay needs 3.11 (install python3.11)", name, version)
+				continue
+			}
 			resolved = exe
+			return
+		}
+		if why == "" {
+			why = python3Missing
 		}
 	})
-	if resolved != "" {
-		return resolved
+	if resolved == "" {
+		if os.Getenv("SWAPCHECK_REQUIRE_PYTHON") != "" {
+			t.Fatal(why)
+		}
+		t.Skip(why)
 	}
-	return p
+	return resolved
 }
 
 var (
-	resolveOnce sync.Once
-	resolved    string
+	resolveOnce   sync.Once
+	resolved, why string
 )
 
 type run struct {
