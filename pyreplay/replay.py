@@ -409,8 +409,11 @@ def main():
             if failure is None and not SCHED.free and time.monotonic() - SCHED.last_progress > TIMEOUT:
                 i = SCHED.turn
                 t = TURNS[i]["thread"]
+                state = SCHED.state[t]
+                if SCHED.holding[t]:
+                    state += ", and has not reached its next step (blocked, on a lock for one)"
                 failure = ("turn %d of %d (%s: %s) could not be forced within %.1fs: %s is %s"
-                           % (i + 1, len(TURNS), NAMES[t], TURNS[i]["where"], TIMEOUT, NAMES[t], SCHED.state[t]))
+                           % (i + 1, len(TURNS), NAMES[t], TURNS[i]["where"], TIMEOUT, NAMES[t], state))
         if failure is not None:
             print("replay failed: " + failure)
             sys.stdout.flush()

@@ -2,12 +2,14 @@ package pyreplay_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -263,6 +265,62 @@ func TestReplayReportsATurnItCannotForce(t *testing.T) {
 	require.Equal(t, 2, r.code, r.stdout)
 	// Which of the two notices first depends on the threads' timing.
 	require.Regexp(t, `replay failed: turn (15|16) of 22: T[01] reached .*, but the model's next step for it is`, r.stdout)
+}
+
+// tamper rewrites the turn list a script embeds.
+func tamper(t *testing.T, script string, change func(turns []any) []any) string {
+	t.Helper()
+	start := strings.Index(script, "DATA = json.loads(")
+	require.GreaterOrEqual(t, start, 0)
+	start += len("DATA = json.loads(")
+	end := start + strings.Index(script[start:], ")\n")
+	blob, err := strconv.Unquote(script[start:end])
+	require.NoError(t, err)
+	var d map[string]any
+	require.NoError(t, json.Unmarshal([]byte(blob), &d))
+	d["turns"] = change(d["turns"].([]any))
+	b, err := json.Marshal(d)
+	require.NoError(t, err)
+	return script[:start] + strconv.Quote(string(b)) + script[end:]
+}
+
+// A thread given a turn while it is blocked on a lock another thread holds
+// is a replay failure: here the turn of a thread's acquire of the module
+// lock is moved before the other thread's release of it.
+func TestReplayReportsABlockedTurn(t *testing.T) {
+	py := python3(t)
+	pr, err := check.Lookup("merged")
+	require.NoError(t, err)
+	p, err := model.NewProgram(scenario(t, shape(2)), pr, model.GIL)
+	require.NoError(t, err)
+	for seed := uint64(1); seed <= 50; seed++ {
+		sch := randomSchedule(t, p, seed)
+		steps, err := check.Steps(p, sch)
+		require.NoError(t, err)
+		for i := 0; i+1 < len(steps); i++ {
+			a, b := steps[i], steps[i+1]
+			if a.Thread == b.Thread || a.Event.Line != 24 || b.Event.Line != 24 ||
+				!strings.HasPrefix(a.Event.Bytecode, "CALL (lock.__exit__") || !strings.HasPrefix(b.Event.Bytecode, "BEFORE_WITH") {
+				continue
+			}
+			var buf bytes.Buffer
+			require.NoError(t, pyreplay.EmitSchedule(&buf, p, sch, nil))
+			script := tamper(t, buf.String(), func(turns []any) []any {
+				turns[i], turns[i+1] = turns[i+1], turns[i]
+				return turns
+			})
+			path := filepath.Join(t.TempDir(), "replay.py")
+			require.NoError(t, os.WriteFile(path, []byte(script), 0o644))
+			out, err := exec.Command(py, path, "--timeout", "1").CombinedOutput()
+			var ee *exec.ExitError
+			require.ErrorAs(t, err, &ee, "%s", out)
+			require.Equal(t, 2, ee.ExitCode(), "%s", out)
+			require.Contains(t, string(out), fmt.Sprintf("replay failed: turn %d of %d (%s: merged.py:24  with lock:) could not be forced within 1.0s", i+1, len(sch), p.ThreadName(b.Thread)), "%s", out)
+			require.Contains(t, string(out), "has not reached its next step (blocked, on a lock for one)", "%s", out)
+			return
+		}
+	}
+	t.Fatal("no random schedule of 50 has an acquire right after another thread's release")
 }
 
 // What the replay does not support yet is refused in one line naming it.
