@@ -59,9 +59,19 @@ func EmitSchedule(w io.Writer, p *model.Program, schedule []sched.ThreadID, expe
 		"@@VARIANT_SOURCE@@", src,
 		"@@SCENARIO_SOURCE@@", d.ScenarioSource,
 		"@@VARIANT@@", p.Protocol.Name,
+		"@@SCENARIO_TEXT@@", indent(d.ScenarioText),
 	).Replace(template)
 	_, err = io.WriteString(w, out)
 	return err
+}
+
+// indent indents every line of text by four spaces.
+func indent(text string) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = "    " + l
+	}
+	return strings.Join(lines, "\n")
 }
 
 // anchor is where a step begins: the first opcode of its bytecodes, by
@@ -107,7 +117,7 @@ type data struct {
 	Anchors        []anchor   `json:"anchors"`
 	ExpectKind     string     `json:"expect_kind"`
 	ExpectMessage  string     `json:"expect_message"`
-	ScenarioText   string     `json:"scenario_text"`
+	ScenarioText   string     `json:"-"`
 	ScenarioSource string     `json:"-"`
 }
 

@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """Replay of a swapcheck counterexample (variant @@VARIANT@@) on real threads.
 
+The scenario (swapcheck's scenario format):
+
+@@SCENARIO_TEXT@@
+
 Written by swapcheck's pyreplay (`explore -emit-python FILE`); needs only
 python3, version 3.11 (whose opcode names the model cites; others are
 refused with exit status 2). It runs the variant's
