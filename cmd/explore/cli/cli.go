@@ -34,6 +34,7 @@ const (
 // options are the parsed flags.
 type options struct {
 	protocol, scenario, atomicity, strategy, replay, out, shard string
+	emitPython                                                  string // -emit-python (python.go)
 	shape                                                       model.Shape
 	runs, maxExecutions                                         int64
 	maxDepth, workers, preemptions, depth                       int
@@ -129,6 +130,7 @@ func parse(args []string, stdout io.Writer) (*options, error) {
 	fs.BoolVar(&o.json, "json", false, "print the JSON summary on stdout instead of the trace")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress report on stderr")
 	registerStressFlags(fs, o)
+	registerPythonFlags(fs, o)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(stdout, fs)
@@ -222,6 +224,9 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 		}
 		repro = "go run ./cmd/explore -replay " + filepath.Join(o.out, "schedule.txt")
 	}
+	if err := checkEmitPath(o); err != nil {
+		return 0, err
+	}
 	var rep *check.Report
 	if schedule != nil {
 		if rep, err = check.Replay(schedule); err != nil {
@@ -256,6 +261,9 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 		if err := writeOut(o.out, rep, sum, repro); err != nil {
 			return 0, err
 		}
+	}
+	if err := emitPython(o, rep, stderr); err != nil {
+		return 0, err
 	}
 	if o.json {
 		if err := sum.WriteJSON(stdout); err != nil {
@@ -403,7 +411,7 @@ func unwrapPath(err error) error {
 }
 
 // outFiles are what -out writes.
-var outFiles = []string{"trace.txt", "schedule.txt", "summary.json"}
+var outFiles = []string{"trace.txt", "schedule.txt", "summary.json", replayScript}
 
 // prepareOut makes DIR, refuses to overwrite earlier results unless
 // forced, and writes a probe file there: a directory the results cannot

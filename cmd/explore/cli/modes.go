@@ -38,12 +38,12 @@ var modes = []mode{
 	{name: "stress the protocol on real goroutines", picks: "-backend goroutines", flag: "backend",
 		reads: append(slices.Clone(targetFlags), "duration", "max-calls", "gosched", "seed", "out", "force", "json")},
 	{name: "replay a schedule written by -out", picks: "-replay", flag: "replay",
-		reads: []string{"backend", "out", "force", "json"},
+		reads: []string{"backend", "out", "force", "json", "emit-python"},
 		why:   "the schedule file names its protocol, atomicity and scenario"},
 	{name: "search the interleavings (the default)",
 		// max-memory: the search's memory bound
 		reads: append(slices.Clone(targetFlags), "backend", "strategy", "preemptions", "depth", "runs", "workers", "seed",
-			"max-executions", "max-depth", "max-memory", "timeout", "out", "force", "shard", "json", "quiet")},
+			"max-executions", "max-depth", "max-memory", "timeout", "out", "force", "shard", "json", "quiet", "emit-python")},
 }
 
 // pickMode says which mode the given flags ask for, and refuses a flag
@@ -94,8 +94,8 @@ func pickMode(o *options) (*mode, error) {
 		}
 		return nil, usagef("%s and -%s both given: %s does not read -%s (-h lists the flags each mode reads)", m.picks, f, m.picks, f)
 	}
-	if o.set["force"] && !o.set["out"] {
-		return nil, usagef("-force needs -out (it lets -out overwrite earlier results)")
+	if o.set["force"] && !o.set["out"] && !o.set["emit-python"] {
+		return nil, usagef("-force needs -out or -emit-python (it lets them overwrite earlier results)")
 	}
 	return m, nil
 }

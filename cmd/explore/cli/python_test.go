@@ -1,0 +1,47 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// -emit-python writes the replay script of a violation, refuses to
+// overwrite it without -force, and refuses a verdict without a violation
+// or a scenario the replay does not support; -out writes replay.py too.
+func TestEmitPython(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "naive.py")
+
+	r := explore(t, "-protocol", "naive", "-emit-python", script, "-quiet")
+	require.Equal(t, 1, r.code, r.stderr)
+	b, err := os.ReadFile(script)
+	require.NoError(t, err)
+	require.Contains(t, string(b), "def swapped_cuda_module(fn, fake_cuda_module):")
+
+	r = explore(t, "-protocol", "naive", "-emit-python", script, "-quiet")
+	requireUsageError(t, r)
+	require.Contains(t, r.stderr, "already exists; pass -force")
+	r = explore(t, "-protocol", "naive", "-emit-python", script, "-force", "-quiet")
+	require.Equal(t, 1, r.code, r.stderr)
+
+	r = explore(t, "-protocol", "merged", "-emit-python", filepath.Join(dir, "merged.py"), "-quiet")
+	requireUsageError(t, r)
+	require.Contains(t, r.stderr, "the verdict is verified, not a violation")
+	require.NoFileExists(t, filepath.Join(dir, "merged.py"))
+
+	r = explore(t, "-protocol", "naive", "-nest", "1", "-emit-python", filepath.Join(dir, "nest.py"), "-quiet")
+	requireUsageError(t, r)
+	require.Contains(t, r.stderr, "does not support nested device calls")
+	require.NoFileExists(t, filepath.Join(dir, "nest.py"))
+
+	out := filepath.Join(dir, "out")
+	r = explore(t, "-protocol", "naive", "-out", out, "-quiet")
+	require.Equal(t, 1, r.code, r.stderr)
+	require.FileExists(t, filepath.Join(out, "replay.py"))
+	r = explore(t, "-replay", filepath.Join(out, "schedule.txt"), "-emit-python", filepath.Join(dir, "replayed.py"))
+	require.Equal(t, 1, r.code, r.stderr)
+	require.FileExists(t, filepath.Join(dir, "replayed.py"))
+}

@@ -1,0 +1,27 @@
+// Package pyreplay renders a counterexample as a standalone Python 3.11+
+// script that replays its interleaving on real threads (the rendition
+// target: the variant's Python from testdata/python, with a small launch
+// harness of its own). docs/replay.md says what the script does.
+//
+// # What a caller does
+//
+//  1. Get a schedule: a check.Report whose verdict is a violation (Emit),
+//     or any schedule of a Program that replays in the model
+//     (EmitSchedule, which tests use for schedules without a violation).
+//  2. Emit writes the script to an io.Writer; an *Unsupported error says,
+//     in one line, which feature of the scenario, atomicity or violation
+//     the script cannot replay yet.
+//  3. Run it with python3: exit 1 when the replay reproduced the model's
+//     violation kind (or, for a schedule without one, saw any violation),
+//     0 when it did not, 2 when a turn could not be forced.
+//
+// # How a model step becomes a turn
+//
+// Every step of the model names its Python line and bytecode(s). The
+// script traces its threads with sys.settrace and per-opcode events
+// (frame.f_trace_opcodes); the first opcode of a step, at its line, is the
+// step's anchor. A thread that reaches an anchor ends the turn it holds and
+// waits until the schedule gives it the next one, so one turn is the
+// anchor's opcode and every opcode up to the thread's next anchor: exactly
+// the bytecodes the model folds into that step.
+package pyreplay

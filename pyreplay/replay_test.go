@@ -1,0 +1,382 @@
+package pyreplay_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swapcheck/check"
+	"swapcheck/model"
+	"swapcheck/pyreplay"
+	"swapcheck/sched"
+)
+
+const python3Missing = "python3 not found: install it (for example apt-get install -y python3) to run the Python replays"
+
+// python3 returns the path of a CPython 3.11 (python3.11, or python3 when
+// it is 3.11), or skips (fails, when SWAPCHECK_REQUIRE_PYTHON is set) the
+// test: the replay needs the opcodes the model's steps name.
+func python3(t *testing.T) string {
+	t.Helper()
+	resolveOnce.Do(func() {
+		for _, name := range []string{"python3.11", "python3"} {
+			p, err := exec.LookPath(name)
+			if err != nil {
+				continue
+			}
+			// python3 may be a shim (pyenv's is a shell script that takes
+			// a few hundred milliseconds per start): run the interpreter
+			// it resolves to.
+			out, err := exec.Command(p, "-c", "import sys; print(sys.executable, '%d.%d' % sys.version_info[:2])").Output()
+			exe, version, ok := strings.Cut(strings.TrimSpace(string(out)), " ")
+			if err != nil || !ok {
+				continue
+			}
+			if version != "3.11" {
+				why = fmt.Sprintf("%s is Python %s; the replay needs 3.11 (install python3.11)", name, version)
+				continue
+			}
+			resolved = exe
+			return
+		}
+		if why == "" {
+			why = python3Missing
+		}
+	})
+	if resolved == "" {
+		if os.Getenv("SWAPCHECK_REQUIRE_PYTHON") != "" {
+			t.Fatal(why)
+		}
+		t.Skip(why)
+	}
+	return resolved
+}
+
+var (
+	resolveOnce   sync.Once
+	resolved, why string
+)
+
+type run struct {
+	code   int
+	stdout string
+}
+
+// runScript runs the script n times, two at a time (the machine's cores
+// are shared), and returns each run's exit status and output.
+func runScript(t *testing.T, script string, n int) []run {
+	t.Helper()
+	py := python3(t)
+	out := make([]run, n)
+	sem := make(chan struct{}, 2)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			cmd := exec.Command(py, script)
+			var stdout bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stdout
+			err := cmd.Run()
+			code := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			} else if err != nil {
+				code = -1
+			}
+			out[i] = run{code, stdout.String()}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+func scenario(t *testing.T, sh model.Shape) *model.Scenario {
+	t.Helper()
+	sc, err := sh.Build()
+	require.NoError(t, err)
+	return sc
+}
+
+func writeScript(t *testing.T, emit func(*bytes.Buffer) error) string {
+	t.Helper()
+	var b bytes.Buffer
+	require.NoError(t, emit(&b))
+	path := filepath.Join(t.TempDir(), "replay.py")
+	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
+	return path
+}
+
+func shape(threads int) model.Shape {
+	sh := model.DefaultShape
+	sh.Threads = threads
+	return sh
+}
+
+// explore runs the tool's default search on a shape under the GIL.
+func explore(t *testing.T, variant string, sh model.Shape) *check.Report {
+	t.Helper()
+	p, err := check.Lookup(variant)
+	require.NoError(t, err)
+	rep, err := check.Explore(check.Config{Protocol: p, Scenario: scenario(t, sh), Atomicity: model.GIL})
+	require.NoError(t, err)
+	return rep
+}
+
+// The replay of each buggy variant's counterexample reproduces its
+// violation on every run.
+func TestReplayReproducesTheViolation(t *testing.T) {
+	runs := 20
+	if testing.Short() {
+		runs = 3
+	}
+	for _, tc := range []struct {
+		variant string
+		threads int
+	}{
+		{"naive", 2},
+		{"refcount-unregistered", 3},
+		{"refcount-del", 3},
+	} {
+		t.Run(tc.variant, func(t *testing.T) {
+			python3(t)
+			rep := explore(t, tc.variant, shape(tc.threads))
+			require.Equal(t, sched.Violation, rep.Result.Verdict)
+			kind := rep.Result.Failure.Kind
+			script := writeScript(t, func(b *bytes.Buffer) error { return pyreplay.Emit(b, rep) })
+			for i, r := range runScript(t, script, runs) {
+				require.Equal(t, 1, r.code, "run %d of %d:\n%s", i+1, runs, r.stdout)
+				require.Contains(t, r.stdout, "verdict: reproduced "+kind, "run %d", i+1)
+				require.Contains(t, r.stdout, fmt.Sprintf("replay: all %d turns forced", len(rep.Result.Schedule)))
+			}
+		})
+	}
+}
+
+// The naive replay shows the user's error.
+func TestReplayNaiveShowsTheUsersError(t *testing.T) {
+	python3(t)
+	rep := explore(t, "naive", shape(2))
+	script := writeScript(t, func(b *bytes.Buffer) error { return pyreplay.Emit(b, rep) })
+	r := runScript(t, script, 1)[0]
+	require.Contains(t, r.stdout, "observed use-saw-real: T1: AttributeError: module 'numba.cuda' has no attribute 'local'", r.stdout)
+}
+
+// randomSchedule walks p to its end, each step a thread drawn from seed.
+func randomSchedule(t *testing.T, p *model.Program, seed uint64) []sched.ThreadID {
+	t.Helper()
+	w := model.New(p)
+	rng := rand.New(rand.NewPCG(seed, 0))
+	var out []sched.ThreadID
+	for len(out) < 100_000 {
+		var runnable []int
+		for u := range w.NumThreads() {
+			if w.Status(u) == sched.Runnable {
+				runnable = append(runnable, u)
+			}
+		}
+		if len(runnable) == 0 {
+			return out
+		}
+		u := runnable[rng.IntN(len(runnable))]
+		w.Step(u)
+		out = append(out, sched.ThreadID(u))
+	}
+	t.Fatal("the random walk did not end")
+	return nil
+}
+
+// Replays of random schedules of the correct variants, on fault-free
+// single-host scenarios, see no violation.
+func TestReplayOfCorrectVariantsSeesNoViolation(t *testing.T) {
+	seeds := 10
+	if testing.Short() {
+		seeds = 1
+	}
+	shapes := map[string]model.Shape{
+		"threads 2":          shape(2),
+		"threads 3":          shape(3),
+		"calls 2, modules 2": {Threads: 2, Blocks: 1, Calls: 2, Modules: 2, Names: 1},
+		"blocks 2, names 2":  {Threads: 2, Blocks: 2, Calls: 1, Modules: 1, Names: 2},
+	}
+	scenarios := map[string]*model.Scenario{}
+	for name, sh := range shapes {
+		scenarios[name] = scenario(t, sh)
+	}
+	twoLaunches, err := model.Parse(strings.NewReader(`threads 2
+launches 2
+module kernels cuda
+module dev1 cuda
+device f1 in dev1: use cuda.local
+kernel: use cuda.threadIdx; call f1
+`))
+	require.NoError(t, err)
+	scenarios["launches 2"] = twoLaunches
+	for _, variant := range []string{"merged", "global-lock"} {
+		for name, sc := range scenarios {
+			t.Run(variant+"/"+name, func(t *testing.T) {
+				python3(t)
+				pr, err := check.Lookup(variant)
+				require.NoError(t, err)
+				p, err := model.NewProgram(sc, pr, model.GIL)
+				require.NoError(t, err)
+				var scripts []string
+				for seed := range uint64(seeds) {
+					sch := randomSchedule(t, p, seed+1)
+					scripts = append(scripts, writeScript(t, func(b *bytes.Buffer) error { return pyreplay.EmitSchedule(b, p, sch, nil) }))
+				}
+				for i, s := range scripts {
+					r := runScript(t, s, 1)[0]
+					require.Contains(t, r.stdout, "replay: all ", "seed %d:\n%s", i+1, r.stdout)
+					require.Equal(t, 0, r.code, "seed %d:\n%s", i+1, r.stdout)
+					require.Contains(t, r.stdout, "verdict: no violation", "seed %d", i+1)
+				}
+			})
+		}
+	}
+}
+
+// A turn the script cannot force is a replay failure (exit 2), not
+// skipped: here T1's first turn is given to T0, so T0 reaches another
+// step than its next turn's, and T1 a step before its first turn's.
+func TestReplayReportsATurnItCannotForce(t *testing.T) {
+	python3(t)
+	rep := explore(t, "naive", shape(2))
+	var b bytes.Buffer
+	require.NoError(t, pyreplay.Emit(&b, rep))
+	text := b.String()
+	const t1, t0 = `{\"thread\":2,`, `{\"thread\":1,`
+	require.Contains(t, text, t1)
+	path := filepath.Join(t.TempDir(), "replay.py")
+	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(text, t1, t0, 1)), 0o644))
+	r := runScript(t, path, 1)[0]
+	require.Equal(t, 2, r.code, r.stdout)
+	// Which of the two notices first depends on the threads' timing.
+	require.Regexp(t, `replay failed: turn (15|16) of 22: T[01] reached .*, but the model's next step for it is`, r.stdout)
+}
+
+// tamper rewrites the turn list a script embeds.
+func tamper(t *testing.T, script string, change func(turns []any) []any) string {
+	t.Helper()
+	start := strings.Index(script, "DATA = json.loads(")
+	require.GreaterOrEqual(t, start, 0)
+	start += len("DATA = json.loads(")
+	end := start + strings.Index(script[start:], ")\n")
+	blob, err := strconv.Unquote(script[start:end])
+	require.NoError(t, err)
+	var d map[string]any
+	require.NoError(t, json.Unmarshal([]byte(blob), &d))
+	d["turns"] = change(d["turns"].([]any))
+	b, err := json.Marshal(d)
+	require.NoError(t, err)
+	return script[:start] + strconv.Quote(string(b)) + script[end:]
+}
+
+// A thread given a turn while it is blocked on a lock another thread holds
+// is a replay failure: here the turn of a thread's acquire of the module
+// lock is moved before the other thread's release of it.
+func TestReplayReportsABlockedTurn(t *testing.T) {
+	py := python3(t)
+	pr, err := check.Lookup("merged")
+	require.NoError(t, err)
+	p, err := model.NewProgram(scenario(t, shape(2)), pr, model.GIL)
+	require.NoError(t, err)
+	for seed := uint64(1); seed <= 50; seed++ {
+		sch := randomSchedule(t, p, seed)
+		steps, err := check.Steps(p, sch)
+		require.NoError(t, err)
+		for i := 0; i+1 < len(steps); i++ {
+			a, b := steps[i], steps[i+1]
+			if a.Thread == b.Thread || a.Event.Line != 24 || b.Event.Line != 24 ||
+				!strings.HasPrefix(a.Event.Bytecode, "CALL (lock.__exit__") || !strings.HasPrefix(b.Event.Bytecode, "BEFORE_WITH") {
+				continue
+			}
+			var buf bytes.Buffer
+			require.NoError(t, pyreplay.EmitSchedule(&buf, p, sch, nil))
+			script := tamper(t, buf.String(), func(turns []any) []any {
+				turns[i], turns[i+1] = turns[i+1], turns[i]
+				return turns
+			})
+			path := filepath.Join(t.TempDir(), "replay.py")
+			require.NoError(t, os.WriteFile(path, []byte(script), 0o644))
+			out, err := exec.Command(py, path, "--timeout", "1").CombinedOutput()
+			var ee *exec.ExitError
+			require.ErrorAs(t, err, &ee, "%s", out)
+			require.Equal(t, 2, ee.ExitCode(), "%s", out)
+			require.Contains(t, string(out), fmt.Sprintf("replay failed: turn %d of %d (%s: merged.py:24  with lock:) could not be forced within 1.0s", i+1, len(sch), p.ThreadName(b.Thread)), "%s", out)
+			require.Contains(t, string(out), "has not reached its next step (blocked, on a lock for one)", "%s", out)
+			return
+		}
+	}
+	t.Fatal("no random schedule of 50 has an acquire right after another thread's release")
+}
+
+// What the replay does not support yet is refused in one line naming it.
+func TestEmitRefusesWhatItDoesNotSupport(t *testing.T) {
+	nest := shape(2)
+	nest.Nest = 1
+	sync := shape(2)
+	sync.Syncthreads = true
+	deadlock := &sched.Failure{Kind: check.KindDeadlock, Thread: -1}
+	for _, tc := range []struct {
+		name   string
+		sh     model.Shape
+		a      model.Atomicity
+		expect *sched.Failure
+		want   string
+	}{
+		{"nesting", nest, model.GIL, nil, "nested device calls"},
+		{"syncthreads", sync, model.GIL, nil, "syncthreads()"},
+		{"free-threaded", shape(2), model.FreeThreaded, nil, "atomicity free-threaded"},
+		{"deadlock", shape(2), model.GIL, deadlock, "the violation kind deadlock"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pr, err := check.Lookup("naive")
+			require.NoError(t, err)
+			p, err := model.NewProgram(scenario(t, tc.sh), pr, tc.a)
+			require.NoError(t, err)
+			err = pyreplay.EmitSchedule(&bytes.Buffer{}, p, nil, tc.expect)
+			var un *pyreplay.Unsupported
+			require.ErrorAs(t, err, &un)
+			require.Contains(t, err.Error(), tc.want)
+			require.NotContains(t, err.Error(), "\n")
+		})
+	}
+}
+
+// A scenario whose kernel raises (an aborted launch) is refused too.
+func TestEmitRefusesAnAbortedLaunch(t *testing.T) {
+	f, err := os.Open("../testdata/scenarios/aborted-launch.txt")
+	require.NoError(t, err)
+	defer f.Close()
+	sc, err := model.Parse(f)
+	require.NoError(t, err)
+	pr, err := check.Lookup("merged")
+	require.NoError(t, err)
+	p, err := model.NewProgram(sc, pr, model.GIL)
+	require.NoError(t, err)
+	err = pyreplay.EmitSchedule(&bytes.Buffer{}, p, nil, nil)
+	var un *pyreplay.Unsupported
+	require.ErrorAs(t, err, &un)
+	require.EqualError(t, err, "the Python replay does not support kernel code that raises (aborted launches) yet")
+}
+
+// Emit refuses a report without a violation.
+func TestEmitRefusesAVerdictWithoutViolation(t *testing.T) {
+	rep := explore(t, "merged", shape(2))
+	require.Equal(t, sched.Verified, rep.Result.Verdict)
+	err := pyreplay.Emit(&bytes.Buffer{}, rep)
+	require.ErrorContains(t, err, "not a violation")
+}
