@@ -254,7 +254,7 @@ func (r *Report) auto(sys *System, lim sched.Limits) sched.Result {
 		complete, line = r.canonical(complete, one, sys, lim)
 	}
 	p := sched.CountPreemptions(NewSystem(r.Program), complete.Schedule)
-	r.Plan = append(r.Plan, fmt.Sprintf("states (symmetry reduction, %d workers): violation with %d preemptions", workers, p))
+	r.Plan = append(r.Plan, fmt.Sprintf("states (symmetry reduction, %d workers): violation with %s", workers, Count(p, "preemption")))
 	if line != "" {
 		r.Plan = append(r.Plan, line)
 	}
@@ -265,11 +265,11 @@ func (r *Report) auto(sys *System, lim sched.Limits) sched.Result {
 		// strategy's counterexample
 		switch {
 		case *spent:
-			r.Plan = append(r.Plan, fmt.Sprintf("bounded (up to %d preemptions): cut after %d steps, so %d preemptions may not be the fewest", p, fewest.Stats.Steps, p))
+			r.Plan = append(r.Plan, fmt.Sprintf("bounded (up to %s): cut after %s, so %s may not be the fewest", Count(p, "preemption"), Count(fewest.Stats.Steps, "step"), Count(p, "preemption")))
 		case fewest.Verdict == sched.Incomplete:
-			r.Plan = append(r.Plan, fmt.Sprintf("bounded (up to %d preemptions): stopped, so %d preemptions may not be the fewest", p, p))
+			r.Plan = append(r.Plan, fmt.Sprintf("bounded (up to %s): stopped, so %s may not be the fewest", Count(p, "preemption"), Count(p, "preemption")))
 		default: // not expected: both count preemptions alike
-			r.Plan = append(r.Plan, fmt.Sprintf("bounded (up to %d preemptions): found none, so the states counterexample stands", p))
+			r.Plan = append(r.Plan, fmt.Sprintf("bounded (up to %s): found none, so the states counterexample stands", Count(p, "preemption")))
 		}
 		r.unminimized = true
 		if r.searchSteps > 0 {
@@ -279,7 +279,7 @@ func (r *Report) auto(sys *System, lim sched.Limits) sched.Result {
 		complete.Stats.AddExecutions(fewest.Stats)
 		return complete
 	}
-	r.Plan = append(r.Plan, fmt.Sprintf("bounded (up to %d preemptions): the fewest, %d", p, fewest.Preemptions))
+	r.Plan = append(r.Plan, fmt.Sprintf("bounded (up to %s): the fewest, %d", Count(p, "preemption"), fewest.Preemptions))
 	fewest.Stats.Steps += complete.Stats.Steps
 	fewest.Stats.AddExecutions(complete.Stats)
 	fewest.Stats.States = complete.Stats.States

@@ -63,7 +63,11 @@ func (b Bounded) Run(init System, lim Limits) Result {
 		}
 	}
 	res.Verdict, res.Complete = NoViolationFound, true
-	res.Cut = fmt.Sprintf("all schedules with at most %d preemptions", max(b.MaxPreemptions, 0))
+	n, noun := max(b.MaxPreemptions, 0), "preemptions"
+	if n == 1 {
+		noun = "preemption"
+	}
+	res.Cut = fmt.Sprintf("all schedules with at most %d %s", n, noun)
 	return res
 }
 

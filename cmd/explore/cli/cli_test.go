@@ -633,6 +633,16 @@ func TestCountsInTheRightNumber(t *testing.T) {
 	require.Equal(t, cli.ExitViolation, r.code, r.stderr)
 	require.Regexp(t, `(?m)^\d+ steps \(1 preemption\), each one`, r.stdout)
 	require.NotContains(t, r.stdout, "1 preemptions")
+
+	// auto's plan, on stderr, and a bounded search's coverage.
+	r = explore(t, "-protocol", "refcount-unregistered")
+	require.Equal(t, cli.ExitViolation, r.code, r.stderr)
+	require.Contains(t, r.stderr, "violation with 1 preemption\n")
+	require.Contains(t, r.stderr, "bounded (up to 1 preemption): the fewest, 1")
+	r = explore(t, "-protocol", "naive", "-strategy", "bounded", "-preemptions", "1")
+	require.Equal(t, cli.ExitOK, r.code, r.stderr)
+	require.Contains(t, r.stdout+r.stderr, "all schedules with at most 1 preemption)")
+	require.NotContains(t, r.stdout+r.stderr, "1 preemptions")
 }
 
 // TestPCTDeepDepthKeepsItsGuarantee: a depth whose guarantee is below what
