@@ -119,7 +119,11 @@ func TestBoundedAgreesWithBruteForce(t *testing.T) {
 					default:
 						require.Equal(t, sched.NoViolationFound, res.Verdict, name)
 						require.True(t, res.Complete, name)
-						require.Equal(t, fmt.Sprintf("all schedules with at most %d preemptions", bound), res.Cut, name)
+						want := fmt.Sprintf("all schedules with at most %d preemptions", bound)
+						if bound == 1 {
+							want = "all schedules with at most 1 preemption"
+						}
+						require.Equal(t, want, res.Cut, name)
 					}
 				}
 
