@@ -114,6 +114,15 @@ class Target:
         self.proto = {}       # the variant's module globals (its registries)
         self.host = None      # the host's program
         self.tmp = None       # the directory of the module files (numba)
+        self.check_codes = []  # (tag, code, line offset): what the anchors must be instructions of
+        self.gpu_threads = []  # rendition: the harness's threads
+        # numba: how a BlockThread's first traced call names its model
+        # thread, the launch running, the threads so named, and the code of
+        # BlockThread.run, whose return is a thread's end.
+        self.identify = None
+        self.launch = 0
+        self.block_threads = {}
+        self.thread_run_code = None
 
 
 T = Target()
@@ -340,13 +349,7 @@ def identify_thread():
 
 
 def finish_thread():
-    T.finished[_me.t] = True
     SCHED.done(_me.t)
-
-
-T.identify = None
-T.thread_run_code = None
-T.finished = {}
 
 
 # ---------------------------------------------------------------------------
@@ -484,9 +487,6 @@ def setup_rendition():
     T.check_codes = [("proto", swapped_cuda_module.__wrapped__.__code__, 0),
                      ("scen", compile(SCENARIO_SOURCE, SCENARIO_FILE, "exec"), 0)]
     check_anchors()
-
-
-T.gpu_threads = []
 
 
 # ---------------------------------------------------------------------------
@@ -686,11 +686,6 @@ def setup_numba(swap):
             except BaseException as e:  # the caller catches a launch's error and goes on
                 OUT.host.append(e)
     T.host = run_host
-
-
-T.launch = 0
-T.block_threads = {}
-T.check_codes = []  # (tag, code, line offset): what the anchors must be instructions of
 
 
 def check_anchors():
