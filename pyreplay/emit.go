@@ -207,9 +207,8 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 	d.Anchors = append(d.Anchors, g.anchors...)
 	d.NBAnchors = append(d.NBAnchors, protoAnchors...)
 	d.NBAnchors = append(d.NBAnchors, nb.anchors...)
-	for _, text := range []string{"_kernel_context = mod", "_kernel_context = None", "t.start()", "livethreads is empty", "t_other.abort"} {
-		a, _ := simAnchor(text)
-		d.NBAnchors = append(d.NBAnchors, a)
+	for _, key := range simKeys {
+		d.NBAnchors = append(d.NBAnchors, anchor{Tag: "sim", Key: key})
 	}
 
 	steps, err := check.Steps(p, schedule)

@@ -126,6 +126,8 @@ const (
 	simPollAbort    = "poll-abort"
 )
 
+var simKeys = []string{simSetContext, simResetContext, simStart, simPollDone, simPollAbort}
+
 // simAnchor is the anchor on real numba of a step of the simulator's own
 // code, by the model's text of it.
 func simAnchor(text string) (anchor, bool) {
