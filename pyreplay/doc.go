@@ -1,7 +1,11 @@
 // Package pyreplay renders a counterexample as a standalone Python 3.11+
-// script that replays its interleaving on real threads (the rendition
-// target: the variant's Python from testdata/python, with a small launch
-// harness of its own). docs/replay.md says what the script does.
+// script that replays its interleaving on real threads, on one of two
+// targets the script's --target option picks: the rendition (the
+// variant's Python from testdata/python, with a small launch harness of
+// its own) or numba (the installed numba's real CUDA simulator, the
+// scenario's modules written out as files with @cuda.jit functions; its
+// own swapped_cuda_module, or with --swap rendition the variant's in its
+// place). docs/replay.md says what the script does.
 //
 // # What a caller does
 //
@@ -11,9 +15,11 @@
 //  2. Emit writes the script to an io.Writer; an *Unsupported error says,
 //     in one line, which feature of the scenario, atomicity or violation
 //     the script cannot replay yet.
-//  3. Run it with python3: exit 1 when the replay reproduced the model's
-//     violation kind (or, for a schedule without one, saw any violation),
-//     0 when it did not, 2 when a turn could not be forced.
+//  3. Run it with python3 (--target numba: a python3 that imports numba,
+//     such as Debian's /usr/bin/python3 with python3-numba): exit 1 when
+//     the replay reproduced the model's violation kind (or, for a
+//     schedule without one, saw any violation), 0 when it did not, 2 when
+//     a turn could not be forced or the target cannot run the trace.
 //
 // # How a model step becomes a turn
 //

@@ -83,11 +83,22 @@ type anchor struct {
 	Line int      `json:"line"`
 	Ops  []string `json:"ops"`
 	K    int      `json:"k"`
+	// Key names a step of numba's kernel.py (tag "sim"), whose line the
+	// script finds in the installed simulator.
+	Key string `json:"key,omitempty"`
+	// Use is the module global a use statement loads (the script records
+	// what it held, to tell another launch's fake from the caller's).
+	Use string `json:"use,omitempty"`
+	// Scan marks one pass of the scan of fn_globs.items(): on real module
+	// files, whose globals the model does not all have, only the passes
+	// over the model's globals (and the exhausting one) are steps.
+	Scan bool `json:"scan,omitempty"`
 }
 
 type turn struct {
 	Thread int    `json:"thread"`
-	At     anchor `json:"at"`
+	At     anchor `json:"at"`    // on the rendition
+	NB     anchor `json:"nb"`    // on real numba (--target numba)
 	Where  string `json:"where"` // the model's file:line and text, for messages
 }
 
@@ -115,6 +126,9 @@ type data struct {
 	ThreadNames    []string   `json:"thread_names"`
 	Turns          []turn     `json:"turns"`
 	Anchors        []anchor   `json:"anchors"`
+	NBModules      []pyFile   `json:"nb_modules"`
+	NBAnchors      []anchor   `json:"nb_anchors"`
+	KnownSwaps     []pyFile   `json:"known_swaps"` // every variant's rendition, to name the installed one
 	ExpectKind     string     `json:"expect_kind"`
 	ExpectMessage  string     `json:"expect_message"`
 	ScenarioText   string     `json:"-"`
@@ -153,10 +167,19 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 		}
 	}
 	g := newGen(sc)
+	nb := newNumbaGen(sc)
 	d := &data{
 		Variant: p.Protocol.Name, SourceFile: p.Protocol.Source, Atomicity: p.Atomicity.String(),
 		Threads: sc.Threads, Blocks: sc.Blocks, Launches: sc.Launches,
 		ScenarioText: sc.String(), ScenarioSource: g.src.String(), Attrs: g.attrs,
+		NBModules: nb.files,
+	}
+	for _, pr := range check.Protocols() {
+		src, err := swapcheck.PythonSource(pr.Source)
+		if err != nil {
+			return nil, fmt.Errorf("internal: no Python rendition for %s: %v", pr.Name, err)
+		}
+		d.KnownSwaps = append(d.KnownSwaps, pyFile{Name: pr.Name, Source: src})
 	}
 	if expect != nil {
 		d.ExpectKind, d.ExpectMessage = expect.Kind, expect.Message
@@ -182,6 +205,11 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 	protoAnchors := protocolAnchors(p.Protocol)
 	d.Anchors = append(d.Anchors, protoAnchors...)
 	d.Anchors = append(d.Anchors, g.anchors...)
+	d.NBAnchors = append(d.NBAnchors, protoAnchors...)
+	d.NBAnchors = append(d.NBAnchors, nb.anchors...)
+	for _, key := range simKeys {
+		d.NBAnchors = append(d.NBAnchors, anchor{Tag: "sim", Key: key})
+	}
 
 	steps, err := check.Steps(p, schedule)
 	if err != nil {
@@ -191,19 +219,21 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 	fnAt := make([]map[string]int, p.NumThreads())
 	for i, s := range steps {
 		ev := s.Event
-		var a anchor
+		var a, nbA anchor
 		switch {
 		case strings.HasPrefix(ev.Where, p.Protocol.Source+":"):
 			a = protoAnchorFor(p.Protocol, ev)
 			if a.Tag == "" {
 				return nil, fmt.Errorf("internal: step %d (%s %s) matches no instruction of %s", i+1, ev.Where, ev.Bytecode, p.Protocol.Name)
 			}
+			nbA = a
 		case ev.Where == "kernel.py":
 			line, ok := g.hostLine(ev.Text)
-			if !ok {
+			sim, simOK := simAnchor(ev.Text)
+			if !ok || !simOK {
 				return nil, unsupported("the simulator step %q", ev.Text)
 			}
-			a = line
+			a, nbA = line, sim
 		case ev.Where == "kernel":
 			k := kernelAt[s.Thread]
 			kernelAt[s.Thread]++
@@ -216,19 +246,19 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 				}
 				fnAt[s.Thread][sc.Functions[st.Func].Name] = 0
 			}
-			a = g.stmtAnchor("kernel", k)
+			a, nbA = g.stmtAnchor("kernel", k), nb.stmtAnchor("kernel", k)
 		default:
 			k, ok := fnAt[s.Thread][ev.Where]
 			if !ok {
 				return nil, fmt.Errorf("internal: step %d: %s runs %s outside a call", i+1, p.ThreadName(s.Thread), ev.Where)
 			}
 			fnAt[s.Thread][ev.Where]++
-			a = g.stmtAnchor(ev.Where, k)
-			if a.Tag == "" {
+			a, nbA = g.stmtAnchor(ev.Where, k), nb.stmtAnchor(ev.Where, k)
+			if a.Tag == "" || nbA.Tag == "" {
 				return nil, fmt.Errorf("internal: step %d: %s has no statement %d", i+1, ev.Where, k)
 			}
 		}
-		d.Turns = append(d.Turns, turn{Thread: s.Thread, At: a, Where: ev.Where + "  " + ev.Text})
+		d.Turns = append(d.Turns, turn{Thread: s.Thread, At: a, NB: nbA, Where: ev.Where + "  " + ev.Text})
 	}
 	return d, nil
 }
@@ -282,7 +312,8 @@ func protoAnchorAt(pr *model.Protocol, i int) anchor {
 			k++
 		}
 	}
-	return anchor{Tag: "proto", Line: in.Line, Ops: ops, K: k}
+	scan := in.Object == model.Globals && in.Access == sched.Read && ops[0] == "FOR_ITER"
+	return anchor{Tag: "proto", Line: in.Line, Ops: ops, K: k, Scan: scan}
 }
 
 // protoAnchorFor finds the instruction a protocol step ran: the first
