@@ -182,6 +182,7 @@ func TestGoldenCorpusReplays(t *testing.T) {
 			rep, err := check.Replay(s)
 			require.NoError(t, err)
 			require.NotNil(t, rep.Result.Failure, "the golden schedule no longer ends in a violation")
+			require.Empty(t, s.Differs(rep))
 			again, err := check.NewTrace(rep, golden.Replay)
 			require.NoError(t, err)
 			again.Strategy = golden.Strategy

@@ -50,8 +50,9 @@ func ReadTrace(data []byte) (*Trace, error) {
 
 // Replayable is what a replay of the trace needs: its protocol, atomicity,
 // scenario (parsed from its text, which must agree with the parsed shape
-// beside it) and schedule. The steps and the violation are a rendering,
-// not read: the replay recomputes them.
+// beside it) and schedule, and the violation it recorded (Differs
+// compares a replay's with it). The steps are a rendering, not read: the
+// replay recomputes them.
 func (t *Trace) Replayable() (*Schedule, error) {
 	p, err := Lookup(t.Protocol)
 	if err != nil {
@@ -71,7 +72,7 @@ func (t *Trace) Replayable() (*Schedule, error) {
 	if field := disagreement(traceScenario(sc), t.Scenario); field != "" {
 		return nil, fmt.Errorf("the scenario's %s disagree with its text", field)
 	}
-	s := &Schedule{Protocol: p, Atomicity: a, Scenario: sc}
+	s := &Schedule{Protocol: p, Atomicity: a, Scenario: sc, Recorded: t.Violation, RecordedBy: versionText(t.Version)}
 	for i, n := range t.Schedule {
 		if n < 0 {
 			return nil, fmt.Errorf("schedule step %d: %d is not a thread number", i+1, n)
@@ -114,4 +115,22 @@ func ReadReplay(data []byte) (*Schedule, error) {
 		return nil, err
 	}
 	return t.Replayable()
+}
+
+// Differs says, in one line, how a replay of s ended otherwise than the
+// trace.json it came from recorded ("" when it ended the same, or s
+// records nothing): the model changed since the file was written.
+func (s *Schedule) Differs(r *Report) string {
+	if s.Recorded == nil {
+		return ""
+	}
+	f := r.Result.Failure
+	if f != nil && f.Kind == s.Recorded.Kind && f.Message == s.Recorded.Message {
+		return ""
+	}
+	now := "no violation (" + r.Result.Verdict.String() + ")"
+	if f != nil {
+		now = fmt.Sprintf("%s (%s)", f.Kind, f.Message)
+	}
+	return fmt.Sprintf("the replay ends in %s, but explore %s recorded %s (%s) in the file: the model has changed since", now, s.RecordedBy, s.Recorded.Kind, s.Recorded.Message)
 }

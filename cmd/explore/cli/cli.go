@@ -238,6 +238,9 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 		if rep, err = check.Replay(schedule); err != nil {
 			return 0, usagef("replay %s: %v", o.replay, err)
 		}
+		if line := schedule.Differs(rep); line != "" {
+			fmt.Fprintf(stderr, "explore: %s\n", oneLine(line))
+		}
 		repro = "go run ./cmd/explore -replay " + o.replay
 	} else {
 		cfg.Stop, cfg.StopReason = interrupted, "interrupted"

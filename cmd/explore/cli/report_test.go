@@ -114,3 +114,25 @@ func TestReportMarkdown(t *testing.T) {
 		})
 	}
 }
+
+// TestReplaySaysWhenTheViolationChanged: a trace.json whose recorded
+// violation the replay does not end in again gets one line on stderr
+// saying both; one that it does gets none.
+func TestReplaySaysWhenTheViolationChanged(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	r := explore(t, "-protocol", "naive", "-out", dir, "-quiet")
+	require.Equal(t, cli.ExitViolation, r.code, r.stderr)
+	path := filepath.Join(dir, "trace.json")
+	same := explore(t, "-replay", path)
+	require.Equal(t, cli.ExitViolation, same.code, same.stderr)
+	require.NotContains(t, same.stderr, "the replay ends in")
+
+	good, err := os.ReadFile(path)
+	require.NoError(t, err)
+	edited := strings.Replace(string(good), `"kind": "use-saw-real"`, `"kind": "exception"`, 1)
+	require.NotEqual(t, string(good), edited)
+	require.NoError(t, os.WriteFile(path, []byte(edited), 0o644))
+	changed := explore(t, "-replay", path)
+	require.Equal(t, cli.ExitViolation, changed.code, changed.stderr)
+	require.Contains(t, changed.stderr, "explore: the replay ends in use-saw-real (T1: dev1.cuda is the real module, not fake#1: AttributeError: module 'numba.cuda' has no attribute 'local'), but explore "+check.Version+" recorded exception (")
+}
