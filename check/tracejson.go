@@ -12,12 +12,66 @@ import (
 	"swapcheck/sched"
 )
 
-// WriteJSON writes the trace as trace.json: indented JSON whose layout
-// docs/trace-format.md describes, the fields in a fixed order.
+// WriteJSON writes the trace as trace.json: JSON whose layout
+// docs/trace-format.md describes, the fields in a fixed order, indented
+// as json.MarshalIndent does but for the schedule, on one line, and the
+// steps, one a line, so that a person reads (and a golden file diffs) a
+// step as a line.
 func (t *Trace) WriteJSON(out io.Writer) error {
-	enc := json.NewEncoder(out)
-	enc.SetIndent("", "  ")
-	return enc.Encode(t)
+	var b bytes.Buffer
+	b.WriteString("{")
+	v := reflect.ValueOf(*t)
+	first := true
+	for i := range v.NumField() {
+		name, opts, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+		f := v.Field(i)
+		if opts == "omitempty" && (f.IsZero() || f.Kind() == reflect.Slice && f.Len() == 0) {
+			continue
+		}
+		if !first {
+			b.WriteString(",")
+		}
+		first = false
+		fmt.Fprintf(&b, "\n  %q: ", name)
+		var (
+			val []byte
+			err error
+		)
+		switch name {
+		case "schedule":
+			val, err = json.Marshal(f.Interface())
+		case "steps":
+			val, err = stepLines(t.Steps)
+		default:
+			val, err = json.MarshalIndent(f.Interface(), "  ", "  ")
+		}
+		if err != nil {
+			return err
+		}
+		b.Write(val)
+	}
+	b.WriteString("\n}\n")
+	_, err := out.Write(b.Bytes())
+	return err
+}
+
+// stepLines renders steps as a JSON array, one step a line.
+func stepLines(steps []TraceEntry) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("[")
+	for i, s := range steps {
+		line, err := json.Marshal(s)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n    ")
+		b.Write(line)
+	}
+	b.WriteString("\n  ]")
+	return b.Bytes(), nil
 }
 
 // ReadTrace parses a trace.json. It refuses, in one line, a file that is

@@ -53,7 +53,7 @@ func TestTraceFormat(t *testing.T) {
 		{"a scenario text that does not parse", strings.Replace(text, `"text": "threads 2`, `"text": "threads x`, 1), "scenario text: line 1"},
 		{"shape and text disagree", strings.Replace(text, `"threads": 2,`, `"threads": 3,`, 1), "the scenario's threads disagree with its text"},
 		{"a kernel that disagrees", strings.Replace(text, `"call f1"`, `"call f2"`, 1), "the scenario's kernel disagree with its text"},
-		{"a negative thread", strings.Replace(text, "\"schedule\": [\n    0,", "\"schedule\": [\n    -1,", 1), "schedule step 1: -1 is not a thread number"},
+		{"a negative thread", strings.Replace(text, `"schedule": [0,`, `"schedule": [-1,`, 1), "schedule step 1: -1 is not a thread number"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
