@@ -8,8 +8,10 @@
 //  2. fill a Config and call Explore, which wraps the model in the
 //     invariants (System), runs the strategy, shortens a counterexample to
 //     the fewest steps, and returns a Report;
-//  3. render the Report: WriteTrace for people, Summary for machines,
-//     WriteSchedule for -replay.
+//  3. render the Report: NewTrace is its one canonical rendering, written
+//     for people (WriteText, or WriteTrace at once) and as trace.json
+//     (WriteJSON, docs/trace-format.md); Summary for machines;
+//     WriteSchedule for -replay, which reads either file back (ReadReplay).
 //
 // Config bounds a search by executions, depth, a timeout, the caller's
 // Stop and memory (Config.Memory, from package check/memory, which reads

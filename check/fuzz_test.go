@@ -13,8 +13,8 @@ import (
 	"swapcheck/model"
 )
 
-// The fuzz targets of the files explore reads: schedule.txt (-replay),
-// summary.json (-merge) and the -shard argument. Each must, on any input,
+// The fuzz targets of the files explore reads: schedule.txt and
+// trace.json (-replay), summary.json (-merge) and the -shard argument. Each must, on any input,
 // return a value or a one-line error without raw control characters, never
 // panic. Run one with
 //
@@ -70,6 +70,83 @@ func FuzzSchedule(f *testing.F) {
 		require.Equal(t, rep.Result.Schedule, rep2.Result.Schedule)
 		require.Equal(t, rep.Result.Failure, rep2.Result.Failure)
 	})
+}
+
+// FuzzTrace: ReadTrace, and Replay of what it accepts; a trace that
+// replays to a violation renders and reads back to the same schedule and
+// violation, and one of another format is refused naming both formats.
+// Besides the raw bytes, the target takes a format it writes into a
+// trace of its own (mutating JSON text seldom yields a valid file with
+// another format).
+func FuzzTrace(f *testing.F) {
+	for _, rep := range seedReports(f) {
+		f.Add(traceJSON(f, rep), check.FormatVersion)
+	}
+	f.Add([]byte(`{"schema": "swapcheck-trace", "format": 1}`), 2)
+	f.Fuzz(func(t *testing.T, data []byte, format int) {
+		own := traceWithFormat(t, format)
+		for _, data := range [][]byte{data, own} {
+			tr, err := check.ReadTrace(data)
+			requireOneLine(t, err)
+			if err != nil {
+				if strings.Contains(err.Error(), "of format") {
+					require.Contains(t, err.Error(), fmt.Sprintf("reads format %d", check.FormatVersion))
+				}
+				continue
+			}
+			s, err := tr.Replayable()
+			requireOneLine(t, err)
+			if err != nil {
+				continue
+			}
+			rep, err := check.Replay(s)
+			requireOneLine(t, err)
+			if err != nil || rep.Result.Failure == nil {
+				continue
+			}
+			again, err := check.ReadReplay(traceJSON(t, rep))
+			require.NoError(t, err, "a trace.json WriteJSON wrote does not read back")
+			rep2, err := check.Replay(again)
+			require.NoError(t, err, "a trace.json WriteJSON wrote does not replay")
+			require.Equal(t, rep.Result.Schedule, rep2.Result.Schedule)
+			require.Equal(t, rep.Result.Failure, rep2.Result.Failure)
+		}
+		tr, err := check.ReadTrace(own)
+		switch format {
+		case check.FormatVersion:
+			require.NoError(t, err)
+			_, err = tr.Replayable()
+			require.NoError(t, err)
+		case 0:
+			require.ErrorContains(t, err, `without a "format" field`)
+		default:
+			require.ErrorContains(t, err, fmt.Sprintf("of format %d", format))
+		}
+	})
+}
+
+// ownTrace is a small trace.json (one host step of merged) that the
+// format field of FuzzTrace is written into.
+var ownTrace = `{"schema": "swapcheck-trace", "format": %d, "version": "9.9.9", "protocol": "merged", "atomicity": "gil",
+"scenario": {"text": "threads 1\nmodule kernels cuda\nkernel: use cuda.threadIdx\n", "threads": 1, "blocks": 1, "launches": 1,
+"modules": [{"name": "kernels", "names": ["cuda"]}], "functions": [], "kernel": ["use cuda.threadIdx"]}, "schedule": [0]}`
+
+func traceWithFormat(tb testing.TB, format int) []byte {
+	tb.Helper()
+	return []byte(fmt.Sprintf(ownTrace, format))
+}
+
+func traceJSON(tb testing.TB, rep *check.Report) []byte {
+	tb.Helper()
+	tr, err := check.NewTrace(rep, "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := tr.WriteJSON(&b); err != nil {
+		tb.Fatal(err)
+	}
+	return b.Bytes()
 }
 
 // FuzzSummary: ReadSummary, and MergeSummaries of what it accepts; a

@@ -36,6 +36,11 @@ type Schedule struct {
 	Atomicity model.Atomicity
 	Scenario  *model.Scenario
 	Steps     []sched.ThreadID
+	// Recorded is the violation a trace.json recorded, which its replay
+	// should end in again (nil for a schedule.txt, which records none).
+	Recorded *TraceViolation
+	// RecordedBy is the explore that wrote the trace.json.
+	RecordedBy string
 }
 
 // WriteSchedule writes the counterexample of r (or, without one, the

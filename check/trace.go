@@ -32,49 +32,205 @@ func Steps(p *model.Program, schedule []sched.ThreadID) ([]TraceStep, error) {
 	return out, nil
 }
 
+// TraceSchema names the trace.json layout; with Format it is what a reader
+// checks before anything else.
+const TraceSchema = "swapcheck-trace"
+
+// Trace is the canonical rendering of a report: every text a trace shows,
+// as data. WriteText renders it for people (trace.txt, the command's
+// output), WriteJSON as trace.json (docs/trace-format.md); both read only
+// this, so they cannot disagree. It holds no pointers, addresses or times.
+type Trace struct {
+	Schema  string `json:"schema"`  // TraceSchema
+	Format  int    `json:"format"`  // FormatVersion
+	Version string `json:"version"` // the explore that wrote it
+	// Protocol, Atomicity, Strategy: what was checked and how.
+	Protocol  string        `json:"protocol"`
+	Atomicity string        `json:"atomicity"`
+	Strategy  string        `json:"strategy"`
+	Scenario  TraceScenario `json:"scenario"`
+	Verdict   string        `json:"verdict"`
+	// Coverage says what a search without a violation covered.
+	Coverage string `json:"coverage,omitempty"`
+	// Threads are the threads' names, by thread number (0 is the host).
+	Threads []string `json:"threads"`
+	// Schedule is the thread number of every step, as schedule.txt's.
+	Schedule    []int           `json:"schedule"`
+	Preemptions int             `json:"preemptions"`
+	Steps       []TraceEntry    `json:"steps,omitempty"`
+	Violation   *TraceViolation `json:"violation,omitempty"`
+	// Replay is the command that prints this trace again.
+	Replay string `json:"replay,omitempty"`
+}
+
+// TraceScenario is the scenario both as its file's text (what a reader
+// parses) and parsed (for a reader of the JSON alone); they agree.
+type TraceScenario struct {
+	Text      string          `json:"text"`
+	Threads   int             `json:"threads"`
+	Blocks    int             `json:"blocks"`
+	Launches  int             `json:"launches"`
+	Modules   []TraceModule   `json:"modules"`
+	Functions []TraceFunction `json:"functions"`
+	// Kernel is the kernel's body, one statement each, as the scenario
+	// file spells it ("use cuda.threadIdx", "call f1").
+	Kernel []string `json:"kernel"`
+}
+
+// TraceModule is a module and its globals bound to the real cuda module.
+type TraceModule struct {
+	Name  string   `json:"name"`
+	Names []string `json:"names"`
+}
+
+// TraceFunction is a device function: its name, its module's name and its
+// body's statements.
+type TraceFunction struct {
+	Name   string   `json:"name"`
+	Module string   `json:"module"`
+	Body   []string `json:"body"`
+}
+
+// TraceEntry is one step: the thread that took it, the Python line it
+// stands for (Where is "naive.py:11" for a variant's line, "kernel.py"
+// for the simulator's, "kernel" or a device function's name for the
+// scenario's code), the bytecode(s), what it read or changed in the
+// globals and registries, and the exception it raised.
+type TraceEntry struct {
+	Step       int      `json:"step"`
+	Thread     int      `json:"thread"`
+	ThreadName string   `json:"thread_name"`
+	Where      string   `json:"where"`
+	Line       int      `json:"line,omitempty"`
+	Text       string   `json:"text"`
+	Bytecode   string   `json:"bytecode"`
+	Effects    []string `json:"effects,omitempty"`
+	Raises     string   `json:"raises,omitempty"`
+}
+
+// TraceViolation is what went wrong: the kind (one of Kinds), the failing
+// thread's name ("" when no one thread failed: an end-state invariant or
+// a deadlock), the step that failed (the last) and the message.
+type TraceViolation struct {
+	Kind    string `json:"kind"`
+	Thread  string `json:"thread"`
+	Step    int    `json:"step"`
+	Message string `json:"message"`
+}
+
+// NewTrace renders a report as a Trace; repro is the command that replays
+// it.
+func NewTrace(r *Report, repro string) (*Trace, error) {
+	res := r.Result
+	cfg := r.Config
+	p := r.Program
+	t := &Trace{
+		Schema: TraceSchema, Format: FormatVersion, Version: Version,
+		Protocol: cfg.Protocol.Name, Atomicity: cfg.Atomicity.String(), Strategy: cfg.Strategy,
+		Scenario: traceScenario(cfg.Scenario), Verdict: res.Verdict.String(),
+		Schedule: ScheduleInts(res.Schedule), Steps: []TraceEntry{}, Replay: repro,
+	}
+	for n := range p.NumThreads() {
+		t.Threads = append(t.Threads, p.ThreadName(n))
+	}
+	if res.Verdict != sched.Violation {
+		t.Coverage = fmt.Sprintf("strategy %s: %s", cfg.Strategy, coverage(r))
+		return t, nil
+	}
+	steps, err := Steps(p, res.Schedule)
+	if err != nil {
+		return nil, fmt.Errorf("internal: the counterexample does not replay: %v", err)
+	}
+	for i, s := range steps {
+		ev := s.Event
+		e := TraceEntry{Step: i + 1, Thread: s.Thread, ThreadName: p.ThreadName(s.Thread),
+			Where: ev.Where, Line: ev.Line, Text: ev.Text, Bytecode: ev.Bytecode, Effects: ev.Effects}
+		if ev.Raised != 0 {
+			e.Raises = ev.Raised.String()
+		}
+		t.Steps = append(t.Steps, e)
+	}
+	t.Preemptions = r.Preemptions
+	t.Violation = &TraceViolation{Kind: res.Failure.Kind, Thread: FailureThread(p, *res.Failure), Step: len(steps), Message: res.Failure.Message}
+	return t, nil
+}
+
+// traceScenario is a scenario as a Trace holds it.
+func traceScenario(sc *model.Scenario) TraceScenario {
+	ts := TraceScenario{Text: sc.String(), Threads: sc.Threads, Blocks: sc.Blocks, Launches: sc.Launches,
+		Modules: []TraceModule{}, Functions: []TraceFunction{}, Kernel: []string{}}
+	for _, m := range sc.Modules {
+		ts.Modules = append(ts.Modules, TraceModule{Name: m.Name, Names: m.Names})
+	}
+	body := func(mod int, stmts []model.Stmt) []string {
+		out := []string{}
+		for _, s := range stmts {
+			out = append(out, sc.StmtString(mod, s))
+		}
+		return out
+	}
+	for _, f := range sc.Functions {
+		ts.Functions = append(ts.Functions, TraceFunction{Name: f.Name, Module: sc.Modules[f.Module].Name, Body: body(f.Module, f.Body)})
+	}
+	ts.Kernel = body(0, sc.Kernel)
+	return ts
+}
+
 // cellWidth is the width of one thread's column in a trace.
 const cellWidth = 50
 
-// WriteTrace renders a report for a person: the verdict, and for a
+// WriteTrace renders a report for a person (Trace.WriteText); repro is the
+// command that replays it.
+func WriteTrace(out io.Writer, r *Report, repro string) error {
+	t, err := NewTrace(r, repro)
+	if err != nil {
+		return err
+	}
+	return t.WriteText(out)
+}
+
+// WriteText renders the trace for a person: the verdict, and for a
 // violation the failure, then one column per thread and one row per step,
 // each with its Python line and what it did, the failing step marked, and
-// the command that replays it (repro).
-func WriteTrace(out io.Writer, r *Report, repro string) error {
+// the command that replays it.
+func (t *Trace) WriteText(out io.Writer) error {
 	var b strings.Builder
-	res := r.Result
-	cfg := r.Config
-	fmt.Fprintf(&b, "protocol %s, atomicity %s\n", cfg.Protocol.Name, cfg.Atomicity)
-	if res.Verdict != sched.Violation {
-		fmt.Fprintf(&b, "verdict: %s, nothing to report (strategy %s: %s)\n", res.Verdict, cfg.Strategy, coverage(r))
+	fmt.Fprintf(&b, "protocol %s, atomicity %s\n", t.Protocol, t.Atomicity)
+	if t.Violation == nil {
+		fmt.Fprintf(&b, "verdict: %s, nothing to report (%s)\n", t.Verdict, t.Coverage)
 		_, err := io.WriteString(out, b.String())
 		return err
 	}
-	steps, err := Steps(r.Program, res.Schedule)
-	if err != nil {
-		return fmt.Errorf("internal: the counterexample does not replay: %v", err)
-	}
-	fmt.Fprintf(&b, "verdict: violation %s\n%s\n\n", res.Failure.Kind, res.Failure.Message)
+	fmt.Fprintf(&b, "verdict: violation %s\n%s\n\n", t.Violation.Kind, t.Violation.Message)
 	fmt.Fprintf(&b, "scenario:\n")
-	for _, line := range strings.Split(strings.TrimRight(cfg.Scenario.String(), "\n"), "\n") {
+	for _, line := range strings.Split(strings.TrimRight(t.Scenario.Text, "\n"), "\n") {
 		fmt.Fprintf(&b, "    %s\n", line)
 	}
-	fmt.Fprintf(&b, "\n%s (%s), each one atomic CPython operation, in the thread's column.\n\n", Count(len(steps), "step"), Count(r.Preemptions, "preemption"))
-	writeTable(&b, r.Program, steps, res.Failure)
-	fmt.Fprintf(&b, "\nreplay: %s\n", repro)
-	_, err = io.WriteString(out, b.String())
+	fmt.Fprintf(&b, "\n%s (%s), each one atomic CPython operation, in the thread's column.\n\n", Count(len(t.Steps), "step"), Count(t.Preemptions, "preemption"))
+	t.writeTable(&b)
+	fmt.Fprintf(&b, "\nreplay: %s\n", t.Replay)
+	_, err := io.WriteString(out, b.String())
 	return err
 }
 
-func writeTable(b *strings.Builder, p *model.Program, steps []TraceStep, f *sched.Failure) {
-	n := p.NumThreads()
-	used := make([]bool, n)
-	for _, s := range steps {
+// WriteTable writes the steps alone, as WriteText shows them: one column
+// per thread that took a step, the failing step marked.
+func (t *Trace) WriteTable(out io.Writer) error {
+	var b strings.Builder
+	t.writeTable(&b)
+	_, err := io.WriteString(out, b.String())
+	return err
+}
+
+func (t *Trace) writeTable(b *strings.Builder) {
+	used := make([]bool, len(t.Threads))
+	for _, s := range t.Steps {
 		used[s.Thread] = true
 	}
 	var cols []int
-	for t := range n {
-		if used[t] {
-			cols = append(cols, t)
+	for n := range t.Threads {
+		if used[n] {
+			cols = append(cols, n)
 		}
 	}
 	row := func(mark string, cells []string) {
@@ -85,8 +241,8 @@ func writeTable(b *strings.Builder, p *model.Program, steps []TraceStep, f *sche
 		b.WriteString(strings.TrimRight(line, " ") + "\n")
 	}
 	heads := make([]string, len(cols))
-	for i, t := range cols {
-		heads[i] = p.ThreadName(t)
+	for i, n := range cols {
+		heads[i] = t.Threads[n]
 	}
 	row("step", heads)
 	sep := strings.Repeat("-", 5)
@@ -94,16 +250,17 @@ func writeTable(b *strings.Builder, p *model.Program, steps []TraceStep, f *sche
 		sep += "-+-" + strings.Repeat("-", cellWidth)
 	}
 	b.WriteString(sep + "\n")
-	for i, s := range steps {
-		lines := cellLines(s.Event)
-		last := i == len(steps)-1 && f != nil && f.Thread >= 0
+	v := t.Violation
+	for i, s := range t.Steps {
+		lines := cellLines(s)
+		last := i == len(t.Steps)-1 && v != nil && v.Thread != ""
 		if last {
-			lines = append(lines, "!! "+f.Kind)
+			lines = append(lines, "!! "+v.Kind)
 		}
 		for j, text := range lines {
 			cells := make([]string, len(cols))
-			for k, t := range cols {
-				if t == s.Thread {
+			for k, n := range cols {
+				if n == s.Thread {
 					cells[k] = text
 				}
 			}
@@ -121,14 +278,14 @@ func writeTable(b *strings.Builder, p *model.Program, steps []TraceStep, f *sche
 
 // cellLines is a step as lines of at most cellWidth: where, the Python
 // text, then its effects.
-func cellLines(ev model.Event) []string {
+func cellLines(s TraceEntry) []string {
 	var out []string
-	out = append(out, wrap(ev.Where+"  "+ev.Text, cellWidth, "    ")...)
-	for _, e := range ev.Effects {
+	out = append(out, wrap(s.Where+"  "+s.Text, cellWidth, "    ")...)
+	for _, e := range s.Effects {
 		out = append(out, wrap("-> "+e, cellWidth, "   ")...)
 	}
-	if ev.Raised != 0 {
-		out = append(out, "raises "+ev.Raised.String())
+	if s.Raises != "" {
+		out = append(out, "raises "+s.Raises)
 	}
 	return out
 }

@@ -3,11 +3,11 @@ package check
 import "fmt"
 
 // Version is the tool's version: what explore -version prints and what
-// summary.json and schedule.txt record as the writer. It is the one place
+// summary.json, trace.json and schedule.txt record as the writer. It is the one place
 // the version is spelled.
 const Version = "0.1.0"
 
-// FormatVersion is the layout of schedule.txt and summary.json. A reader
+// FormatVersion is the layout of schedule.txt, trace.json and summary.json. A reader
 // refuses a file of another format with one line naming both, rather than
 // misreading it. A file without a format field was written before the
 // field existed; its layout is exactly format 1 (the field is the only
@@ -18,7 +18,7 @@ const Version = "0.1.0"
 const FormatVersion = 1
 
 // checkFormat refuses a file of a format this tool does not read. what
-// names the file ("schedule", "summary"); format 0 is a file written
+// names the file ("schedule", "trace", "summary"); format 0 is a file written
 // before the field existed (format 1).
 func checkFormat(what string, format int, writer string) error {
 	if format == 0 || format == FormatVersion {

@@ -301,6 +301,22 @@ func (sc *Scenario) stmtText(mod int, s Stmt) string {
 	return "?"
 }
 
+// StmtString renders statement s of a body of module mod as the scenario
+// file spells it ("use cuda.local", "call f1", "syncthreads", "raise").
+func (sc *Scenario) StmtString(mod int, s Stmt) string {
+	switch s.Kind {
+	case OpUse:
+		return "use " + sc.stmtText(mod, s)
+	case OpCall:
+		return "call " + sc.Functions[s.Func].Name
+	case OpSync:
+		return "syncthreads"
+	case OpRaise:
+		return "raise"
+	}
+	return ""
+}
+
 // String renders the scenario in the scenario file format (see Parse); it
 // is the canonical rendering used in summaries and traces.
 func (sc *Scenario) String() string {
@@ -312,16 +328,7 @@ func (sc *Scenario) String() string {
 	body := func(mod int, stmts []Stmt) string {
 		parts := make([]string, len(stmts))
 		for i, s := range stmts {
-			switch s.Kind {
-			case OpUse:
-				parts[i] = "use " + sc.stmtText(mod, s)
-			case OpCall:
-				parts[i] = "call " + sc.Functions[s.Func].Name
-			case OpSync:
-				parts[i] = "syncthreads"
-			case OpRaise:
-				parts[i] = "raise"
-			}
+			parts[i] = sc.StmtString(mod, s)
 		}
 		return strings.Join(parts, "; ")
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"swapcheck/bugreport"
 	"swapcheck/check"
 	"swapcheck/check/memory"
 	"swapcheck/model"
@@ -35,6 +36,7 @@ const (
 type options struct {
 	protocol, scenario, atomicity, strategy, replay, out, shard string
 	emitPython                                                  string // -emit-python (python.go)
+	report                                                      string // -report (report.go)
 	shape                                                       model.Shape
 	runs, maxExecutions                                         int64
 	maxDepth, workers, preemptions, depth                       int
@@ -123,14 +125,15 @@ func parse(args []string, stdout io.Writer) (*options, error) {
 	fs.DurationVar(&o.timeout, "timeout", 0, "stop the search after this long (0: none); the verdict is then incomplete; Ctrl-C, SIGTERM and SIGHUP stop it too")
 	o.maxMemory = memory.Size(memory.Default())
 	fs.Var(&o.maxMemory, "max-memory", fmt.Sprintf("stop the search once the process holds this much memory, `SIZE` such as 500MiB, 2GiB or 1GB (0: no bound; the default is %.0f%% of this machine's memory); the verdict is then incomplete", 100*memory.DefaultShare))
-	fs.StringVar(&o.replay, "replay", "", "replay the schedule `FILE` written by -out (its protocol, atomicity and scenario)")
-	fs.StringVar(&o.out, "out", "", "write trace.txt, schedule.txt and summary.json into `DIR`")
+	fs.StringVar(&o.replay, "replay", "", "replay the trace.json or schedule.txt `FILE` written by -out (its protocol, atomicity and scenario)")
+	fs.StringVar(&o.out, "out", "", "write trace.txt, trace.json, schedule.txt and summary.json (and, for a violation, report.md and replay.py) into `DIR`")
 	fs.BoolVar(&o.force, "force", false, "with -out, overwrite files already there")
 	fs.StringVar(&o.shard, "shard", "", "run part `i/n` (0 <= i < n) of an exhaustive stateful search (states, the default, or dfs); a part proves nothing alone: explore merge of every part's summary.json gives the verdict (see docs/sharding.md)")
 	fs.BoolVar(&o.json, "json", false, "print the JSON summary on stdout instead of the trace")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress report on stderr")
 	registerStressFlags(fs, o)
 	registerPythonFlags(fs, o)
+	registerReportFlags(fs, o)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(stdout, fs)
@@ -187,7 +190,7 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 	case "table":
 		return ExitOK, check.WriteVerdictTable(stdout)
 	case "version":
-		_, err := fmt.Fprintf(stdout, "explore %s (schedule.txt and summary.json format %d)\n", check.Version, check.FormatVersion)
+		_, err := fmt.Fprintf(stdout, "explore %s (schedule.txt, trace.json and summary.json format %d)\n", check.Version, check.FormatVersion)
 		return ExitOK, err
 	case "compare":
 		return runCompare(o, stdout, stderr)
@@ -217,6 +220,9 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if err := checkReport(o); err != nil {
+		return 0, err
+	}
 	repro := "go run ./cmd/explore " + strings.Join(o.args, " ")
 	if o.out != "" {
 		if err := prepareOut(o.out, o.force); err != nil {
@@ -231,6 +237,9 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 	if schedule != nil {
 		if rep, err = check.Replay(schedule); err != nil {
 			return 0, usagef("replay %s: %v", o.replay, err)
+		}
+		if line := schedule.Differs(rep); line != "" {
+			fmt.Fprintf(stderr, "explore: %s\n", oneLine(line))
 		}
 		repro = "go run ./cmd/explore -replay " + o.replay
 	} else {
@@ -267,6 +276,10 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 	}
 	if o.json {
 		if err := sum.WriteJSON(stdout); err != nil {
+			return 0, err
+		}
+	} else if o.report != "" {
+		if err := writeReport(stdout, rep, repro); err != nil {
 			return 0, err
 		}
 	} else if err := human(stdout, rep, repro); err != nil {
@@ -391,7 +404,14 @@ func readReplay(o *options) (*check.Schedule, error) {
 		return nil, usagef("replay: %v", unwrapPath(err))
 	}
 	defer f.Close()
-	s, err := check.ReadSchedule(f)
+	data, err := io.ReadAll(io.LimitReader(f, maxReplayFile+1))
+	if err != nil {
+		return nil, usagef("replay %s: %v", o.replay, unwrapPath(err))
+	}
+	if len(data) > maxReplayFile {
+		return nil, usagef("replay %s: longer than %d bytes", o.replay, maxReplayFile)
+	}
+	s, err := check.ReadReplay(data)
 	if err != nil {
 		return nil, usagef("replay %s: %v", o.replay, err)
 	}
@@ -400,6 +420,10 @@ func readReplay(o *options) (*check.Schedule, error) {
 	}
 	return s, nil
 }
+
+// maxReplayFile bounds what -replay reads: a trace.json of the longest
+// counterexample a search prints fits many times over.
+const maxReplayFile = 1 << 28
 
 // unwrapPath keeps "open x: no such file or directory" on one line.
 func unwrapPath(err error) error {
@@ -411,7 +435,7 @@ func unwrapPath(err error) error {
 }
 
 // outFiles are what -out writes.
-var outFiles = []string{"trace.txt", "schedule.txt", "summary.json", replayScript}
+var outFiles = []string{"trace.txt", "trace.json", "schedule.txt", "summary.json", reportFile, replayScript}
 
 // prepareOut makes DIR, refuses to overwrite earlier results unless
 // forced, and writes a probe file there: a directory the results cannot
@@ -446,8 +470,20 @@ func prepareOut(dir string, force bool) error {
 
 func writeOut(dir string, rep *check.Report, sum check.Summary, repro string) error {
 	write := func(name string, fill func(io.Writer) error) error { return writeFile(dir, name, fill) }
-	if err := write("trace.txt", func(w io.Writer) error { return check.WriteTrace(w, rep, repro) }); err != nil {
+	trace, err := check.NewTrace(rep, repro)
+	if err != nil {
 		return err
+	}
+	if err := write("trace.txt", trace.WriteText); err != nil {
+		return err
+	}
+	if err := write("trace.json", trace.WriteJSON); err != nil {
+		return err
+	}
+	if rep.Result.Verdict == sched.Violation {
+		if err := write(reportFile, func(w io.Writer) error { return bugreport.Write(w, rep, repro) }); err != nil {
+			return err
+		}
 	}
 	if err := write("schedule.txt", func(w io.Writer) error { return check.WriteSchedule(w, rep) }); err != nil {
 		return err

@@ -257,7 +257,7 @@ func readFiles(t *testing.T, dir string, names ...string) map[string]string {
 	return m
 }
 
-var outFiles = []string{"trace.txt", "schedule.txt", "summary.json"}
+var outFiles = []string{"trace.txt", "trace.json", "schedule.txt", "summary.json", "report.md"}
 
 func TestOutAndReplay(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")

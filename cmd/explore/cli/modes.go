@@ -37,13 +37,13 @@ var modes = []mode{
 		why:   "-compare runs every strategy and stress on its own cases (the buggy variants on -threads 2 and 64), each trial capped by -duration"},
 	{name: "stress the protocol on real goroutines", picks: "-backend goroutines", flag: "backend",
 		reads: append(slices.Clone(targetFlags), "duration", "max-calls", "gosched", "seed", "out", "force", "json")},
-	{name: "replay a schedule written by -out", picks: "-replay", flag: "replay",
-		reads: []string{"backend", "out", "force", "json", "emit-python"},
-		why:   "the schedule file names its protocol, atomicity and scenario"},
+	{name: "replay a trace.json or schedule.txt written by -out", picks: "-replay", flag: "replay",
+		reads: []string{"backend", "out", "force", "json", "emit-python", "report"},
+		why:   "the file names its protocol, atomicity and scenario"},
 	{name: "search the interleavings (the default)",
 		// max-memory: the search's memory bound
 		reads: append(slices.Clone(targetFlags), "backend", "strategy", "preemptions", "depth", "runs", "workers", "seed",
-			"max-executions", "max-depth", "max-memory", "timeout", "out", "force", "shard", "json", "quiet", "emit-python")},
+			"max-executions", "max-depth", "max-memory", "timeout", "out", "force", "shard", "json", "quiet", "emit-python", "report")},
 }
 
 // pickMode says which mode the given flags ask for, and refuses a flag

@@ -35,7 +35,7 @@ func TestModesRefuseFlagsTheyDoNotRead(t *testing.T) {
 		{"-max-calls for a search", []string{"-protocol", "merged", "-max-calls", "5"}, "-max-calls needs -backend goroutines"},
 		{"-compare -backend goroutines", []string{"-compare", "-backend", "goroutines"}, "-compare and -backend both given"},
 		{"-compare -out", []string{"-compare", "-out", out}, "-compare and -out both given"},
-		{"-replay -strategy", []string{"-replay", "x", "-strategy", "dfs"}, "-replay and -strategy both given: the schedule file names"},
+		{"-replay -strategy", []string{"-replay", "x", "-strategy", "dfs"}, "-replay and -strategy both given: the file names its protocol"},
 		{"-replay -timeout", []string{"-replay", "x", "-timeout", "1s"}, "-replay and -timeout both given"},
 		{"-force without -out", []string{"-protocol", "merged", "-force"}, "-force needs -out"},
 		{"-backend goroutines -workers", []string{"-backend", "goroutines", "-protocol", "merged", "-workers", "2"}, "-backend goroutines and -workers both given"},
@@ -88,7 +88,7 @@ func TestHelp(t *testing.T) {
 func TestVersion(t *testing.T) {
 	r := explore(t, "-version")
 	require.Equal(t, cli.ExitOK, r.code, r.stderr)
-	require.Equal(t, fmt.Sprintf("explore %s (schedule.txt and summary.json format %d)\n", check.Version, check.FormatVersion), r.stdout)
+	require.Equal(t, fmt.Sprintf("explore %s (schedule.txt, trace.json and summary.json format %d)\n", check.Version, check.FormatVersion), r.stdout)
 
 	// the files of a run record it
 	dir := filepath.Join(t.TempDir(), "run")

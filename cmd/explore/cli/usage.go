@@ -25,7 +25,8 @@ func usage(out io.Writer, fs *flag.FlagSet) {
 
 usage:
   explore -protocol NAME [flags]          search its interleavings for a violation
-  explore -replay FILE [-out DIR] [-json] replay a schedule.txt written by -out
+  explore -replay FILE [-out DIR] [-json] replay a trace.json or schedule.txt
+                                          written by -out
   explore -backend goroutines -protocol NAME [flags]
                                           stress it on real goroutines
   explore -compare [flags]                time every strategy and stress

@@ -1,0 +1,165 @@
+package bugreport
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+
+	"swapcheck/check"
+	"swapcheck/model"
+	"swapcheck/pyreplay"
+	"swapcheck/sched"
+)
+
+// Write writes the bug report of r's violation as Markdown. repro is the
+// command that prints the trace again (the trace's replay line).
+func Write(w io.Writer, r *check.Report, repro string) error {
+	if r.Result.Verdict != sched.Violation || r.Result.Failure == nil {
+		return fmt.Errorf("the verdict is %s, not a violation: there is no bug to report", r.Result.Verdict)
+	}
+	t, err := check.NewTrace(r, repro)
+	if err != nil {
+		return err
+	}
+	v := t.Violation
+	sc := r.Config.Scenario
+	var b strings.Builder
+	fmt.Fprintf(&b, "# `swapped_cuda_module` (%s): %s (%s)\n\n", t.Protocol, headline(v), shape(sc))
+
+	b.WriteString("## What breaks\n\n")
+	fmt.Fprintf(&b, "Under the CUDA simulator (`NUMBA_ENABLE_CUDASIM=1`), the `%s` version of `swapped_cuda_module` fails when %s. That version: %s; swapcheck's rendition of it is `testdata/python/%s`. ",
+		t.Protocol, situation(sc), r.Config.Protocol.Summary, r.Config.Protocol.Source)
+	fmt.Fprintf(&b, "swapcheck's model checker (explore %s, atomicity `%s`: %s) found it by searching the interleavings of the threads (strategy `%s`).\n\n",
+		t.Version, t.Atomicity, r.Config.Atomicity.Doc(), t.Strategy)
+	fmt.Fprintf(&b, "%s\n\n", check.KindSeen[v.Kind])
+	if line := userError(v); line != "" {
+		fmt.Fprintf(&b, "The error thread %s raises, as numba's simulator words it:\n\n", v.Thread)
+		b.WriteString(fence("text", line+"\n"))
+		b.WriteString("\n")
+	}
+	b.WriteString("The model's verdict:\n\n")
+	b.WriteString(fence("text", "violation "+v.Kind+"\n"+v.Message+"\n"))
+
+	b.WriteString("\n## Minimal scenario\n\n")
+	fmt.Fprintf(&b, "The Python a user writes: %s. On real threads the failure needs the interleaving of the trace below, so a plain run fails rarely (more often with `sys.setswitchinterval(1e-6)`); the replays at the end force it.\n\n", situation(sc))
+	for _, f := range pyreplay.UserCode(sc) {
+		b.WriteString(fence("python", "# "+f.Name+"\n"+f.Text))
+		b.WriteString("\n")
+	}
+	b.WriteString("In swapcheck's scenario format (`testdata/scenarios/README.md`):\n\n")
+	b.WriteString(fence("text", t.Scenario.Text))
+
+	b.WriteString("\n## Trace\n\n")
+	fmt.Fprintf(&b, "%s (%s), one atomic CPython operation each, in the column of the thread that took it; `>>` marks the failing step. A cell names the Python line (`%s:N` is line N of `testdata/python/%s`, `kernel.py` the simulator's launch) and, after `->`, what the step read or changed in the module globals and the swap's registries.\n\n",
+		check.Count(len(t.Steps), "step"), check.Count(t.Preemptions, "preemption"), r.Config.Protocol.Source, r.Config.Protocol.Source)
+	var table bytes.Buffer
+	if err := t.WriteTable(&table); err != nil {
+		return err
+	}
+	b.WriteString(fence("text", table.String()))
+
+	b.WriteString("\n## Invariant violated\n\n")
+	fmt.Fprintf(&b, "`%s`: %s\n", v.Kind, check.KindInvariant[v.Kind])
+
+	b.WriteString("\n## Replay\n\n")
+	b.WriteString("Save the `trace.json` below, then, in a checkout of swapcheck, replay it in the model (it prints the trace above):\n\n")
+	b.WriteString(fence("sh", "go run ./cmd/explore -replay trace.json\n"))
+	b.WriteString("\nand on real Python threads (CPython 3.11), forcing this interleaving (`docs/replay.md`):\n\n")
+	b.WriteString(fence("sh", "go run ./cmd/explore -replay trace.json -emit-python replay.py\npython3 replay.py\n"))
+	fmt.Fprintf(&b, "\nThe trace came from `%s`.\n\n", repro)
+	compact := *t
+	compact.Steps, compact.Replay = nil, ""
+	var js bytes.Buffer
+	if err := compact.WriteJSON(&js); err != nil {
+		return err
+	}
+	b.WriteString("<details><summary>trace.json</summary>\n\n")
+	b.WriteString(fence("json", js.String()))
+	b.WriteString("\n</details>\n")
+	_, err = io.WriteString(w, b.String())
+	return err
+}
+
+// headline is the failure in a title's words: the error a user sees
+// (without the thread's index), else the model's message without its
+// thread.
+func headline(v *check.TraceViolation) string {
+	if _, err, ok := strings.Cut(v.Message, ": AttributeError: "); ok && isUse(v.Kind) {
+		return "AttributeError: " + err
+	}
+	return strings.TrimPrefix(v.Message, v.Thread+": ")
+}
+
+func isUse(kind string) bool {
+	return kind == check.KindUseSawReal || kind == check.KindUseSawNone
+}
+
+var threadIndex = regexp.MustCompile(`^(?:L\d+\.)?(?:B(\d+)\.)?T(\d+)$`)
+
+// userError is the line the simulator raises for a use that saw the real
+// module or None: numba's BlockThread prefixes the thread's exception with
+// its thread and block index ("" for other kinds).
+func userError(v *check.TraceViolation) string {
+	_, msg, ok := strings.Cut(v.Message, ": AttributeError: ")
+	if !ok || !isUse(v.Kind) {
+		return ""
+	}
+	m := threadIndex.FindStringSubmatch(v.Thread)
+	if m == nil {
+		return "AttributeError: " + msg
+	}
+	block := m[1]
+	if block == "" {
+		block = "0"
+	}
+	return fmt.Sprintf("AttributeError: tid=[%s, 0, 0] ctaid=[%s, 0, 0]: %s", m[2], block, msg)
+}
+
+// shape is the scenario's size, for the title.
+func shape(sc *model.Scenario) string {
+	launches := "1 launch"
+	if sc.Launches > 1 {
+		launches = fmt.Sprintf("%d launches", sc.Launches)
+	}
+	return fmt.Sprintf("%s, %s, %s", check.Count(sc.Threads, "thread"), check.Count(sc.Blocks, "block"), launches)
+}
+
+// situation says what the scenario's launch does, in words.
+func situation(sc *model.Scenario) string {
+	s := fmt.Sprintf("a kernel launched with %s per block", check.Count(sc.Threads, "thread"))
+	if sc.Blocks > 1 {
+		s += fmt.Sprintf(" and %d blocks", sc.Blocks)
+	}
+	if sc.Launches > 1 {
+		s += fmt.Sprintf(", %d times,", sc.Launches)
+	}
+	switch others := len(sc.Modules) - 1; {
+	case len(sc.Functions) == 0:
+		return s
+	case others == 0:
+		return s + " calls device functions of its own module"
+	default:
+		return s + fmt.Sprintf(" calls device functions in %s", check.Count(others, "other module"))
+	}
+}
+
+// fence puts text in a fenced code block whose fence is longer than any
+// run of backticks in it, so that nothing inside can close it.
+func fence(lang, text string) string {
+	n := 3
+	for run, i := 0, 0; i < len(text); i++ {
+		if text[i] == '`' {
+			run++
+			n = max(n, run+1)
+		} else {
+			run = 0
+		}
+	}
+	f := strings.Repeat("`", n)
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	return f + lang + "\n" + text + f + "\n"
+}

@@ -1,0 +1,151 @@
+package bugreport_test
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/text"
+
+	"swapcheck/bugreport"
+	"swapcheck/check"
+	"swapcheck/model"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden reports under testdata from the current output")
+
+const goldenRefresh = "go test ./bugreport -run TestGolden -update"
+
+// reportCases are the golden reports: the seed's race, a refcount
+// variant's exception, and merged's aborted launch (two launches, a
+// raising kernel).
+var reportCases = []struct {
+	name, protocol, scenario string // scenario: a file under testdata/scenarios, or "" for -threads 2
+	atomicity                model.Atomicity
+	repro                    string
+}{
+	{"naive-gil-2-threads", "naive", "", model.GIL, "go run ./cmd/explore -protocol naive -strategy dfs -threads 2"},
+	{"refcount-del-gil-2-threads", "refcount-del", "", model.GIL, "go run ./cmd/explore -protocol refcount-del -strategy dfs -threads 2"},
+	{"merged-gil-aborted-launch", "merged", "aborted-launch.txt", model.GIL, "go run ./cmd/explore -protocol merged -scenario testdata/scenarios/aborted-launch.txt -strategy dfs"},
+}
+
+func report(t *testing.T, protocol, scenario string, a model.Atomicity) *check.Report {
+	t.Helper()
+	p, err := check.Lookup(protocol)
+	require.NoError(t, err)
+	sc, err := model.DefaultShape.Build()
+	require.NoError(t, err)
+	if scenario != "" {
+		f, err := os.Open(filepath.Join("..", "testdata", "scenarios", scenario))
+		require.NoError(t, err)
+		defer f.Close()
+		sc, err = model.Parse(f)
+		require.NoError(t, err)
+	}
+	rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: a, Strategy: check.StrategyDFS})
+	require.NoError(t, err)
+	require.NotNil(t, rep.Result.Failure, "%s on %q: no violation to report", protocol, scenario)
+	return rep
+}
+
+// TestGolden compares the reports with testdata/NAME.md byte for byte;
+// after an intended change, rewrite them with
+// "go test ./bugreport -run TestGolden -update" and review the diff.
+func TestGolden(t *testing.T) {
+	for _, tc := range reportCases {
+		t.Run(tc.name, func(t *testing.T) {
+			var got bytes.Buffer
+			require.NoError(t, bugreport.Write(&got, report(t, tc.protocol, tc.scenario, tc.atomicity), tc.repro))
+			path := filepath.Join("testdata", tc.name+".md")
+			if *update {
+				require.NoError(t, os.WriteFile(path, got.Bytes(), 0o644))
+				return
+			}
+			want, err := os.ReadFile(path)
+			require.NoError(t, err, "no golden report; create it with: %s", goldenRefresh)
+			require.Equal(t, string(want), got.String(), "%s differs from the report; if the change is intended: %s && git diff bugreport/testdata", path, goldenRefresh)
+		})
+	}
+}
+
+// TestRendersOnGitHub parses the report of every golden counterexample
+// (check/testdata/golden) as GitHub does (CommonMark with GitHub's
+// extensions) and checks what a reader sees: one title, the five
+// sections in order, the trace table, the Python files and trace.json
+// each whole in its own code block, and a trace.json that replays to the
+// same counterexample.
+func TestRendersOnGitHub(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("..", "check", "testdata", "golden", "*.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, paths)
+	md := goldmark.New(goldmark.WithExtensions(extension.GFM))
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			tr, err := check.ReadTrace(data)
+			require.NoError(t, err)
+			s, err := tr.Replayable()
+			require.NoError(t, err)
+			rep, err := check.Replay(s)
+			require.NoError(t, err)
+			var out bytes.Buffer
+			require.NoError(t, bugreport.Write(&out, rep, tr.Replay))
+			src := out.Bytes()
+
+			var headings []string
+			blocks := map[string][]string{} // language: contents
+			doc := md.Parser().Parse(text.NewReader(src))
+			require.NoError(t, ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+				if !entering {
+					return ast.WalkContinue, nil
+				}
+				switch n := n.(type) {
+				case *ast.Heading:
+					headings = append(headings, strings.Repeat("#", n.Level)+" "+string(n.Lines().Value(src)))
+				case *ast.FencedCodeBlock:
+					lang := string(n.Language(src))
+					blocks[lang] = append(blocks[lang], string(n.Lines().Value(src)))
+				}
+				return ast.WalkContinue, nil
+			}))
+			require.Len(t, headings, 6, "%q", headings)
+			require.True(t, strings.HasPrefix(headings[0], "# `swapped_cuda_module` ("+rep.Config.Protocol.Name+"): "), headings[0])
+			require.Equal(t, []string{"## What breaks", "## Minimal scenario", "## Trace", "## Invariant violated", "## Replay"}, headings[1:])
+
+			var table bytes.Buffer
+			again, err := check.NewTrace(rep, tr.Replay)
+			require.NoError(t, err)
+			require.NoError(t, again.WriteTable(&table))
+			require.Contains(t, blocks["text"], table.String(), "the trace table is not one code block")
+			require.Contains(t, blocks["text"], rep.Config.Scenario.String())
+			require.GreaterOrEqual(t, len(blocks["python"]), 3, "a module file, the device module, main.py")
+			require.True(t, strings.HasPrefix(blocks["python"][0], "# "+rep.Config.Scenario.Modules[0].Name+".py\n"))
+
+			require.Len(t, blocks["json"], 1)
+			fromReport, err := check.ReadReplay([]byte(blocks["json"][0]))
+			require.NoError(t, err, "the report's trace.json does not read")
+			require.Equal(t, s.Steps, fromReport.Steps)
+			require.Equal(t, s.Scenario, fromReport.Scenario)
+		})
+	}
+}
+
+// TestRefusesNoViolation: a verified search has no bug to report.
+func TestRefusesNoViolation(t *testing.T) {
+	p, err := check.Lookup("merged")
+	require.NoError(t, err)
+	sc, err := model.DefaultShape.Build()
+	require.NoError(t, err)
+	rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: model.GIL, Strategy: check.StrategyDFS})
+	require.NoError(t, err)
+	err = bugreport.Write(&bytes.Buffer{}, rep, "")
+	require.EqualError(t, err, "the verdict is verified, not a violation: there is no bug to report")
+}

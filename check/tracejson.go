@@ -1,0 +1,190 @@
+package check
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+
+	"swapcheck/model"
+	"swapcheck/sched"
+)
+
+// WriteJSON writes the trace as trace.json: JSON whose layout
+// docs/trace-format.md describes, the fields in a fixed order, indented
+// as json.MarshalIndent does but for the schedule, on one line, and the
+// steps, one a line, so that a person reads (and a golden file diffs) a
+// step as a line.
+func (t *Trace) WriteJSON(out io.Writer) error {
+	var b bytes.Buffer
+	b.WriteString("{")
+	v := reflect.ValueOf(*t)
+	first := true
+	for i := range v.NumField() {
+		name, opts, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+		f := v.Field(i)
+		if opts == "omitempty" && (f.IsZero() || f.Kind() == reflect.Slice && f.Len() == 0) {
+			continue
+		}
+		if !first {
+			b.WriteString(",")
+		}
+		first = false
+		fmt.Fprintf(&b, "\n  %q: ", name)
+		var (
+			val []byte
+			err error
+		)
+		switch name {
+		case "schedule":
+			val, err = json.Marshal(f.Interface())
+		case "steps":
+			val, err = stepLines(t.Steps)
+		default:
+			val, err = json.MarshalIndent(f.Interface(), "  ", "  ")
+		}
+		if err != nil {
+			return err
+		}
+		b.Write(val)
+	}
+	b.WriteString("\n}\n")
+	_, err := out.Write(b.Bytes())
+	return err
+}
+
+// stepLines renders steps as a JSON array, one step a line.
+func stepLines(steps []TraceEntry) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("[")
+	for i, s := range steps {
+		line, err := json.Marshal(s)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n    ")
+		b.Write(line)
+	}
+	b.WriteString("\n  ]")
+	return b.Bytes(), nil
+}
+
+// ReadTrace parses a trace.json. It refuses, in one line, a file that is
+// not a trace (no "schema": "swapcheck-trace") and one of another format,
+// naming both formats.
+func ReadTrace(data []byte) (*Trace, error) {
+	var head struct {
+		Schema  string `json:"schema"`
+		Format  int    `json:"format"`
+		Version string `json:"version"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("not a trace.json: %v", err)
+	}
+	if head.Schema != TraceSchema {
+		return nil, fmt.Errorf("not a trace.json: its \"schema\" is %q, not %q", versionText(head.Schema), TraceSchema)
+	}
+	if head.Format == 0 {
+		return nil, fmt.Errorf("trace.json without a \"format\" field")
+	}
+	if err := checkFormat("trace", head.Format, versionText(head.Version)); err != nil {
+		return nil, err
+	}
+	var t Trace
+	if err := json.Unmarshal(data, &t); err != nil {
+		return nil, fmt.Errorf("not a trace.json: %v", err)
+	}
+	return &t, nil
+}
+
+// Replayable is what a replay of the trace needs: its protocol, atomicity,
+// scenario (parsed from its text, which must agree with the parsed shape
+// beside it) and schedule, and the violation it recorded (Differs
+// compares a replay's with it). The steps are a rendering, not read: the
+// replay recomputes them.
+func (t *Trace) Replayable() (*Schedule, error) {
+	p, err := Lookup(t.Protocol)
+	if err != nil {
+		return nil, fmt.Errorf("protocol: %v", err)
+	}
+	a, err := model.ParseAtomicity(t.Atomicity)
+	if err != nil {
+		return nil, fmt.Errorf("atomicity: %v", err)
+	}
+	if t.Scenario.Text == "" {
+		return nil, fmt.Errorf("no scenario text")
+	}
+	sc, err := model.Parse(strings.NewReader(t.Scenario.Text))
+	if err != nil {
+		return nil, fmt.Errorf("scenario text: %v", err)
+	}
+	if field := disagreement(traceScenario(sc), t.Scenario); field != "" {
+		return nil, fmt.Errorf("the scenario's %s disagree with its text", field)
+	}
+	s := &Schedule{Protocol: p, Atomicity: a, Scenario: sc, Recorded: t.Violation, RecordedBy: versionText(t.Version)}
+	for i, n := range t.Schedule {
+		if n < 0 {
+			return nil, fmt.Errorf("schedule step %d: %d is not a thread number", i+1, n)
+		}
+		s.Steps = append(s.Steps, sched.ThreadID(n))
+	}
+	return s, nil
+}
+
+// disagreement names the first field of the parsed shape in which got
+// differs from want ("" when they agree). The text itself may differ in
+// spacing and comments: only its meaning is compared.
+func disagreement(want, got TraceScenario) string {
+	switch {
+	case want.Threads != got.Threads:
+		return "threads"
+	case want.Blocks != got.Blocks:
+		return "blocks"
+	case want.Launches != got.Launches:
+		return "launches"
+	case !reflect.DeepEqual(want.Modules, got.Modules):
+		return "modules"
+	case !reflect.DeepEqual(want.Functions, got.Functions):
+		return "functions"
+	case !reflect.DeepEqual(want.Kernel, got.Kernel):
+		return "kernel"
+	}
+	return ""
+}
+
+// ReadReplay parses what -replay reads: a trace.json or a schedule.txt,
+// told apart by content (a JSON object begins with "{", a schedule file
+// never does).
+func ReadReplay(data []byte) (*Schedule, error) {
+	if !bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("{")) {
+		return ReadSchedule(bytes.NewReader(data))
+	}
+	t, err := ReadTrace(data)
+	if err != nil {
+		return nil, err
+	}
+	return t.Replayable()
+}
+
+// Differs says, in one line, how a replay of s ended otherwise than the
+// trace.json it came from recorded ("" when it ended the same, or s
+// records nothing): the model changed since the file was written.
+func (s *Schedule) Differs(r *Report) string {
+	if s.Recorded == nil {
+		return ""
+	}
+	f := r.Result.Failure
+	if f != nil && f.Kind == s.Recorded.Kind && f.Message == s.Recorded.Message {
+		return ""
+	}
+	now := "no violation (" + r.Result.Verdict.String() + ")"
+	if f != nil {
+		now = fmt.Sprintf("%s (%s)", f.Kind, f.Message)
+	}
+	return fmt.Sprintf("the replay ends in %s, but explore %s recorded %s (%s) in the file: the model has changed since", now, s.RecordedBy, s.Recorded.Kind, s.Recorded.Message)
+}

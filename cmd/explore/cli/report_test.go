@@ -1,0 +1,138 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swapcheck/check"
+	"swapcheck/cmd/explore/cli"
+)
+
+// TestTraceJSONReplays: -out writes trace.json beside trace.txt, and
+// -replay reads it (told from a schedule.txt by its content) to the same
+// trace as the schedule.txt beside it.
+func TestTraceJSONReplays(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	r := explore(t, "-protocol", "refcount-del", "-threads", "2", "-strategy", "dfs", "-out", dir)
+	require.Equal(t, cli.ExitViolation, r.code, r.stderr)
+	files := readFiles(t, dir, "trace.txt", "trace.json", "schedule.txt")
+	tr, err := check.ReadTrace([]byte(files["trace.json"]))
+	require.NoError(t, err)
+	require.Equal(t, check.KindException, tr.Violation.Kind)
+	require.Equal(t, "go run ./cmd/explore -replay "+filepath.Join(dir, "schedule.txt"), tr.Replay)
+
+	fromJSON := explore(t, "-replay", filepath.Join(dir, "trace.json"))
+	require.Equal(t, cli.ExitViolation, fromJSON.code, fromJSON.stderr)
+	fromText := explore(t, "-replay", filepath.Join(dir, "schedule.txt"))
+	require.Equal(t, cli.ExitViolation, fromText.code, fromText.stderr)
+	// the same trace, but for the replay line, which names the file read
+	replayLine := func(s string) string { return s[:strings.LastIndex(s, "replay: ")] }
+	require.Equal(t, replayLine(files["trace.txt"]), replayLine(fromJSON.stdout))
+	require.Equal(t, fromText.stdout, strings.Replace(fromJSON.stdout, "trace.json\n", "schedule.txt\n", 1))
+}
+
+// TestReplayRefusesBadTraces: a trace.json of another format, one that is
+// not a trace, and flags besides -replay are refused with one line (exit
+// 2) that says why.
+func TestReplayRefusesBadTraces(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	r := explore(t, "-protocol", "naive", "-out", dir, "-quiet")
+	require.Equal(t, cli.ExitViolation, r.code, r.stderr)
+	good, err := os.ReadFile(filepath.Join(dir, "trace.json"))
+	require.NoError(t, err)
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+		return path
+	}
+	other := write("other.json", strings.Replace(string(good), `"format": 1,`, `"format": 3,`, 1))
+	summary := filepath.Join(dir, "summary.json")
+	tests := []struct {
+		name string
+		args []string
+		says string
+	}{
+		{"another format", []string{"-replay", other}, "explore: replay " + other + ": the trace is of format 3 (written by explore " + check.Version + "), but explore " + check.Version + " reads format 1\n"},
+		{"a summary.json", []string{"-replay", summary}, `not a trace.json: its "schema" is ""`},
+		{"-replay with -protocol", []string{"-replay", filepath.Join(dir, "trace.json"), "-protocol", "merged"}, "-replay and -protocol both given: the file names its protocol, atomicity and scenario"},
+		{"-replay with -atomicity", []string{"-replay", filepath.Join(dir, "trace.json"), "-atomicity", "free-threaded"}, "-replay and -atomicity both given"},
+		{"-replay with -scenario", []string{"-replay", filepath.Join(dir, "trace.json"), "-scenario", "x"}, "-replay and -scenario both given"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := explore(t, tt.args...)
+			requireUsageError(t, r)
+			require.Contains(t, r.stderr, tt.says)
+		})
+	}
+}
+
+// TestReportMarkdown: -report md prints the bug report instead of the
+// trace, -out writes the same as report.md (with the trace's replay line),
+// and -report is refused (one line, exit 2) without a violation, with
+// -json and with another format.
+func TestReportMarkdown(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	r := explore(t, "-protocol", "naive", "-report", "md", "-out", dir, "-quiet")
+	require.Equal(t, cli.ExitViolation, r.code, r.stderr)
+	require.True(t, strings.HasPrefix(r.stdout, "# `swapped_cuda_module` (naive): AttributeError: module 'numba.cuda' has no attribute 'local'"), r.stdout[:200])
+	require.Contains(t, r.stdout, "\n## Replay\n")
+	require.Contains(t, r.stdout, "The trace came from `go run ./cmd/explore -replay "+filepath.Join(dir, "schedule.txt")+"`.")
+	require.Equal(t, r.stdout, readFiles(t, dir, "report.md")["report.md"])
+
+	t.Run("replayed", func(t *testing.T) {
+		again := explore(t, "-replay", filepath.Join(dir, "trace.json"), "-report", "md")
+		require.Equal(t, cli.ExitViolation, again.code, again.stderr)
+		require.Contains(t, again.stdout, "## Trace")
+	})
+	t.Run("no report without a violation", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "merged")
+		r := explore(t, "-protocol", "merged", "-report", "md", "-out", out)
+		requireUsageError(t, r)
+		require.Contains(t, r.stderr, "-report md: the verdict is verified, not a violation: there is no bug to report")
+		require.NoFileExists(t, filepath.Join(out, "report.md"))
+		require.FileExists(t, filepath.Join(out, "trace.json"))
+	})
+	for _, tt := range []struct {
+		name string
+		args []string
+		says string
+	}{
+		{"another format", []string{"-protocol", "naive", "-report", "html"}, `-report "html": the formats are md`},
+		{"no format", []string{"-protocol", "naive", "-report", ""}, "-report needs a format: md"},
+		{"with -json", []string{"-protocol", "naive", "-report", "md", "-json"}, "-report and -json both given"},
+		{"with -table", []string{"-table", "-report", "md"}, "-table and -report both given"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := explore(t, tt.args...)
+			requireUsageError(t, r)
+			require.Contains(t, r.stderr, tt.says)
+		})
+	}
+}
+
+// TestReplaySaysWhenTheViolationChanged: a trace.json whose recorded
+// violation the replay does not end in again gets one line on stderr
+// saying both; one that it does gets none.
+func TestReplaySaysWhenTheViolationChanged(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	r := explore(t, "-protocol", "naive", "-out", dir, "-quiet")
+	require.Equal(t, cli.ExitViolation, r.code, r.stderr)
+	path := filepath.Join(dir, "trace.json")
+	same := explore(t, "-replay", path)
+	require.Equal(t, cli.ExitViolation, same.code, same.stderr)
+	require.NotContains(t, same.stderr, "the replay ends in")
+
+	good, err := os.ReadFile(path)
+	require.NoError(t, err)
+	edited := strings.Replace(string(good), `"kind": "use-saw-real"`, `"kind": "exception"`, 1)
+	require.NotEqual(t, string(good), edited)
+	require.NoError(t, os.WriteFile(path, []byte(edited), 0o644))
+	changed := explore(t, "-replay", path)
+	require.Equal(t, cli.ExitViolation, changed.code, changed.stderr)
+	require.Contains(t, changed.stderr, "explore: the replay ends in use-saw-real (T1: dev1.cuda is the real module, not fake#1: AttributeError: module 'numba.cuda' has no attribute 'local'), but explore "+check.Version+" recorded exception (")
+}

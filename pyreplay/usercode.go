@@ -1,0 +1,184 @@
+package pyreplay
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"swapcheck/model"
+)
+
+// File is one Python source file of UserCode.
+type File struct {
+	Name string // "kernels.py"
+	Text string
+}
+
+// UserCode renders a scenario as a user of numba.cuda would write it: one
+// file per module, each importing cuda under the module's names, its device
+// functions as @cuda.jit(device=True) functions and, in the kernel's
+// module, the kernel as @cuda.jit; then main.py, which launches the kernel
+// as the scenario does (run it with NUMBA_ENABLE_CUDASIM=1). It is for
+// reading (a bug report's reproducer): the replay script keeps its own
+// harness (gen.go), one statement a line, so that every statement has an
+// anchor. A use of cuda.ATTR is written as a user would use that
+// attribute (cuda.local.array(...), cuda.threadIdx.x).
+func UserCode(sc *model.Scenario) []File {
+	var files []File
+	for m, mod := range sc.Modules {
+		files = append(files, File{Name: mod.Name + ".py", Text: moduleSource(sc, m)})
+	}
+	return append(files, File{Name: "main.py", Text: mainSource(sc)})
+}
+
+func moduleSource(sc *model.Scenario, m int) string {
+	mod := sc.Modules[m]
+	var b strings.Builder
+	b.WriteString("import numba\n")
+	for i, name := range mod.Names {
+		if i == 0 && name == "cuda" {
+			b.WriteString("from numba import cuda\n")
+		} else {
+			fmt.Fprintf(&b, "from numba import cuda as %s\n", name)
+		}
+	}
+	// the device functions of other modules this module's code calls,
+	// imported by name, modules and functions in scenario order
+	var imports []string
+	calls := func(body []model.Stmt) {
+		for _, s := range body {
+			f := sc.Functions[s.Func]
+			if s.Kind == model.OpCall && f.Module != m && !slices.Contains(imports, f.Name) {
+				imports = append(imports, f.Name)
+			}
+		}
+	}
+	for _, f := range sc.Functions {
+		if f.Module == m {
+			calls(f.Body)
+		}
+	}
+	if m == 0 {
+		calls(sc.Kernel)
+	}
+	// a module that imports this one, directly or not, is imported whole
+	// ("import dev2", then "dev2.f()"): "from dev2 import f" would run
+	// before dev2 defined f
+	whole := map[int]bool{}
+	for other := range sc.Modules {
+		var names []string
+		for _, f := range sc.Functions {
+			if f.Module == other && slices.Contains(imports, f.Name) {
+				names = append(names, f.Name)
+			}
+		}
+		switch {
+		case len(names) == 0:
+		case importsFrom(sc, other, m):
+			whole[other] = true
+			fmt.Fprintf(&b, "import %s\n", sc.Modules[other].Name)
+		default:
+			fmt.Fprintf(&b, "from %s import %s\n", sc.Modules[other].Name, strings.Join(names, ", "))
+		}
+	}
+	for _, f := range sc.Functions {
+		if f.Module == m {
+			fmt.Fprintf(&b, "\n\n@%s.jit(device=True)\ndef %s():\n", mod.Names[0], f.Name)
+			writeBody(&b, sc, m, f.Body, whole)
+		}
+	}
+	if m == 0 {
+		fmt.Fprintf(&b, "\n\n@%s.jit\ndef kernel():\n", mod.Names[0])
+		writeBody(&b, sc, m, sc.Kernel, whole)
+	}
+	return b.String()
+}
+
+// importsFrom reports whether module from's code calls, directly or
+// through other modules' calls, a device function of module to.
+func importsFrom(sc *model.Scenario, from, to int) bool {
+	seen := map[int]bool{}
+	var visit func(m int) bool
+	visit = func(m int) bool {
+		if seen[m] {
+			return false
+		}
+		seen[m] = true
+		for _, f := range sc.Functions {
+			if f.Module != m {
+				continue
+			}
+			for _, s := range f.Body {
+				if s.Kind != model.OpCall {
+					continue
+				}
+				if callee := sc.Functions[s.Func].Module; callee == to || callee != m && visit(callee) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return visit(from)
+}
+
+func writeBody(b *strings.Builder, sc *model.Scenario, m int, body []model.Stmt, whole map[int]bool) {
+	if len(body) == 0 {
+		b.WriteString("    pass\n")
+	}
+	for _, s := range body {
+		fmt.Fprintf(b, "    %s\n", userStmt(sc, m, s, whole))
+	}
+}
+
+// userStmt is a statement as a user writes it; whole are the modules
+// imported whole, whose functions are called through the module.
+func userStmt(sc *model.Scenario, m int, s model.Stmt, whole map[int]bool) string {
+	names := sc.Modules[m].Names
+	switch s.Kind {
+	case model.OpUse:
+		name := names[s.Name]
+		switch s.Attr {
+		case "local", "shared":
+			return fmt.Sprintf("%c = %s.%s.array(1, numba.int32)", s.Attr[0], name, s.Attr)
+		case "threadIdx":
+			return fmt.Sprintf("i = %s.threadIdx.x", name)
+		case "blockIdx":
+			return fmt.Sprintf("b = %s.blockIdx.x", name)
+		}
+		return name + "." + s.Attr
+	case model.OpCall:
+		f := sc.Functions[s.Func]
+		if whole[f.Module] && f.Module != m {
+			return sc.Modules[f.Module].Name + "." + f.Name + "()"
+		}
+		return f.Name + "()"
+	case model.OpSync:
+		return names[0] + ".syncthreads()"
+	case model.OpRaise:
+		return `raise RuntimeError("the kernel fails")`
+	}
+	return "pass"
+}
+
+func mainSource(sc *model.Scenario) string {
+	var b strings.Builder
+	b.WriteString("# Run with NUMBA_ENABLE_CUDASIM=1 python3 main.py\n")
+	fmt.Fprintf(&b, "from %s import kernel\n\n", sc.Modules[0].Name)
+	raises := slices.ContainsFunc(sc.Kernel, func(s model.Stmt) bool { return s.Kind == model.OpRaise })
+	for _, f := range sc.Functions {
+		raises = raises || slices.ContainsFunc(f.Body, func(s model.Stmt) bool { return s.Kind == model.OpRaise })
+	}
+	launch := fmt.Sprintf("kernel[%d, %d]()", sc.Blocks, sc.Threads)
+	if sc.Launches > 1 {
+		fmt.Fprintf(&b, "for launch in range(%d):\n", sc.Launches)
+	}
+	indent := strings.Repeat("    ", min(sc.Launches-1, 1))
+	if raises {
+		fmt.Fprintf(&b, "%stry:\n%s    %s\n%sexcept RuntimeError as e:  # the kernel's own failure\n%s    print(\"the launch failed:\", e)\n",
+			indent, indent, launch, indent, indent)
+	} else {
+		fmt.Fprintf(&b, "%s%s\n", indent, launch)
+	}
+	return b.String()
+}

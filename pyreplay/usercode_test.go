@@ -1,0 +1,67 @@
+package pyreplay_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swapcheck/model"
+	"swapcheck/pyreplay"
+)
+
+// TestUserCodeRunsOnNumba runs the user code of the default scenario and
+// of every scenario file on numba's own CUDA simulator: it must import
+// and launch as written. A run may end in the race itself (an
+// AttributeError on cuda), rarely at the default switch interval; any
+// other error fails the test.
+func TestUserCodeRunsOnNumba(t *testing.T) {
+	py := pythonWithNumba(t)
+	type named struct {
+		name string
+		sc   *model.Scenario
+	}
+	var scenarios []named
+	for _, sh := range []model.Shape{
+		model.DefaultShape,
+		// dev1 calls into dev2 and dev2 into dev1: an import cycle
+		{Threads: 2, Blocks: 1, Calls: 2, Modules: 2, Names: 2, Nest: 1},
+	} {
+		sc, err := sh.Build()
+		require.NoError(t, err)
+		scenarios = append(scenarios, named{fmt.Sprintf("%+v", sh), sc})
+	}
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "scenarios", "*.txt"))
+	require.NoError(t, err)
+	for _, path := range files {
+		f, err := os.Open(path)
+		require.NoError(t, err)
+		sc, err := model.Parse(f)
+		f.Close()
+		require.NoError(t, err)
+		scenarios = append(scenarios, named{filepath.Base(path), sc})
+	}
+	for _, tc := range scenarios {
+		sc := tc.sc
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			code := pyreplay.UserCode(sc)
+			require.Equal(t, sc.Modules[0].Name+".py", code[0].Name)
+			require.Equal(t, "main.py", code[len(code)-1].Name)
+			for _, f := range code {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, f.Name), []byte(f.Text), 0o644))
+			}
+			cmd := exec.Command(py, "main.py")
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "NUMBA_ENABLE_CUDASIM=1")
+			out, err := cmd.CombinedOutput()
+			if err != nil && !strings.Contains(string(out), "has no attribute") {
+				t.Fatalf("%s main.py: %v\n%s", py, err, out)
+			}
+		})
+	}
+}
