@@ -48,7 +48,8 @@ func TestGolden(t *testing.T) {
 			sh.Threads = tc.threads
 			sc, err := sh.Build()
 			require.NoError(t, err)
-			rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: tc.atomicity, Strategy: check.StrategyDFS})
+			// shrunk, as the command prints it by default
+			rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Shape: &sh, Shrink: true, Atomicity: tc.atomicity, Strategy: check.StrategyDFS})
 			require.NoError(t, err)
 			require.NotNil(t, rep.Result.Failure, "%s found no violation: nothing to trace", tc.name)
 			var got bytes.Buffer
