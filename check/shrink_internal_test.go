@@ -63,3 +63,24 @@ func TestAimedBoundsPreemptions(t *testing.T) {
 	res := sched.States{}.Run(newAimed(NewSystem(prog), KindException, -1), sched.Limits{})
 	require.Equal(t, sched.Verified, res.Verdict)
 }
+
+// TestAimedFindsTheKindBehindAnother: where a search finds one kind
+// first, the aimed search finds the other kind the scenario has
+// (refcount-unregistered, free-threaded-overwrite, two threads: both an
+// exception and a use of the real module).
+func TestAimedFindsTheKindBehindAnother(t *testing.T) {
+	sc, err := model.DefaultShape.Build()
+	require.NoError(t, err)
+	prog, err := model.NewProgram(sc, swap.RefcountUnregistered, model.FreeThreadedOverwrite)
+	require.NoError(t, err)
+	first := sched.States{}.Run(NewSystem(prog), sched.Limits{})
+	require.Equal(t, sched.Violation, first.Verdict)
+	other := map[string]string{KindException: KindUseSawReal, KindUseSawReal: KindException}[first.Failure.Kind]
+	require.NotEmpty(t, other, "found %s first", first.Failure.Kind)
+	for _, strat := range []sched.Strategy{sched.States{}, sched.Bounded{MaxPreemptions: 8}, sched.BFS{}} {
+		res := strat.Run(newAimed(NewSystem(prog), other, -1), sched.Limits{})
+		require.Equal(t, sched.Violation, res.Verdict, strat.Name())
+		require.Equal(t, other, res.Failure.Kind, strat.Name())
+		require.True(t, replaysTo(prog, res.Schedule, other), strat.Name())
+	}
+}
