@@ -76,7 +76,7 @@ func (s *Shrinking) String() string {
 		line = "nothing: no smaller scenario, no fewer preemptions, no fewer steps"
 	}
 	if s.Cut > 0 {
-		line += fmt.Sprintf(" (%s of %d cut by the budget of %d steps, so it may shrink further)", searchCount(s.Cut), s.Searches, shrinkBudget)
+		line += fmt.Sprintf(" (%s of %d cut by a budget of %d steps or a stop, so it may shrink further)", searchCount(s.Cut), s.Searches, shrinkBudget)
 	}
 	if s.Note != "" {
 		line += "; " + s.Note
@@ -337,9 +337,9 @@ func (s *shrinker) try(sc *model.Scenario) found {
 	var f found
 	if err == nil {
 		// one pass over the states (up to symmetry) settles whether the
-		// kind is there; the bounded search repeats its rounds, and ran
-		// out of the budget on the smaller scenarios of
-		// aborted-launch.txt, where it is not
+		// kind is there; a bounded search would go over the (state, last
+		// thread) pairs once a round, and most smaller scenarios have
+		// no such counterexample to end it early
 		f = s.search(prog, sched.States{}, -1)
 	}
 	s.tried[key] = f
