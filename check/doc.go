@@ -7,7 +7,9 @@
 //     (model.Shape.Build or model.Parse);
 //  2. fill a Config and call Explore, which wraps the model in the
 //     invariants (System), runs the strategy, shortens a counterexample to
-//     the fewest steps, and returns a Report;
+//     the fewest steps, with Config.Shrink shrinks it (the smallest
+//     scenario, the fewest preemptions, the fewest steps, of the same
+//     kind; Report.Shrink says what shrank), and returns a Report;
 //  3. render the Report: NewTrace is its one canonical rendering, written
 //     for people (WriteText, or WriteTrace at once) and as trace.json
 //     (WriteJSON, docs/trace-format.md); Summary for machines;

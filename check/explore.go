@@ -95,6 +95,17 @@ type Config struct {
 	// Memory, when set, bounds the memory the process holds: a search
 	// that reaches it ends incomplete, and says what to do instead.
 	Memory *memory.Bound
+	// Shrink makes a counterexample minimal (see Report.shrink): the
+	// report then holds the shrunk scenario and counterexample, and
+	// Shrink says what shrank. Not for one part of a sharded search,
+	// whose parts must merge on one scenario.
+	Shrink bool
+	// Shape, when flags built Scenario, is their shape: shrinking then
+	// reduces its dimensions, and the shrunk scenario has flags too.
+	Shape *model.Shape
+	// rerun: this search checks that a shrunk scenario's flags
+	// reproduce a shrunk counterexample (see shrinker.reproduces).
+	rerun bool
 }
 
 // Report is the outcome of Explore.
@@ -130,6 +141,8 @@ type Report struct {
 	// search reducing nothing would run (sched.Interleavings): what DPOR's
 	// executions are reduced from. 0 where it was not counted.
 	Interleavings float64
+	// Shrink says what shrinking made smaller (nil when it did not run).
+	Shrink *Shrinking
 }
 
 // strategy builds the configured strategy.
@@ -225,6 +238,9 @@ func Explore(cfg Config) (*Report, error) {
 			rep.shorten(lim)
 		}
 		rep.Preemptions = sched.CountPreemptions(NewSystem(prog), rep.Result.Schedule)
+		if cfg.Shrink && cfg.Shards <= 1 {
+			rep.shrink(lim)
+		}
 	}
 	rep.PeakRSSBytes = peakRSS()
 	return rep, nil

@@ -51,8 +51,9 @@ func goldenCases(t *testing.T) []goldenCase {
 		for _, ts := range check.TableShapes {
 			sc, err := ts.Shape.Build()
 			require.NoError(t, err)
+			sh := ts.Shape // shrunk, as the command prints it by default
 			for _, a := range check.TableAtomicities {
-				rep, err := check.Explore(check.Config{Protocol: v.Protocol, Scenario: sc, Atomicity: a, Strategy: check.StrategyDFS})
+				rep, err := check.Explore(check.Config{Protocol: v.Protocol, Scenario: sc, Shape: &sh, Shrink: true, Atomicity: a, Strategy: check.StrategyDFS})
 				require.NoError(t, err)
 				if rep.Result.Failure == nil {
 					continue

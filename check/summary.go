@@ -70,6 +70,45 @@ type Summary struct {
 	// ViolationShard, in a merged summary, is the part ("i/n") whose
 	// counterexample Violation is: its trace.txt and schedule.txt hold it.
 	ViolationShard string `json:"violation_shard,omitempty"`
+	// Shrunk says what shrinking made smaller (absent when it did not
+	// run); Scenario and Violation are then the shrunk ones.
+	Shrunk *ShrinkSummary `json:"shrunk,omitempty"`
+}
+
+// ShrinkSummary is what shrinking made smaller (see Shrinking).
+type ShrinkSummary struct {
+	// Text is the line the command prints after "shrunk: ".
+	Text string `json:"text"`
+	// FromScenario is the scenario searched, before shrinking.
+	FromScenario    string         `json:"from_scenario"`
+	Changes         []ShrinkChange `json:"changes,omitempty"`
+	PreemptionsFrom int            `json:"preemptions_from"`
+	PreemptionsTo   int            `json:"preemptions_to"`
+	StepsFrom       int            `json:"steps_from"`
+	StepsTo         int            `json:"steps_to"`
+	// Searches the shrinking ran, Cut those its budget cut, Steps theirs.
+	Searches  int     `json:"searches"`
+	Cut       int     `json:"cut,omitempty"`
+	Steps     int64   `json:"steps"`
+	ElapsedMS float64 `json:"elapsed_ms"`
+}
+
+// ShrinkChange is one dimension of the scenario that shrank.
+type ShrinkChange struct {
+	Dim  string `json:"dim"`
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// shrinkSummary is s for summary.json.
+func shrinkSummary(s *Shrinking) *ShrinkSummary {
+	out := &ShrinkSummary{Text: s.String(), FromScenario: s.From.String(),
+		PreemptionsFrom: s.PreemptionsFrom, PreemptionsTo: s.PreemptionsTo, StepsFrom: s.StepsFrom, StepsTo: s.StepsTo,
+		Searches: s.Searches, Cut: s.Cut, Steps: s.Steps, ElapsedMS: float64(s.Elapsed.Microseconds()) / 1000}
+	for _, c := range s.Changes {
+		out.Changes = append(out.Changes, ShrinkChange(c))
+	}
+	return out
 }
 
 // PreemptionStats are the preemptions of a search's executions (see
@@ -159,6 +198,9 @@ func Summarize(r *Report) Summary {
 			Schedule: ScheduleInts(res.Schedule),
 		}
 		s.Violation = v
+	}
+	if r.Shrink != nil {
+		s.Shrunk = shrinkSummary(r.Shrink)
 	}
 	return s
 }

@@ -44,6 +44,8 @@ type options struct {
 	timeout                                                     time.Duration
 	maxMemory                                                   memory.Size
 	list, json, force, table, quiet, version                    bool
+	shrink                                                      bool        // -shrink (shrink.go)
+	flagArgs                                                    []flagWords // the flags given, as the replay command spells them
 	set                                                         map[string]bool
 	given                                                       []string // the flags given, by name
 	mode                                                        *mode    // what they ask for (modes.go)
@@ -134,6 +136,7 @@ func parse(args []string, stdout io.Writer) (*options, error) {
 	registerStressFlags(fs, o)
 	registerPythonFlags(fs, o)
 	registerReportFlags(fs, o)
+	registerShrinkFlags(fs, o)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(stdout, fs)
@@ -147,12 +150,19 @@ func parse(args []string, stdout io.Writer) (*options, error) {
 	fs.Visit(func(f *flag.Flag) {
 		o.set[f.Name] = true
 		o.given = append(o.given, f.Name)
+		var words []string
 		switch {
 		case f.Name == "out" || f.Name == "json" || f.Name == "force" || f.Name == "quiet":
 		case f.Value.String() == "true":
-			o.args = append(o.args, "-"+f.Name)
+			words = []string{"-" + f.Name}
+		case isBool(f) && f.Value.String() == "false":
+			words = []string{"-" + f.Name + "=false"} // "-shrink false" would end the flags
 		default:
-			o.args = append(o.args, "-"+f.Name, shellQuote(f.Value.String()))
+			words = []string{"-" + f.Name, shellQuote(f.Value.String())}
+		}
+		o.args = append(o.args, words...)
+		if words != nil {
+			o.flagArgs = append(o.flagArgs, flagWords{f.Name, words})
 		}
 	})
 	if b := o.stress.backend; b != backendModel && b != backendGoroutines {
@@ -261,6 +271,7 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 		if err != nil {
 			return 0, usageError{err.Error()}
 		}
+		repro = shrunkRepro(o, rep, repro)
 		if res := &rep.Result; res.Verdict == sched.Incomplete && res.Cut == cfg.StopReason {
 			res.Cut = stopReason(ctx) // which signal
 		}
@@ -287,6 +298,9 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 	}
 	for _, phase := range rep.Plan {
 		fmt.Fprintf(stderr, "explore: %s: %s\n", rep.Config.Strategy, phase)
+	}
+	if line := shrunkLine(o, rep); line != "" {
+		fmt.Fprintf(stderr, "explore: %s\n", line)
 	}
 	verdict := sum.Verdict
 	if sum.Shard != "" && rep.Result.Verdict == sched.Verified {
@@ -377,8 +391,12 @@ func config(o *options) (check.Config, error) {
 			strategy = check.StrategyStates
 		}
 	}
+	var shape *model.Shape
+	if o.scenario == "" {
+		shape = &o.shape
+	}
 	return check.Config{
-		Shard: shard, Shards: shards,
+		Shard: shard, Shards: shards, Shrink: o.shrink && shards == 0, Shape: shape,
 		Protocol: p, Scenario: sc, Atomicity: a, Strategy: strategy,
 		Runs: o.runs, Seed: o.seed, MaxExecutions: o.maxExecutions, MaxDepth: o.maxDepth, Timeout: o.timeout,
 		Workers: o.workers, Preemptions: o.preemptions, Depth: o.depth,

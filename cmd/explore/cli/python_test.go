@@ -32,7 +32,8 @@ func TestEmitPython(t *testing.T) {
 	require.Contains(t, r.stderr, "the verdict is verified, not a violation")
 	require.NoFileExists(t, filepath.Join(dir, "merged.py"))
 
-	r = explore(t, "-protocol", "naive", "-nest", "1", "-emit-python", filepath.Join(dir, "nest.py"), "-quiet")
+	// (unshrunk: shrinking takes the nesting away)
+	r = explore(t, "-protocol", "naive", "-nest", "1", "-shrink=false", "-emit-python", filepath.Join(dir, "nest.py"), "-quiet")
 	requireUsageError(t, r)
 	require.Contains(t, r.stderr, "does not support nested device calls")
 	require.NoFileExists(t, filepath.Join(dir, "nest.py"))
