@@ -1,5 +1,7 @@
 package model
 
+import "fmt"
+
 // EventKind says what a step did, for the invariants.
 type EventKind uint8
 
@@ -113,8 +115,18 @@ func (p *Program) Describe(ev *Event) {
 			ev.Name = p.Scenario.Modules[cd.module].Names[st.arg]
 		case sCall:
 			ev.Bytecode = "LOAD_GLOBAL _kernel_context; CALL (FakeCUDAKernel.__call__)"
+			if ev.code == p.hostCode {
+				// FakeCUDAKernel.__call__'s own line, run by the host
+				ev.Where, ev.Line = "kernel.py:85", 85
+			}
 		case sSync:
-			ev.Where, ev.Text, ev.Bytecode = "kernel.py", syncLines[ev.sub], "LOAD_ATTR/STORE_ATTR"
+			if ev.sub == syncUse {
+				ev.Bytecode = "LOAD_GLOBAL; LOAD_METHOD syncthreads"
+				ev.Name = p.Scenario.Modules[cd.module].Names[st.arg]
+				break
+			}
+			l := syncLines[ev.sub]
+			ev.Where, ev.Line, ev.Text, ev.Bytecode = fmt.Sprintf("kernel.py:%d", l.line), l.line, l.text, "LOAD_ATTR/STORE_ATTR"
 		case sSetContext, sResetContext:
 			ev.Where, ev.Bytecode = "kernel.py", "STORE_GLOBAL _kernel_context"
 		case sStart:

@@ -3,6 +3,7 @@ package model_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -93,6 +94,9 @@ func requireSameScenario(t *testing.T, a, b *model.Scenario) {
 	}
 	if !sameStmts(a.Kernel, b.Kernel) {
 		t.Fatal("the round trip changed the kernel")
+	}
+	if !slices.Equal(a.Host, b.Host) {
+		t.Fatal("the round trip changed the host's program")
 	}
 }
 

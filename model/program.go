@@ -102,7 +102,18 @@ func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
 	pr.threadBlock = []int{-1}
 	pr.startText = []string{""}
 	var host []stmt
-	for l := 1; l <= sc.Launches; l++ {
+	l := 0
+	for _, h := range sc.HostProgram() {
+		if h.Kind == HostCall {
+			// FakeCUDAKernel.__call__ of a device function: self._device
+			// is true, so it swaps the callee's module to whatever
+			// _get_kernel_context() returns (kernel.py:84-86), as a
+			// device call from a GPU thread does.
+			host = append(host, stmt{kind: sCall, arg: h.Func,
+				text: "with swapped_cuda_module(self.fn, _get_kernel_context()):  # " + sc.Functions[h.Func].Name + "() from the host"})
+			continue
+		}
+		l++
 		var body []stmt
 		for b := range sc.Blocks {
 			gb := (l-1)*sc.Blocks + b
@@ -135,11 +146,12 @@ func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
 
 	pr.maxFrames = max(sc.callDepth()+1, 2)
 	calls := pr.callsPerThread(pr.kernelCode, maxLocks)
-	if calls > maxLocks {
+	hostCalls := pr.callsPerThread(pr.hostCode, maxLocks) // the host's own device calls
+	if calls > maxLocks || hostCalls > maxLocks {
 		return nil, fmt.Errorf("the scenario makes more than %d device calls per thread (nested ones included); at most %d can be modelled",
 			maxLocks, maxLocks-1-sc.Launches)
 	}
-	pr.maxLocks = 1 + sc.Launches + calls*(len(pr.threadLaunch)-1)
+	pr.maxLocks = 1 + sc.Launches + calls*(len(pr.threadLaunch)-1) + hostCalls
 	if pr.maxLocks > maxLocks {
 		return nil, fmt.Errorf("the scenario makes %d device calls in all (%d per thread, nested ones included); at most %d can be modelled",
 			pr.maxLocks-1-sc.Launches, calls, maxLocks-1-sc.Launches)
@@ -149,11 +161,13 @@ func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
 	// common counter and commute, as their footprints say.
 	into := make([]int, len(sc.Modules))
 	pr.callsInto(pr.kernelCode, into)
+	hostInto := make([]int, len(sc.Modules))
+	pr.callsInto(pr.hostCode, hostInto)
 	pr.lockPool = make([]int, len(sc.Modules))
 	pr.lockPoolSize = make([]int, len(sc.Modules))
 	next := 2 // lock 1 is the protocol's global lock
 	for m := range sc.Modules {
-		size := into[m] * (len(pr.threadLaunch) - 1)
+		size := into[m]*(len(pr.threadLaunch)-1) + hostInto[m]
 		if m == 0 {
 			size += sc.Launches // the host's swap of the kernel's module
 		}
@@ -187,7 +201,7 @@ func (pr *Program) compileBody(mod int, body []Stmt) []stmt {
 			st.kind, st.arg = sCall, s.Func
 			st.text = "with swapped_cuda_module(self.fn, _get_kernel_context()):  # " + st.text
 		case OpSync:
-			st.kind = sSync
+			st.kind, st.arg = sSync, s.Name // cuda.syncthreads() loads the global
 		case OpRaise:
 			st.kind = sRaise
 		}

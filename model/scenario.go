@@ -55,6 +55,42 @@ type Scenario struct {
 	Threads   int // threads per block
 	Blocks    int // blocks per launch, run one after another
 	Launches  int // launches, one after another; a launch that raised is caught
+	// Host is the host thread's program when it calls device functions
+	// itself (see HostStmt): its launches, Launches of them, in order,
+	// with the calls between. Nil when the host only launches.
+	Host []HostStmt
+}
+
+// HostKind is what one statement of the host's program does.
+type HostKind uint8
+
+const (
+	// HostLaunch: launch the kernel (the next launch, in order).
+	HostLaunch HostKind = 1 + iota
+	// HostCall: call a device function from the host, outside any launch
+	// (FakeCUDAKernel.__call__ of a device function: kernel.py:84-86). A
+	// call that raised is caught, like a launch that raised.
+	HostCall
+)
+
+// HostStmt is one statement of the host's program.
+type HostStmt struct {
+	Kind HostKind
+	// Func is the device function a call calls (an index into Functions).
+	Func int
+}
+
+// HostProgram is the host's program: Host, or Launches launches when the
+// host calls nothing itself.
+func (sc *Scenario) HostProgram() []HostStmt {
+	if sc.Host != nil {
+		return sc.Host
+	}
+	prog := make([]HostStmt, sc.Launches)
+	for i := range prog {
+		prog[i] = HostStmt{Kind: HostLaunch}
+	}
+	return prog
 }
 
 // Limits on what a scenario may ask for; beyond them the state space is out
@@ -83,6 +119,9 @@ const MaxStressThreads = 1024
 type Shape struct {
 	Threads, Blocks, Calls, Modules, Names, Nest int
 	Syncthreads                                  bool
+	// HostCalls: the host also calls f1 itself, before and after the
+	// launch (a device function called from the host).
+	HostCalls bool
 }
 
 // DefaultShape is two threads, one block, one call into one module.
@@ -158,6 +197,10 @@ func (sh Shape) BuildUpTo(maxThreads int) (*Scenario, error) {
 		}
 	}
 	sc.Kernel = append(sc.Kernel, Stmt{Kind: OpUse, Name: 0, Attr: "threadIdx"})
+	if sh.HostCalls {
+		f1 := HostStmt{Kind: HostCall, Func: index(0, 1)}
+		sc.Host = []HostStmt{f1, {Kind: HostLaunch}, f1}
+	}
 	for c := range sh.Calls {
 		sc.Kernel = append(sc.Kernel, Stmt{Kind: OpCall, Func: index(0, c%sh.Modules+1)})
 		if sh.Syncthreads {
@@ -209,7 +252,7 @@ func (sc *Scenario) ValidateUpTo(maxThreads int) error {
 		}
 		for _, s := range body {
 			switch s.Kind {
-			case OpUse:
+			case OpUse, OpSync: // cuda.syncthreads() loads a name too
 				if s.Name < 0 || s.Name >= len(sc.Modules[mod].Names) {
 					return fmt.Errorf("%s uses name #%d, but module %s binds %d names", where, s.Name, sc.Modules[mod].Name, len(sc.Modules[mod].Names))
 				}
@@ -217,7 +260,7 @@ func (sc *Scenario) ValidateUpTo(maxThreads int) error {
 				if s.Func < 0 || s.Func >= len(sc.Functions) {
 					return fmt.Errorf("%s calls device function #%d, which does not exist", where, s.Func)
 				}
-			case OpSync, OpRaise:
+			case OpRaise:
 			default:
 				return fmt.Errorf("%s has a statement of unknown kind %d", where, s.Kind)
 			}
@@ -226,6 +269,27 @@ func (sc *Scenario) ValidateUpTo(maxThreads int) error {
 	}
 	if err := check("the kernel", 0, sc.Kernel); err != nil {
 		return err
+	}
+	if sc.Host != nil {
+		launches := 0
+		for _, h := range sc.Host {
+			switch h.Kind {
+			case HostLaunch:
+				launches++
+			case HostCall:
+				if h.Func < 0 || h.Func >= len(sc.Functions) {
+					return fmt.Errorf("the host calls device function #%d, which does not exist", h.Func)
+				}
+			default:
+				return fmt.Errorf("the host has a statement of unknown kind %d", h.Kind)
+			}
+		}
+		if len(sc.Host) > MaxStmts {
+			return fmt.Errorf("the host has %d statements, at most %d", len(sc.Host), MaxStmts)
+		}
+		if launches != sc.Launches {
+			return fmt.Errorf("the host launches %d times, but the scenario has %d launches", launches, sc.Launches)
+		}
 	}
 	for _, f := range sc.Functions {
 		if err := check("device function "+f.Name, f.Module, f.Body); err != nil {
@@ -241,8 +305,8 @@ func (sc *Scenario) ValidateUpTo(maxThreads int) error {
 	return nil
 }
 
-// callDepth is the deepest chain of device calls from the kernel, or -1 on
-// a cycle.
+// callDepth is the deepest chain of device calls from the kernel or from
+// the host, or -1 on a cycle.
 func (sc *Scenario) callDepth() int {
 	const (
 		unseen = iota
@@ -283,6 +347,15 @@ func (sc *Scenario) callDepth() int {
 			best = max(best, c)
 		}
 	}
+	for _, h := range sc.Host {
+		if h.Kind == HostCall {
+			c := visit(h.Func)
+			if c < 0 {
+				return -1
+			}
+			best = max(best, c)
+		}
+	}
 	return best
 }
 
@@ -294,7 +367,7 @@ func (sc *Scenario) stmtText(mod int, s Stmt) string {
 	case OpCall:
 		return sc.Functions[s.Func].Name + "()"
 	case OpSync:
-		return fmt.Sprintf("%s.syncthreads()", sc.Modules[mod].Names[0])
+		return fmt.Sprintf("%s.syncthreads()", sc.Modules[mod].Names[s.Name])
 	case OpRaise:
 		return "raise KernelError"
 	}
@@ -329,5 +402,15 @@ func (sc *Scenario) String() string {
 		fmt.Fprintf(&b, "device %s in %s: %s\n", f.Name, sc.Modules[f.Module].Name, body(f.Module, f.Body))
 	}
 	fmt.Fprintf(&b, "kernel: %s\n", body(0, sc.Kernel))
+	if sc.Host != nil {
+		parts := make([]string, len(sc.Host))
+		for i, h := range sc.Host {
+			parts[i] = "launch"
+			if h.Kind == HostCall {
+				parts[i] = "call " + sc.Functions[h.Func].Name
+			}
+		}
+		fmt.Fprintf(&b, "host: %s\n", strings.Join(parts, "; "))
+	}
 	return b.String()
 }

@@ -302,6 +302,12 @@ func (w *World) objectFootprint(t int) sched.Footprint {
 		case sSetContext, sResetContext:
 			return sched.Footprint{Object: l.objContext, Access: sched.Write}
 		case sSync:
+			if w.s[f+fSub] == syncUse {
+				// cuda.syncthreads() loads the module's global like a use
+				// (the one footprint change of the barrier: it reads the
+				// module's globals, so it conflicts with every swap)
+				return sched.Footprint{Object: l.objGlobals + mod, Access: sched.Read}
+			}
 			// the thread's own barrier flags, which only the host's
 			// poll (a watcher) also touches
 			return sched.Footprint{Access: sched.Local, MayBlock: w.s[f+fSub] == syncWait}

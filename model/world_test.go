@@ -62,6 +62,22 @@ module kernels cuda
 device g in kernels: use cuda.local
 device f in kernels: call g; use cuda.shared
 kernel: call f; call g`),
+		// the barrier reads cuda (a use), in a device function
+		"device barrier": parse(t, `threads 2
+module kernels cuda
+module dev1 cuda
+device f in dev1: syncthreads
+kernel: call f; call f`),
+		// device functions called from the host, around and between
+		// launches, one of which aborts
+		"host calls": parse(t, `threads 2
+launches 2
+module kernels cuda
+module dev1 cuda
+device g in dev1: use cuda.local; syncthreads
+device f in dev1: call g; raise
+kernel: call g; raise
+host: call f; launch; call g; launch; call g`),
 	}
 }
 

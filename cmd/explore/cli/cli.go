@@ -110,6 +110,7 @@ func parse(args []string, stdout io.Writer) (*options, error) {
 	fs.IntVar(&o.shape.Names, "names", model.DefaultShape.Names, fmt.Sprintf("globals per module bound to cuda (cuda, cu, ...), 1..%d", model.MaxNames))
 	fs.IntVar(&o.shape.Nest, "nest", model.DefaultShape.Nest, fmt.Sprintf("depth of nested device calls inside each call, 0..%d; modules x (nest+1) at most %d", model.MaxNest, model.MaxFunctions))
 	fs.BoolVar(&o.shape.Syncthreads, "syncthreads", false, "call cuda.syncthreads() after each device call")
+	fs.BoolVar(&o.shape.HostCalls, "host-calls", false, "the host also calls f1 itself, before and after the launch (a device function called from the host)")
 	fs.StringVar(&o.scenario, "scenario", "", "read the scenario from `FILE` instead (see testdata/scenarios/README.md)")
 	fs.StringVar(&o.atomicity, "atomicity", model.GIL.String(), "what one step is: "+strings.Join(atomicityNames(), ", ")+" (-list says what each does)")
 	fs.StringVar(&o.strategy, "strategy", check.StrategyAuto, "how to search: "+strings.Join(check.Strategies, ", ")+" (-list says what each does); with -shard, auto runs states")
@@ -318,7 +319,7 @@ func target(o *options, maxThreads int) (*model.Protocol, model.Atomicity, *mode
 		return nil, 0, nil, usageError{err.Error()}
 	}
 	if o.scenario != "" {
-		for _, f := range []string{"threads", "blocks", "calls", "modules", "names", "nest", "syncthreads"} {
+		for _, f := range shapeFlags {
 			if o.set[f] {
 				return nil, 0, nil, usagef("-scenario and -%s both given: the scenario file says it all", f)
 			}
