@@ -13,12 +13,12 @@ import (
 )
 
 // hostAndBarrierScenarios are the scenarios where the barrier's load of
-// cuda and the host's own device calls matter: the scenario files made for
-// them and the -host-calls shape.
+// cuda, the host's own device calls and several hosts matter: the
+// scenario files made for them and shapes with -host-calls and -hosts.
 func hostAndBarrierScenarios(t *testing.T) map[string]*model.Scenario {
 	t.Helper()
 	out := map[string]*model.Scenario{}
-	for _, name := range []string{"device-syncthreads.txt", "host-calls.txt", "host-call-after-abort.txt"} {
+	for _, name := range []string{"device-syncthreads.txt", "host-calls.txt", "host-call-after-abort.txt", "two-hosts.txt"} {
 		f, err := os.Open(filepath.Join("..", "testdata", "scenarios", name))
 		require.NoError(t, err)
 		sc, err := model.Parse(f)
@@ -29,6 +29,9 @@ func hostAndBarrierScenarios(t *testing.T) map[string]*model.Scenario {
 	sc, err := model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Syncthreads: true, HostCalls: true}.Build()
 	require.NoError(t, err)
 	out["-host-calls -syncthreads"] = sc
+	sc, err = model.Shape{Threads: 1, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Hosts: 2, HostCalls: true}.Build()
+	require.NoError(t, err)
+	out["-threads 1 -hosts 2 -host-calls"] = sc
 	return out
 }
 

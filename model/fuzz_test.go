@@ -82,7 +82,7 @@ func requireOneLine(t *testing.T, err error) {
 // statements' indices and the function list.
 func requireSameScenario(t *testing.T, a, b *model.Scenario) {
 	t.Helper()
-	if a.Threads != b.Threads || a.Blocks != b.Blocks || a.Launches != b.Launches ||
+	if a.Threads != b.Threads || a.Blocks != b.Blocks || a.Launches != b.Launches || a.NumHosts() != b.NumHosts() ||
 		len(a.Modules) != len(b.Modules) || len(a.Functions) != len(b.Functions) || len(a.Kernel) != len(b.Kernel) {
 		t.Fatalf("the round trip changed the scenario's shape:\n%s\n%s", a, b)
 	}

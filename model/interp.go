@@ -140,7 +140,7 @@ func (w *World) raise(t int, e Exc) {
 		// a device function of its own (the caller's except, at once); a
 		// GPU thread dies and BlockThread.run records the exception for
 		// the host to see.
-		if t == Host {
+		if w.p.isHost(t) {
 			if w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]].kind == sCall {
 				if w.Trace {
 					w.effect("the host's call raised %s; the caller goes on", e)
@@ -227,7 +227,7 @@ func (w *World) execStmt(t, f int, visible bool) {
 			if !w.use(t, cd.module, st.arg) {
 				return
 			}
-			if t == Host {
+			if p.isHost(t) {
 				// A device function called from the host that reached a
 				// fake: FakeCUDAModule.syncthreads calls
 				// threading.current_thread().syncthreads(), and the host's
@@ -255,6 +255,16 @@ func (w *World) execStmt(t, f int, visible bool) {
 		} else {
 			w.s[f+fSub]++
 		}
+	case sCheckContext:
+		ctx := Value(w.s[l.ctx])
+		if w.Trace {
+			w.effect("_kernel_context is %s", ctx)
+		}
+		if ctx != None {
+			w.skipLaunch(t, f, st.arg)
+			return
+		}
+		next()
 	case sSetContext:
 		w.s[l.ctx] = slot(Fake(st.arg))
 		if w.Trace {
@@ -321,10 +331,31 @@ func (w *World) use(t, mod, name int) bool {
 // uses see when nothing interferes (and they raise AttributeError, as
 // they do in the simulator whatever the protocol).
 func (w *World) due(t int) Value {
-	if t == Host {
+	if w.p.isHost(t) {
 		return None
 	}
 	return Fake(w.p.threadLaunch[t])
+}
+
+// skipLaunch is a failed assert in _push_kernel_context: another host's
+// launch runs. The AssertionError leaves the generator before its try, so
+// no finally resets the context; it leaves FakeCUDAKernel.__call__ before
+// any thread of launch l started, and the host's caller catches it and
+// goes on past the launch (its check, store, launch and reset). The
+// launch's threads will never run: they are done.
+func (w *World) skipLaunch(t, f, l int) {
+	w.ev.Raised = AssertionError
+	w.ev.skipped = true
+	if w.Trace {
+		w.effect("AssertionError: concurrent simulated kernel not supported; the caller goes on")
+	}
+	for u := range w.p.NumThreads() {
+		if w.p.threadLaunch[u] == l {
+			w.s[w.thread(u)+tStatus] = finished
+		}
+	}
+	w.s[f+fBody] += 4
+	w.s[f+fSub] = 0
 }
 
 // push enters a with swapped_cuda_module(...) for code c with fake.

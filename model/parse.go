@@ -15,6 +15,7 @@ import (
 //	threads 3                  threads per block (default 2)
 //	blocks 1                   blocks per launch (default 1)
 //	launches 1                 launches, one after another (default 1)
+//	hosts 1                    host threads, each launching at once (default 1)
 //	module kernels cuda        a module and the globals bound to the real
 //	module helpers cuda cu     cuda module; the first is the kernel's
 //	device f in helpers: call g; use cuda.local; use cu.threadIdx
@@ -72,7 +73,7 @@ func ParseUpTo(r io.Reader, maxThreads int) (*Scenario, error) {
 		}
 		word, rest, _ := strings.Cut(line, " ")
 		switch {
-		case word == "threads" || word == "blocks" || word == "launches":
+		case word == "threads" || word == "blocks" || word == "launches" || word == "hosts":
 			if seen[word] {
 				return fail("%s given twice", word)
 			}
@@ -86,6 +87,13 @@ func ParseUpTo(r io.Reader, maxThreads int) (*Scenario, error) {
 				sc.Threads = v
 			case "blocks":
 				sc.Blocks = v
+			case "hosts":
+				if v < 1 || v > MaxHosts {
+					return fail("hosts must be 1..%d, got %d", MaxHosts, v)
+				}
+				if v > 1 { // one host is the zero value
+					sc.Hosts = v
+				}
 			default:
 				sc.Launches = v
 			}
@@ -144,7 +152,7 @@ func ParseUpTo(r io.Reader, maxThreads int) (*Scenario, error) {
 			}
 			hostLine, hostText = n, body
 		default:
-			return fail("unknown directive %q (want threads, blocks, launches, module, device, kernel or host)", word)
+			return fail("unknown directive %q (want threads, blocks, launches, hosts, module, device, kernel or host)", word)
 		}
 	}
 	if err := in.Err(); errors.Is(err, bufio.ErrTooLong) {

@@ -59,7 +59,14 @@ type Scenario struct {
 	// itself (see HostStmt): its launches, Launches of them, in order,
 	// with the calls between. Nil when the host only launches.
 	Host []HostStmt
+	// Hosts is the number of host threads (0 means 1), each running the
+	// host's program at once, with launches of its own (its Launches
+	// launches), as a threaded program or test runner does.
+	Hosts int
 }
+
+// NumHosts is the number of host threads.
+func (sc *Scenario) NumHosts() int { return max(sc.Hosts, 1) }
 
 // HostKind is what one statement of the host's program does.
 type HostKind uint8
@@ -99,6 +106,7 @@ const (
 	MaxThreads   = 64
 	MaxBlocks    = 16
 	MaxLaunches  = 4
+	MaxHosts     = 3
 	MaxModules   = 16
 	MaxNames     = 8
 	MaxNest      = 8
@@ -122,6 +130,8 @@ type Shape struct {
 	// HostCalls: the host also calls f1 itself, before and after the
 	// launch (a device function called from the host).
 	HostCalls bool
+	// Hosts: host threads, each launching the kernel at once (0 means 1).
+	Hosts int
 }
 
 // DefaultShape is two threads, one block, one call into one module.
@@ -172,8 +182,13 @@ func (sh Shape) BuildUpTo(maxThreads int) (*Scenario, error) {
 		return nil, fmt.Errorf("nest must be 0..%d, got %d", MaxNest, sh.Nest)
 	case sh.Modules*(sh.Nest+1) > MaxFunctions:
 		return nil, fmt.Errorf("modules x (nest+1) must be at most %d, got %d", MaxFunctions, sh.Modules*(sh.Nest+1))
+	case sh.Hosts < 0 || sh.Hosts > MaxHosts:
+		return nil, fmt.Errorf("hosts must be 1..%d, got %d", MaxHosts, sh.Hosts)
 	}
 	sc := &Scenario{Threads: sh.Threads, Blocks: sh.Blocks, Launches: 1}
+	if sh.Hosts > 1 {
+		sc.Hosts = sh.Hosts
+	}
 	sc.Modules = append(sc.Modules, Module{Name: "kernels", Names: nameList(sh.Names)})
 	for m := 1; m <= sh.Modules; m++ {
 		sc.Modules = append(sc.Modules, Module{Name: fmt.Sprintf("dev%d", m), Names: nameList(sh.Names)})
@@ -224,6 +239,8 @@ func (sc *Scenario) ValidateUpTo(maxThreads int) error {
 		return fmt.Errorf("blocks must be 1..%d, got %d", MaxBlocks, sc.Blocks)
 	case sc.Launches < 1 || sc.Launches > MaxLaunches:
 		return fmt.Errorf("launches must be 1..%d, got %d", MaxLaunches, sc.Launches)
+	case sc.Hosts < 0 || sc.Hosts > MaxHosts:
+		return fmt.Errorf("hosts must be 1..%d, got %d", MaxHosts, sc.Hosts)
 	case len(sc.Modules) < 1 || len(sc.Modules) > MaxModules:
 		return fmt.Errorf("a scenario needs 1..%d modules (the first is the kernel's), got %d", MaxModules, len(sc.Modules))
 	case len(sc.Functions) > MaxFunctions:
@@ -379,6 +396,9 @@ func (sc *Scenario) stmtText(mod int, s Stmt) string {
 func (sc *Scenario) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "threads %d\nblocks %d\nlaunches %d\n", sc.Threads, sc.Blocks, sc.Launches)
+	if sc.NumHosts() > 1 {
+		fmt.Fprintf(&b, "hosts %d\n", sc.NumHosts())
+	}
 	for _, m := range sc.Modules {
 		fmt.Fprintf(&b, "module %s %s\n", m.Name, strings.Join(m.Names, " "))
 	}

@@ -25,6 +25,7 @@ func TestShapeBuildRejects(t *testing.T) {
 		err   string
 	}{
 		{"no threads", with(func(s *model.Shape) { s.Threads = 0 }), "threads must be 1..64, got 0"},
+		{"too many hosts", with(func(s *model.Shape) { s.Hosts = model.MaxHosts + 1 }), "hosts must be 1..3, got 4"},
 		{"too many threads", with(func(s *model.Shape) { s.Threads = model.MaxThreads + 1 }), "threads must be 1..64, got 65"},
 		{"no blocks", with(func(s *model.Shape) { s.Blocks = 0 }), "blocks must be 1..16, got 0"},
 		{"too many blocks", with(func(s *model.Shape) { s.Blocks = model.MaxBlocks + 1 }), "blocks must be 1..16, got 17"},
@@ -57,6 +58,7 @@ var shapes = []model.Shape{
 	{Threads: 2, Blocks: 1, Calls: 3, Modules: 3, Names: 3, Nest: 2},
 	{Threads: model.MaxThreads, Blocks: model.MaxBlocks, Calls: model.MaxStmts / 2, Modules: 7, Names: 7, Nest: 7},
 	{Threads: 1, Blocks: 1, Calls: 31, Modules: 1, Names: 8, Nest: 6, Syncthreads: true},
+	{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Hosts: 2, HostCalls: true},
 }
 
 func TestShapeBuildAccepts(t *testing.T) {
@@ -94,6 +96,9 @@ func genScenario(t *rapid.T) *model.Scenario {
 		Threads:  rapid.IntRange(1, model.MaxThreads).Draw(t, "threads"),
 		Blocks:   rapid.IntRange(1, model.MaxBlocks).Draw(t, "blocks"),
 		Launches: rapid.IntRange(1, model.MaxLaunches).Draw(t, "launches"),
+	}
+	if h := rapid.IntRange(1, model.MaxHosts).Draw(t, "hosts"); h > 1 {
+		sc.Hosts = h // one host is the zero value
 	}
 	pool := []string{"cuda", "cu", "numba_cuda", "c2"}
 	attrs := []string{"local", "threadIdx", "shared", "blockIdx", "grid"}
@@ -190,6 +195,10 @@ func TestParseErrors(t *testing.T) {
 		{"host unknown statement", mod + "kernel: use cuda.x\nhost: launch; use cuda.x", `line 3: host: unknown statement "use cuda.x" (want launch or call FUNC)`},
 		{"host twice", mod + "kernel: use cuda.x\nhost: launch\nhost: launch", "line 4: host given twice"},
 		{"host no colon", mod + "kernel: use cuda.x\nhost launch", "line 3: want: host: launch; call FUNC"},
+		{"no hosts", "hosts 0", "line 1: hosts must be 1..3, got 0"},
+		{"too many hosts", "hosts 4", "line 1: hosts must be 1..3, got 4"},
+		{"hosts not a number", "hosts two", `line 1: hosts takes a whole number, got "two"`},
+		{"hosts twice", "hosts 2\nhosts 2", "line 2: hosts given twice"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -265,6 +274,10 @@ func TestValidate(t *testing.T) {
 			sc := &model.Scenario{Threads: 1, Blocks: 1, Launches: 1, Modules: mods, Functions: chain(1), Kernel: []model.Stmt{use}, Host: tt.host}
 			require.ErrorContains(t, sc.Validate(), tt.err)
 		})
+	}
+	for _, hosts := range []int{-1, model.MaxHosts + 1} {
+		sc := &model.Scenario{Threads: 1, Blocks: 1, Launches: 1, Hosts: hosts, Modules: mods, Kernel: []model.Stmt{use}}
+		require.ErrorContains(t, sc.Validate(), fmt.Sprintf("hosts must be 1..3, got %d", hosts))
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

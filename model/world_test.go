@@ -78,6 +78,17 @@ device g in dev1: use cuda.local; syncthreads
 device f in dev1: call g; raise
 kernel: call g; raise
 host: call f; launch; call g; launch; call g`),
+		// two hosts, each launching a kernel that raises, one of them
+		// calling a device function first (it reads the other's kernel
+		// context); the assert may fail (the launch is skipped) or pass
+		// for both
+		"two hosts": parse(t, `threads 2
+hosts 2
+module kernels cuda
+module dev1 cuda
+device f in dev1: use cuda.local
+kernel: call f; raise
+host: call f; launch`),
 	}
 }
 
@@ -362,4 +373,45 @@ func TestDescribeIsTheTracedText(t *testing.T) {
 		}
 	}
 	require.Greater(t, steps, 1000)
+}
+
+// Two hosts: _push_kernel_context's assert is a check, then a separate
+// store. A host that checks after the other stored fails the assert: its
+// launch never starts (its threads are done), no finally resets the
+// context, and the host goes on. Both checking before either stores lets
+// both launch.
+func TestTwoHostsAssert(t *testing.T) {
+	sc := parse(t, `threads 1
+hosts 2
+module kernels cuda
+kernel: use cuda.threadIdx`)
+	p := program(t, sc, swap.Merged, model.GIL)
+	require.Equal(t, 2, p.NumHosts())
+	require.Equal(t, 4, p.NumThreads(), "two hosts and one thread per host's launch")
+	require.Equal(t, "host1", p.ThreadName(1))
+	require.Equal(t, "L2.B0.T0", p.ThreadName(3))
+
+	w := model.New(p)
+	w.Trace = true
+	ev := w.Step(0) // host0: assert _kernel_context is None
+	require.Equal(t, "kernel.py:31", ev.Where)
+	require.Zero(t, ev.Raised)
+	w.Step(0) // host0: _kernel_context = fake#1
+	ev = w.Step(1)
+	require.Equal(t, model.AssertionError, ev.Raised)
+	require.False(t, ev.Machinery, "the simulator's assert, not the swap machinery")
+	require.Equal(t, sched.Done, w.Status(3), "host1's launch never starts")
+	require.Equal(t, sched.Done, w.Status(1), "host1 catches the AssertionError and has nothing left")
+	walk(w, first{}, nil)
+	for th := range w.NumThreads() {
+		require.Equal(t, sched.Done, w.Status(th))
+	}
+
+	both := model.New(p)
+	both.Step(0)
+	both.Step(1) // both pass the check
+	both.Step(0)
+	ev = both.Step(1)
+	require.Zero(t, ev.Raised, "host1 stores over host0's context")
+	require.Equal(t, model.Fake(2), both.ContextForTest())
 }

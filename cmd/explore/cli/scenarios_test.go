@@ -66,6 +66,7 @@ func TestScenarioFiles(t *testing.T) {
 	// A device function the host calls after an aborted launch, while a
 	// lingering thread of it still holds its swap: the host reads launch
 	// 1's fake where its call swaps to None.
+	sawFake2 := violation(check.KindUseSawOtherFake, "L1.B0.T0: dev1.cuda is fake#2, the fake of another launch, not fake#1")
 	hostSawFake1 := violation(check.KindUseSawOtherFake, "host: dev1.cuda is fake#1, the fake of another launch, not None")
 
 	// modes lists a protocol's outcomes in model.Atomicities order: gil,
@@ -138,6 +139,16 @@ func TestScenarioFiles(t *testing.T) {
 				violation(check.KindException, "L1.B0.T1: KeyError", "refcount_unregistered.py:43")),
 			"refcount-del": same(hostSawFake1),
 			"merged":       same(hostSawFake1),
+		}},
+		// Both hosts pass the assert (a check, then a store): a device call
+		// of launch 1 reads launch 2's fake from _kernel_context, and no
+		// variant can tell.
+		{"two-hosts.txt", map[string][]want{
+			"naive":                 same(sawFake2),
+			"global-lock":           same(sawFake2),
+			"refcount-unregistered": same(sawFake2),
+			"refcount-del":          same(sawFake2),
+			"merged":                same(sawFake2),
 		}},
 	}
 	files, err := filepath.Glob(filepath.Join(scenarioDir, "*.txt"))
@@ -249,6 +260,9 @@ func TestScenarioFilesShape(t *testing.T) {
 		}},
 		{"host-calls.txt", func(t *testing.T, sc *model.Scenario) {
 			require.Equal(t, []model.HostStmt{{Kind: model.HostCall}, {Kind: model.HostLaunch}, {Kind: model.HostCall}}, sc.Host)
+		}},
+		{"two-hosts.txt", func(t *testing.T, sc *model.Scenario) {
+			require.Equal(t, 2, sc.NumHosts())
 		}},
 		{"host-call-after-abort.txt", func(t *testing.T, sc *model.Scenario) {
 			require.Equal(t, []model.HostStmt{{Kind: model.HostLaunch}, {Kind: model.HostCall}, {Kind: model.HostLaunch}}, sc.Host)
