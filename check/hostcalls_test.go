@@ -85,3 +85,20 @@ func TestReductionsOnHostCallsAndBarriers(t *testing.T) {
 		}
 	}
 }
+
+// The host's own calls swap the callee's module to None (its
+// _get_kernel_context() outside a launch), and its body reads None there:
+// that is a swapped module for the linearizability check, which random
+// walks run, so the variants that verify host-calls.txt stay linearizable
+// on it.
+func TestHostCallsAreLinearizable(t *testing.T) {
+	sc := hostAndBarrierScenarios(t)["host-calls.txt"]
+	for _, name := range []string{"global-lock", "merged"} {
+		for _, a := range model.Atomicities() {
+			rep, err := check.Explore(check.Config{Protocol: protocol(t, name), Scenario: sc, Atomicity: a,
+				Strategy: check.StrategyRandom, Runs: 300, Seed: 1})
+			require.NoError(t, err)
+			require.Equal(t, sched.NoViolationFound, rep.Result.Verdict, "%s %s: %+v", name, a, rep.Result.Failure)
+		}
+	}
+}
