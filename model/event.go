@@ -134,6 +134,10 @@ func (p *Program) Describe(ev *Event) {
 			ev.Where, ev.Bytecode = "kernel.py", "STORE_GLOBAL _kernel_context"
 		case sCheckContext:
 			ev.Where, ev.Line, ev.Bytecode = "kernel.py:31", 31, "LOAD_GLOBAL _kernel_context; POP_JUMP_IF_NONE (else RAISE_VARARGS AssertionError)"
+		case sDeviceCheck:
+			ev.Where, ev.Line, ev.Bytecode = "kernel.py:84", 84, "LOAD_ATTR _device; POP_JUMP_IF_TRUE; LOAD_GLOBAL _kernel_context; POP_JUMP_IF_FALSE"
+		case sInline:
+			ev.Where, ev.Line, ev.Bytecode = "kernel.py:85", 85, "LOAD_GLOBAL _kernel_context (_get_kernel_context); CALL (swapped_cuda_module)"
 		case sStart:
 			ev.Where, ev.Text, ev.Bytecode = "kernel.py", p.startText[ev.started], "CALL (Thread.start)"
 		case sPoll:

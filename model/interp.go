@@ -141,7 +141,7 @@ func (w *World) raise(t int, e Exc) {
 		// GPU thread dies and BlockThread.run records the exception for
 		// the host to see.
 		if w.p.isHost(t) {
-			if w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]].kind == sCall {
+			if k := w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]].kind; k == sCall || k == sInline {
 				if w.Trace {
 					w.effect("the host's call raised %s; the caller goes on", e)
 				}
@@ -255,16 +255,37 @@ func (w *World) execStmt(t, f int, visible bool) {
 		} else {
 			w.s[f+fSub]++
 		}
+	case sDeviceCheck:
+		ctx := Value(w.s[l.ctx])
+		if w.Trace {
+			w.effect("_kernel_context is %s", ctx)
+		}
+		if ctx.IsFake() { // truthy: another host's launch runs
+			if w.Trace {
+				w.effect("the kernel runs here, as a device function, not launched")
+			}
+			w.endLaunch(st.arg)
+			w.ev.skipped = true
+			w.s[f+fBody] += slot(st.to - 1) // to the inline run
+			return
+		}
+		next()
 	case sCheckContext:
 		ctx := Value(w.s[l.ctx])
 		if w.Trace {
 			w.effect("_kernel_context is %s", ctx)
 		}
 		if ctx != None {
-			w.skipLaunch(t, f, st.arg)
+			w.skipLaunch(f, st)
 			return
 		}
 		next()
+	case sInline:
+		ctx := Value(w.s[l.ctx])
+		if w.Trace {
+			w.effect("_kernel_context is %s", ctx)
+		}
+		w.push(t, st.arg, ctx)
 	case sSetContext:
 		w.s[l.ctx] = slot(Fake(st.arg))
 		if w.Trace {
@@ -283,6 +304,9 @@ func (w *World) execStmt(t, f int, visible bool) {
 			w.s[f+fExc] = 0
 		}
 		next()
+		if st.to > 0 {
+			w.s[f+fBody] += slot(st.to - 1) // past the inline run
+		}
 	case sStart:
 		// The block's lowest-indexed thread not yet started: since the
 		// host starts a block's threads in index order, that is the same
@@ -343,19 +367,24 @@ func (w *World) due(t int) Value {
 // any thread of launch l started, and the host's caller catches it and
 // goes on past the launch (its check, store, launch and reset). The
 // launch's threads will never run: they are done.
-func (w *World) skipLaunch(t, f, l int) {
+func (w *World) skipLaunch(f int, st *stmt) {
 	w.ev.Raised = AssertionError
 	w.ev.skipped = true
 	if w.Trace {
 		w.effect("AssertionError: concurrent simulated kernel not supported; the caller goes on")
 	}
+	w.endLaunch(st.arg)
+	w.s[f+fBody] += slot(st.to)
+	w.s[f+fSub] = 0
+}
+
+// endLaunch marks launch l's threads done: they will never start.
+func (w *World) endLaunch(l int) {
 	for u := range w.p.NumThreads() {
 		if w.p.threadLaunch[u] == l {
 			w.s[w.thread(u)+tStatus] = finished
 		}
 	}
-	w.s[f+fBody] += 4
-	w.s[f+fSub] = 0
 }
 
 // push enters a with swapped_cuda_module(...) for code c with fake.

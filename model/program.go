@@ -18,6 +18,8 @@ const (
 	sLaunch       // host: with swapped_cuda_module(self.fn, fake_cuda_module):
 	sResetContext // host: _kernel_context = None (and the caller's except)
 	sCheckContext // host: assert _kernel_context is None, ... (several hosts)
+	sDeviceCheck  // host: if self._device or _kernel_context: (several hosts)
+	sInline       // host: the kernel run as a device function (several hosts)
 	sStart        // host: t.start() of the block's lowest-indexed thread not yet started
 	sPoll         // host: the BlockManager's polling loop
 )
@@ -27,6 +29,9 @@ type stmt struct {
 	arg  int // use: name; call: code; launch: code; start: block; poll: block
 	attr string
 	text string
+	// to: for a launch's statements with several hosts, how far ahead the
+	// statement after the launch is (see launchStmts)
+	to int
 }
 
 // local statements touch nothing shared: they run in the step before them.
@@ -148,6 +153,9 @@ func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
 	pr.hostCode = pr.hostCodes[0]
 
 	pr.maxFrames = max(sc.callDepth()+1, 2)
+	if pr.hosts > 1 {
+		pr.maxFrames++ // a host may run the kernel itself (sInline), its calls above it
+	}
 	calls := pr.callsPerThread(pr.kernelCode, maxLocks)
 	hostCalls := pr.callsPerThread(pr.hostCode, maxLocks) // the host's own device calls
 	if calls > maxLocks || hostCalls > maxLocks {
@@ -242,19 +250,33 @@ func (pr *Program) launchStmts(l int) []stmt {
 	}
 	lc := len(pr.codes)
 	pr.codes = append(pr.codes, code{name: fmt.Sprintf("launch %d", l), module: 0, launch: l, stmts: body})
-	var out []stmt
-	if pr.hosts > 1 {
-		// The assert is a check, then a separate store: two hosts can
-		// both pass it. With one host it always holds (the host resets
-		// the context in the finally before it launches again) and reads
-		// what only that host writes, so it is no step of its own there.
-		out = append(out, stmt{kind: sCheckContext, arg: l, text: "assert _kernel_context is None, \"concurrent simulated kernel not supported\""})
+	launch := []stmt{
+		{kind: sSetContext, arg: l, text: "_kernel_context = mod"},
+		{kind: sLaunch, arg: lc, text: "with swapped_cuda_module(self.fn, fake_cuda_module):"},
+		{kind: sResetContext, arg: l, text: "_kernel_context = None"},
 	}
-	return append(out,
-		stmt{kind: sSetContext, arg: l, text: "_kernel_context = mod"},
-		stmt{kind: sLaunch, arg: lc, text: "with swapped_cuda_module(self.fn, fake_cuda_module):"},
-		stmt{kind: sResetContext, arg: l, text: "_kernel_context = None"},
-	)
+	if pr.hosts == 1 {
+		// With one host, _kernel_context is None whenever the host
+		// launches (it resets it in the finally before it launches
+		// again), and only that host writes it: FakeCUDAKernel.__call__'s
+		// test of it and the assert always pass and are no steps of their
+		// own.
+		return launch
+	}
+	// With several hosts, each read of _kernel_context is a step:
+	// FakeCUDAKernel.__call__ first tests it (kernel.py:84): when another
+	// host's launch set it, the kernel runs at once on this host as a
+	// device function would (sInline, kernel.py:85-86); else the assert is
+	// a check, then a separate store, so two hosts can both pass it. The
+	// statements: test, assert, store, launch, reset, inline; to is the
+	// distance from each to the statement after them all.
+	out := []stmt{
+		{kind: sDeviceCheck, arg: l, text: "if self._device or _kernel_context:", to: 6},
+		{kind: sCheckContext, arg: l, text: "assert _kernel_context is None, \"concurrent simulated kernel not supported\"", to: 5},
+	}
+	out = append(out, launch...)
+	out[len(out)-1].to = 2 // the reset: past the inline run
+	return append(out, stmt{kind: sInline, arg: pr.kernelCode, text: "with swapped_cuda_module(self.fn, _get_kernel_context()): return self.fn(*args)"})
 }
 
 // callsPerThread counts the device calls one run of code c makes, nested

@@ -303,7 +303,7 @@ func (w *World) objectFootprint(t int) sched.Footprint {
 			return sched.Footprint{Object: l.objContext, Access: sched.Read}
 		case sSetContext, sResetContext:
 			return sched.Footprint{Object: l.objContext, Access: sched.Write}
-		case sCheckContext:
+		case sCheckContext, sDeviceCheck, sInline:
 			return sched.Footprint{Object: l.objContext, Access: sched.Read}
 		case sSync:
 			if w.s[f+fSub] == syncUse {

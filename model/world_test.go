@@ -375,12 +375,14 @@ func TestDescribeIsTheTracedText(t *testing.T) {
 	require.Greater(t, steps, 1000)
 }
 
-// Two hosts: _push_kernel_context's assert is a check, then a separate
-// store. A host that checks after the other stored fails the assert: its
-// launch never starts (its threads are done), no finally resets the
-// context, and the host goes on. Both checking before either stores lets
-// both launch.
-func TestTwoHostsAssert(t *testing.T) {
+// Two hosts: FakeCUDAKernel.__call__ tests _kernel_context (kernel.py:84)
+// and _push_kernel_context's assert is a check, then a separate store. A
+// host that tests after the other stored runs the kernel itself, as a
+// device function (its launch never starts); one that tested before but
+// checks after fails the assert (its launch never starts, no finally
+// resets the context) and goes on; two that both check before either
+// stores both launch.
+func TestTwoHostsKernelContext(t *testing.T) {
 	sc := parse(t, `threads 1
 hosts 2
 module kernels cuda
@@ -390,28 +392,43 @@ kernel: use cuda.threadIdx`)
 	require.Equal(t, 4, p.NumThreads(), "two hosts and one thread per host's launch")
 	require.Equal(t, "host1", p.ThreadName(1))
 	require.Equal(t, "L2.B0.T0", p.ThreadName(3))
-
-	w := model.New(p)
-	w.Trace = true
-	ev := w.Step(0) // host0: assert _kernel_context is None
-	require.Equal(t, "kernel.py:31", ev.Where)
-	require.Zero(t, ev.Raised)
-	w.Step(0) // host0: _kernel_context = fake#1
-	ev = w.Step(1)
-	require.Equal(t, model.AssertionError, ev.Raised)
-	require.False(t, ev.Machinery, "the simulator's assert, not the swap machinery")
-	require.Equal(t, sched.Done, w.Status(3), "host1's launch never starts")
-	require.Equal(t, sched.Done, w.Status(1), "host1 catches the AssertionError and has nothing left")
-	walk(w, first{}, nil)
-	for th := range w.NumThreads() {
-		require.Equal(t, sched.Done, w.Status(th))
+	steps := func(w *model.World, threads ...int) *model.Event {
+		var ev *model.Event
+		for _, th := range threads {
+			ev = w.Step(th)
+		}
+		return ev
+	}
+	allDone := func(w *model.World) {
+		walk(w, first{}, nil)
+		for th := range w.NumThreads() {
+			require.Equal(t, sched.Done, w.Status(th))
+		}
 	}
 
+	inline := model.New(p)
+	inline.Trace = true
+	ev := steps(inline, 0)
+	require.Equal(t, "kernel.py:84", ev.Where)
+	require.Equal(t, "kernel.py:31", steps(inline, 0).Where)
+	steps(inline, 0) // host0: _kernel_context = fake#1
+	ev = steps(inline, 1)
+	require.Zero(t, ev.Raised)
+	require.Equal(t, sched.Done, inline.Status(3), "host1's launch never starts")
+	require.Equal(t, "kernel.py:85", steps(inline, 1).Where, "host1 runs the kernel itself")
+	allDone(inline)
+
+	assert := model.New(p)
+	ev = steps(assert, 0, 1, 0, 0, 1) // both test, host0 checks and stores, host1 checks
+	require.Equal(t, model.AssertionError, ev.Raised)
+	require.False(t, ev.Machinery, "the simulator's assert, not the swap machinery")
+	require.Equal(t, sched.Done, assert.Status(3), "host1's launch never starts")
+	require.Equal(t, sched.Done, assert.Status(1), "host1 catches the AssertionError and has nothing left")
+	allDone(assert)
+
 	both := model.New(p)
-	both.Step(0)
-	both.Step(1) // both pass the check
-	both.Step(0)
-	ev = both.Step(1)
+	ev = steps(both, 0, 1, 0, 1, 0, 1) // both test, both check, both store
 	require.Zero(t, ev.Raised, "host1 stores over host0's context")
 	require.Equal(t, model.Fake(2), both.ContextForTest())
+	allDone(both)
 }
