@@ -65,7 +65,7 @@ func failing(ev *model.Event) bool {
 
 func useAttr(ev *model.Event) string {
 	if _, attr, ok := strings.Cut(ev.Text, "."); ok {
-		return attr
+		return strings.TrimSuffix(attr, "()") // cuda.syncthreads() reads syncthreads
 	}
 	return ev.Text
 }

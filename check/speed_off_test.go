@@ -63,6 +63,8 @@ func TestSpeedMachineryChangesNothing(t *testing.T) {
 		"2 blocks, 2 calls":  {Threads: 2, Blocks: 2, Calls: 2, Modules: 1, Names: 1},
 		"2 modules, nested":  {Threads: 2, Blocks: 1, Calls: 1, Modules: 2, Names: 2, Nest: 1},
 		"2 threads, barrier": {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Syncthreads: true},
+		"host calls":         {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Syncthreads: true, HostCalls: true},
+		"two hosts":          {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Hosts: 2, HostCalls: true},
 	}
 	lim := sched.Limits{MaxExecutions: 5000}
 	for name, shape := range shapes {

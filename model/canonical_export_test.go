@@ -111,3 +111,9 @@ func (w *World) WithSlotForTest(i int, delta int16) (*World, bool) {
 	}
 	return c, true
 }
+
+// ContextForTest is _kernel_context.
+func (w *World) ContextForTest() Value {
+	w.sync()
+	return Value(w.s[w.p.lay.ctx])
+}

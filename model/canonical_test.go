@@ -450,6 +450,20 @@ func genSearchScenario(t *rapid.T) *model.Scenario {
 		sc.Functions = append(sc.Functions, model.Function{Name: fmt.Sprintf("f%d", i), Module: m, Body: body(m, i+1, 2)})
 	}
 	sc.Kernel = body(0, 0, 3)
+	if sc.Threads == 2 && sc.Blocks == 1 && sc.Launches == 1 && rapid.IntRange(0, 3).Draw(t, "two hosts") == 0 {
+		sc.Hosts = 2
+	}
+	if nf > 0 && rapid.IntRange(0, 3).Draw(t, "host calls") == 0 {
+		// the host calls a device function before or after its launches
+		f := model.HostStmt{Kind: model.HostCall, Func: rapid.IntRange(0, nf-1).Draw(t, "host callee")}
+		for l := range sc.Launches {
+			if l == 0 && rapid.Bool().Draw(t, "host call first") {
+				sc.Host = append(sc.Host, f)
+			}
+			sc.Host = append(sc.Host, model.HostStmt{Kind: model.HostLaunch})
+		}
+		sc.Host = append(sc.Host, f)
+	}
 	return sc
 }
 

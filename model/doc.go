@@ -1,7 +1,8 @@
 // Package model is the simulated CPython world in which the swap protocols
 // run: module globals, the protocols' registries, threading.Lock objects,
-// the simulator's kernel context and BlockThreads, and the host thread that
-// launches kernels as numba-cuda's simulator does (kernel.py).
+// the simulator's kernel context and BlockThreads, and the host threads that
+// launch kernels, and call device functions between launches, as
+// numba-cuda's simulator does (kernel.py).
 //
 // # What a caller does
 //

@@ -1,5 +1,7 @@
 package model
 
+import "fmt"
+
 // EventKind says what a step did, for the invariants.
 type EventKind uint8
 
@@ -56,12 +58,15 @@ type EventNumbers struct {
 	Machinery bool
 	Module    int
 
-	src      source
-	pc       int // srcInstr: the protocol pc
-	code     int // srcStmt: the code and statement
-	body     int
-	sub      int // a syncthreads' sub-step
-	started  int // a t.start()'s thread
+	src     source
+	pc      int // srcInstr: the protocol pc
+	code    int // srcStmt: the code and statement
+	body    int
+	sub     int // a syncthreads' sub-step
+	started int // a t.start()'s thread
+	// skipped: a failed assert in _push_kernel_context ended a launch's
+	// threads before they started (skipLaunch)
+	skipped  bool
 	pollText pollText
 }
 
@@ -113,10 +118,26 @@ func (p *Program) Describe(ev *Event) {
 			ev.Name = p.Scenario.Modules[cd.module].Names[st.arg]
 		case sCall:
 			ev.Bytecode = "LOAD_GLOBAL _kernel_context; CALL (FakeCUDAKernel.__call__)"
+			if p.isHostCode(ev.code) {
+				// FakeCUDAKernel.__call__'s own line, run by the host
+				ev.Where, ev.Line = "kernel.py:85", 85
+			}
 		case sSync:
-			ev.Where, ev.Text, ev.Bytecode = "kernel.py", syncLines[ev.sub], "LOAD_ATTR/STORE_ATTR"
+			if ev.sub == syncUse {
+				ev.Bytecode = "LOAD_GLOBAL; LOAD_METHOD syncthreads"
+				ev.Name = p.Scenario.Modules[cd.module].Names[st.arg]
+				break
+			}
+			l := syncLines[ev.sub]
+			ev.Where, ev.Line, ev.Text, ev.Bytecode = fmt.Sprintf("kernel.py:%d", l.line), l.line, l.text, "LOAD_ATTR/STORE_ATTR"
 		case sSetContext, sResetContext:
 			ev.Where, ev.Bytecode = "kernel.py", "STORE_GLOBAL _kernel_context"
+		case sCheckContext:
+			ev.Where, ev.Line, ev.Bytecode = "kernel.py:31", 31, "LOAD_GLOBAL _kernel_context; POP_JUMP_IF_NONE (else RAISE_VARARGS AssertionError)"
+		case sDeviceCheck:
+			ev.Where, ev.Line, ev.Bytecode = "kernel.py:84", 84, "LOAD_ATTR _device; POP_JUMP_IF_TRUE; LOAD_GLOBAL _kernel_context; POP_JUMP_IF_FALSE"
+		case sInline:
+			ev.Where, ev.Line, ev.Bytecode = "kernel.py:85", 85, "LOAD_GLOBAL _kernel_context (_get_kernel_context); CALL (swapped_cuda_module)"
 		case sStart:
 			ev.Where, ev.Text, ev.Bytecode = "kernel.py", p.startText[ev.started], "CALL (Thread.start)"
 		case sPoll:

@@ -3,6 +3,7 @@ package model_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -81,7 +82,7 @@ func requireOneLine(t *testing.T, err error) {
 // statements' indices and the function list.
 func requireSameScenario(t *testing.T, a, b *model.Scenario) {
 	t.Helper()
-	if a.Threads != b.Threads || a.Blocks != b.Blocks || a.Launches != b.Launches ||
+	if a.Threads != b.Threads || a.Blocks != b.Blocks || a.Launches != b.Launches || a.NumHosts() != b.NumHosts() ||
 		len(a.Modules) != len(b.Modules) || len(a.Functions) != len(b.Functions) || len(a.Kernel) != len(b.Kernel) {
 		t.Fatalf("the round trip changed the scenario's shape:\n%s\n%s", a, b)
 	}
@@ -93,6 +94,9 @@ func requireSameScenario(t *testing.T, a, b *model.Scenario) {
 	}
 	if !sameStmts(a.Kernel, b.Kernel) {
 		t.Fatal("the round trip changed the kernel")
+	}
+	if !slices.Equal(a.Host, b.Host) {
+		t.Fatal("the round trip changed the host's program")
 	}
 }
 

@@ -22,7 +22,9 @@ type Mark struct {
 	Kind   MarkKind
 	Thread int
 	Module int
-	// Swapped: for Observe, whether the global held a fake module.
+	// Swapped: for Observe, whether the global held what a swap installs
+	// rather than the real module: a fake, or None (the fake a device
+	// call passes outside a launch, as a call from the host does).
 	Swapped bool
 }
 

@@ -136,9 +136,18 @@ func (w *World) raise(t int, e Exc) {
 			continue
 		}
 		// The bottom frame: the host catches a failed launch (the caller's
-		// except) after resetting the kernel context; a GPU thread dies and
-		// BlockThread.run records the exception for the host to see.
-		if t == Host {
+		// except) after resetting the kernel context, and a failed call of
+		// a device function of its own (the caller's except, at once); a
+		// GPU thread dies and BlockThread.run records the exception for
+		// the host to see.
+		if w.p.isHost(t) {
+			if k := w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]].kind; k == sCall || k == sInline {
+				if w.Trace {
+					w.effect("the host's call raised %s; the caller goes on", e)
+				}
+				w.s[f+fBody]++
+				return
+			}
 			w.s[f+fBody]++ // to this launch's _kernel_context = None
 			w.s[f+fExc] = slot(e)
 			return
@@ -149,19 +158,28 @@ func (w *World) raise(t int, e Exc) {
 	}
 }
 
-// syncthreads() sub-steps (BlockThread.syncthreads in kernel.py).
+// cuda.syncthreads() sub-steps: the load of the module global (the
+// calling code's LOAD_GLOBAL cuda; LOAD_METHOD syncthreads), then
+// BlockThread.syncthreads in kernel.py, which FakeCUDAModule.syncthreads
+// (kernelapi.py:410-411) calls on threading.current_thread().
 const (
-	syncCheckAbort = iota // if self.abort: raise RuntimeError(...)
+	syncUse        = iota // cuda.syncthreads: LOAD_GLOBAL cuda; LOAD_METHOD syncthreads
+	syncCheckAbort        // if self.abort: raise RuntimeError(...)
 	syncBlock             // self.syncthreads_blocked = True
 	syncWait              // self.syncthreads_event.wait(); ....clear()
 	syncRecheck           // if self.abort: raise RuntimeError(...)
 )
 
-var syncLines = [...]string{
-	"if self.abort: raise RuntimeError(\"abort flag set on syncthreads call\")",
-	"self.syncthreads_blocked = True",
-	"self.syncthreads_event.wait(); self.syncthreads_event.clear()",
-	"if self.abort: raise RuntimeError(\"abort flag set on syncthreads clear\")",
+// syncLines are the kernel.py lines (at d41b90d3) of the sub-steps after
+// syncUse, whose text is the statement's own.
+var syncLines = [...]struct {
+	line int
+	text string
+}{
+	syncCheckAbort: {215, "if self.abort: raise RuntimeError(\"abort flag set on syncthreads call\")"},
+	syncBlock:      {218, "self.syncthreads_blocked = True"},
+	syncWait:       {219, "self.syncthreads_event.wait(); self.syncthreads_event.clear()"},
+	syncRecheck:    {222, "if self.abort: raise RuntimeError(\"abort flag set on syncthreads clear\")"},
 }
 
 // execStmt runs one kernel, device-function or host statement; a local
@@ -186,18 +204,7 @@ func (w *World) execStmt(t, f int, visible bool) {
 	next := func() { w.s[f+fBody]++; w.s[f+fSub] = 0 }
 	switch st.kind {
 	case sUse:
-		v := Value(w.s[l.globals[cd.module]+st.arg])
-		w.ev.Kind, w.ev.Module = EvUse, cd.module
-		w.ev.Saw, w.ev.Want = v, Fake(p.threadLaunch[t])
-		if w.Trace {
-			w.effect("%s is %s", p.Scenario.Modules[cd.module].Names[st.arg], v)
-		}
-		if w.History != nil {
-			w.History.Marks = append(w.History.Marks, Mark{Kind: Observe, Thread: t, Module: cd.module, Swapped: v.IsFake()})
-		}
-		if !v.IsFake() {
-			w.ev.Raised = AttributeError
-			w.raise(t, AttributeError)
+		if !w.use(t, cd.module, st.arg) {
 			return
 		}
 		next()
@@ -216,6 +223,22 @@ func (w *World) execStmt(t, f int, visible bool) {
 		sub := w.s[f+fSub]
 		w.ev.sub = int(sub)
 		switch sub {
+		case syncUse:
+			if !w.use(t, cd.module, st.arg) {
+				return
+			}
+			if p.isHost(t) {
+				// A device function called from the host that reached a
+				// fake: FakeCUDAModule.syncthreads calls
+				// threading.current_thread().syncthreads(), and the host's
+				// _MainThread has no such method.
+				w.ev.Raised = AttributeError
+				if w.Trace {
+					w.effect("AttributeError: '_MainThread' object has no attribute 'syncthreads'")
+				}
+				w.raise(t, AttributeError)
+				return
+			}
 		case syncCheckAbort, syncRecheck:
 			if w.s[base+tAbort] == 1 {
 				w.ev.Raised = RuntimeError
@@ -232,6 +255,37 @@ func (w *World) execStmt(t, f int, visible bool) {
 		} else {
 			w.s[f+fSub]++
 		}
+	case sDeviceCheck:
+		ctx := Value(w.s[l.ctx])
+		if w.Trace {
+			w.effect("_kernel_context is %s", ctx)
+		}
+		if ctx.IsFake() { // truthy: another host's launch runs
+			if w.Trace {
+				w.effect("the kernel runs here, as a device function, not launched")
+			}
+			w.endLaunch(st.arg)
+			w.ev.skipped = true
+			w.s[f+fBody] += slot(st.to - 1) // to the inline run
+			return
+		}
+		next()
+	case sCheckContext:
+		ctx := Value(w.s[l.ctx])
+		if w.Trace {
+			w.effect("_kernel_context is %s", ctx)
+		}
+		if ctx != None {
+			w.skipLaunch(f, st)
+			return
+		}
+		next()
+	case sInline:
+		ctx := Value(w.s[l.ctx])
+		if w.Trace {
+			w.effect("_kernel_context is %s", ctx)
+		}
+		w.push(t, st.arg, ctx)
 	case sSetContext:
 		w.s[l.ctx] = slot(Fake(st.arg))
 		if w.Trace {
@@ -250,6 +304,9 @@ func (w *World) execStmt(t, f int, visible bool) {
 			w.s[f+fExc] = 0
 		}
 		next()
+		if st.to > 0 {
+			w.s[f+fBody] += slot(st.to - 1) // past the inline run
+		}
 	case sStart:
 		// The block's lowest-indexed thread not yet started: since the
 		// host starts a block's threads in index order, that is the same
@@ -265,6 +322,68 @@ func (w *World) execStmt(t, f int, visible bool) {
 		w.poll(t, f, st.arg)
 	default:
 		panic(fmt.Sprintf("model: statement kind %d has no semantics", st.kind))
+	}
+}
+
+// use is a load of module mod's global name (LOAD_GLOBAL) for an
+// attribute: a use of cuda, which the invariants check (EvUse). It raises
+// AttributeError unless the value is a fake module, as reading a simulated
+// attribute of the real module or of None does, and reports whether the
+// thread goes on.
+func (w *World) use(t, mod, name int) bool {
+	v := Value(w.s[w.p.lay.globals[mod]+name])
+	w.ev.Kind, w.ev.Module = EvUse, mod
+	w.ev.Saw, w.ev.Want = v, w.due(t)
+	if w.Trace {
+		w.effect("%s is %s", w.p.Scenario.Modules[mod].Names[name], v)
+	}
+	if w.History != nil {
+		w.History.Marks = append(w.History.Marks, Mark{Kind: Observe, Thread: t, Module: mod, Swapped: v != Real})
+	}
+	if !v.IsFake() {
+		w.ev.Raised = AttributeError
+		w.raise(t, AttributeError)
+		return false
+	}
+	return true
+}
+
+// due is the module thread t's uses of cuda must see: its launch's fake
+// for a GPU thread. A device function called from the host runs outside
+// any launch, and FakeCUDAKernel.__call__ (kernel.py:84-85) swaps its
+// module to _get_kernel_context(), which is None there: that is what its
+// uses see when nothing interferes (and they raise AttributeError, as
+// they do in the simulator whatever the protocol).
+func (w *World) due(t int) Value {
+	if w.p.isHost(t) {
+		return None
+	}
+	return Fake(w.p.threadLaunch[t])
+}
+
+// skipLaunch is a failed assert in _push_kernel_context: another host's
+// launch runs. The AssertionError leaves the generator before its try, so
+// no finally resets the context; it leaves FakeCUDAKernel.__call__ before
+// any thread of launch l started, and the host's caller catches it and
+// goes on past the launch (its check, store, launch and reset). The
+// launch's threads will never run: they are done.
+func (w *World) skipLaunch(f int, st *stmt) {
+	w.ev.Raised = AssertionError
+	w.ev.skipped = true
+	if w.Trace {
+		w.effect("AssertionError: concurrent simulated kernel not supported; the caller goes on")
+	}
+	w.endLaunch(st.arg)
+	w.s[f+fBody] += slot(st.to)
+	w.s[f+fSub] = 0
+}
+
+// endLaunch marks launch l's threads done: they will never start.
+func (w *World) endLaunch(l int) {
+	for u := range w.p.NumThreads() {
+		if w.p.threadLaunch[u] == l {
+			w.s[w.thread(u)+tStatus] = finished
+		}
 	}
 }
 

@@ -22,6 +22,7 @@ func TestREADMEBounds(t *testing.T) {
 		fmt.Sprintf("1..%d threads per block for a search (1..%d with `-backend goroutines`)", model.MaxThreads, model.MaxStressThreads),
 		fmt.Sprintf("1..%d blocks per launch", model.MaxBlocks),
 		fmt.Sprintf("1..%d launches", model.MaxLaunches),
+		fmt.Sprintf("1..%d hosts", model.MaxHosts),
 		fmt.Sprintf("1..%d modules (the kernel's and up to %d more; `-modules` counts the %d)", model.MaxModules, model.MaxModules-1, model.MaxModules-1),
 		fmt.Sprintf("1..%d names per module bound to cuda", model.MaxNames),
 		fmt.Sprintf("at most %d globals per module", model.MaxGlobals),

@@ -15,14 +15,20 @@ import (
 //	threads 3                  threads per block (default 2)
 //	blocks 1                   blocks per launch (default 1)
 //	launches 1                 launches, one after another (default 1)
+//	hosts 1                    host threads, each launching at once (default 1)
 //	module kernels cuda        a module and the globals bound to the real
 //	module helpers cuda cu     cuda module; the first is the kernel's
 //	device f in helpers: call g; use cuda.local; use cu.threadIdx
 //	device g in helpers: use cuda.local
 //	kernel: use cuda.threadIdx; call f; syncthreads; raise
+//	host: call g; launch; call g   the host thread's program (optional)
 //
 // Statements are "use NAME.ATTR" (NAME a global of the function's module),
-// "call FUNC", "syncthreads" and "raise" (the kernel code raises). Errors
+// "call FUNC", "syncthreads" and "raise" (the kernel code raises). The
+// host's statements are "launch" (the next launch; their number sets
+// launches, or must agree with it) and "call FUNC" (a device function
+// called from the host, outside any launch); without a host line the host
+// only launches, launches times. Errors
 // name the line: "line 4: ...", and quote what is not a Python name. The
 // bounds are the Max constants (scenario.go), with at most MaxThreads
 // threads per block; ParseUpTo allows more.
@@ -48,6 +54,7 @@ func ParseUpTo(r io.Reader, maxThreads int) (*Scenario, error) {
 	functions := map[string]int{}
 	seen := map[string]bool{}
 	sawKernel := false
+	hostLine, hostText := 0, ""
 	in := bufio.NewScanner(r)
 	in.Buffer(make([]byte, 0, 4096), MaxLineBytes+1) // the line and its newline
 	n := 0
@@ -66,7 +73,7 @@ func ParseUpTo(r io.Reader, maxThreads int) (*Scenario, error) {
 		}
 		word, rest, _ := strings.Cut(line, " ")
 		switch {
-		case word == "threads" || word == "blocks" || word == "launches":
+		case word == "threads" || word == "blocks" || word == "launches" || word == "hosts":
 			if seen[word] {
 				return fail("%s given twice", word)
 			}
@@ -80,6 +87,13 @@ func ParseUpTo(r io.Reader, maxThreads int) (*Scenario, error) {
 				sc.Threads = v
 			case "blocks":
 				sc.Blocks = v
+			case "hosts":
+				if v < 1 || v > MaxHosts {
+					return fail("hosts must be 1..%d, got %d", MaxHosts, v)
+				}
+				if v > 1 { // one host is the zero value
+					sc.Hosts = v
+				}
 			default:
 				sc.Launches = v
 			}
@@ -128,8 +142,17 @@ func ParseUpTo(r io.Reader, maxThreads int) (*Scenario, error) {
 			}
 			sawKernel = true
 			bodies = append(bodies, pending{n, "kernel", 0, body, -1})
+		case strings.HasPrefix(line, "host:") || word == "host":
+			_, body, ok := strings.Cut(line, ":")
+			if !ok {
+				return fail("want: host: launch; call FUNC; ...")
+			}
+			if hostLine != 0 {
+				return fail("host given twice")
+			}
+			hostLine, hostText = n, body
 		default:
-			return fail("unknown directive %q (want threads, blocks, launches, module, device or kernel)", word)
+			return fail("unknown directive %q (want threads, blocks, launches, hosts, module, device, kernel or host)", word)
 		}
 	}
 	if err := in.Err(); errors.Is(err, bufio.ErrTooLong) {
@@ -154,10 +177,60 @@ func ParseUpTo(r io.Reader, maxThreads int) (*Scenario, error) {
 			sc.Functions[p.functionI].Body = stmts
 		}
 	}
+	if hostLine != 0 {
+		if err := parseHost(sc, hostText, functions, seen["launches"]); err != nil {
+			return nil, fmt.Errorf("line %d: host: %v", hostLine, err)
+		}
+	}
 	if err := sc.ValidateUpTo(maxThreads); err != nil {
 		return nil, err
 	}
 	return sc, nil
+}
+
+// parseHost reads the host's program into sc.Host (nil when it calls
+// nothing: then it is launches alone) and sets sc.Launches from it, or
+// checks it against the launches line when there is one.
+func parseHost(sc *Scenario, text string, functions map[string]int, launchesGiven bool) error {
+	var host []HostStmt
+	calls := false
+	for _, part := range strings.Split(text, ";") {
+		f := strings.Fields(part)
+		switch {
+		case len(f) == 0:
+		case f[0] == "launch" && len(f) == 1:
+			host = append(host, HostStmt{Kind: HostLaunch})
+		case f[0] == "call" && len(f) == 2:
+			fn, ok := functions[f[1]]
+			if !ok {
+				return fmt.Errorf("call %s: no such device function", pyName(f[1]))
+			}
+			host = append(host, HostStmt{Kind: HostCall, Func: fn})
+			calls = true
+		default:
+			return fmt.Errorf("unknown statement %q (want launch or call FUNC)", strings.TrimSpace(part))
+		}
+	}
+	if len(host) > MaxStmts {
+		return fmt.Errorf("%d statements, at most %d", len(host), MaxStmts)
+	}
+	launches := 0
+	for _, h := range host {
+		if h.Kind == HostLaunch {
+			launches++
+		}
+	}
+	switch {
+	case launches == 0:
+		return fmt.Errorf("the host never launches the kernel (want at least one launch)")
+	case launchesGiven && launches != sc.Launches:
+		return fmt.Errorf("%d launches, but the launches line says %d", launches, sc.Launches)
+	}
+	sc.Launches = launches
+	if calls {
+		sc.Host = host
+	}
+	return nil
 }
 
 func parseBody(sc *Scenario, mod int, text string, functions map[string]int) ([]Stmt, error) {

@@ -1,6 +1,9 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // stmtKind is a compiled statement: the scenario's statements plus the
 // host thread's own (the launch as the simulator runs it).
@@ -14,6 +17,9 @@ const (
 	sSetContext   // host: _kernel_context = mod
 	sLaunch       // host: with swapped_cuda_module(self.fn, fake_cuda_module):
 	sResetContext // host: _kernel_context = None (and the caller's except)
+	sCheckContext // host: assert _kernel_context is None, ... (several hosts)
+	sDeviceCheck  // host: if self._device or _kernel_context: (several hosts)
+	sInline       // host: the kernel run as a device function (several hosts)
 	sStart        // host: t.start() of the block's lowest-indexed thread not yet started
 	sPoll         // host: the BlockManager's polling loop
 )
@@ -23,6 +29,9 @@ type stmt struct {
 	arg  int // use: name; call: code; launch: code; start: block; poll: block
 	attr string
 	text string
+	// to: for a launch's statements with several hosts, how far ahead the
+	// statement after the launch is (see launchStmts)
+	to int
 }
 
 // local statements touch nothing shared: they run in the step before them.
@@ -44,14 +53,19 @@ type Program struct {
 
 	codes      []code
 	kernelCode int
-	hostCode   int
-	maxFrames  int
-	maxLocks   int
+	// hosts is the number of host threads, threads 0..hosts-1; hostCodes
+	// are their codes, hostCode the first's
+	hosts     int
+	hostCodes []int
+	hostCode  int
+	maxFrames int
+	maxLocks  int
 	// per module: its first lock reference and how many it may make
 	lockPool, lockPoolSize []int
 	// per thread: launch (1-based) and block (global index), -1 for the host
 	threadLaunch []int
 	threadBlock  []int
+	threadIndex  []int // the thread's index in its block, -1 for a host
 	// per thread: the text of the host's statement that starts it
 	startText []string
 	// per global block index: its threads
@@ -74,8 +88,18 @@ type Program struct {
 // references, counts and pcs must fit the state vector's int16 slots.
 const maxLocks = 30_000
 
-// Host is the thread that launches kernels.
+// Host is the thread that launches kernels (the first host thread, when
+// there are several: threads 0..NumHosts()-1).
 const Host = 0
+
+// NumHosts counts the host threads, threads 0..NumHosts()-1.
+func (pr *Program) NumHosts() int { return pr.hosts }
+
+// isHost reports whether thread t is a host thread.
+func (pr *Program) isHost(t int) bool { return t < pr.hosts }
+
+// isHostCode reports whether code c is a host's program.
+func (pr *Program) isHostCode(c int) bool { return slices.Contains(pr.hostCodes, c) }
 
 // NewProgram compiles a scenario for a protocol. It accepts up to
 // MaxStressThreads threads per block (the goroutine backend's bound); the
@@ -98,48 +122,48 @@ func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
 	pr.kernelCode = len(pr.codes)
 	pr.codes = append(pr.codes, code{name: "kernel", module: 0, stmts: pr.compileBody(0, sc.Kernel)})
 
-	pr.threadLaunch = []int{-1}
-	pr.threadBlock = []int{-1}
-	pr.startText = []string{""}
-	var host []stmt
-	for l := 1; l <= sc.Launches; l++ {
-		var body []stmt
-		for b := range sc.Blocks {
-			gb := (l-1)*sc.Blocks + b
-			var members []int
-			for range sc.Threads {
-				t := len(pr.threadLaunch)
-				pr.threadLaunch = append(pr.threadLaunch, l)
-				pr.threadBlock = append(pr.threadBlock, gb)
-				members = append(members, t)
-				pr.startText = append(pr.startText, "t.start()  # "+pr.ThreadName(t))
-				// The block's threads are started in index order, so this
-				// statement always starts thread t; naming the block instead
-				// keeps the host's code free of thread identities, which
-				// symmetry between the block's threads needs (see execStmt).
-				body = append(body, stmt{kind: sStart, arg: gb, text: pr.startText[t]})
-			}
-			pr.blockThreads = append(pr.blockThreads, members)
-			body = append(body, stmt{kind: sPoll, arg: gb, text: "while livethreads: ... (bm.run)"})
-		}
-		lc := len(pr.codes)
-		pr.codes = append(pr.codes, code{name: fmt.Sprintf("launch %d", l), module: 0, launch: l, stmts: body})
-		host = append(host,
-			stmt{kind: sSetContext, arg: l, text: "_kernel_context = mod"},
-			stmt{kind: sLaunch, arg: lc, text: "with swapped_cuda_module(self.fn, fake_cuda_module):"},
-			stmt{kind: sResetContext, arg: l, text: "_kernel_context = None"},
-		)
+	pr.hosts = sc.NumHosts()
+	for range pr.hosts {
+		pr.threadLaunch = append(pr.threadLaunch, -1)
+		pr.threadBlock = append(pr.threadBlock, -1)
+		pr.threadIndex = append(pr.threadIndex, -1)
+		pr.startText = append(pr.startText, "")
 	}
-	pr.hostCode = len(pr.codes)
-	pr.codes = append(pr.codes, code{name: "host", module: 0, stmts: host})
+	// Each host runs the host's program with launches of its own: host h's
+	// k-th launch is launch h*Launches+k, with its own fake and threads.
+	for h := range pr.hosts {
+		var host []stmt
+		l := h * sc.Launches
+		for _, hs := range sc.HostProgram() {
+			if hs.Kind == HostCall {
+				// FakeCUDAKernel.__call__ of a device function: self._device
+				// is true, so it swaps the callee's module to whatever
+				// _get_kernel_context() returns (kernel.py:84-86), as a
+				// device call from a GPU thread does.
+				host = append(host, stmt{kind: sCall, arg: hs.Func,
+					text: "with swapped_cuda_module(self.fn, _get_kernel_context()):  # " + sc.Functions[hs.Func].Name + "() from the host"})
+				continue
+			}
+			l++
+			host = append(host, pr.launchStmts(l)...)
+		}
+		pr.hostCodes = append(pr.hostCodes, len(pr.codes))
+		pr.codes = append(pr.codes, code{name: "host", module: 0, stmts: host})
+	}
+	pr.hostCode = pr.hostCodes[0]
 
 	pr.maxFrames = max(sc.callDepth()+1, 2)
+	if pr.hosts > 1 {
+		pr.maxFrames++ // a host may run the kernel itself (sInline), its calls above it
+	}
 	calls := pr.callsPerThread(pr.kernelCode, maxLocks)
-	if calls > maxLocks {
+	hostCalls := pr.callsPerThread(pr.hostCode, maxLocks) // the host's own device calls
+	if calls > maxLocks || hostCalls > maxLocks {
 		return nil, fmt.Errorf("the scenario makes more than %d device calls per thread (nested ones included); at most %d can be modelled",
 			maxLocks, maxLocks-1-sc.Launches)
 	}
-	pr.maxLocks = 1 + sc.Launches + calls*(len(pr.threadLaunch)-1)
+	gpuThreads, launches := len(pr.threadLaunch)-pr.hosts, pr.hosts*sc.Launches
+	pr.maxLocks = 1 + launches + calls*gpuThreads + hostCalls*pr.hosts
 	if pr.maxLocks > maxLocks {
 		return nil, fmt.Errorf("the scenario makes %d device calls in all (%d per thread, nested ones included); at most %d can be modelled",
 			pr.maxLocks-1-sc.Launches, calls, maxLocks-1-sc.Launches)
@@ -149,13 +173,15 @@ func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
 	// common counter and commute, as their footprints say.
 	into := make([]int, len(sc.Modules))
 	pr.callsInto(pr.kernelCode, into)
+	hostInto := make([]int, len(sc.Modules))
+	pr.callsInto(pr.hostCode, hostInto)
 	pr.lockPool = make([]int, len(sc.Modules))
 	pr.lockPoolSize = make([]int, len(sc.Modules))
 	next := 2 // lock 1 is the protocol's global lock
 	for m := range sc.Modules {
-		size := into[m] * (len(pr.threadLaunch) - 1)
+		size := into[m]*gpuThreads + hostInto[m]*pr.hosts
 		if m == 0 {
-			size += sc.Launches // the host's swap of the kernel's module
+			size += launches // the hosts' swaps of the kernel's module
 		}
 		pr.lockPool[m], pr.lockPoolSize[m] = next, size
 		next += size
@@ -187,13 +213,70 @@ func (pr *Program) compileBody(mod int, body []Stmt) []stmt {
 			st.kind, st.arg = sCall, s.Func
 			st.text = "with swapped_cuda_module(self.fn, _get_kernel_context()):  # " + st.text
 		case OpSync:
-			st.kind = sSync
+			st.kind, st.arg = sSync, s.Name // cuda.syncthreads() loads the global
 		case OpRaise:
 			st.kind = sRaise
 		}
 		out[i] = st
 	}
 	return out
+}
+
+// launchStmts makes launch l's threads and code, and returns the host's
+// statements that run it: with _push_kernel_context(fake_cuda_module):
+// (kernel.py:96, the generator's lines 31-36) around with
+// swapped_cuda_module(self.fn, fake_cuda_module): (kernel.py:124).
+func (pr *Program) launchStmts(l int) []stmt {
+	sc := pr.Scenario
+	var body []stmt
+	for b := range sc.Blocks {
+		gb := (l-1)*sc.Blocks + b
+		var members []int
+		for tid := range sc.Threads {
+			t := len(pr.threadLaunch)
+			pr.threadLaunch = append(pr.threadLaunch, l)
+			pr.threadBlock = append(pr.threadBlock, gb)
+			pr.threadIndex = append(pr.threadIndex, tid)
+			members = append(members, t)
+			pr.startText = append(pr.startText, "t.start()  # "+pr.ThreadName(t))
+			// The block's threads are started in index order, so this
+			// statement always starts thread t; naming the block instead
+			// keeps the host's code free of thread identities, which
+			// symmetry between the block's threads needs (see execStmt).
+			body = append(body, stmt{kind: sStart, arg: gb, text: pr.startText[t]})
+		}
+		pr.blockThreads = append(pr.blockThreads, members)
+		body = append(body, stmt{kind: sPoll, arg: gb, text: "while livethreads: ... (bm.run)"})
+	}
+	lc := len(pr.codes)
+	pr.codes = append(pr.codes, code{name: fmt.Sprintf("launch %d", l), module: 0, launch: l, stmts: body})
+	launch := []stmt{
+		{kind: sSetContext, arg: l, text: "_kernel_context = mod"},
+		{kind: sLaunch, arg: lc, text: "with swapped_cuda_module(self.fn, fake_cuda_module):"},
+		{kind: sResetContext, arg: l, text: "_kernel_context = None"},
+	}
+	if pr.hosts == 1 {
+		// With one host, _kernel_context is None whenever the host
+		// launches (it resets it in the finally before it launches
+		// again), and only that host writes it: FakeCUDAKernel.__call__'s
+		// test of it and the assert always pass and are no steps of their
+		// own.
+		return launch
+	}
+	// With several hosts, each read of _kernel_context is a step:
+	// FakeCUDAKernel.__call__ first tests it (kernel.py:84): when another
+	// host's launch set it, the kernel runs at once on this host as a
+	// device function would (sInline, kernel.py:85-86); else the assert is
+	// a check, then a separate store, so two hosts can both pass it. The
+	// statements: test, assert, store, launch, reset, inline; to is the
+	// distance from each to the statement after them all.
+	out := []stmt{
+		{kind: sDeviceCheck, arg: l, text: "if self._device or _kernel_context:", to: 6},
+		{kind: sCheckContext, arg: l, text: "assert _kernel_context is None, \"concurrent simulated kernel not supported\"", to: 5},
+	}
+	out = append(out, launch...)
+	out[len(out)-1].to = 2 // the reset: past the inline run
+	return append(out, stmt{kind: sInline, arg: pr.kernelCode, text: "with swapped_cuda_module(self.fn, _get_kernel_context()): return self.fn(*args)"})
 }
 
 // callsPerThread counts the device calls one run of code c makes, nested
@@ -225,18 +308,21 @@ func (pr *Program) callsInto(c int, into []int) {
 // NumThreads counts the host and every GPU thread of every launch.
 func (pr *Program) NumThreads() int { return len(pr.threadLaunch) }
 
-// ThreadName is the canonical name of thread t: "host", or "L1.B0.T2"
-// style names for GPU threads (launch, block, thread index).
+// ThreadName is the canonical name of thread t: "host" (or "host0",
+// "host1", ... with several hosts), or "L1.B0.T2" style names for GPU
+// threads (launch, block, thread index; "B0.T2" or "T2" when there is
+// one launch of one block).
 func (pr *Program) ThreadName(t int) string {
-	if t == Host {
-		return "host"
+	if pr.isHost(t) {
+		if pr.hosts == 1 {
+			return "host"
+		}
+		return fmt.Sprintf("host%d", t)
 	}
 	sc := pr.Scenario
-	i := t - 1
-	tid := i % sc.Threads
-	blk := (i / sc.Threads) % sc.Blocks
-	l := pr.threadLaunch[t]
-	if sc.Launches == 1 {
+	tid, l := pr.threadIndex[t], pr.threadLaunch[t]
+	blk := pr.threadBlock[t] - (l-1)*sc.Blocks
+	if sc.Launches*pr.hosts == 1 {
 		if sc.Blocks == 1 {
 			return fmt.Sprintf("T%d", tid)
 		}

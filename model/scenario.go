@@ -55,6 +55,49 @@ type Scenario struct {
 	Threads   int // threads per block
 	Blocks    int // blocks per launch, run one after another
 	Launches  int // launches, one after another; a launch that raised is caught
+	// Host is the host thread's program when it calls device functions
+	// itself (see HostStmt): its launches, Launches of them, in order,
+	// with the calls between. Nil when the host only launches.
+	Host []HostStmt
+	// Hosts is the number of host threads (0 means 1), each running the
+	// host's program at once, with launches of its own (its Launches
+	// launches), as a threaded program or test runner does.
+	Hosts int
+}
+
+// NumHosts is the number of host threads.
+func (sc *Scenario) NumHosts() int { return max(sc.Hosts, 1) }
+
+// HostKind is what one statement of the host's program does.
+type HostKind uint8
+
+const (
+	// HostLaunch: launch the kernel (the next launch, in order).
+	HostLaunch HostKind = 1 + iota
+	// HostCall: call a device function from the host, outside any launch
+	// (FakeCUDAKernel.__call__ of a device function: kernel.py:84-86). A
+	// call that raised is caught, like a launch that raised.
+	HostCall
+)
+
+// HostStmt is one statement of the host's program.
+type HostStmt struct {
+	Kind HostKind
+	// Func is the device function a call calls (an index into Functions).
+	Func int
+}
+
+// HostProgram is the host's program: Host, or Launches launches when the
+// host calls nothing itself.
+func (sc *Scenario) HostProgram() []HostStmt {
+	if sc.Host != nil {
+		return sc.Host
+	}
+	prog := make([]HostStmt, sc.Launches)
+	for i := range prog {
+		prog[i] = HostStmt{Kind: HostLaunch}
+	}
+	return prog
 }
 
 // Limits on what a scenario may ask for; beyond them the state space is out
@@ -63,6 +106,7 @@ const (
 	MaxThreads   = 64
 	MaxBlocks    = 16
 	MaxLaunches  = 4
+	MaxHosts     = 3
 	MaxModules   = 16
 	MaxNames     = 8
 	MaxNest      = 8
@@ -83,6 +127,11 @@ const MaxStressThreads = 1024
 type Shape struct {
 	Threads, Blocks, Calls, Modules, Names, Nest int
 	Syncthreads                                  bool
+	// HostCalls: the host also calls f1 itself, before and after the
+	// launch (a device function called from the host).
+	HostCalls bool
+	// Hosts: host threads, each launching the kernel at once (0 means 1).
+	Hosts int
 }
 
 // DefaultShape is two threads, one block, one call into one module.
@@ -133,8 +182,13 @@ func (sh Shape) BuildUpTo(maxThreads int) (*Scenario, error) {
 		return nil, fmt.Errorf("nest must be 0..%d, got %d", MaxNest, sh.Nest)
 	case sh.Modules*(sh.Nest+1) > MaxFunctions:
 		return nil, fmt.Errorf("modules x (nest+1) must be at most %d, got %d", MaxFunctions, sh.Modules*(sh.Nest+1))
+	case sh.Hosts < 0 || sh.Hosts > MaxHosts:
+		return nil, fmt.Errorf("hosts must be 1..%d, got %d", MaxHosts, sh.Hosts)
 	}
 	sc := &Scenario{Threads: sh.Threads, Blocks: sh.Blocks, Launches: 1}
+	if sh.Hosts > 1 {
+		sc.Hosts = sh.Hosts
+	}
 	sc.Modules = append(sc.Modules, Module{Name: "kernels", Names: nameList(sh.Names)})
 	for m := 1; m <= sh.Modules; m++ {
 		sc.Modules = append(sc.Modules, Module{Name: fmt.Sprintf("dev%d", m), Names: nameList(sh.Names)})
@@ -158,6 +212,10 @@ func (sh Shape) BuildUpTo(maxThreads int) (*Scenario, error) {
 		}
 	}
 	sc.Kernel = append(sc.Kernel, Stmt{Kind: OpUse, Name: 0, Attr: "threadIdx"})
+	if sh.HostCalls {
+		f1 := HostStmt{Kind: HostCall, Func: index(0, 1)}
+		sc.Host = []HostStmt{f1, {Kind: HostLaunch}, f1}
+	}
 	for c := range sh.Calls {
 		sc.Kernel = append(sc.Kernel, Stmt{Kind: OpCall, Func: index(0, c%sh.Modules+1)})
 		if sh.Syncthreads {
@@ -181,6 +239,8 @@ func (sc *Scenario) ValidateUpTo(maxThreads int) error {
 		return fmt.Errorf("blocks must be 1..%d, got %d", MaxBlocks, sc.Blocks)
 	case sc.Launches < 1 || sc.Launches > MaxLaunches:
 		return fmt.Errorf("launches must be 1..%d, got %d", MaxLaunches, sc.Launches)
+	case sc.Hosts < 0 || sc.Hosts > MaxHosts:
+		return fmt.Errorf("hosts must be 1..%d, got %d", MaxHosts, sc.Hosts)
 	case len(sc.Modules) < 1 || len(sc.Modules) > MaxModules:
 		return fmt.Errorf("a scenario needs 1..%d modules (the first is the kernel's), got %d", MaxModules, len(sc.Modules))
 	case len(sc.Functions) > MaxFunctions:
@@ -209,7 +269,7 @@ func (sc *Scenario) ValidateUpTo(maxThreads int) error {
 		}
 		for _, s := range body {
 			switch s.Kind {
-			case OpUse:
+			case OpUse, OpSync: // cuda.syncthreads() loads a name too
 				if s.Name < 0 || s.Name >= len(sc.Modules[mod].Names) {
 					return fmt.Errorf("%s uses name #%d, but module %s binds %d names", where, s.Name, sc.Modules[mod].Name, len(sc.Modules[mod].Names))
 				}
@@ -217,7 +277,7 @@ func (sc *Scenario) ValidateUpTo(maxThreads int) error {
 				if s.Func < 0 || s.Func >= len(sc.Functions) {
 					return fmt.Errorf("%s calls device function #%d, which does not exist", where, s.Func)
 				}
-			case OpSync, OpRaise:
+			case OpRaise:
 			default:
 				return fmt.Errorf("%s has a statement of unknown kind %d", where, s.Kind)
 			}
@@ -226,6 +286,27 @@ func (sc *Scenario) ValidateUpTo(maxThreads int) error {
 	}
 	if err := check("the kernel", 0, sc.Kernel); err != nil {
 		return err
+	}
+	if sc.Host != nil {
+		launches := 0
+		for _, h := range sc.Host {
+			switch h.Kind {
+			case HostLaunch:
+				launches++
+			case HostCall:
+				if h.Func < 0 || h.Func >= len(sc.Functions) {
+					return fmt.Errorf("the host calls device function #%d, which does not exist", h.Func)
+				}
+			default:
+				return fmt.Errorf("the host has a statement of unknown kind %d", h.Kind)
+			}
+		}
+		if len(sc.Host) > MaxStmts {
+			return fmt.Errorf("the host has %d statements, at most %d", len(sc.Host), MaxStmts)
+		}
+		if launches != sc.Launches {
+			return fmt.Errorf("the host launches %d times, but the scenario has %d launches", launches, sc.Launches)
+		}
 	}
 	for _, f := range sc.Functions {
 		if err := check("device function "+f.Name, f.Module, f.Body); err != nil {
@@ -241,8 +322,8 @@ func (sc *Scenario) ValidateUpTo(maxThreads int) error {
 	return nil
 }
 
-// callDepth is the deepest chain of device calls from the kernel, or -1 on
-// a cycle.
+// callDepth is the deepest chain of device calls from the kernel or from
+// the host, or -1 on a cycle.
 func (sc *Scenario) callDepth() int {
 	const (
 		unseen = iota
@@ -283,6 +364,15 @@ func (sc *Scenario) callDepth() int {
 			best = max(best, c)
 		}
 	}
+	for _, h := range sc.Host {
+		if h.Kind == HostCall {
+			c := visit(h.Func)
+			if c < 0 {
+				return -1
+			}
+			best = max(best, c)
+		}
+	}
 	return best
 }
 
@@ -294,7 +384,7 @@ func (sc *Scenario) stmtText(mod int, s Stmt) string {
 	case OpCall:
 		return sc.Functions[s.Func].Name + "()"
 	case OpSync:
-		return fmt.Sprintf("%s.syncthreads()", sc.Modules[mod].Names[0])
+		return fmt.Sprintf("%s.syncthreads()", sc.Modules[mod].Names[s.Name])
 	case OpRaise:
 		return "raise KernelError"
 	}
@@ -322,6 +412,9 @@ func (sc *Scenario) StmtString(mod int, s Stmt) string {
 func (sc *Scenario) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "threads %d\nblocks %d\nlaunches %d\n", sc.Threads, sc.Blocks, sc.Launches)
+	if sc.NumHosts() > 1 {
+		fmt.Fprintf(&b, "hosts %d\n", sc.NumHosts())
+	}
 	for _, m := range sc.Modules {
 		fmt.Fprintf(&b, "module %s %s\n", m.Name, strings.Join(m.Names, " "))
 	}
@@ -336,5 +429,15 @@ func (sc *Scenario) String() string {
 		fmt.Fprintf(&b, "device %s in %s: %s\n", f.Name, sc.Modules[f.Module].Name, body(f.Module, f.Body))
 	}
 	fmt.Fprintf(&b, "kernel: %s\n", body(0, sc.Kernel))
+	if sc.Host != nil {
+		parts := make([]string, len(sc.Host))
+		for i, h := range sc.Host {
+			parts[i] = "launch"
+			if h.Kind == HostCall {
+				parts[i] = "call " + sc.Functions[h.Func].Name
+			}
+		}
+		fmt.Fprintf(&b, "host: %s\n", strings.Join(parts, "; "))
+	}
 	return b.String()
 }

@@ -25,6 +25,7 @@ func TestShapeBuildRejects(t *testing.T) {
 		err   string
 	}{
 		{"no threads", with(func(s *model.Shape) { s.Threads = 0 }), "threads must be 1..64, got 0"},
+		{"too many hosts", with(func(s *model.Shape) { s.Hosts = model.MaxHosts + 1 }), "hosts must be 1..3, got 4"},
 		{"too many threads", with(func(s *model.Shape) { s.Threads = model.MaxThreads + 1 }), "threads must be 1..64, got 65"},
 		{"no blocks", with(func(s *model.Shape) { s.Blocks = 0 }), "blocks must be 1..16, got 0"},
 		{"too many blocks", with(func(s *model.Shape) { s.Blocks = model.MaxBlocks + 1 }), "blocks must be 1..16, got 17"},
@@ -57,6 +58,7 @@ var shapes = []model.Shape{
 	{Threads: 2, Blocks: 1, Calls: 3, Modules: 3, Names: 3, Nest: 2},
 	{Threads: model.MaxThreads, Blocks: model.MaxBlocks, Calls: model.MaxStmts / 2, Modules: 7, Names: 7, Nest: 7},
 	{Threads: 1, Blocks: 1, Calls: 31, Modules: 1, Names: 8, Nest: 6, Syncthreads: true},
+	{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Hosts: 2, HostCalls: true},
 }
 
 func TestShapeBuildAccepts(t *testing.T) {
@@ -95,6 +97,9 @@ func genScenario(t *rapid.T) *model.Scenario {
 		Blocks:   rapid.IntRange(1, model.MaxBlocks).Draw(t, "blocks"),
 		Launches: rapid.IntRange(1, model.MaxLaunches).Draw(t, "launches"),
 	}
+	if h := rapid.IntRange(1, model.MaxHosts).Draw(t, "hosts"); h > 1 {
+		sc.Hosts = h // one host is the zero value
+	}
 	pool := []string{"cuda", "cu", "numba_cuda", "c2"}
 	attrs := []string{"local", "threadIdx", "shared", "blockIdx", "grid"}
 	for m := range rapid.IntRange(1, 3).Draw(t, "modules") {
@@ -127,6 +132,21 @@ func genScenario(t *rapid.T) *model.Scenario {
 		sc.Functions = append(sc.Functions, model.Function{Name: fmt.Sprintf("f%d", i), Module: m, Body: body(m, i+1)})
 	}
 	sc.Kernel = body(0, 0)
+	if nf > 0 && rapid.Bool().Draw(t, "host calls") {
+		// the host's program: its launches, with device calls before,
+		// between and after them
+		for l := 0; l <= sc.Launches; l++ {
+			for range rapid.IntRange(0, 2).Draw(t, "host calls here") {
+				sc.Host = append(sc.Host, model.HostStmt{Kind: model.HostCall, Func: rapid.IntRange(0, nf-1).Draw(t, "host callee")})
+			}
+			if l < sc.Launches {
+				sc.Host = append(sc.Host, model.HostStmt{Kind: model.HostLaunch})
+			}
+		}
+		if len(sc.Host) == sc.Launches { // no call drawn: the host only launches
+			sc.Host = nil
+		}
+	}
 	return sc
 }
 
@@ -169,6 +189,16 @@ func TestParseErrors(t *testing.T) {
 		{"unknown call", mod + "device f in k: call g\nkernel: call f", "line 2: device f: call g: no such device function"},
 		{"unknown statement", mod + "kernel: use cuda.x; jump", `line 2: kernel: unknown statement "jump"`},
 		{"statement with extra words", mod + "kernel: syncthreads now", `line 2: kernel: unknown statement "syncthreads now"`},
+		{"host unknown call", mod + "kernel: use cuda.x\nhost: launch; call g", "line 3: host: call g: no such device function"},
+		{"host never launches", mod + "device f in k: use cuda.x\nkernel: call f\nhost: call f", "line 4: host: the host never launches the kernel"},
+		{"host against launches", "launches 2\n" + mod + "device f in k: use cuda.x\nkernel: call f\nhost: call f; launch", "line 5: host: 1 launches, but the launches line says 2"},
+		{"host unknown statement", mod + "kernel: use cuda.x\nhost: launch; use cuda.x", `line 3: host: unknown statement "use cuda.x" (want launch or call FUNC)`},
+		{"host twice", mod + "kernel: use cuda.x\nhost: launch\nhost: launch", "line 4: host given twice"},
+		{"host no colon", mod + "kernel: use cuda.x\nhost launch", "line 3: want: host: launch; call FUNC"},
+		{"no hosts", "hosts 0", "line 1: hosts must be 1..3, got 0"},
+		{"too many hosts", "hosts 4", "line 1: hosts must be 1..3, got 4"},
+		{"hosts not a number", "hosts two", `line 1: hosts takes a whole number, got "two"`},
+		{"hosts twice", "hosts 2\nhosts 2", "line 2: hosts given twice"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -187,6 +217,8 @@ func TestParseScenarioErrors(t *testing.T) {
 		{"no kernel", "module k cuda", "no kernel line"},
 		{"bad threads", "threads 0\nmodule k cuda\nkernel: use cuda.x", "threads must be 1..64, got 0"},
 		{"cycle", "module k cuda\ndevice f in k: call g\ndevice g in k: call f\nkernel: call f", "device functions call each other in a cycle"},
+		{"cycle called from the host", "module k cuda\ndevice f in k: call g\ndevice g in k: call f\nkernel: use cuda.x\nhost: launch; call f", "device functions call each other in a cycle"},
+		{"too many launches", "module k cuda\ndevice f in k: use cuda.x\nkernel: call f\nhost: launch; launch; call f; launch; launch; launch", "launches must be 1..4, got 5"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -227,6 +259,25 @@ func TestValidate(t *testing.T) {
 		{"no such name", nil, []model.Stmt{{Kind: model.OpUse, Name: 1, Attr: "x"}}, "the kernel uses name #1, but module k binds 1 names"},
 		{"unknown kind", nil, []model.Stmt{{Kind: 99}}, "the kernel has a statement of unknown kind 99"},
 		{"no such module", []model.Function{{Name: "f", Module: 3}}, nil, "device function f: no module 3"},
+	}
+	hostTests := []struct {
+		name string
+		host []model.HostStmt
+		err  string
+	}{
+		{"host calls no such function", []model.HostStmt{{Kind: model.HostLaunch}, {Kind: model.HostCall, Func: 1}}, "the host calls device function #1, which does not exist"},
+		{"host launches too often", []model.HostStmt{{Kind: model.HostLaunch}, {Kind: model.HostLaunch}}, "the host launches 2 times, but the scenario has 1 launches"},
+		{"host statement of unknown kind", []model.HostStmt{{Kind: 9}}, "the host has a statement of unknown kind 9"},
+	}
+	for _, tt := range hostTests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := &model.Scenario{Threads: 1, Blocks: 1, Launches: 1, Modules: mods, Functions: chain(1), Kernel: []model.Stmt{use}, Host: tt.host}
+			require.ErrorContains(t, sc.Validate(), tt.err)
+		})
+	}
+	for _, hosts := range []int{-1, model.MaxHosts + 1} {
+		sc := &model.Scenario{Threads: 1, Blocks: 1, Launches: 1, Hosts: hosts, Modules: mods, Kernel: []model.Stmt{use}}
+		require.ErrorContains(t, sc.Validate(), fmt.Sprintf("hosts must be 1..3, got %d", hosts))
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -36,7 +36,7 @@ func (w *World) Step(t int) *Event {
 func (w *World) forget(t int) {
 	w.touch(t)
 	w.forgetStatuses()
-	if t == Host {
+	if w.p.isHost(t) {
 		w.forgetHostWrites()
 	}
 }
@@ -68,7 +68,7 @@ func (w *World) touch(t int) {
 // canonical key's tests check every number kept so against a fresh
 // lookup (debug.verifyCanon).
 func (w *World) forgetHostWrites() {
-	all := w.ev.pollText == pollAbort || w.ev.pollText == pollRelease
+	all := w.ev.pollText == pollAbort || w.ev.pollText == pollRelease || w.ev.skipped
 	if c := w.cache.canon; c != nil {
 		if all {
 			clear(c.fresh)

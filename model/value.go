@@ -63,10 +63,14 @@ const (
 	// None when the module's state is missing ("cannot unpack non-iterable
 	// NoneType object").
 	TypeError
+	// AssertionError: _push_kernel_context's assert found another
+	// host's launch running ("concurrent simulated kernel not supported").
+	AssertionError
 )
 
 var excNames = [...]string{0: "no exception", KeyError: "KeyError", AttributeError: "AttributeError",
-	RuntimeError: "RuntimeError", KernelError: "KernelError", TypeError: "TypeError"}
+	RuntimeError: "RuntimeError", KernelError: "KernelError", TypeError: "TypeError",
+	AssertionError: "AssertionError"}
 
 func (e Exc) String() string { return nameIn(excNames[:], "Exc", e) }
 

@@ -123,14 +123,16 @@ func New(p *Program) *World {
 		f := base + tFrames
 		w.s[f+fPC] = -1
 		w.s[f+fInBody] = 1
-		if t == Host {
-			w.s[f+fCode] = slot(p.hostCode)
+		if p.isHost(t) {
+			w.s[f+fCode] = slot(p.hostCodes[t])
 			w.s[base+tStatus] = alive
 		} else {
 			w.s[f+fCode] = slot(p.kernelCode)
 		}
 	}
-	w.settle(Host)
+	for h := range p.hosts {
+		w.settle(h)
+	}
 	return w
 }
 
@@ -271,7 +273,7 @@ func (w *World) ready(t int) bool {
 func (w *World) Footprint(t int) sched.Footprint {
 	w.sync()
 	fp := w.objectFootprint(t)
-	if t != Host {
+	if !w.p.isHost(t) {
 		fp.Group = 1 + w.p.threadBlock[t]
 	} else if f := w.top(t); w.s[f+fInBody] == 1 {
 		switch st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]; st.kind {
@@ -301,7 +303,15 @@ func (w *World) objectFootprint(t int) sched.Footprint {
 			return sched.Footprint{Object: l.objContext, Access: sched.Read}
 		case sSetContext, sResetContext:
 			return sched.Footprint{Object: l.objContext, Access: sched.Write}
+		case sCheckContext, sDeviceCheck, sInline:
+			return sched.Footprint{Object: l.objContext, Access: sched.Read}
 		case sSync:
+			if w.s[f+fSub] == syncUse {
+				// cuda.syncthreads() loads the module's global like a use
+				// (the one footprint change of the barrier: it reads the
+				// module's globals, so it conflicts with every swap)
+				return sched.Footprint{Object: l.objGlobals + mod, Access: sched.Read}
+			}
 			// the thread's own barrier flags, which only the host's
 			// poll (a watcher) also touches
 			return sched.Footprint{Access: sched.Local, MayBlock: w.s[f+fSub] == syncWait}

@@ -62,6 +62,33 @@ module kernels cuda
 device g in kernels: use cuda.local
 device f in kernels: call g; use cuda.shared
 kernel: call f; call g`),
+		// the barrier reads cuda (a use), in a device function
+		"device barrier": parse(t, `threads 2
+module kernels cuda
+module dev1 cuda
+device f in dev1: syncthreads
+kernel: call f; call f`),
+		// device functions called from the host, around and between
+		// launches, one of which aborts
+		"host calls": parse(t, `threads 2
+launches 2
+module kernels cuda
+module dev1 cuda
+device g in dev1: use cuda.local; syncthreads
+device f in dev1: call g; raise
+kernel: call g; raise
+host: call f; launch; call g; launch; call g`),
+		// two hosts, each launching a kernel that raises, one of them
+		// calling a device function first (it reads the other's kernel
+		// context); the assert may fail (the launch is skipped) or pass
+		// for both
+		"two hosts": parse(t, `threads 2
+hosts 2
+module kernels cuda
+module dev1 cuda
+device f in dev1: use cuda.local
+kernel: call f; raise
+host: call f; launch`),
 	}
 }
 
@@ -346,4 +373,62 @@ func TestDescribeIsTheTracedText(t *testing.T) {
 		}
 	}
 	require.Greater(t, steps, 1000)
+}
+
+// Two hosts: FakeCUDAKernel.__call__ tests _kernel_context (kernel.py:84)
+// and _push_kernel_context's assert is a check, then a separate store. A
+// host that tests after the other stored runs the kernel itself, as a
+// device function (its launch never starts); one that tested before but
+// checks after fails the assert (its launch never starts, no finally
+// resets the context) and goes on; two that both check before either
+// stores both launch.
+func TestTwoHostsKernelContext(t *testing.T) {
+	sc := parse(t, `threads 1
+hosts 2
+module kernels cuda
+kernel: use cuda.threadIdx`)
+	p := program(t, sc, swap.Merged, model.GIL)
+	require.Equal(t, 2, p.NumHosts())
+	require.Equal(t, 4, p.NumThreads(), "two hosts and one thread per host's launch")
+	require.Equal(t, "host1", p.ThreadName(1))
+	require.Equal(t, "L2.B0.T0", p.ThreadName(3))
+	steps := func(w *model.World, threads ...int) *model.Event {
+		var ev *model.Event
+		for _, th := range threads {
+			ev = w.Step(th)
+		}
+		return ev
+	}
+	allDone := func(w *model.World) {
+		walk(w, first{}, nil)
+		for th := range w.NumThreads() {
+			require.Equal(t, sched.Done, w.Status(th))
+		}
+	}
+
+	inline := model.New(p)
+	inline.Trace = true
+	ev := steps(inline, 0)
+	require.Equal(t, "kernel.py:84", ev.Where)
+	require.Equal(t, "kernel.py:31", steps(inline, 0).Where)
+	steps(inline, 0) // host0: _kernel_context = fake#1
+	ev = steps(inline, 1)
+	require.Zero(t, ev.Raised)
+	require.Equal(t, sched.Done, inline.Status(3), "host1's launch never starts")
+	require.Equal(t, "kernel.py:85", steps(inline, 1).Where, "host1 runs the kernel itself")
+	allDone(inline)
+
+	assert := model.New(p)
+	ev = steps(assert, 0, 1, 0, 0, 1) // both test, host0 checks and stores, host1 checks
+	require.Equal(t, model.AssertionError, ev.Raised)
+	require.False(t, ev.Machinery, "the simulator's assert, not the swap machinery")
+	require.Equal(t, sched.Done, assert.Status(3), "host1's launch never starts")
+	require.Equal(t, sched.Done, assert.Status(1), "host1 catches the AssertionError and has nothing left")
+	allDone(assert)
+
+	both := model.New(p)
+	ev = steps(both, 0, 1, 0, 1, 0, 1) // both test, both check, both store
+	require.Zero(t, ev.Raised, "host1 stores over host0's context")
+	require.Equal(t, model.Fake(2), both.ContextForTest())
+	allDone(both)
 }

@@ -149,6 +149,12 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 	if expect != nil && !replayable[expect.Kind] {
 		return nil, unsupported("the violation kind %s", expect.Kind)
 	}
+	if sc.Host != nil {
+		return nil, unsupported("device functions called from the host")
+	}
+	if sc.NumHosts() > 1 {
+		return nil, unsupported("several host threads")
+	}
 	for _, f := range sc.Functions {
 		for _, s := range f.Body {
 			if s.Kind == model.OpCall {

@@ -329,6 +329,10 @@ func TestEmitRefusesWhatItDoesNotSupport(t *testing.T) {
 	nest.Nest = 1
 	sync := shape(2)
 	sync.Syncthreads = true
+	hostCalls := shape(2)
+	hostCalls.HostCalls = true
+	hosts := shape(2)
+	hosts.Hosts = 2
 	deadlock := &sched.Failure{Kind: check.KindDeadlock, Thread: -1}
 	for _, tc := range []struct {
 		name   string
@@ -339,6 +343,8 @@ func TestEmitRefusesWhatItDoesNotSupport(t *testing.T) {
 	}{
 		{"nesting", nest, model.GIL, nil, "nested device calls"},
 		{"syncthreads", sync, model.GIL, nil, "syncthreads()"},
+		{"host calls", hostCalls, model.GIL, nil, "device functions called from the host"},
+		{"two hosts", hosts, model.GIL, nil, "several host threads"},
 		{"free-threaded", shape(2), model.FreeThreaded, nil, "atomicity free-threaded"},
 		{"deadlock", shape(2), model.GIL, deadlock, "the violation kind deadlock"},
 	} {

@@ -115,6 +115,9 @@ func (cfg *Config) validate() error {
 		return fmt.Errorf("-gosched must be between 0 and 1, got %g", cfg.Gosched)
 	case cfg.Before < 0:
 		return fmt.Errorf("stress: Before must be 0 or more, got %d", cfg.Before)
+	case cfg.Scenario.NumHosts() > 1:
+		// the launch's goroutines start GPU threads in one host's order
+		return fmt.Errorf("-backend goroutines runs one host thread, got hosts %d", cfg.Scenario.NumHosts())
 	}
 	return cfg.Scenario.ValidateUpTo(model.MaxStressThreads)
 }

@@ -114,6 +114,8 @@ func parse(args []string, stdout io.Writer) (*options, error) {
 	fs.IntVar(&o.shape.Names, "names", model.DefaultShape.Names, fmt.Sprintf("globals per module bound to cuda (cuda, cu, ...), 1..%d", model.MaxNames))
 	fs.IntVar(&o.shape.Nest, "nest", model.DefaultShape.Nest, fmt.Sprintf("depth of nested device calls inside each call, 0..%d; modules x (nest+1) at most %d", model.MaxNest, model.MaxFunctions))
 	fs.BoolVar(&o.shape.Syncthreads, "syncthreads", false, "call cuda.syncthreads() after each device call")
+	fs.IntVar(&o.shape.Hosts, "hosts", 1, fmt.Sprintf("host threads, each launching the kernel at once, 1..%d", model.MaxHosts))
+	fs.BoolVar(&o.shape.HostCalls, "host-calls", false, "the host also calls f1 itself, before and after the launch (a device function called from the host)")
 	fs.StringVar(&o.scenario, "scenario", "", "read the scenario from `FILE` instead (see testdata/scenarios/README.md)")
 	fs.StringVar(&o.atomicity, "atomicity", model.GIL.String(), "what one step is: "+strings.Join(atomicityNames(), ", ")+" (-list says what each does)")
 	fs.StringVar(&o.strategy, "strategy", check.StrategyAuto, "how to search: "+strings.Join(check.Strategies, ", ")+" (-list says what each does); with -shard, auto runs states")
@@ -345,13 +347,16 @@ func target(o *options, maxThreads int) (*model.Protocol, model.Atomicity, *mode
 		return nil, 0, nil, usageError{err.Error()}
 	}
 	if o.scenario != "" {
-		for _, f := range []string{"threads", "blocks", "calls", "modules", "names", "nest", "syncthreads"} {
+		for _, f := range shapeFlags {
 			if o.set[f] {
 				return nil, 0, nil, usagef("-scenario and -%s both given: the scenario file says it all", f)
 			}
 		}
 		sc, err := readScenario(o.scenario, maxThreads)
 		return p, a, sc, err
+	}
+	if o.shape.Hosts < 1 { // Build reads 0 as one host; the flag says 1
+		return nil, 0, nil, usagef("hosts must be 1..%d, got %d", model.MaxHosts, o.shape.Hosts)
 	}
 	sc, err := o.shape.BuildUpTo(maxThreads)
 	if err != nil {

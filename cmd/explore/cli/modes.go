@@ -20,7 +20,7 @@ type mode struct {
 }
 
 var (
-	shapeFlags  = []string{"threads", "blocks", "calls", "modules", "names", "nest", "syncthreads"}
+	shapeFlags  = []string{"threads", "blocks", "calls", "modules", "names", "nest", "syncthreads", "host-calls", "hosts"}
 	targetFlags = append([]string{"protocol", "scenario", "atomicity"}, shapeFlags...)
 )
 

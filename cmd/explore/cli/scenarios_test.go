@@ -63,6 +63,14 @@ func TestScenarioFiles(t *testing.T) {
 	// reachable as well, but longer: see TestAbortedLaunchReachesLaunch2
 	// in package check.)
 	lingeringSawNone := violation(check.KindUseSawNone, "L1.B0.T1: dev1.cuda is None, not fake#1")
+	// A device function the host calls after an aborted launch, while a
+	// lingering thread of it still holds its swap: the host reads launch
+	// 1's fake where its call swaps to None.
+	// Two hosts: the second tests _kernel_context after the first set it
+	// and runs the kernel itself, as a device function, with the first
+	// launch's fake.
+	inlineSawFake1 := violation(check.KindUseSawOtherFake, "host1: dev1.cuda is fake#1, the fake of another launch, not None")
+	hostSawFake1 := violation(check.KindUseSawOtherFake, "host: dev1.cuda is fake#1, the fake of another launch, not None")
 
 	// modes lists a protocol's outcomes in model.Atomicities order: gil,
 	// free-threaded, free-threaded-overwrite.
@@ -104,6 +112,45 @@ func TestScenarioFiles(t *testing.T) {
 				violation(check.KindUseSawReal, "L1.B0.T1")),
 			"refcount-del": same(violation(check.KindException, "L1.B0.T1: KeyError", "del _globals_locks[gid]")),
 			"merged":       same(lingeringSawNone),
+		}},
+		// cuda.syncthreads() is a use of cuda: naive's race reaches the
+		// barrier's load (the only use), the refcount variants' lock
+		// deletion loses the saved names.
+		{"device-syncthreads.txt", map[string][]want{
+			"naive":                 same(violation(check.KindUseSawReal, "dev1.cuda is the real module", "has no attribute 'syncthreads'")),
+			"global-lock":           same(verified),
+			"refcount-unregistered": same(violation(check.KindException, "KeyError", "refcount_unregistered.py:43")),
+			"refcount-del":          same(violation(check.KindException, "KeyError", "refcount_del.py:43")),
+			"merged":                same(verified),
+		}},
+		// The host's own calls swap dev1 to None and back around the
+		// launch; global-lock and merged leave nothing behind.
+		{"host-calls.txt", map[string][]want{
+			"naive":                 same(sawReal),
+			"global-lock":           same(verified),
+			"refcount-unregistered": modes(unregistered, unregistered, violation(check.KindUseSawReal, "is the real module")),
+			"refcount-del":          same(refcountDel),
+			"merged":                same(verified),
+		}},
+		// Every variant lets the host's call see launch 1's fake (before
+		// gh-142495's fix, refcount-unregistered loses the saved names
+		// first).
+		{"host-call-after-abort.txt", map[string][]want{
+			"naive":       same(hostSawFake1),
+			"global-lock": same(hostSawFake1),
+			"refcount-unregistered": modes(hostSawFake1, hostSawFake1,
+				violation(check.KindException, "L1.B0.T1: KeyError", "refcount_unregistered.py:43")),
+			"refcount-del": same(hostSawFake1),
+			"merged":       same(hostSawFake1),
+		}},
+		// No variant can tell: the swap installs whatever fake its caller
+		// passes.
+		{"two-hosts.txt", map[string][]want{
+			"naive":                 same(inlineSawFake1),
+			"global-lock":           same(inlineSawFake1),
+			"refcount-unregistered": same(inlineSawFake1),
+			"refcount-del":          same(inlineSawFake1),
+			"merged":                same(inlineSawFake1),
 		}},
 	}
 	files, err := filepath.Glob(filepath.Join(scenarioDir, "*.txt"))
@@ -210,6 +257,20 @@ func TestScenarioFilesShape(t *testing.T) {
 		}},
 		{"aborted-launch.txt", func(t *testing.T, sc *model.Scenario) {
 			require.Equal(t, 2, sc.Launches)
+			require.Equal(t, "call raise", kinds(sc.Kernel))
+		}},
+		{"device-syncthreads.txt", func(t *testing.T, sc *model.Scenario) {
+			require.Equal(t, "sync", kinds(sc.Functions[0].Body), "the barrier is the device function's only use of cuda")
+			require.Equal(t, "call call", kinds(sc.Kernel))
+		}},
+		{"host-calls.txt", func(t *testing.T, sc *model.Scenario) {
+			require.Equal(t, []model.HostStmt{{Kind: model.HostCall}, {Kind: model.HostLaunch}, {Kind: model.HostCall}}, sc.Host)
+		}},
+		{"two-hosts.txt", func(t *testing.T, sc *model.Scenario) {
+			require.Equal(t, 2, sc.NumHosts())
+		}},
+		{"host-call-after-abort.txt", func(t *testing.T, sc *model.Scenario) {
+			require.Equal(t, []model.HostStmt{{Kind: model.HostLaunch}, {Kind: model.HostCall}, {Kind: model.HostLaunch}}, sc.Host)
 			require.Equal(t, "call raise", kinds(sc.Kernel))
 		}},
 	}

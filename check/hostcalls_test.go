@@ -1,0 +1,104 @@
+package check_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swapcheck/check"
+	"swapcheck/model"
+	"swapcheck/sched"
+)
+
+// hostAndBarrierScenarios are the scenarios where the barrier's load of
+// cuda, the host's own device calls and several hosts matter: the
+// scenario files made for them and shapes with -host-calls and -hosts.
+func hostAndBarrierScenarios(t *testing.T) map[string]*model.Scenario {
+	t.Helper()
+	out := map[string]*model.Scenario{}
+	for _, name := range []string{"device-syncthreads.txt", "host-calls.txt", "host-call-after-abort.txt", "two-hosts.txt"} {
+		f, err := os.Open(filepath.Join("..", "testdata", "scenarios", name))
+		require.NoError(t, err)
+		sc, err := model.Parse(f)
+		f.Close()
+		require.NoError(t, err, name)
+		out[name] = sc
+	}
+	sc, err := model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Syncthreads: true, HostCalls: true}.Build()
+	require.NoError(t, err)
+	out["-host-calls -syncthreads"] = sc
+	sc, err = model.Shape{Threads: 1, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Hosts: 2, HostCalls: true}.Build()
+	require.NoError(t, err)
+	out["-threads 1 -hosts 2 -host-calls"] = sc
+	return out
+}
+
+// The reductions stay sound where the barrier reads cuda and the host
+// calls device functions: on every variant and atomicity mode, DPOR (which
+// trusts the footprints) and States (keyed up to symmetry) reach the
+// unreduced DFS's verdict, a counterexample of each replays to its kind,
+// and when DFS verifies, DPOR reaches the same end states. Under the GIL,
+// DPOR also sees every kind of failure DFS sees, searching on past each,
+// on the scenarios of one call per thread (tolerantToo: past a failure,
+// the free-threaded modes' spaces, and those of two calls or two
+// launches, take DPOR from 45 s to millions of executions, too long for a
+// test, as in TestStrategiesOnModel).
+var tolerantToo = map[string]bool{"host-calls.txt": true, "-host-calls -syncthreads": true}
+
+func TestReductionsOnHostCallsAndBarriers(t *testing.T) {
+	for name, sc := range hostAndBarrierScenarios(t) {
+		for _, p := range check.Protocols() {
+			for _, a := range model.Atomicities() {
+				t.Run(name+"/"+p.Name+"/"+a.String(), func(t *testing.T) {
+					prog, err := model.NewProgram(sc, p, a)
+					require.NoError(t, err)
+					build := func() sched.System { return check.NewSystem(prog) }
+
+					dfsRec, dporRec := newRecorder(build(), false), newRecorder(build(), false)
+					dfs := sched.DFS{}.Run(dfsRec, sched.Limits{})
+					dpor := sched.DPOR{}.Run(dporRec, sched.Limits{})
+					states := sched.States{}.Run(build(), sched.Limits{})
+					require.Equal(t, dfs.Verdict, dpor.Verdict, "dpor")
+					require.Equal(t, dfs.Verdict, states.Verdict, "states")
+					if dfs.Verdict == sched.Verified {
+						require.Equal(t, sorted(dfsRec.finals), sorted(dporRec.finals), "dpor's end states")
+					} else {
+						requireModelReplays(t, build, "dfs", dfs)
+						requireModelReplays(t, build, "dpor", dpor)
+						requireModelReplays(t, build, "states", states)
+						require.Equal(t, dfs.Failure.Kind, states.Failure.Kind, "states")
+					}
+					if a != model.GIL || dfs.Verdict == sched.Verified || !tolerantToo[name] {
+						return
+					}
+					kinds := func(s sched.Strategy) []string {
+						rec := newRecorder(build(), true)
+						res := s.Run(rec, sched.Limits{})
+						require.Equal(t, sched.Verified, res.Verdict, "%s: a tolerant search hides every failure", s.Name())
+						return sorted(rec.kinds)
+					}
+					require.Equal(t, kinds(sched.DFS{}), kinds(sched.DPOR{}), "dpor sees other failures than dfs")
+				})
+			}
+		}
+	}
+}
+
+// The host's own calls swap the callee's module to None (its
+// _get_kernel_context() outside a launch), and its body reads None there:
+// that is a swapped module for the linearizability check, which random
+// walks run, so the variants that verify host-calls.txt stay linearizable
+// on it.
+func TestHostCallsAreLinearizable(t *testing.T) {
+	sc := hostAndBarrierScenarios(t)["host-calls.txt"]
+	for _, name := range []string{"global-lock", "merged"} {
+		for _, a := range model.Atomicities() {
+			rep, err := check.Explore(check.Config{Protocol: protocol(t, name), Scenario: sc, Atomicity: a,
+				Strategy: check.StrategyRandom, Runs: 300, Seed: 1})
+			require.NoError(t, err)
+			require.Equal(t, sched.NoViolationFound, rep.Result.Verdict, "%s %s: %+v", name, a, rep.Result.Failure)
+		}
+	}
+}
