@@ -107,9 +107,11 @@ type reduction struct {
 	show func(v int) string
 }
 
-// reductions, in the order shrink tries them: the threads first, which
-// make every later search smallest.
+// reductions, in the order shrink tries them: the hosts and threads
+// first, which make every later search smallest. Hosts 0 means 1 (see
+// model.Shape), so a value of 0 is shown and shrunk as 1.
 var reductions = []reduction{
+	either("hosts", 1, func(sh *model.Shape) *int { return &sh.Hosts }, func(sc *model.Scenario) *int { return &sc.Hosts }),
 	either("threads", 1, func(sh *model.Shape) *int { return &sh.Threads }, func(sc *model.Scenario) *int { return &sc.Threads }),
 	either("blocks", 1, func(sh *model.Shape) *int { return &sh.Blocks }, func(sc *model.Scenario) *int { return &sc.Blocks }),
 	either("launches", 1, nil, func(sc *model.Scenario) *int { return &sc.Launches }),
@@ -117,24 +119,30 @@ var reductions = []reduction{
 	shaped("modules", 1, func(sh *model.Shape) *int { return &sh.Modules }),
 	shaped("nest", 0, func(sh *model.Shape) *int { return &sh.Nest }),
 	shaped("names", 1, func(sh *model.Shape) *int { return &sh.Names }),
-	{
-		dim: "syncthreads", min: 0,
+	switched("syncthreads", func(sh *model.Shape) *bool { return &sh.Syncthreads }),
+	switched("host calls", func(sh *model.Shape) *bool { return &sh.HostCalls }),
+}
+
+// switched is an on/off dimension only flags give (a Shape's field).
+func switched(dim string, field func(*model.Shape) *bool) reduction {
+	return reduction{
+		dim: dim, min: 0,
 		get: func(s subject) (int, bool) {
 			if s.shape == nil {
 				return 0, false
 			}
-			if s.shape.Syncthreads {
+			if *field(s.shape) {
 				return 1, true
 			}
 			return 0, true
 		},
 		set: func(s subject, v int) (subject, error) {
 			sh := *s.shape
-			sh.Syncthreads = v == 1
+			*field(&sh) = v == 1
 			return build(sh)
 		},
 		show: func(v int) string { return map[bool]string{true: "on", false: "off"}[v == 1] },
-	},
+	}
 }
 
 // shaped is a dimension only flags give (a Shape's field).

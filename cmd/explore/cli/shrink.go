@@ -58,6 +58,7 @@ func shapeArgs(given []flagWords, sh model.Shape) []string {
 	}{
 		{"threads", sh.Threads, def.Threads}, {"blocks", sh.Blocks, def.Blocks}, {"calls", sh.Calls, def.Calls},
 		{"modules", sh.Modules, def.Modules}, {"names", sh.Names, def.Names}, {"nest", sh.Nest, def.Nest},
+		{"hosts", max(sh.Hosts, 1), max(def.Hosts, 1)},
 	} {
 		if d.got != d.def {
 			kept = append(kept, flagWords{d.name, []string{"-" + d.name, strconv.Itoa(d.got)}})
@@ -65,6 +66,9 @@ func shapeArgs(given []flagWords, sh model.Shape) []string {
 	}
 	if sh.Syncthreads {
 		kept = append(kept, flagWords{"syncthreads", []string{"-syncthreads"}})
+	}
+	if sh.HostCalls {
+		kept = append(kept, flagWords{"host-calls", []string{"-host-calls"}})
 	}
 	slices.SortStableFunc(kept, func(a, b flagWords) int { return strings.Compare(a.name, b.name) })
 	var args []string
