@@ -244,3 +244,26 @@ func TestShrinkFlagsThatDoNotReproduce(t *testing.T) {
 		require.NotEqual(t, rep.Result.Failure.Kind, other.Result.Failure.Kind)
 	}
 }
+
+// TestShrinkHostsAndHostCalls: the world's host dimensions shrink like
+// the others. Two hosts that launch at once fail every variant with
+// use-saw-other-fake, which needs two hosts but neither the host's own
+// calls nor more than one thread.
+func TestShrinkHostsAndHostCalls(t *testing.T) {
+	byName := map[string]variants.Variant{}
+	for _, v := range variants.All() {
+		byName[v.Protocol.Name] = v
+	}
+	big := model.Shape{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1, HostCalls: true, Hosts: 2}
+	rep := exploreCase(t, byName["merged"], model.GIL, shrinkCase{shape: &big}, true)
+	require.Equal(t, check.KindUseSawOtherFake, rep.Result.Failure.Kind)
+	require.Equal(t, 2, rep.Config.Shape.Hosts)
+	require.False(t, rep.Config.Shape.HostCalls)
+	require.Equal(t, 1, rep.Config.Shape.Threads)
+
+	three := model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, HostCalls: true, Hosts: 3}
+	rep = exploreCase(t, byName["naive"], model.GIL, shrinkCase{shape: &three}, true)
+	require.Equal(t, check.KindUseSawOtherFake, rep.Result.Failure.Kind)
+	require.Equal(t, 2, rep.Config.Shape.Hosts)
+	require.Contains(t, rep.Shrink.String(), "hosts 3 -> 2")
+}
