@@ -59,13 +59,15 @@ func WriteTrace(out io.Writer, r *Report, repro string) error {
 		fmt.Fprintf(&b, "    %s\n", line)
 	}
 	fmt.Fprintf(&b, "\n%s (%s), each one atomic CPython operation, in the thread's column.\n\n", Count(len(steps), "step"), Count(r.Preemptions, "preemption"))
-	writeTable(&b, r.Program, steps, res.Failure)
+	unreal, n := unrealSwitches(steps)
+	writeSwitchLegend(&b, n)
+	writeTable(&b, r.Program, steps, res.Failure, unreal)
 	fmt.Fprintf(&b, "\nreplay: %s\n", repro)
 	_, err = io.WriteString(out, b.String())
 	return err
 }
 
-func writeTable(b *strings.Builder, p *model.Program, steps []TraceStep, f *sched.Failure) {
+func writeTable(b *strings.Builder, p *model.Program, steps []TraceStep, f *sched.Failure, unreal []bool) {
 	n := p.NumThreads()
 	used := make([]bool, n)
 	for _, s := range steps {
@@ -110,6 +112,9 @@ func writeTable(b *strings.Builder, p *model.Program, steps []TraceStep, f *sche
 			mark := ""
 			if j == 0 {
 				mark = fmt.Sprint(i + 1)
+				if unreal[i] {
+					mark = switchMark + mark
+				}
 				if last {
 					mark = ">>" + mark
 				}

@@ -63,6 +63,9 @@ type EventNumbers struct {
 	sub      int // a syncthreads' sub-step
 	started  int // a t.start()'s thread
 	pollText pollText
+	// checked: the step checked the eval breaker (switchpoint.go);
+	// keepsGIL: it ended at no switch point (Event.KeepsGIL).
+	checked, keepsGIL bool
 }
 
 // source is where an Event's texts come from.

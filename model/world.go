@@ -221,6 +221,9 @@ func (w *World) Status(t int) sched.Status {
 		return sched.Done
 	}
 	if w.ready(t) {
+		if h := w.holder(); h >= 0 && h != t && w.ready(h) {
+			return sched.Blocked // h keeps the GIL
+		}
 		return sched.Runnable
 	}
 	return sched.Blocked
@@ -229,6 +232,7 @@ func (w *World) Status(t int) sched.Status {
 // appendRunnable is AppendRunnable from w's (current) vector.
 func (w *World) appendRunnable(buf []sched.ThreadID) ([]sched.ThreadID, bool) {
 	allDone := true
+	from := len(buf)
 	base := w.p.lay.threads
 	for t := range w.p.NumThreads() {
 		switch w.s[base+tStatus] {
@@ -243,7 +247,7 @@ func (w *World) appendRunnable(buf []sched.ThreadID) ([]sched.ThreadID, bool) {
 		}
 		base += w.p.lay.threadSize
 	}
-	return buf, allDone
+	return onlyHolder(buf, from, w.holder()), allDone
 }
 
 func (w *World) ready(t int) bool {
@@ -271,6 +275,7 @@ func (w *World) ready(t int) bool {
 func (w *World) Footprint(t int) sched.Footprint {
 	w.sync()
 	fp := w.objectFootprint(t)
+	fp.All = w.gilFootprint(t)
 	if t != Host {
 		fp.Group = 1 + w.p.threadBlock[t]
 	} else if f := w.top(t); w.s[f+fInBody] == 1 {

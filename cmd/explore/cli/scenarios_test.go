@@ -65,9 +65,9 @@ func TestScenarioFiles(t *testing.T) {
 	lingeringSawNone := violation(check.KindUseSawNone, "L1.B0.T1: dev1.cuda is None, not fake#1")
 
 	// modes lists a protocol's outcomes in model.Atomicities order: gil,
-	// free-threaded, free-threaded-overwrite.
+	// free-threaded, free-threaded-overwrite, gil-breaker.
 	modes := func(w ...want) []want { return w }
-	same := func(w want) []want { return modes(w, w, w) }
+	same := func(w want) []want { return modes(w, w, w, w) }
 	tests := []struct {
 		file string
 		want map[string][]want
@@ -75,21 +75,21 @@ func TestScenarioFiles(t *testing.T) {
 		{"nested-two-modules.txt", map[string][]want{
 			"naive":                 same(violation(check.KindUseSawReal, "helpers.cuda is the real module")),
 			"global-lock":           same(verified),
-			"refcount-unregistered": modes(unregistered, unregistered, violation(check.KindUseSawReal, "mathlib.cuda is the real module")),
+			"refcount-unregistered": modes(unregistered, unregistered, violation(check.KindUseSawReal, "mathlib.cuda is the real module"), unregistered),
 			"refcount-del":          same(refcountDel),
 			"merged":                same(verified),
 		}},
 		{"syncthreads.txt", map[string][]want{
 			"naive":                 same(sawReal),
 			"global-lock":           same(verified),
-			"refcount-unregistered": modes(unregistered, unregistered, unregisteredFT),
+			"refcount-unregistered": modes(unregistered, unregistered, unregisteredFT, unregistered),
 			"refcount-del":          same(refcountDel),
 			"merged":                same(verified),
 		}},
 		{"aliases.txt", map[string][]want{
 			"naive":                 same(sawReal),
 			"global-lock":           same(verified),
-			"refcount-unregistered": modes(unregistered, unregistered, unregisteredFT),
+			"refcount-unregistered": modes(unregistered, unregistered, unregisteredFT, unregistered),
 			"refcount-del":          same(refcountDel),
 			"merged":                same(verified),
 		}},
@@ -101,7 +101,8 @@ func TestScenarioFiles(t *testing.T) {
 			"refcount-unregistered": modes(
 				violation(check.KindException, "L1.B0.T1: KeyError", "del _globals_locks[gid]"),
 				violation(check.KindException, "L1.B0.T1: KeyError", "del _globals_locks[gid]"),
-				violation(check.KindUseSawReal, "L1.B0.T1")),
+				violation(check.KindUseSawReal, "L1.B0.T1"),
+				violation(check.KindException, "L1.B0.T1: KeyError", "del _globals_locks[gid]")),
 			"refcount-del": same(violation(check.KindException, "L1.B0.T1: KeyError", "del _globals_locks[gid]")),
 			"merged":       same(lingeringSawNone),
 		}},
