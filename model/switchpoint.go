@@ -245,19 +245,17 @@ func (w *World) KeepsGIL(t int) bool {
 	return w.p.Atomicity.BreakerOnly() && w.s[w.thread(t)+tHold] != 0
 }
 
-// gilFootprint marks, in mode GILBreaker, the steps that may change which
-// threads can run: a step of the thread that keeps the GIL (it may end
-// at a switch point, letting every other thread run), and a step that
-// may leave its thread keeping it (no other thread runs after it). Such a
+// gilFootprint marks, in mode GILBreaker, the steps that change which
+// threads can run: a step of the thread that keeps the GIL (it may end at
+// a switch point, letting every other thread run), and a step that will
+// leave its thread keeping it (no other thread runs after it). Such a
 // step depends on every other thread's step, which is what DPOR needs
 // (sched.DPOR: a step that changes whether another can run must be
 // dependent with it). Whether a step will leave its thread keeping the
-// GIL is over-approximated from the thread's own state, which stress's
-// goroutines may read without a lock: any protocol instruction's step
-// may (a check after the effect is skipped when the step raises, and
-// whether it does depends on the registries), syncthreads' first
-// sub-step may, and every other statement's step ends at a switch
-// point.
+// GIL is found by taking it on a copy of w. Where that cannot be done, it
+// is over-approximated from the thread's own state (mayKeepGIL): when the
+// thread is blocked, and when w is shared with stress's goroutines, which
+// read footprints without a lock.
 func (w *World) gilFootprint(t int) bool {
 	if !w.p.Atomicity.BreakerOnly() {
 		return false
@@ -269,6 +267,28 @@ func (w *World) gilFootprint(t int) bool {
 	if w.s[base+tHold] != 0 {
 		return true
 	}
+	if !w.mayKeepGIL(t) {
+		return false
+	}
+	if w.cache.shared || !w.ready(t) {
+		return true
+	}
+	c := w.cache.gil
+	if c == nil {
+		c = &World{p: w.p, s: make([]slot, len(w.s))}
+		w.cache.gil = c
+	}
+	copy(c.s, w.s)
+	c.interpret(t)
+	return c.s[c.thread(t)+tHold] != 0
+}
+
+// mayKeepGIL over-approximates from thread t's own state whether its next
+// step may leave it keeping the GIL: any protocol instruction's step may
+// (a check after the effect is skipped when the step raises, and whether
+// it does depends on the registries), syncthreads' first sub-step may,
+// and every other statement's step ends at a switch point.
+func (w *World) mayKeepGIL(t int) bool {
 	f := w.top(t)
 	if w.s[f+fInBody] != 1 {
 		return true

@@ -167,6 +167,8 @@ func TestSwitchPointsSyncthreads(t *testing.T) {
 // gil and gil-breaker: after a step that kept the GIL (Event.KeepsGIL,
 // traced), gil-breaker offers that thread alone, and gil every thread it
 // offered before; after any other step gil-breaker offers what gil does.
+// A runnable thread's footprint is All (for DPOR) exactly when it keeps
+// the GIL or its step will leave it keeping it.
 // Some steps of every variant keep the GIL (naive's only at the
 // barrier's first sub-step).
 func TestGILBreakerSwitchesOnlyAtSwitchPoints(t *testing.T) {
@@ -201,6 +203,18 @@ kernel: use cuda.threadIdx; call f; syncthreads; call f`)
 					}
 					if len(rb) == 0 {
 						break
+					}
+					// A footprint is All exactly when its thread keeps
+					// the GIL or its step will leave it keeping it; a
+					// shared world's (stress) over-approximates.
+					for _, u := range rb {
+						stepped := b.Clone()
+						stepped.Step(int(u))
+						want := b.HolderForTest() == int(u) || stepped.HolderForTest() == int(u)
+						require.Equal(t, want, b.Footprint(int(u)).All, "seed %d: thread %d", seed, u)
+						if want {
+							require.True(t, b.Share().Footprint(int(u)).All, "seed %d: thread %d, shared", seed, u)
+						}
 					}
 					th := int(c.Choose(rb))
 					evb, evg := b.Step(th), g.Step(th)

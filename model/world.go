@@ -77,6 +77,11 @@ type worldCache struct {
 		blocks [smallThreads]uint32
 		infos  [smallThreads]statusInfo
 	}
+	// gil is gilFootprint's scratch world (nil until its first use).
+	gil *World
+	// shared: the vector is shared with other goroutines (Share), so
+	// gilFootprint reads only the thread's own slots.
+	shared bool
 }
 
 // smallThreads is the most threads whose blocks and infos a World holds
