@@ -115,8 +115,12 @@ func (w *World) tracksGIL() bool {
 	return a.BreakerOnly() || (w.Trace && !a.NoGIL())
 }
 
-// startStep notes where thread t's step starts (interpret).
+// startStep notes where thread t's step starts (interpret), when w's
+// steps track the GIL.
 func (w *World) startStep(t int) stepStart {
+	if !w.tracksGIL() {
+		return stepStart{}
+	}
 	f := w.top(t)
 	s := stepStart{frame: f, pc: w.s[f+fPC], inBody: w.s[f+fInBody] == 1}
 	if s.inBody {
