@@ -106,6 +106,9 @@ type TraceEntry struct {
 	Bytecode   string   `json:"bytecode"`
 	Effects    []string `json:"effects,omitempty"`
 	Raises     string   `json:"raises,omitempty"`
+	// UnrealSwitch: this step switches threads where CPython 3.11 with the
+	// GIL cannot (see unrealSwitches); only traces of -atomicity gil have it.
+	UnrealSwitch bool `json:"unreal_switch,omitempty"`
 }
 
 // TraceViolation is what went wrong: the kind (one of Kinds), the failing
@@ -141,9 +144,10 @@ func NewTrace(r *Report, repro string) (*Trace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("internal: the counterexample does not replay: %v", err)
 	}
+	unreal, _ := unrealSwitches(steps)
 	for i, s := range steps {
 		ev := s.Event
-		e := TraceEntry{Step: i + 1, Thread: s.Thread, ThreadName: p.ThreadName(s.Thread),
+		e := TraceEntry{UnrealSwitch: unreal[i], Step: i + 1, Thread: s.Thread, ThreadName: p.ThreadName(s.Thread),
 			Where: ev.Where, Line: ev.Line, Text: ev.Text, Bytecode: ev.Bytecode, Effects: ev.Effects}
 		if ev.Raised != 0 {
 			e.Raises = ev.Raised.String()
@@ -207,6 +211,7 @@ func (t *Trace) WriteText(out io.Writer) error {
 		fmt.Fprintf(&b, "    %s\n", line)
 	}
 	fmt.Fprintf(&b, "\n%s (%s), each one atomic CPython operation, in the thread's column.\n\n", Count(len(t.Steps), "step"), Count(t.Preemptions, "preemption"))
+	writeSwitchLegend(&b, t.unrealSwitches())
 	t.writeTable(&b)
 	fmt.Fprintf(&b, "\nreplay: %s\n", t.Replay)
 	_, err := io.WriteString(out, b.String())
@@ -267,6 +272,9 @@ func (t *Trace) writeTable(b *strings.Builder) {
 			mark := ""
 			if j == 0 {
 				mark = fmt.Sprint(i + 1)
+				if s.UnrealSwitch {
+					mark = switchMark + mark
+				}
 				if last {
 					mark = ">>" + mark
 				}

@@ -24,7 +24,11 @@ type Atomicity uint8
 
 const (
 	// GIL: CPython with the GIL. Threads switch only between bytecodes;
-	// a C-level call, a defaultdict miss included, is one step.
+	// a C-level call, a defaultdict miss included, is one step. Any step
+	// may be followed by another thread's: a finer over-approximation of
+	// CPython 3.11, which hands the GIL over only at an eval-breaker
+	// check or a blocking call (GILBreaker), so a counterexample here may
+	// switch where 3.11 cannot (its trace marks such a switch).
 	GIL Atomicity = 1 + iota
 	// FreeThreaded: free-threaded CPython with gh-142495 fixed (3.13.12
 	// and later 3.13t, 3.14.3 and later 3.14t). A defaultdict miss is two
@@ -38,6 +42,13 @@ const (
 	// another thread stored in between: two threads that both miss each
 	// get their own object (two locks for one module).
 	FreeThreadedOverwrite
+	// GILBreaker: CPython 3.11 with the GIL, its steps those of GIL, but
+	// another thread runs next only where 3.11 can hand the GIL over:
+	// after a step whose thread reached an eval-breaker check (a RESUME,
+	// a backward jump, a CALL once its C callee returned, ...; see
+	// docs/cpython-switch-points.md and switchpoint.go), blocked (a
+	// contended lock, the barrier, the polling loop) or ended.
+	GILBreaker
 )
 
 // atomicities is the registry of atomicity modes, in the order help,
@@ -53,10 +64,14 @@ var atomicities = []struct {
 	// overwrite: __missing__'s store overwrites a value stored since its
 	// lookup (a plain store, not setdefault).
 	overwrite bool
+	// breakerOnly: after a step, another thread may run only if the step
+	// ended at a switch point (switchpoint.go).
+	breakerOnly bool
 }{
-	{GIL, "gil", "CPython with the GIL: a C-level call, a defaultdict miss included, is one step", false, false, false},
-	{FreeThreaded, "free-threaded", "no GIL, gh-142495 fixed (3.13.12+, 3.14.3+): a defaultdict miss is the lookup, then a setdefault that keeps a value another thread stored first", true, true, false},
-	{FreeThreadedOverwrite, "free-threaded-overwrite", "no GIL, before gh-142495's fix (3.13.0-3.13.11, 3.14.0-3.14.2): a defaultdict miss is the lookup, then a store that overwrites a value another thread stored first", true, true, true},
+	{GIL, "gil", "CPython with the GIL, switching after any step (finer than 3.11): a C-level call, a defaultdict miss included, is one step", false, false, false, false},
+	{FreeThreaded, "free-threaded", "no GIL, gh-142495 fixed (3.13.12+, 3.14.3+): a defaultdict miss is the lookup, then a setdefault that keeps a value another thread stored first", true, true, false, false},
+	{FreeThreadedOverwrite, "free-threaded-overwrite", "no GIL, before gh-142495's fix (3.13.0-3.13.11, 3.14.0-3.14.2): a defaultdict miss is the lookup, then a store that overwrites a value another thread stored first", true, true, true, false},
+	{GILBreaker, "gil-breaker", "CPython 3.11 with the GIL: steps as gil, but threads switch only at an eval-breaker check, a blocking call or a thread's end", false, false, false, true},
 }
 
 // Atomicities are the atomicity modes, in registry order.
@@ -92,6 +107,10 @@ func (a Atomicity) NoGIL() bool { return a.Valid() && atomicities[a-1].noGIL }
 
 func (a Atomicity) splitMiss() bool { return a.Valid() && atomicities[a-1].splitMiss }
 func (a Atomicity) overwrite() bool { return a.Valid() && atomicities[a-1].overwrite }
+
+// BreakerOnly reports whether in mode a a thread keeps running after a
+// step that ended at no switch point (GILBreaker).
+func (a Atomicity) BreakerOnly() bool { return a.Valid() && atomicities[a-1].breakerOnly }
 
 // ParseAtomicity reads a mode's name.
 func ParseAtomicity(s string) (Atomicity, error) {

@@ -20,7 +20,10 @@ import (
 // __missing__'s plain store overwrites thread 1's lock with a second one.
 // Under the GIL the lookup and the store are one step, so thread 2's
 // lookup finds thread 1's lock; with the fix the store is a setdefault that
-// hands thread 2 thread 1's lock.
+// hands thread 2 thread 1's lock. In gil-breaker thread 2 cannot even
+// look up between thread 1's lookup and its "with lock:": no eval-breaker
+// check falls between them (nor up to line 27's items() call), so thread
+// 1 keeps the GIL.
 func TestDefaultdictMissRace(t *testing.T) {
 	const fetch = "lock = _globals_locks[gid]"
 	sc := parse(t, `threads 2
@@ -36,6 +39,7 @@ kernel: call f`)
 		{model.GIL, false},
 		{model.FreeThreaded, false},
 		{model.FreeThreadedOverwrite, true},
+		{model.GILBreaker, false},
 	}
 	var modes []model.Atomicity
 	for _, tt := range tests {
@@ -67,6 +71,16 @@ kernel: call f`)
 				return slices.Contains(effects, "miss: __missing__ runs next step")
 			}
 
+			if tt.a.BreakerOnly() {
+				stepTo(1, fetch)
+				require.Equal(t, sched.Blocked, w.Status(2), "thread 2 while thread 1 keeps the GIL")
+				stepTo(1, "with lock:")
+				require.Equal(t, sched.Blocked, w.Status(2), "thread 2 while thread 1 keeps the GIL")
+				// then the items() call of line 27 checks
+				stepTo(1, "if _swap_refcount[gid] == 0:")
+				require.Equal(t, sched.Runnable, w.Status(2), "thread 2 once thread 1 reached a check")
+				return
+			}
 			first1, first2 := stepTo(1, fetch), stepTo(2, fetch)
 			require.Contains(t, first1, "_globals_locks[helpers] is missing")
 			require.Equal(t, tt.a.NoGIL(), split(first1), "thread 1's lookup: %q", first1)

@@ -11,7 +11,9 @@ package model
 // its own handle. The handles must not trace or record a history.
 func (w *World) Share() *World {
 	w.sync()
-	return &World{p: w.p, s: w.s}
+	c := &World{p: w.p, s: w.s}
+	c.cache.shared = true
+	return c
 }
 
 // Started reports whether thread t has been started (the host always is).

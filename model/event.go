@@ -68,6 +68,9 @@ type EventNumbers struct {
 	// threads before they started (skipLaunch)
 	skipped  bool
 	pollText pollText
+	// checked: the step checked the eval breaker (switchpoint.go);
+	// keepsGIL: it ended at no switch point (Event.KeepsGIL).
+	checked, keepsGIL bool
 }
 
 // source is where an Event's texts come from.

@@ -33,6 +33,7 @@ type Mark struct {
 type History struct{ Marks []Mark }
 
 func (w *World) mark(k MarkKind, t, f int) {
+	w.crossed()
 	if w.History == nil {
 		return
 	}

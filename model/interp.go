@@ -10,6 +10,7 @@ import "fmt"
 // vector alone. Step wraps it in the speed machinery (step.go).
 func (w *World) interpret(t int) {
 	w.resetEvent(t)
+	start := w.startStep(t)
 	f := w.top(t)
 	if w.s[f+fInBody] == 1 {
 		w.execStmt(t, f, true)
@@ -17,6 +18,7 @@ func (w *World) interpret(t int) {
 		w.execInstr(t, f, true)
 	}
 	w.settle(t)
+	w.endStep(t, start)
 	if w.Trace {
 		w.p.Describe(&w.ev)
 	}
@@ -96,6 +98,9 @@ func (w *World) execInstr(t, f int, visible bool) {
 	c := w.newCtx(t, f)
 	c.next = pc + 1
 	in.Exec(c)
+	if in.Check != CheckNone {
+		w.noteCheck(in, pc, c)
+	}
 	if !c.tmpSet {
 		w.s[f+fTmpSet] = 0 // the tmp was for this step only
 	}

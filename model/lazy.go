@@ -81,6 +81,7 @@ const (
 	stStatus      statusInfo = 3
 	stDied        statusInfo = 1 << 2
 	stBlocked     statusInfo = 1 << 3
+	stHolds       statusInfo = 1 << 4 // keeps the GIL (tHold, mode GILBreaker)
 	pollShift                = 8
 	pollMask      statusInfo = 1<<20 - 1 // the poll's block plus one, shifted down
 	stGlobalsRead statusInfo = 1 << 29   // World.infos: the status depends on the globals
@@ -118,6 +119,9 @@ func (w *World) statusOf(t int) statusInfo {
 	}
 	if w.s[base+tBlocked] != 0 {
 		info |= stBlocked
+	}
+	if w.s[base+tHold] != 0 {
+		info |= stHolds
 	}
 	switch w.s[base+tStatus] {
 	case notStarted:
@@ -162,6 +166,7 @@ func (w *World) AppendRunnable(buf []sched.ThreadID) ([]sched.ThreadID, bool) {
 // runnableFrom is AppendRunnable from every thread's statusInfo.
 func (w *World) runnableFrom(infos []statusInfo, buf []sched.ThreadID) ([]sched.ThreadID, bool) {
 	finished := 0 // a count, not an all-done flag: fewer moves a thread
+	from := len(buf)
 	for t, info := range infos {
 		switch info & stStatus {
 		case stFinished:
@@ -178,7 +183,7 @@ func (w *World) runnableFrom(infos []statusInfo, buf []sched.ThreadID) ([]sched.
 			buf = append(buf, sched.ThreadID(t))
 		}
 	}
-	return buf, finished == len(infos)
+	return onlyHolder(buf, from, w.holderFrom(infos)), finished == len(infos)
 }
 
 // pollReadyFrom is pollReady of a block whose threads are threads.

@@ -354,6 +354,7 @@ const (
 	tEvent          // syncthreads_event is set
 	tAbort          // abort
 	tDied           // the exception the thread died with (BlockThread.exception)
+	tHold           // gil-breaker: 1 while the thread keeps the GIL (switchpoint.go)
 	tFrames
 )
 

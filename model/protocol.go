@@ -50,6 +50,12 @@ type Instr struct {
 	Ready func(c *Ctx) bool
 	// Yield marks the context manager's yield: the with-body runs here.
 	Yield bool
+	// Check and CheckFirst say where CPython 3.11 checks its eval breaker
+	// around the step, which is where it may hand the GIL to another
+	// thread (switchpoint.go; TestSwitchPointsOfListings ties them to
+	// testdata/cpython/switchpoints.golden.txt).
+	Check      Check
+	CheckFirst bool
 	// Exec performs the step. It moves on to the next instruction unless
 	// it calls Jump, Stay or Raise.
 	Exec func(c *Ctx)

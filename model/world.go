@@ -77,6 +77,11 @@ type worldCache struct {
 		blocks [smallThreads]uint32
 		infos  [smallThreads]statusInfo
 	}
+	// gil is gilFootprint's scratch world (nil until its first use).
+	gil *World
+	// shared: the vector is shared with other goroutines (Share), so
+	// gilFootprint reads only the thread's own slots.
+	shared bool
 }
 
 // smallThreads is the most threads whose blocks and infos a World holds
@@ -223,6 +228,9 @@ func (w *World) Status(t int) sched.Status {
 		return sched.Done
 	}
 	if w.ready(t) {
+		if h := w.holder(); h >= 0 && h != t && w.ready(h) {
+			return sched.Blocked // h keeps the GIL
+		}
 		return sched.Runnable
 	}
 	return sched.Blocked
@@ -231,6 +239,7 @@ func (w *World) Status(t int) sched.Status {
 // appendRunnable is AppendRunnable from w's (current) vector.
 func (w *World) appendRunnable(buf []sched.ThreadID) ([]sched.ThreadID, bool) {
 	allDone := true
+	from := len(buf)
 	base := w.p.lay.threads
 	for t := range w.p.NumThreads() {
 		switch w.s[base+tStatus] {
@@ -245,7 +254,7 @@ func (w *World) appendRunnable(buf []sched.ThreadID) ([]sched.ThreadID, bool) {
 		}
 		base += w.p.lay.threadSize
 	}
-	return buf, allDone
+	return onlyHolder(buf, from, w.holder()), allDone
 }
 
 func (w *World) ready(t int) bool {
@@ -273,6 +282,7 @@ func (w *World) ready(t int) bool {
 func (w *World) Footprint(t int) sched.Footprint {
 	w.sync()
 	fp := w.objectFootprint(t)
+	fp.All = w.gilFootprint(t)
 	if !w.p.isHost(t) {
 		fp.Group = 1 + w.p.threadBlock[t]
 	} else if f := w.top(t); w.s[f+fInBody] == 1 {

@@ -59,10 +59,17 @@ type Footprint struct {
 	// or a watcher's (Watches true) step of the group.
 	Group   int
 	Watches bool
+	// All: the step depends on every step of every other thread, for
+	// a step that changes which threads can run at all (a thread that
+	// takes or gives up CPython's GIL between steps: model.GILBreaker).
+	All bool
 }
 
 // Dependent reports whether two steps' order can matter.
 func (f Footprint) Dependent(g Footprint) bool {
+	if f.All || g.All {
+		return true
+	}
 	if f.Group != 0 && f.Group == g.Group && (f.Watches || g.Watches) {
 		return true
 	}

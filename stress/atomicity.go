@@ -2,6 +2,7 @@ package stress
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -12,16 +13,25 @@ import (
 // stepLock makes one model step atomic with respect to every step that
 // conflicts with it. lock and unlock take the footprint of the step, read
 // before it; order, called between them, is the step's position among the
-// launch's steps.
+// launch's steps. keep, given to unlock, says that thread t's step left it
+// holding the GIL (model.World.KeepsGIL, mode gil-breaker): its next step
+// follows with no other thread's in between. drop, when thread t's
+// goroutine exits, lets go of what it kept.
 type stepLock interface {
 	lock(t int, fp sched.Footprint)
-	unlock(t int, fp sched.Footprint)
+	unlock(t int, fp sched.Footprint, keep bool)
+	drop(t int)
 	order() uint64
 }
 
 func newStepLock(p *model.Program) stepLock {
-	if p.Atomicity.NoGIL() {
+	switch {
+	case p.Atomicity.NoGIL():
 		return newFreeThreaded(p)
+	case p.Atomicity.BreakerOnly():
+		b := &gilBreaker{}
+		b.holder.Store(-1)
+		return b
 	}
 	return &gil{}
 }
@@ -35,9 +45,43 @@ type gil struct {
 	seq uint64 // steps so far, under mu
 }
 
-func (g *gil) lock(int, sched.Footprint)   { g.mu.Lock() }
-func (g *gil) unlock(int, sched.Footprint) { g.mu.Unlock() }
-func (g *gil) order() uint64               { g.seq++; return g.seq }
+func (g *gil) lock(int, sched.Footprint)         { g.mu.Lock() }
+func (g *gil) unlock(int, sched.Footprint, bool) { g.mu.Unlock() }
+func (g *gil) drop(int)                          {}
+func (g *gil) order() uint64                     { g.seq++; return g.seq }
+
+// gilBreaker is the GIL of CPython 3.11 as mode gil-breaker has it: as
+// gil, but a thread whose step ended at no eval-breaker check keeps the
+// mutex for its next step, as a 3.11 thread keeps the GIL until it
+// checks, blocks or ends.
+type gilBreaker struct {
+	gil
+	holder atomic.Int64 // the thread that kept mu after its step, or -1
+}
+
+func (g *gilBreaker) lock(t int, _ sched.Footprint) {
+	if g.holder.Load() == int64(t) {
+		return // kept from its last step
+	}
+	g.mu.Lock()
+}
+
+// drop releases the mutex if thread t kept it: its goroutine stops (the
+// launch failed or was stopped) after a step that kept the GIL.
+func (g *gilBreaker) drop(t int) {
+	if g.holder.Load() == int64(t) {
+		g.unlock(t, sched.Footprint{}, false)
+	}
+}
+
+func (g *gilBreaker) unlock(t int, _ sched.Footprint, keep bool) {
+	if keep {
+		g.holder.Store(int64(t))
+		return
+	}
+	g.holder.Store(-1)
+	g.mu.Unlock()
+}
 
 // freeThreaded is CPython without the GIL: each object has its own lock (a
 // dict's critical section), taken shared by a step that only reads it; a
@@ -75,7 +119,9 @@ func (f *freeThreaded) lock(t int, fp sched.Footprint) {
 	}
 }
 
-func (f *freeThreaded) unlock(t int, fp sched.Footprint) {
+func (f *freeThreaded) drop(int) {}
+
+func (f *freeThreaded) unlock(t int, fp sched.Footprint, _ bool) {
 	switch fp.Access {
 	case sched.Read:
 		f.objects[fp.Object].RUnlock()

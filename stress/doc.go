@@ -31,7 +31,10 @@
 //
 // In GIL mode the lock is one mutex, held for exactly one model step; every
 // model step is one atomic CPython operation, and CPython with the GIL
-// switches only between them. After a step a goroutine yields
+// switches only between them. In gil-breaker mode a goroutine whose step
+// ended at no switch point (model.World.KeepsGIL) keeps the mutex for its
+// next step, as a CPython 3.11 thread keeps the GIL until it reaches an
+// eval-breaker check, blocks or ends. After a step a goroutine yields
 // (runtime.Gosched) with probability Config.Gosched, drawn from a generator
 // seeded by Config.Seed.
 //

@@ -92,6 +92,7 @@ func (l *launch) thread(t, group int) {
 	w := h.World()
 	ts := &l.threads[t]
 	defer func() {
+		r.locks.drop(t)
 		if group != 0 {
 			r.queues.watch(group).wake(&l.census) // the host may be polling for this exit
 		}
@@ -112,7 +113,7 @@ func (l *launch) thread(t, group int) {
 		seen := q.gen.Load()
 		r.locks.lock(t, fp)
 		if h.Status(sched.ThreadID(t)) != sched.Runnable {
-			r.locks.unlock(t, fp)
+			r.locks.unlock(t, fp, false)
 			if fp.Access == sched.Local && fp.Group != 0 && !fp.Watches {
 				r.queues.watch(fp.Group).wake(&l.census) // arrived at the barrier: tell the poll
 			}
@@ -128,7 +129,7 @@ func (l *launch) thread(t, group int) {
 			key = r.locks.order()
 		}
 		f := h.Step(sched.ThreadID(t))
-		r.locks.unlock(t, fp)
+		r.locks.unlock(t, fp, w.KeepsGIL(t))
 		if fp.Access == sched.Write && !fp.MayBlock { // a release; an acquire frees nothing
 			r.queues.object(fp.Object).wakeOne(&l.census)
 		}

@@ -27,8 +27,8 @@ func newGlobalLock() *model.Protocol {
 	entryLoop.Bytecode = "GET_ITER; FOR_ITER; STORE_FAST name"
 	exitLoop := forKeys("restore", 44, "for name in swapped_keys:", "del")
 	exitLoop.Bytecode = "GET_ITER; FOR_ITER; STORE_FAST name"
-	collect := model.CollectCuda(22, "keys_to_swap = [k for k, v in fn_globs.items() if v is cuda]",
-		"FOR_ITER; UNPACK_SEQUENCE; LOAD_DEREF cuda; IS_OP; LIST_APPEND")
+	collect := withCheck(model.CollectCuda(22, "keys_to_swap = [k for k, v in fn_globs.items() if v is cuda]",
+		"FOR_ITER; UNPACK_SEQUENCE; LOAD_DEREF cuda; IS_OP; LIST_APPEND"), model.CheckLoop, true)
 	collect.Label = "locked"
 	unpack := model.Local(31, "swapped_keys, refcount = module_swaps",
 		"LOAD_FAST module_swaps; UNPACK_SEQUENCE; STORE_FAST swapped_keys; STORE_FAST refcount")
@@ -43,13 +43,13 @@ func newGlobalLock() *model.Protocol {
 		Code: []model.Instr{
 			model.Local(16, "from numba import cuda", "IMPORT_NAME numba; IMPORT_FROM cuda; STORE_DEREF cuda"),
 			model.Local(18, "fn_globs = fn.__globals__", "LOAD_FAST fn; LOAD_ATTR __globals__; STORE_FAST fn_globs"),
-			model.Local(19, "globals_id = id(fn_globs)", "LOAD_GLOBAL id; CALL; STORE_FAST globals_id"),
+			withCheck(model.Local(19, "globals_id = id(fn_globs)", "LOAD_GLOBAL id; CALL; STORE_FAST globals_id"), model.CheckAfter, false),
 			acquire("", 20, "with _swap_state_lock:", model.GlobalLock, globalLock),
 			collect,
 			{
 				Line: 23, Text: "module_swaps = _swap_state.get(globals_id)",
 				Bytecode: "LOAD_METHOD get; CALL (dict.get); STORE_FAST module_swaps",
-				Object:   model.SavedRegistry, Access: sched.Read,
+				Object:   model.SavedRegistry, Access: sched.Read, Check: model.CheckAfter,
 				Exec: func(c *model.Ctx) {
 					_, ok := c.Saved()
 					c.SetTmp(present(ok))
@@ -93,7 +93,7 @@ func newGlobalLock() *model.Protocol {
 				// keys_to_swap is never read after the entry.
 				Label: "exit-locked", Line: 38, Text: "swapped_keys, refcount = _swap_state.get(globals_id)",
 				Bytecode: "LOAD_METHOD get; CALL (dict.get); UNPACK_SEQUENCE; STORE_FAST swapped_keys; STORE_FAST refcount",
-				Object:   model.SavedRegistry, Access: sched.Read,
+				Object:   model.SavedRegistry, Access: sched.Read, Check: model.CheckAlways,
 				Exec: func(c *model.Ctx) {
 					saved, ok := c.Saved()
 					if !ok {
@@ -125,7 +125,7 @@ func newGlobalLock() *model.Protocol {
 				},
 			},
 			exitLoop,
-			storeGlobal(45, "fn_globs[name] = cuda", "LOAD_DEREF cuda; STORE_SUBSCR", "restore",
+			storeGlobal(45, "fn_globs[name] = cuda", "LOAD_DEREF cuda; STORE_SUBSCR; JUMP_BACKWARD", "restore",
 				func(*model.Ctx) model.Value { return model.Real }),
 			{
 				Label: "del", Line: 46, Text: "del _swap_state[globals_id]", Bytecode: "DELETE_SUBSCR",

@@ -32,7 +32,7 @@ func forKeys(label string, line int, text, done string) model.Instr {
 // storeFake is the body of that loop: "fn_globs[k] = fake_cuda_module", one
 // STORE_SUBSCR per key, back to the loop head.
 func storeFake(line int, text, head string) model.Instr {
-	return storeGlobal(line, text, "LOAD_FAST fake_cuda_module; STORE_SUBSCR", head, fake)
+	return storeGlobal(line, text, "LOAD_FAST fake_cuda_module; STORE_SUBSCR; JUMP_BACKWARD", head, fake)
 }
 
 func fake(c *model.Ctx) model.Value { return c.Fake() }
@@ -56,7 +56,7 @@ func release(label string, line int, text string, obj model.Object, which func(*
 	return model.Instr{
 		Label: label, Line: line, Text: text,
 		Bytecode: "CALL (lock.__exit__: release) / WITH_EXCEPT_START; RERAISE",
-		Object:   obj, Access: sched.Write,
+		Object:   obj, Access: sched.Write, Check: model.CheckAfter,
 		Exec: func(c *model.Ctx) {
 			c.Release(which(c))
 			c.Reraise()
@@ -105,11 +105,12 @@ func listCount(c *model.Ctx) (int32, bool) {
 }
 
 // storeGlobal is the body of a "for name in keys:" loop that stores one
-// global per pass ("fn_globs[name] = v"), back to the loop head.
+// global per pass ("fn_globs[name] = v"), back to the loop head (a
+// JUMP_BACKWARD, which checks the eval breaker).
 func storeGlobal(line int, text, bytecode, head string, v func(*model.Ctx) model.Value) model.Instr {
 	return model.Instr{
 		Line: line, Text: text, Bytecode: bytecode,
-		Object: model.Globals, Access: sched.Write,
+		Object: model.Globals, Access: sched.Write, Check: model.CheckAfter,
 		Exec: func(c *model.Ctx) {
 			k := c.Iter()
 			c.SetGlobal(k, v(c))
@@ -117,4 +118,10 @@ func storeGlobal(line int, text, bytecode, head string, v func(*model.Ctx) model
 			c.Jump(head)
 		},
 	}
+}
+
+// withCheck is in with its eval-breaker checks (model.Instr.Check).
+func withCheck(in model.Instr, check model.Check, first bool) model.Instr {
+	in.Check, in.CheckFirst = check, first
+	return in
 }

@@ -41,7 +41,7 @@ func refcount(name, source, summary string, lines entryLines, registered, delete
 	code := []model.Instr{
 		model.Local(lines.imp, "from numba import cuda", "IMPORT_NAME numba; IMPORT_FROM cuda; STORE_DEREF cuda"),
 		model.Local(lines.globs, "fn_globs = fn.__globals__", "LOAD_FAST fn; LOAD_ATTR __globals__; STORE_FAST fn_globs"),
-		model.Local(lines.gid, "gid = id(fn_globs)", "LOAD_GLOBAL id; CALL; STORE_FAST gid"),
+		withCheck(model.Local(lines.gid, "gid = id(fn_globs)", "LOAD_GLOBAL id; CALL; STORE_FAST gid"), model.CheckAfter, false),
 	}
 	fetch := model.Instr{
 		Line: 22, Text: "lock = _globals_locks[gid]",
@@ -77,7 +77,7 @@ func refcount(name, source, summary string, lines entryLines, registered, delete
 				}
 			},
 		},
-		model.CollectCuda(27, "orig = {k: v for k, v in fn_globs.items() if v is cuda}", dictcomp),
+		withCheck(model.CollectCuda(27, "orig = {k: v for k, v in fn_globs.items() if v is cuda}", dictcomp), model.CheckLoop, true),
 		model.Instr{
 			Line: 28, Text: "_swap_orig[gid] = orig", Bytecode: "STORE_SUBSCR",
 			Object: model.SavedRegistry, Access: sched.Write,
@@ -102,7 +102,7 @@ func refcount(name, source, summary string, lines entryLines, registered, delete
 		},
 		model.Instr{
 			Line: 43, Text: "fn_globs.update(_swap_orig.pop(gid))", Bytecode: "CALL (dict.pop)",
-			Object: model.SavedRegistry, Access: sched.Write,
+			Object: model.SavedRegistry, Access: sched.Write, Check: model.CheckAfter,
 			Exec: func(c *model.Ctx) {
 				saved, ok := c.Saved()
 				if !ok {
@@ -115,7 +115,7 @@ func refcount(name, source, summary string, lines entryLines, registered, delete
 		},
 		model.Instr{
 			Line: 43, Text: "fn_globs.update(_swap_orig.pop(gid))", Bytecode: "CALL (dict.update)",
-			Object: model.Globals, Access: sched.Write,
+			Object: model.Globals, Access: sched.Write, Check: model.CheckAfter,
 			Exec: func(c *model.Ctx) { c.UpdateGlobals(c.TmpKeys(), model.Real) },
 		},
 		model.Instr{
