@@ -121,8 +121,8 @@ func TestScenarioFiles(t *testing.T) {
 		// barrier's load (the only use), the refcount variants' lock
 		// deletion loses the saved names.
 		{"device-syncthreads.txt", map[string][]want{
-			"naive":                 same(violation(check.KindUseSawReal, "dev1.cuda is the real module", "has no attribute 'syncthreads'")),
-			"global-lock":           same(verified),
+			"naive":       same(violation(check.KindUseSawReal, "dev1.cuda is the real module", "has no attribute 'syncthreads'")),
+			"global-lock": same(verified),
 			// gil-breaker's depth-first search meets a thread's KeyError
 			// only after another has left dev1 swapped for good
 			"refcount-unregistered": modes(syncUnregistered, syncUnregistered, syncUnregistered, syncLeft),
