@@ -117,7 +117,7 @@ func (POR) Exhaustive() bool { return true }
 
 // porRun is one run of POR.
 type porRun struct {
-	fault    porFault
+	fault porFault
 	// futures: the states are Futures (else every state is expanded
 	// fully); fut is the one being expanded
 	futures  bool
