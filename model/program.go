@@ -42,7 +42,9 @@ type Program struct {
 	Protocol  *Protocol
 	Atomicity Atomicity
 
-	codes      []code
+	codes []code
+	// raises: some code has a raise statement (see World.MayConflict)
+	raises     bool
 	kernelCode int
 	hostCode   int
 	maxFrames  int
@@ -190,6 +192,7 @@ func (pr *Program) compileBody(mod int, body []Stmt) []stmt {
 			st.kind = sSync
 		case OpRaise:
 			st.kind = sRaise
+			pr.raises = true
 		}
 		out[i] = st
 	}

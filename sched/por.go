@@ -96,7 +96,8 @@ const (
 // step in the executions both methods speak of; a method may use it only
 // to say less (a thread held up by a frozen thread's lock does not get
 // past it). Both must hold for every execution from the current state in
-// which no frozen thread steps, or POR misses states.
+// which no frozen thread steps and no step fails but the last (a failing
+// step ends an execution), or POR misses states.
 type Futures interface {
 	// MayConflict reports whether thread q, not frozen, may come to take a
 	// step dependent with thread p's next step, which can run, p frozen: a
