@@ -85,8 +85,6 @@ const (
 	// porNextStepsOnly judges conflicts by the threads' next steps
 	// alone, as if no thread had a future.
 	porNextStepsOnly
-	// porNoEnablers ignores blocked threads' enablers.
-	porNoEnablers
 	// porNoProviso drops the stack proviso.
 	porNoProviso
 )
@@ -338,15 +336,15 @@ func (x *porRun) closure(s System, seed ThreadID, limit int) int {
 	for len(x.work) > 0 && runnable < limit {
 		p := x.work[len(x.work)-1]
 		x.work = x.work[:len(x.work)-1]
+		if s.Status(p) == Done { // an enabler that ended: it never steps again
+			continue
+		}
 		if x.status[p] {
 			for q := range n {
 				if !x.inT[q] && s.Status(q) != Done && x.conflicts(s, p, q) {
 					add(q)
 				}
 			}
-			continue
-		}
-		if x.fault == porNoEnablers {
 			continue
 		}
 		x.ens = x.fut.AppendEnablers(p, x.inT, x.ens[:0])

@@ -5,8 +5,6 @@ package sched
 var (
 	// PORNextStepsOnly judges conflicts by the threads' next steps alone.
 	PORNextStepsOnly = POR{fault: porNextStepsOnly}
-	// PORNoEnablers ignores the enablers of blocked threads.
-	PORNoEnablers = POR{fault: porNoEnablers}
 	// PORNoProviso drops the stack proviso.
 	PORNoProviso = POR{fault: porNoProviso}
 )

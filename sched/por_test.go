@@ -172,7 +172,6 @@ func TestBrokenPORCaught(t *testing.T) {
 		s    sched.Strategy
 	}{
 		{"next steps only", sched.PORNextStepsOnly},
-		{"no enablers", sched.PORNoEnablers},
 		{"no proviso", sched.PORNoProviso},
 	}
 	type sample struct {
