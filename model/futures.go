@@ -1,6 +1,10 @@
 package model
 
-import "swapcheck/sched"
+import (
+	"slices"
+
+	"swapcheck/sched"
+)
 
 // Futures, for sched.POR: what a thread may still touch from the current
 // state on, and which threads can unblock a blocked one. Nothing here is
@@ -77,48 +81,112 @@ type futStep struct {
 	unknown bool
 }
 
-// futureScan walks one thread's future (see Futures).
-type futureScan struct {
-	w      *World
-	frozen []bool
-	see    func(futStep) bool
-	found  bool
-	// noDeaths: no thread dies in an execution that has not failed (see
-	// Futures), so a block's poll runs only once each of its threads is
-	// done or waits at the barrier
-	noDeaths bool
+// futCut is a place where a thread's future stops when some threads are
+// frozen: before an acquire of a lock (cutLock, arg the lock) when its
+// owner is frozen; at a barrier wait or before its start (cutHost) when
+// the host is frozen; before the host's poll of a block (cutPoll, arg the
+// block) when pollHeld says so.
+type futCut struct {
+	kind uint8
+	arg  int
 }
 
-// pollHeld reports whether the host's poll of block g cannot run while
-// the frozen threads stay put: no thread dies, and a frozen thread of
-// the block is neither done nor waiting at the barrier.
-func (sc *futureScan) pollHeld(g int) bool {
-	if !sc.noDeaths {
-		return false
+const (
+	cutNone uint8 = iota
+	cutLock
+	cutHost
+	cutPoll
+)
+
+// futSeg is the part of a thread's future between two cuts: the cut
+// before it, and what its steps touch.
+type futSeg struct {
+	cut     futCut
+	steps   int
+	unknown bool
+	// reads and writes are bitsets of objects; anyLock of modules whose
+	// lock, not known yet, a step takes; polls of blocks polled
+	reads, writes  []uint64
+	anyLock, polls uint64
+}
+
+// futures is every thread's future at one state (vector s), cut into
+// segments; World.futures keeps the last one made (see there).
+type futures struct {
+	s        []slot
+	noDeaths bool
+	threads  [][]futSeg
+	made     []bool
+	objWords int
+}
+
+// futureScan records one thread's future into segments.
+type futureScan struct {
+	w    *World
+	segs []futSeg
+	// noDeaths: no thread dies in an execution that has not failed (see
+	// MayConflict), so a block's poll runs only once each of its threads
+	// is done or waits at the barrier
+	noDeaths bool
+	words    int
+}
+
+// cut starts a new segment behind cut c, reusing a segment's sets from
+// an earlier walk where there is one.
+func (sc *futureScan) cut(c futCut) {
+	if len(sc.segs) < cap(sc.segs) {
+		sc.segs = sc.segs[:len(sc.segs)+1]
+		g := &sc.segs[len(sc.segs)-1]
+		reads, writes := g.reads, g.writes
+		if len(reads) != sc.words { // capacity append left unused
+			reads, writes = make([]uint64, sc.words), make([]uint64, sc.words)
+		}
+		clear(reads)
+		clear(writes)
+		*g = futSeg{cut: c, reads: reads, writes: writes}
+		return
 	}
-	for _, u := range sc.w.p.blockThreads[g] {
-		b := sc.w.thread(u)
-		if sc.frozen[u] && sc.w.s[b+tStatus] != finished && sc.w.s[b+tBlocked] == 0 {
-			return true
+	sc.segs = append(sc.segs, futSeg{cut: c, reads: make([]uint64, sc.words), writes: make([]uint64, sc.words)})
+}
+
+// step adds st to the current segment.
+func (sc *futureScan) step(st futStep) {
+	g := &sc.segs[len(sc.segs)-1]
+	g.steps++
+	switch {
+	case st.unknown:
+		g.unknown = true
+	case st.anyLockOf != 0:
+		g.anyLock |= 1 << (st.anyLockOf - 1)
+	case st.poll != 0:
+		g.polls |= 1 << (st.poll - 1)
+	case st.fp.Access == sched.Read:
+		g.reads[st.fp.Object/64] |= 1 << (st.fp.Object % 64)
+	case st.fp.Access == sched.Write:
+		g.writes[st.fp.Object/64] |= 1 << (st.fp.Object % 64)
+	}
+}
+
+// holds reports whether cut c stops a thread while the frozen threads
+// take no step.
+func (f *futures) holds(w *World, c futCut, frozen []bool) bool {
+	switch c.kind {
+	case cutLock:
+		o := int(w.s[w.p.lay.lockOwner+c.arg]) - 1
+		return o >= 0 && frozen[o]
+	case cutHost:
+		return frozen[Host]
+	case cutPoll:
+		// no thread dies, and a frozen thread of the block is neither
+		// done nor waiting at the barrier
+		for _, u := range w.p.blockThreads[c.arg] {
+			b := w.thread(u)
+			if frozen[u] && w.s[b+tStatus] != finished && w.s[b+tBlocked] == 0 {
+				return true
+			}
 		}
 	}
 	return false
-}
-
-// step shows st to see, and reports whether the walk is over: see found
-// what it looked for.
-func (sc *futureScan) step(st futStep) bool {
-	if sc.see(st) {
-		sc.found = true
-		return true
-	}
-	return false
-}
-
-// frozenOwner reports whether lock r is held by a frozen thread.
-func (sc *futureScan) frozenOwner(r LockRef) bool {
-	o := int(sc.w.s[sc.w.p.lay.lockOwner+int(r)]) - 1
-	return o >= 0 && sc.frozen[o]
 }
 
 // predictedLock is the lock a fetch of module m's lock not yet made will
@@ -131,8 +199,8 @@ func (w *World) predictedLock(m int) LockRef {
 }
 
 // instrs walks instructions [from, to) of a frame of module m whose lock
-// is lock (0: not fetched yet); it reports whether the walk is over.
-func (sc *futureScan) instrs(m, from, to int, lock LockRef) bool {
+// is lock (0: not fetched yet).
+func (sc *futureScan) instrs(m, from, to int, lock LockRef) {
 	l := &sc.w.p.lay
 	code := sc.w.p.Protocol.Code
 	for i := max(from, 0); i < to; i++ {
@@ -148,8 +216,8 @@ func (sc *futureScan) instrs(m, from, to int, lock LockRef) bool {
 		case SavedRegistry:
 			obj = l.objOrig + m
 		case GlobalLock:
-			if in.Ready != nil && sc.frozenOwner(GlobalLockRef) {
-				return true
+			if in.Ready != nil {
+				sc.cut(futCut{cutLock, int(GlobalLockRef)})
 			}
 			obj = l.objLock + int(GlobalLockRef)
 		case ModuleLock:
@@ -158,94 +226,81 @@ func (sc *futureScan) instrs(m, from, to int, lock LockRef) bool {
 				r = sc.w.predictedLock(m)
 			}
 			if r == 0 {
-				if sc.step(futStep{anyLockOf: 1 + m}) {
-					return true
-				}
+				sc.step(futStep{anyLockOf: 1 + m})
 				continue
 			}
-			if in.Ready != nil && sc.frozenOwner(r) {
-				return true
+			if in.Ready != nil {
+				sc.cut(futCut{cutLock, int(r)})
 			}
 			obj = l.objLock + int(r)
 		default:
 			continue
 		}
-		if sc.step(futStep{fp: sched.Footprint{Object: obj, Access: in.Access}}) {
-			return true
-		}
+		sc.step(futStep{fp: sched.Footprint{Object: obj, Access: in.Access}})
 	}
-	return false
 }
 
 // call walks a with swapped_cuda_module(...) for code c not yet entered.
-func (sc *futureScan) call(t, c int) bool {
+func (sc *futureScan) call(t, c int) {
 	p := sc.w.p
 	m := p.codes[c].module
 	y := p.Protocol.yield
-	return sc.instrs(m, 0, y, 0) || sc.stmts(t, c, 0, -1) || sc.instrs(m, y+1, len(p.Protocol.Code), 0)
+	sc.instrs(m, 0, y, 0)
+	sc.stmts(t, c, 0, -1)
+	sc.instrs(m, y+1, len(p.Protocol.Code), 0)
 }
 
 // stmts walks code c's statements from from on; sub is the sub-step the
 // first is at (-1: a statement not started).
-func (sc *futureScan) stmts(t, c, from, sub int) bool {
+func (sc *futureScan) stmts(t, c, from, sub int) {
 	w, l := sc.w, &sc.w.p.lay
 	cd := &w.p.codes[c]
+	local := futStep{fp: sched.Footprint{Access: sched.Local}}
 	for b := from; b < len(cd.stmts); b++ {
 		st := &cd.stmts[b]
-		first := sub
-		if b != from || first < 0 {
-			first = 0
-		}
-		local := futStep{fp: sched.Footprint{Access: sched.Local}}
-		var stop bool
 		switch st.kind {
 		case sUse:
-			stop = sc.step(futStep{fp: sched.Footprint{Object: l.objGlobals + cd.module, Access: sched.Read}})
+			sc.step(futStep{fp: sched.Footprint{Object: l.objGlobals + cd.module, Access: sched.Read}})
 		case sCall:
-			stop = sc.step(futStep{fp: sched.Footprint{Object: l.objContext, Access: sched.Read}}) || sc.call(t, st.arg)
+			sc.step(futStep{fp: sched.Footprint{Object: l.objContext, Access: sched.Read}})
+			sc.call(t, st.arg)
 		case sLaunch:
-			stop = sc.call(t, st.arg)
+			sc.call(t, st.arg)
 		case sSetContext, sResetContext:
-			stop = sc.step(futStep{fp: sched.Footprint{Object: l.objContext, Access: sched.Write}})
+			sc.step(futStep{fp: sched.Footprint{Object: l.objContext, Access: sched.Write}})
 		case sPoll:
-			if sc.pollHeld(st.arg) {
-				return true
+			if sc.noDeaths {
+				sc.cut(futCut{cutPoll, st.arg})
 			}
-			stop = sc.step(futStep{fp: local.fp, poll: 1 + st.arg})
+			sc.step(futStep{fp: local.fp, poll: 1 + st.arg})
 		case sSync:
-			base := w.thread(t)
-			passed := b == from && first > syncWait
-			stop = sc.step(local)
-			if !passed && sc.frozen[Host] && w.s[base+tEvent] == 0 {
-				return true // the barrier's wait, which only the host's poll releases
+			sc.step(local)
+			passed := b == from && sub > syncWait
+			if !passed && w.s[w.thread(t)+tEvent] == 0 {
+				// the barrier's wait, which only the host's poll releases
+				sc.cut(futCut{kind: cutHost})
+				sc.step(local)
 			}
 		case sRaise, sStart:
-			stop = sc.step(local)
+			sc.step(local)
 		default: // a statement this file has no row for: it may touch anything
-			stop = sc.step(futStep{unknown: true})
-		}
-		if stop {
-			return true
+			sc.step(futStep{unknown: true})
 		}
 	}
-	return false
 }
 
-// future walks thread t's future (see Futures) while the frozen threads
-// take no step, calling see with each step, and reports whether see
-// returned true for one.
-func (w *World) future(t int, frozen []bool, noDeaths bool, see func(futStep) bool) bool {
-	w.sync()
-	sc := &futureScan{w: w, frozen: frozen, see: see, noDeaths: noDeaths && !w.p.raises}
+// scanThread records thread t's future.
+func (sc *futureScan) thread(t int) {
+	w := sc.w
+	sc.cut(futCut{})
 	base := w.thread(t)
 	switch w.s[base+tStatus] {
 	case finished:
-		return false
+		return
 	case notStarted:
-		if !frozen[Host] {
-			sc.stmts(t, w.p.kernelCode, 0, -1)
-		}
-		return sc.found
+		sc.cut(futCut{kind: cutHost})
+		sc.stmts(t, w.p.kernelCode, 0, -1)
+		return
 	}
 	y := w.p.Protocol.yield
 	end := len(w.p.Protocol.Code)
@@ -256,45 +311,84 @@ func (w *World) future(t int, frozen []bool, noDeaths bool, see func(futStep) bo
 		m := w.p.codes[c].module
 		pc := int(w.s[f+fPC])
 		lock := LockRef(w.s[f+fLock])
-		var stop bool
 		switch {
 		case w.s[f+fInBody] == 1:
 			from, sub := int(w.s[f+fBody]), int(w.s[f+fSub])
 			if d < depth-1 { // its call statement is running in the frame above
 				from, sub = from+1, -1
 			}
-			stop = sc.stmts(t, c, from, sub) || (pc >= 0 && sc.instrs(m, y+1, end, lock))
+			sc.stmts(t, c, from, sub)
+			if pc >= 0 {
+				sc.instrs(m, y+1, end, lock)
+			}
 		case pc < y:
-			stop = sc.instrs(m, pc, y, lock) || sc.stmts(t, c, 0, -1) || sc.instrs(m, y+1, end, lock)
+			sc.instrs(m, pc, y, lock)
+			sc.stmts(t, c, 0, -1)
+			sc.instrs(m, y+1, end, lock)
 		default:
-			stop = sc.instrs(m, pc, end, lock)
-		}
-		if stop {
-			break
+			sc.instrs(m, pc, end, lock)
 		}
 	}
-	return sc.found
 }
 
-// conflicts reports whether a step with footprint x depends on st by
-// their objects.
-func (w *World) conflicts(x sched.Footprint, st futStep) bool {
-	if st.unknown {
+// futures is every thread's future at w's state, each made when first
+// asked for. It keeps the last one it made, for the state whose vector it
+// was made from: the closure of a persistent set asks MayConflict of one
+// state many times over. (Only POR asks, on one goroutine.)
+func (w *World) futures(deathsFail bool) *futures {
+	w.sync()
+	noDeaths := deathsFail && !w.p.raises
+	f := w.p.fut
+	if f != nil && f.noDeaths == noDeaths && slices.Equal(f.s, w.s) {
+		return f
+	}
+	if f == nil {
+		f = &futures{objWords: (w.p.NumObjects() + 63) / 64}
+		w.p.fut = f
+	}
+	f.s = append(f.s[:0], w.s...)
+	f.noDeaths = noDeaths
+	n := w.p.NumThreads()
+	for len(f.threads) < n {
+		f.threads = append(f.threads, nil)
+		f.made = append(f.made, false)
+	}
+	clear(f.made)
+	return f
+}
+
+// thread is thread t's future, in segments.
+func (f *futures) thread(w *World, t int) []futSeg {
+	if !f.made[t] {
+		sc := futureScan{w: w, noDeaths: f.noDeaths, words: f.objWords, segs: f.threads[t][:0]}
+		sc.thread(t)
+		f.threads[t], f.made[t] = sc.segs, true
+	}
+	return f.threads[t]
+}
+
+// conflicts reports whether a step with footprint x depends on a step of
+// segment g by their objects.
+func (w *World) conflicts(x sched.Footprint, g *futSeg) bool {
+	if g.unknown {
 		return true
 	}
-	if x.Access == sched.Local || st.poll != 0 {
+	if x.Access == sched.Local {
 		return false
 	}
 	l := &w.p.lay
-	if st.anyLockOf != 0 {
-		m := st.anyLockOf - 1
-		r := x.Object - l.objLock
-		return r >= w.p.lockPool[m] && r < w.p.lockPool[m]+w.p.lockPoolSize[m]
+	if r := x.Object - l.objLock; g.anyLock != 0 && r > int(GlobalLockRef) {
+		for m := range w.p.lockPool {
+			if g.anyLock&(1<<m) != 0 && r >= w.p.lockPool[m] && r < w.p.lockPool[m]+w.p.lockPoolSize[m] {
+				return true
+			}
+		}
 	}
-	if st.fp.Access == sched.Local || st.fp.Object != x.Object {
-		return false
+	word, bit := x.Object/64, uint64(1)<<(x.Object%64)
+	if g.writes[word]&bit != 0 {
+		return true
 	}
-	return x.Access == sched.Write || st.fp.Access == sched.Write
+	return x.Access == sched.Write && g.reads[word]&bit != 0
 }
 
 // MayConflict reports whether thread q may, while the frozen threads
@@ -309,36 +403,55 @@ func (w *World) conflicts(x sched.Footprint, st futStep) bool {
 // failed, and a block's poll waits for every thread of the block, frozen
 // ones included.
 func (w *World) MayConflict(p, q int, frozen []bool, deathsFail bool) bool {
-	w.sync()
+	f := w.futures(deathsFail)
+	segs := f.thread(w, q)
+	pollOf := -1
 	if p == Host {
-		if f := w.top(p); w.s[f+fInBody] == 1 {
-			if st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]; st.kind == sPoll {
-				// the poll reads and writes its block's threads' flags:
-				// any step of theirs may matter
-				if q != Host && w.p.threadBlock[q] == st.arg {
-					return w.future(q, frozen, deathsFail, func(futStep) bool { return true })
-				}
-				return false
+		if fr := w.top(p); w.s[fr+fInBody] == 1 {
+			if st := &w.p.codes[w.s[fr+fCode]].stmts[w.s[fr+fBody]]; st.kind == sPoll {
+				pollOf = st.arg
 			}
 		}
 	}
+	if pollOf >= 0 {
+		// the poll reads and writes its block's threads' flags: any step
+		// of theirs may matter
+		if q == Host || w.p.threadBlock[q] != pollOf {
+			return false
+		}
+		for i := range segs {
+			if f.holds(w, segs[i].cut, frozen) {
+				return false
+			}
+			if segs[i].steps > 0 {
+				return true
+			}
+		}
+		return false
+	}
 	x := w.objectFootprint(p)
 	quiet := 0 // 1 quiet, -1 loud, 0 not known yet
-	return w.future(q, frozen, deathsFail, func(st futStep) bool {
-		if w.conflicts(x, st) {
+	for i := range segs {
+		g := &segs[i]
+		if f.holds(w, g.cut, frozen) {
+			return false
+		}
+		if w.conflicts(x, g) {
 			return true
 		}
-		if st.poll != 0 && p != Host && w.p.threadBlock[p] == st.poll-1 {
+		if p != Host && g.polls&(1<<w.p.threadBlock[p]) != 0 {
 			if quiet == 0 {
 				quiet = -1
 				if w.quiet(p) {
 					quiet = 1
 				}
 			}
-			return quiet < 0
+			if quiet < 0 {
+				return true
+			}
 		}
-		return false
-	})
+	}
+	return false
 }
 
 // quiet reports whether GPU thread p's next step leaves its thread alive

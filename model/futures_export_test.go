@@ -9,20 +9,40 @@ import "swapcheck/sched"
 // lock fp names, or, for a local step, any step at all.
 func (w *World) FutureCovers(t int, frozen []bool, deathsFail bool, fp sched.Footprint, poll int) bool {
 	l := &w.p.lay
-	return w.future(t, frozen, deathsFail, func(st futStep) bool {
+	f := w.futures(deathsFail)
+	segs := f.thread(w, t)
+	for i := range segs {
+		g := &segs[i]
+		if f.holds(w, g.cut, frozen) {
+			return false
+		}
 		switch {
-		case st.unknown:
+		case g.unknown:
 			return true
 		case poll != 0:
-			return st.poll == poll
+			if g.polls&(1<<(poll-1)) != 0 {
+				return true
+			}
+			continue
 		case fp.Access == sched.Local:
-			return true
-		case st.anyLockOf != 0:
-			m, r := st.anyLockOf-1, fp.Object-l.objLock
-			return r >= w.p.lockPool[m] && r < w.p.lockPool[m]+w.p.lockPoolSize[m]
+			if g.steps > 0 {
+				return true
+			}
+			continue
 		}
-		return st.fp.Object == fp.Object && (st.fp.Access == sched.Write || fp.Access == sched.Read)
-	})
+		if r := fp.Object - l.objLock; r > int(GlobalLockRef) {
+			for m := range w.p.lockPool {
+				if g.anyLock&(1<<m) != 0 && r >= w.p.lockPool[m] && r < w.p.lockPool[m]+w.p.lockPoolSize[m] {
+					return true
+				}
+			}
+		}
+		word, bit := fp.Object/64, uint64(1)<<(fp.Object%64)
+		if g.writes[word]&bit != 0 || fp.Access == sched.Read && g.reads[word]&bit != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // PollOf is the block whose poll is the host's next step, plus one, or 0.

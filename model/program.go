@@ -70,6 +70,8 @@ type Program struct {
 	// the threads' statuses (see lazy.go)
 	steps, statuses *memo
 	events          *events
+	// fut is the last futures World.futures made (see there)
+	fut *futures
 }
 
 // maxLocks bounds the locks a program may make (one per call at most): lock
