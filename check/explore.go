@@ -34,7 +34,7 @@ var StrategyDoc = map[string]string{
 	StrategyStates:  "exhaustive stateful search, states equal up to permuting a block's threads counted once; -workers in parallel (proves)",
 	StrategyDFS:     "exhaustive depth-first search with a visited set; -workers in parallel (proves)",
 	StrategyBFS:     "exhaustive breadth-first search: the shortest counterexample (proves)",
-	StrategyDPOR:    "exhaustive stateless search with source-set partial-order reduction and sleep sets; reports the reduction against every interleaving (proves); por is the better choice once the states of several calls per thread outgrow dpor's executions",
+	StrategyDPOR:    "exhaustive stateless search with source-set partial-order reduction and sleep sets; reports the reduction against every interleaving (proves); from three threads, or two calls per thread, on, por proves faster (docs/performance.md)",
 	StrategyPOR:     "exhaustive stateful search with persistent sets from exact footprints and the stack proviso, states equal up to permuting a block's threads counted once; one worker (proves)",
 	StrategyBounded: "every schedule with at most -preemptions preemptions, the fewest first (proves only when the bound never mattered)",
 	StrategyPCT:     "-runs PCT runs aimed at bugs of depth -depth, with a per-run probability guarantee (finds, never proves)",

@@ -147,8 +147,11 @@ func (p POR) Run(init System, lim Limits) Result {
 	vs := newSearchSet(1, lim)
 	x.set = vs.join()
 	defer vs.free()
+	// A step also works out a persistent set, a closure over the threads
+	// whose cost grows with their number: each counts that many more
+	// towards the next poll of Limits.Stop.
 	x.stop = newStopper(lim, &x.stats)
-	x.stop.weigh(init)
+	x.stop.weight = stepWeight(init) + n
 	var res Result
 	start := init.Clone()
 	k := x.key(start, nil)
