@@ -1,7 +1,7 @@
 package model
 
 import (
-	"slices"
+	"bytes"
 
 	"swapcheck/sched"
 )
@@ -113,7 +113,7 @@ type futSeg struct {
 // futures is every thread's future at one state (vector s), cut into
 // segments; World.futures keeps the last one made (see there).
 type futures struct {
-	s        []slot
+	key      []byte // the vector's bytes (KeyView)
 	noDeaths bool
 	threads  [][]futSeg
 	made     []bool
@@ -339,14 +339,14 @@ func (w *World) futures(deathsFail bool) *futures {
 	w.sync()
 	noDeaths := deathsFail && !w.p.raises
 	f := w.p.fut
-	if f != nil && f.noDeaths == noDeaths && slices.Equal(f.s, w.s) {
+	if f != nil && f.noDeaths == noDeaths && bytes.Equal(f.key, w.KeyView()) {
 		return f
 	}
 	if f == nil {
 		f = &futures{objWords: (w.p.NumObjects() + 63) / 64}
 		w.p.fut = f
 	}
-	f.s = append(f.s[:0], w.s...)
+	f.key = append(f.key[:0], w.KeyView()...)
 	f.noDeaths = noDeaths
 	n := w.p.NumThreads()
 	for len(f.threads) < n {

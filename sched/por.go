@@ -129,6 +129,8 @@ type porRun struct {
 	maxDepth int
 	maxExec  int64
 	path     []ThreadID
+	// states recycles the children once searched (Copier)
+	states pool
 	// the closure's scratch
 	inT, status []bool
 	work, ens   []ThreadID
@@ -247,12 +249,14 @@ func (x *porRun) expand(s System, key string, via ThreadID, pre int) dfsEnd {
 		if !x.set.add(kid.key) {
 			x.stats.Matched++
 			x.stats.execution(kp)
+			x.states.put(kid.s)
 			continue
 		}
 		x.stats.States++
 		x.path = append(x.path, t)
 		end := x.expand(kid.s, string(kid.key), t, kp)
 		x.path = x.path[:len(x.path)-1]
+		x.states.put(kid.s)
 		if end.failure != nil || end.cut != "" {
 			return end
 		}
@@ -262,7 +266,7 @@ func (x *porRun) expand(s System, key string, via ThreadID, pre int) dfsEnd {
 
 // child is s after t's step, and its key, or the step's failure.
 func (x *porRun) child(s System, t ThreadID) porKid {
-	c := s.Clone()
+	c := x.states.copyOf(s)
 	x.stats.Steps++
 	if f := c.Step(t); f != nil {
 		return porKid{s: c, fail: f}
