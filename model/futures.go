@@ -110,8 +110,9 @@ type futSeg struct {
 	anyLock, polls uint64
 }
 
-// futures is every thread's future at one state (vector s), cut into
-// segments; World.futures keeps the last one made (see there).
+// futures is every thread's future at one state (whose vector's bytes
+// are key), cut into segments; World.futures keeps the last one made, in
+// the Program (see there).
 type futures struct {
 	key      []byte // the vector's bytes (KeyView)
 	noDeaths bool
@@ -289,7 +290,7 @@ func (sc *futureScan) stmts(t, c, from, sub int) {
 	}
 }
 
-// scanThread records thread t's future.
+// thread records thread t's future.
 func (sc *futureScan) thread(t int) {
 	w := sc.w
 	sc.cut(futCut{})
@@ -334,7 +335,9 @@ func (sc *futureScan) thread(t int) {
 // futures is every thread's future at w's state, each made when first
 // asked for. It keeps the last one it made, for the state whose vector it
 // was made from: the closure of a persistent set asks MayConflict of one
-// state many times over. (Only POR asks, on one goroutine.)
+// state many times over. It is kept in the Program, which the World's
+// clones share: only POR asks, on one goroutine; two goroutines asking at
+// once of one program would race.
 func (w *World) futures(deathsFail bool) *futures {
 	w.sync()
 	noDeaths := deathsFail && !w.p.raises
