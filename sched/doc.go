@@ -38,7 +38,7 @@
 //	search         Copier  RunnableLister  KeyViewer  Compact        WordPeeker  Canonical
 //	DFS            yes     yes             key        key, word      yes         -
 //	States         yes     yes             -          -              -           key
-//	POR            -       yes             -          -              -           key
+//	POR            yes     yes             -          -              -           key
 //	Parallel       yes     yes             key        key, word      yes         with Symmetry
 //	BFS            yes     yes             key        key            -           -
 //	Bounded        yes     yes             key        key            -           -
