@@ -22,6 +22,7 @@ const (
 	StrategyDFS     = "dfs"
 	StrategyBFS     = "bfs"
 	StrategyDPOR    = "dpor"
+	StrategyPOR     = "por"
 	StrategyBounded = "bounded"
 	StrategyPCT     = "pct"
 	StrategyRandom  = "random"
@@ -33,7 +34,8 @@ var StrategyDoc = map[string]string{
 	StrategyStates:  "exhaustive stateful search, states equal up to permuting a block's threads counted once; -workers in parallel (proves)",
 	StrategyDFS:     "exhaustive depth-first search with a visited set; -workers in parallel (proves)",
 	StrategyBFS:     "exhaustive breadth-first search: the shortest counterexample (proves)",
-	StrategyDPOR:    "exhaustive stateless search with source-set partial-order reduction and sleep sets; reports the reduction against every interleaving (proves)",
+	StrategyDPOR:    "exhaustive stateless search with source-set partial-order reduction and sleep sets; reports the reduction against every interleaving (proves); from three threads, or two calls per thread, on, por proves faster (docs/performance.md)",
+	StrategyPOR:     "exhaustive stateful search with persistent sets from exact footprints and the stack proviso, states equal up to permuting a block's threads counted once; one worker (proves)",
 	StrategyBounded: "every schedule with at most -preemptions preemptions, the fewest first (proves only when the bound never mattered)",
 	StrategyPCT:     "-runs PCT runs aimed at bugs of depth -depth, with a per-run probability guarantee (finds, never proves)",
 	StrategyRandom:  "-runs seeded random walks (finds, never proves)",
@@ -57,7 +59,7 @@ var autoBoundedBudget int64 = AutoBoundedBudget
 var noShortenForTest bool
 
 // Strategies lists the strategies Explore knows.
-var Strategies = []string{StrategyAuto, StrategyStates, StrategyDFS, StrategyBFS, StrategyDPOR, StrategyBounded, StrategyPCT, StrategyRandom}
+var Strategies = []string{StrategyAuto, StrategyStates, StrategyDFS, StrategyBFS, StrategyDPOR, StrategyPOR, StrategyBounded, StrategyPCT, StrategyRandom}
 
 // Config is one exploration.
 type Config struct {
@@ -166,6 +168,8 @@ func strategy(cfg Config) (sched.Strategy, error) {
 		return sched.BFS{}, nil
 	case StrategyDPOR:
 		return sched.DPOR{}, nil
+	case StrategyPOR:
+		return sched.POR{}, nil
 	case StrategyBounded:
 		if cfg.Preemptions < 0 {
 			return nil, fmt.Errorf("bounded needs -preemptions of at least 0, got %d", cfg.Preemptions)

@@ -50,6 +50,18 @@ func (s *System) Step(t sched.ThreadID) *sched.Failure {
 	return stepFailure(s.w.Program(), s.w.Step(int(t)))
 }
 
+// MayConflict implements sched.Futures. Step fails every use that does
+// not see its launch's fake and every exception of the swap machinery:
+// the world's deathsFail.
+func (s *System) MayConflict(p, q sched.ThreadID, frozen []bool) bool {
+	return s.w.MayConflict(int(p), int(q), frozen, true)
+}
+
+// AppendEnablers implements sched.Futures.
+func (s *System) AppendEnablers(q sched.ThreadID, frozen []bool, buf []sched.ThreadID) []sched.ThreadID {
+	return s.w.AppendEnablers(int(q), frozen, buf)
+}
+
 // RecordHistory makes the system record the history of each execution and
 // check, at its end, that it is linearizable (see Linearizable). Walks use
 // it; stateful searches cannot, since their paths share states.

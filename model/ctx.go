@@ -223,6 +223,9 @@ func (c *Ctx) StoreLockEntry(r LockRef) {
 
 // DelLockEntry is del _globals_locks[gid]: KeyError when missing.
 func (c *Ctx) DelLockEntry() {
+	if c.w.p.Protocol.KeepsLockEntries {
+		panic("model: protocol " + c.w.p.Protocol.Name + " deletes a lock entry but says it keeps them (KeepsLockEntries)")
+	}
 	i := c.w.p.lay.lockReg + c.module()
 	if c.w.s[i] == 0 {
 		if c.w.Trace {

@@ -51,7 +51,9 @@ type Program struct {
 	Protocol  *Protocol
 	Atomicity Atomicity
 
-	codes      []code
+	codes []code
+	// raises: some code has a raise statement (see World.MayConflict)
+	raises     bool
 	kernelCode int
 	// hosts is the number of host threads, threads 0..hosts-1; hostCodes
 	// are their codes, hostCode the first's
@@ -82,6 +84,8 @@ type Program struct {
 	// the threads' statuses (see lazy.go)
 	steps, statuses *memo
 	events          *events
+	// fut is the last futures World.futures made (see there)
+	fut *futures
 }
 
 // maxLocks bounds the locks a program may make (one per call at most): lock
@@ -216,6 +220,7 @@ func (pr *Program) compileBody(mod int, body []Stmt) []stmt {
 			st.kind, st.arg = sSync, s.Name // cuda.syncthreads() loads the global
 		case OpRaise:
 			st.kind = sRaise
+			pr.raises = true
 		}
 		out[i] = st
 	}

@@ -80,6 +80,11 @@ type Protocol struct {
 	Code    []Instr
 	// Handlers is the exception table.
 	Handlers []Handler
+	// KeepsLockEntries: no instruction deletes a _globals_locks entry,
+	// so a module's lock, once fetched, is the one every later fetch
+	// returns (where a defaultdict miss keeps a stored entry). POR's
+	// futures rely on it; DelLockEntry panics in a protocol that says so.
+	KeepsLockEntries bool
 	// GlobalLockName is the Python name of GlobalLock ("" when unused).
 	GlobalLockName string
 	// CountName and SavedName render the count and saved-names entries in

@@ -15,7 +15,9 @@
 //     word key without making it); and Canonical (a key up to symmetry,
 //     for States and Parallel with Symmetry, which changes the counts);
 //  2. pick a Strategy: DFS or BFS (exhaustive, with a visited set of states),
-//     States (DFS keyed up to symmetry), Parallel (either, on several
+//     States (DFS keyed up to symmetry), POR (States running only a
+//     persistent set of threads at each state, from what Futures says
+//     of the threads' futures), Parallel (either, on several
 //     goroutines sharing a lock-free visited set),
 //     DPOR (exhaustive and stateless, reducing by partial order; it trusts
 //     Footprint to declare every dependence, enabling and blocking
@@ -36,6 +38,7 @@
 //	search         Copier  RunnableLister  KeyViewer  Compact        WordPeeker  Canonical
 //	DFS            yes     yes             key        key, word      yes         -
 //	States         yes     yes             -          -              -           key
+//	POR            yes     yes             -          -              -           key
 //	Parallel       yes     yes             key        key, word      yes         with Symmetry
 //	BFS            yes     yes             key        key            -           -
 //	Bounded        yes     yes             key        key            -           -

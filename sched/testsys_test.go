@@ -52,6 +52,8 @@ func (o op) String() string {
 		return fmt.Sprintf("e%d=%d", o.Reg, o.V)
 	case opJoin:
 		return "j"
+	case opSpin:
+		return fmt.Sprintf("s%d=%d", o.Reg, o.V)
 	}
 	return fmt.Sprintf("op(%d)", o.Kind)
 }

@@ -141,7 +141,7 @@ func refcount(name, source, summary string, lines entryLines, registered, delete
 		model.Handler{From: "try", To: "finally", Target: "finally"},
 		model.Handler{From: "dec", To: "finally-exit", Target: "finally-exit"},
 	)
-	p := &model.Protocol{Name: name, Source: source, Summary: summary, Code: code, Handlers: handlers}
+	p := &model.Protocol{Name: name, Source: source, Summary: summary, Code: code, Handlers: handlers, KeepsLockEntries: !deleteLock}
 	if registered {
 		p.GlobalLockName = "_locks_register_lock"
 	}

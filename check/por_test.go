@@ -1,0 +1,74 @@
+package check_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swapcheck/check"
+	"swapcheck/model"
+	"swapcheck/sched"
+)
+
+// The por search against the unreduced states search, on every protocol
+// and atomicity mode, on the README's scenario files and on generated
+// shapes with several calls, modules, nesting, barriers and blocks: the
+// same verdict; for a violation, a counterexample that replays, of the
+// same kind, and of the same length when Explore's breadth-first search
+// shortened either (then both are shortest); never more states.
+func TestPORAgreesWithStates(t *testing.T) {
+	scenarios := map[string]*model.Scenario{}
+	files, err := filepath.Glob("../testdata/scenarios/*.txt")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		r, err := os.Open(f)
+		require.NoError(t, err)
+		sc, err := model.Parse(r)
+		r.Close()
+		require.NoError(t, err, f)
+		scenarios[filepath.Base(f)] = sc
+	}
+	for name, sh := range map[string]model.Shape{
+		"3 threads, 2 calls, 2 modules, nest 1": {Threads: 3, Blocks: 1, Calls: 2, Modules: 2, Names: 1, Nest: 1},
+		"3 threads, syncthreads":                {Threads: 3, Blocks: 1, Calls: 2, Modules: 2, Names: 2, Syncthreads: true},
+		"2 blocks":                              {Threads: 2, Blocks: 2, Calls: 1, Modules: 2, Names: 1},
+	} {
+		sc, err := sh.Build()
+		require.NoError(t, err)
+		scenarios[name] = sc
+	}
+	for name, sc := range scenarios {
+		for _, p := range check.Protocols() {
+			for _, a := range model.Atomicities() {
+				t.Run(fmt.Sprintf("%s/%s/%s", name, p.Name, a), func(t *testing.T) {
+					run := func(strategy string) *check.Report {
+						rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: a, Strategy: strategy})
+						require.NoError(t, err)
+						require.NotEqual(t, sched.Incomplete, rep.Result.Verdict, strategy)
+						return rep
+					}
+					st, por := run(check.StrategyStates), run(check.StrategyPOR)
+					require.Equal(t, st.Result.Verdict, por.Result.Verdict, "states: %+v, por: %+v", st.Result.Failure, por.Result.Failure)
+					if st.Result.Verdict == sched.Verified {
+						require.LessOrEqual(t, por.Result.Stats.States, st.Result.Stats.States)
+						return
+					}
+					build := func() sched.System { return check.NewSystem(por.Program) }
+					requireModelReplays(t, build, "por", por.Result)
+					require.Equal(t, st.Result.Failure.Kind, por.Result.Failure.Kind)
+					if st.Shortened || por.Shortened {
+						// the breadth-first search finished: both are shortest
+						require.Len(t, por.Result.Schedule, len(st.Result.Schedule))
+					} else if len(por.Result.Schedule) > len(st.Result.Schedule) {
+						t.Logf("por's counterexample has %d steps, states' %d (neither could be shortened within the budget)",
+							len(por.Result.Schedule), len(st.Result.Schedule))
+					}
+				})
+			}
+		}
+	}
+}

@@ -1,0 +1,518 @@
+package model
+
+import (
+	"bytes"
+
+	"swapcheck/sched"
+)
+
+// Futures, for sched.POR: what a thread may still touch from the current
+// state on, and which threads can unblock a blocked one. Nothing here is
+// state or changes the World; it reads the vector and the program.
+//
+// # Which steps depend on which (the rule per operation)
+//
+// A step's footprint (objectFootprint) names the finest object that
+// decides it. Two steps of different threads are dependent when they name
+// the same object and one writes it, and as the group rules below say:
+//
+//	operation                                 object                    access
+//	cuda.X in a body (sUse)                   the module's globals      read
+//	globals.items() pass, fn_globs[k] = v,    the module's globals      read / write
+//	  fn_globs.update(...)
+//	_globals_locks[gid] (get, miss, del)      that module's entry       write
+//	_swap_refcount[gid], _swap_state[gid]     that module's entry       write
+//	_swap_orig[gid]                           that module's entry       write
+//	with lock: (acquire, release)             that one lock             write
+//	with _locks_register_lock / _swap_lock    the global lock           write
+//	call: _get_kernel_context()               the kernel context        read
+//	_kernel_context = ... (host)              the kernel context        write
+//	imports, locals, yield, for over a        nothing                   local
+//	  local dict, syncthreads' flags
+//
+// One module's globals are one object: a dict.update or a comprehension
+// over items() reads or writes several keys at once. A registry is split
+// by key: its operations each name one gid, and the model keeps each key's
+// entry apart (no operation reads a registry's length or iterates it), so
+// operations on different keys commute. They do in both builds: under the
+// GIL each is one atomic C call; in free-threaded CPython (3.13t, 3.14t)
+// each holds the dict's per-object lock while it runs, which serialises
+// two operations on one dict but does not make their order matter when
+// their keys differ (each reads and writes only its own key's entry, and a
+// resize changes no value another key's operation sees). The one
+// free-threaded operation that is not atomic, a defaultdict miss, is two
+// steps on its key's entry (lookup, then __missing__), each a write.
+//
+// The group rules: a GPU thread's step that ends its thread, kills it or
+// changes its barrier flags (a "loud" step: syncthreads' sub-steps, an
+// exception that leaves the kernel, the kernel's last step) depends on
+// the host's poll of its block, which reads and writes those flags; its
+// other steps (quiet) commute with the poll. The host's start of a thread
+// commutes with every step but the started thread's, which cannot run
+// before it.
+//
+// # Futures
+//
+// A thread's future is every step its code can still take, found by
+// walking its frames from the innermost out: the rest of each protocol
+// listing from the frame's pc (jumps go forward, or back to a local loop
+// head whose loop is all at or after the pc, so the rest of the listing
+// covers every path), the rest of each with-body, and every device call
+// in it with the callee's whole listing and body. The walk stops where
+// the thread cannot go on while the frozen threads stay put: at an
+// acquire of a lock a frozen thread holds (only the owner releases a
+// lock), at a barrier wait when the host, the only thread that releases
+// the barrier, is frozen, and, for a thread not started, at once when the
+// host is frozen. A lock not fetched yet is the module's registry entry
+// when the protocol never deletes entries (Protocol.KeepsLockEntries) and
+// the build's defaultdict miss keeps an entry another thread stored (all
+// builds but free-threaded-overwrite); otherwise it is any lock of the
+// module's pool.
+
+// futStep is one step of a thread's future.
+type futStep struct {
+	fp sched.Footprint
+	// anyLockOf, when not 0, is 1 + the module whose lock, not known yet,
+	// the step acquires or releases (fp is then unused)
+	anyLockOf int
+	// poll, when not 0, is 1 + the block whose poll it is (the host's)
+	poll int
+	// unknown: a step whose footprint is not known, dependent with all
+	unknown bool
+}
+
+// futCut is a place where a thread's future stops when some threads are
+// frozen: before an acquire of a lock (cutLock, arg the lock) when its
+// owner is frozen; at a barrier wait or before its start (cutHost) when
+// the host is frozen; before the host's poll of a block (cutPoll, arg the
+// block) when pollHeld says so.
+type futCut struct {
+	kind uint8
+	arg  int
+}
+
+const (
+	cutNone uint8 = iota
+	cutLock
+	cutHost
+	cutPoll
+)
+
+// futSeg is the part of a thread's future between two cuts: the cut
+// before it, and what its steps touch.
+type futSeg struct {
+	cut     futCut
+	steps   int
+	unknown bool
+	// reads and writes are bitsets of objects; anyLock of modules whose
+	// lock, not known yet, a step takes; polls of blocks polled
+	reads, writes  []uint64
+	anyLock, polls uint64
+}
+
+// futures is every thread's future at one state (whose vector's bytes
+// are key), cut into segments; World.futures keeps the last one made, in
+// the Program (see there).
+type futures struct {
+	key      []byte // the vector's bytes (KeyView)
+	noDeaths bool
+	threads  [][]futSeg
+	made     []bool
+	objWords int
+}
+
+// futureScan records one thread's future into segments.
+type futureScan struct {
+	w    *World
+	segs []futSeg
+	// noDeaths: no thread dies in an execution that has not failed (see
+	// MayConflict), so a block's poll runs only once each of its threads
+	// is done or waits at the barrier
+	noDeaths bool
+	words    int
+}
+
+// cut starts a new segment behind cut c, reusing a segment's sets from
+// an earlier walk where there is one.
+func (sc *futureScan) cut(c futCut) {
+	if len(sc.segs) < cap(sc.segs) {
+		sc.segs = sc.segs[:len(sc.segs)+1]
+		g := &sc.segs[len(sc.segs)-1]
+		reads, writes := g.reads, g.writes
+		if len(reads) != sc.words { // capacity append left unused
+			reads, writes = make([]uint64, sc.words), make([]uint64, sc.words)
+		}
+		clear(reads)
+		clear(writes)
+		*g = futSeg{cut: c, reads: reads, writes: writes}
+		return
+	}
+	sc.segs = append(sc.segs, futSeg{cut: c, reads: make([]uint64, sc.words), writes: make([]uint64, sc.words)})
+}
+
+// step adds st to the current segment.
+func (sc *futureScan) step(st futStep) {
+	g := &sc.segs[len(sc.segs)-1]
+	g.steps++
+	switch {
+	case st.unknown:
+		g.unknown = true
+	case st.anyLockOf != 0:
+		g.anyLock |= 1 << (st.anyLockOf - 1)
+	case st.poll != 0:
+		g.polls |= 1 << (st.poll - 1)
+	case st.fp.Access == sched.Read:
+		g.reads[st.fp.Object/64] |= 1 << (st.fp.Object % 64)
+	case st.fp.Access == sched.Write:
+		g.writes[st.fp.Object/64] |= 1 << (st.fp.Object % 64)
+	}
+}
+
+// holds reports whether cut c stops a thread while the frozen threads
+// take no step.
+func (f *futures) holds(w *World, c futCut, frozen []bool) bool {
+	switch c.kind {
+	case cutLock:
+		o := int(w.s[w.p.lay.lockOwner+c.arg]) - 1
+		return o >= 0 && frozen[o]
+	case cutHost:
+		return frozen[Host]
+	case cutPoll:
+		// no thread dies, and a frozen thread of the block is neither
+		// done nor waiting at the barrier
+		for _, u := range w.p.blockThreads[c.arg] {
+			b := w.thread(u)
+			if frozen[u] && w.s[b+tStatus] != finished && w.s[b+tBlocked] == 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// predictedLock is the lock a fetch of module m's lock not yet made will
+// return, or 0 when that is not known.
+func (w *World) predictedLock(m int) LockRef {
+	if !w.p.Protocol.KeepsLockEntries || w.p.Atomicity.overwrite() {
+		return 0
+	}
+	return LockRef(w.s[w.p.lay.lockReg+m])
+}
+
+// instrs walks instructions [from, to) of a frame of module m whose lock
+// is lock (0: not fetched yet).
+func (sc *futureScan) instrs(m, from, to int, lock LockRef) {
+	l := &sc.w.p.lay
+	code := sc.w.p.Protocol.Code
+	for i := max(from, 0); i < to; i++ {
+		in := &code[i]
+		var obj int
+		switch in.Object {
+		case Globals:
+			obj = l.objGlobals + m
+		case LockRegistry:
+			obj = l.objLockReg + m
+		case CountRegistry:
+			obj = l.objCount + m
+		case SavedRegistry:
+			obj = l.objOrig + m
+		case GlobalLock:
+			if in.Ready != nil {
+				sc.cut(futCut{cutLock, int(GlobalLockRef)})
+			}
+			obj = l.objLock + int(GlobalLockRef)
+		case ModuleLock:
+			r := lock
+			if r == 0 {
+				r = sc.w.predictedLock(m)
+			}
+			if r == 0 {
+				sc.step(futStep{anyLockOf: 1 + m})
+				continue
+			}
+			if in.Ready != nil {
+				sc.cut(futCut{cutLock, int(r)})
+			}
+			obj = l.objLock + int(r)
+		default:
+			continue
+		}
+		sc.step(futStep{fp: sched.Footprint{Object: obj, Access: in.Access}})
+	}
+}
+
+// call walks a with swapped_cuda_module(...) for code c not yet entered.
+func (sc *futureScan) call(t, c int) {
+	p := sc.w.p
+	m := p.codes[c].module
+	y := p.Protocol.yield
+	sc.instrs(m, 0, y, 0)
+	sc.stmts(t, c, 0, -1)
+	sc.instrs(m, y+1, len(p.Protocol.Code), 0)
+}
+
+// stmts walks code c's statements from from on; sub is the sub-step the
+// first is at (-1: a statement not started).
+func (sc *futureScan) stmts(t, c, from, sub int) {
+	w, l := sc.w, &sc.w.p.lay
+	cd := &w.p.codes[c]
+	local := futStep{fp: sched.Footprint{Access: sched.Local}}
+	for b := from; b < len(cd.stmts); b++ {
+		st := &cd.stmts[b]
+		switch st.kind {
+		case sUse:
+			sc.step(futStep{fp: sched.Footprint{Object: l.objGlobals + cd.module, Access: sched.Read}})
+		case sCall:
+			sc.step(futStep{fp: sched.Footprint{Object: l.objContext, Access: sched.Read}})
+			sc.call(t, st.arg)
+		case sLaunch:
+			sc.call(t, st.arg)
+		case sSetContext, sResetContext:
+			sc.step(futStep{fp: sched.Footprint{Object: l.objContext, Access: sched.Write}})
+		case sPoll:
+			if sc.noDeaths {
+				sc.cut(futCut{cutPoll, st.arg})
+			}
+			sc.step(futStep{fp: local.fp, poll: 1 + st.arg})
+		case sSync:
+			sc.step(local)
+			passed := b == from && sub > syncWait
+			if !passed && w.s[w.thread(t)+tEvent] == 0 {
+				// the barrier's wait, which only the host's poll releases
+				sc.cut(futCut{kind: cutHost})
+				sc.step(local)
+			}
+		case sRaise, sStart:
+			sc.step(local)
+		default: // a statement this file has no row for: it may touch anything
+			sc.step(futStep{unknown: true})
+		}
+	}
+}
+
+// thread records thread t's future.
+func (sc *futureScan) thread(t int) {
+	w := sc.w
+	sc.cut(futCut{})
+	base := w.thread(t)
+	switch w.s[base+tStatus] {
+	case finished:
+		return
+	case notStarted:
+		sc.cut(futCut{kind: cutHost})
+		sc.stmts(t, w.p.kernelCode, 0, -1)
+		return
+	}
+	y := w.p.Protocol.yield
+	end := len(w.p.Protocol.Code)
+	depth := int(w.s[base+tDepth])
+	for d := depth - 1; d >= 0; d-- {
+		f := base + tFrames + d*frameSize
+		c := int(w.s[f+fCode])
+		m := w.p.codes[c].module
+		pc := int(w.s[f+fPC])
+		lock := LockRef(w.s[f+fLock])
+		switch {
+		case w.s[f+fInBody] == 1:
+			from, sub := int(w.s[f+fBody]), int(w.s[f+fSub])
+			if d < depth-1 { // its call statement is running in the frame above
+				from, sub = from+1, -1
+			}
+			sc.stmts(t, c, from, sub)
+			if pc >= 0 {
+				sc.instrs(m, y+1, end, lock)
+			}
+		case pc < y:
+			sc.instrs(m, pc, y, lock)
+			sc.stmts(t, c, 0, -1)
+			sc.instrs(m, y+1, end, lock)
+		default:
+			sc.instrs(m, pc, end, lock)
+		}
+	}
+}
+
+// futures is every thread's future at w's state, each made when first
+// asked for. It keeps the last one it made, for the state whose vector it
+// was made from: the closure of a persistent set asks MayConflict of one
+// state many times over. It is kept in the Program, which the World's
+// clones share: only POR asks, on one goroutine; two goroutines asking at
+// once of one program would race.
+func (w *World) futures(deathsFail bool) *futures {
+	w.sync()
+	noDeaths := deathsFail && !w.p.raises
+	f := w.p.fut
+	if f != nil && f.noDeaths == noDeaths && bytes.Equal(f.key, w.KeyView()) {
+		return f
+	}
+	if f == nil {
+		f = &futures{objWords: (w.p.NumObjects() + 63) / 64}
+		w.p.fut = f
+	}
+	f.key = append(f.key[:0], w.KeyView()...)
+	f.noDeaths = noDeaths
+	n := w.p.NumThreads()
+	for len(f.threads) < n {
+		f.threads = append(f.threads, nil)
+		f.made = append(f.made, false)
+	}
+	clear(f.made)
+	return f
+}
+
+// thread is thread t's future, in segments.
+func (f *futures) thread(w *World, t int) []futSeg {
+	if !f.made[t] {
+		sc := futureScan{w: w, noDeaths: f.noDeaths, words: f.objWords, segs: f.threads[t][:0]}
+		sc.thread(t)
+		f.threads[t], f.made[t] = sc.segs, true
+	}
+	return f.threads[t]
+}
+
+// conflicts reports whether a step with footprint x depends on a step of
+// segment g by their objects.
+func (w *World) conflicts(x sched.Footprint, g *futSeg) bool {
+	if g.unknown {
+		return true
+	}
+	if x.Access == sched.Local {
+		return false
+	}
+	l := &w.p.lay
+	if r := x.Object - l.objLock; g.anyLock != 0 && r > int(GlobalLockRef) {
+		for m := range w.p.lockPool {
+			if g.anyLock&(1<<m) != 0 && r >= w.p.lockPool[m] && r < w.p.lockPool[m]+w.p.lockPoolSize[m] {
+				return true
+			}
+		}
+	}
+	word, bit := x.Object/64, uint64(1)<<(x.Object%64)
+	if g.writes[word]&bit != 0 {
+		return true
+	}
+	return x.Access == sched.Write && g.reads[word]&bit != 0
+}
+
+// MayConflict reports whether thread q may, while the frozen threads
+// (p among them) take no step, come to a step that depends on p's next
+// step, which can run (see sched.Futures and the rules above).
+//
+// deathsFail says that the caller's checks fail every step that raises an
+// exception the scenario does not raise itself (check's do: a use that
+// does not see its fake, an exception of the swap machinery), and that
+// an execution ends at its first failing step. Then, in a scenario with
+// no raise statement, no thread dies in an execution that has not
+// failed, and a block's poll waits for every thread of the block, frozen
+// ones included.
+func (w *World) MayConflict(p, q int, frozen []bool, deathsFail bool) bool {
+	f := w.futures(deathsFail)
+	segs := f.thread(w, q)
+	pollOf := -1
+	if p == Host {
+		if fr := w.top(p); w.s[fr+fInBody] == 1 {
+			if st := &w.p.codes[w.s[fr+fCode]].stmts[w.s[fr+fBody]]; st.kind == sPoll {
+				pollOf = st.arg
+			}
+		}
+	}
+	if pollOf >= 0 {
+		// the poll reads and writes its block's threads' flags: any step
+		// of theirs may matter
+		if q == Host || w.p.threadBlock[q] != pollOf {
+			return false
+		}
+		for i := range segs {
+			if f.holds(w, segs[i].cut, frozen) {
+				return false
+			}
+			if segs[i].steps > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	x := w.objectFootprint(p)
+	quiet := 0 // 1 quiet, -1 loud, 0 not known yet
+	for i := range segs {
+		g := &segs[i]
+		if f.holds(w, g.cut, frozen) {
+			return false
+		}
+		if w.conflicts(x, g) {
+			return true
+		}
+		if p != Host && g.polls&(1<<w.p.threadBlock[p]) != 0 {
+			if quiet == 0 {
+				quiet = -1
+				if w.quiet(p) {
+					quiet = 1
+				}
+			}
+			if quiet < 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// quiet reports whether GPU thread p's next step leaves its thread alive
+// and its barrier flags as they are (see the group rules above): it runs
+// the step on a copy.
+func (w *World) quiet(p int) bool {
+	f := w.top(p)
+	if w.s[f+fInBody] == 1 && w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]].kind == sSync {
+		return false
+	}
+	c := &World{p: w.p, s: make([]slot, len(w.s))}
+	copy(c.s, w.s)
+	c.interpret(p)
+	base := w.thread(p)
+	for _, field := range []int{tStatus, tBlocked, tEvent, tAbort, tDied} {
+		if c.s[base+field] != w.s[base+field] {
+			return false
+		}
+	}
+	return true
+}
+
+// AppendEnablers appends to buf threads one of which must step before
+// thread q's next step, blocked now, can run (see sched.Futures): the
+// host for a thread not started or waiting at the barrier, a lock's owner
+// for its acquire, and for the host's poll every thread of the block that
+// is neither done nor waiting at the barrier (any of them may die, which
+// also lets the poll run).
+func (w *World) AppendEnablers(q int, frozen []bool, buf []sched.ThreadID) []sched.ThreadID {
+	w.sync()
+	l := &w.p.lay
+	base := w.thread(q)
+	if w.s[base+tStatus] == notStarted {
+		return append(buf, Host)
+	}
+	f := w.top(q)
+	if w.s[f+fInBody] == 1 {
+		switch st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]; st.kind {
+		case sSync:
+			return append(buf, Host)
+		case sPoll:
+			for _, u := range w.p.blockThreads[st.arg] {
+				b := w.thread(u)
+				if w.s[b+tStatus] != finished && w.s[b+tBlocked] == 0 {
+					buf = append(buf, sched.ThreadID(u))
+				}
+			}
+			return buf
+		}
+	} else if fp := w.objectFootprint(q); fp.Object >= l.objLock {
+		if o := int(w.s[l.lockOwner+fp.Object-l.objLock]) - 1; o >= 0 {
+			return append(buf, sched.ThreadID(o))
+		}
+	}
+	for u := range w.p.NumThreads() { // not known: every other thread
+		if u != q {
+			buf = append(buf, sched.ThreadID(u))
+		}
+	}
+	return buf
+}

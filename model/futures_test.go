@@ -1,0 +1,78 @@
+package model_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swapcheck/model"
+	"swapcheck/naive"
+	"swapcheck/sched"
+	"swapcheck/swap"
+)
+
+// A thread's future (World.MayConflict's walk) must stand for every step
+// the thread takes later. Along random walks over the walk scenarios, for
+// every protocol and atomicity mode, each state's futures are checked
+// against the steps that follow it: first with no thread frozen, then
+// with a random set of threads frozen, the walk going on without them (a
+// future may then stop where a frozen thread holds the thread up). With
+// deathsFail, a walk stops at the first exception a raise statement did
+// not ask for, as check's searches stop at its failure.
+func TestFuturesCoverLaterSteps(t *testing.T) {
+	protocols := []*model.Protocol{naive.Protocol, swap.GlobalLock, swap.RefcountUnregistered, swap.RefcountDel, swap.Merged}
+	for name, sc := range walkScenarios(t) {
+		for _, p := range protocols {
+			for _, a := range atomicities {
+				t.Run(fmt.Sprintf("%s/%s/%s", name, p.Name, a), func(t *testing.T) {
+					prog := program(t, sc, p, a)
+					for seed := range uint64(6) {
+						c := sched.NewSeeded(seed)
+						n := prog.NumThreads()
+						frozen := make([]bool, n)
+						if seed > 0 {
+							for u := range frozen {
+								frozen[u] = c.Choose([]sched.ThreadID{0, 1, 2}) == 0
+							}
+						}
+						deathsFail := seed%2 == 1
+						checkFutures(t, model.New(prog), c, frozen, deathsFail)
+					}
+				})
+			}
+		}
+	}
+}
+
+// checkFutures walks w with c, never stepping a frozen thread, and checks
+// that every step is covered by its thread's future at every state before
+// it on the walk.
+func checkFutures(t *testing.T, w *model.World, c sched.Chooser, frozen []bool, deathsFail bool) {
+	var past []*model.World
+	for step := 0; step < 2000; step++ {
+		past = append(past, w.Clone())
+		var r []sched.ThreadID
+		for _, u := range runnable(w) {
+			if !frozen[u] {
+				r = append(r, u)
+			}
+		}
+		if len(r) == 0 {
+			return
+		}
+		u := c.Choose(r)
+		fp, poll := w.Footprint(int(u)), 0
+		if u == model.Host {
+			poll = w.PollOf()
+		}
+		for i, s := range past {
+			require.True(t, s.FutureCovers(int(u), frozen, deathsFail, fp, poll),
+				"frozen %v: the future of thread %d at step %d misses its step %d (footprint %+v, poll %d)", frozen, u, i, step, fp, poll)
+		}
+		ev := w.Step(int(u))
+		if deathsFail && ev.Raised != 0 && ev.Raised != model.KernelError {
+			return
+		}
+	}
+}
