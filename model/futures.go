@@ -69,6 +69,18 @@ import (
 // builds but free-threaded-overwrite); otherwise it is any lock of the
 // module's pool.
 
+// futuresKnown reports whether the rules above bound this program's
+// futures. They assume one host (thread Host starts every GPU thread,
+// releases every barrier and alone polls) and that a step enables or
+// disables no other thread's step but as the group rules say; neither
+// holds with several hosts, nor under GILBreaker, where a step that keeps
+// the GIL stops every other thread. There every thread may conflict with
+// every other and POR expands every state fully: sound, and as costly as
+// States.
+func (p *Program) futuresKnown() bool {
+	return p.Scenario.NumHosts() == 1 && p.Atomicity != GILBreaker
+}
+
 // futStep is one step of a thread's future.
 type futStep struct {
 	fp sched.Footprint
@@ -275,6 +287,13 @@ func (sc *futureScan) stmts(t, c, from, sub int) {
 			}
 			sc.step(futStep{fp: local.fp, poll: 1 + st.arg})
 		case sSync:
+			// its first sub-step reads cuda from the module's globals
+			// (LOAD_GLOBAL cuda; LOAD_METHOD syncthreads); taken as still
+			// ahead until the barrier's wait has passed, which errs on
+			// the side of a conflict
+			if !(b == from && sub > syncWait) {
+				sc.step(futStep{fp: sched.Footprint{Object: l.objGlobals + cd.module, Access: sched.Read}})
+			}
 			sc.step(local)
 			passed := b == from && sub > syncWait
 			if !passed && w.s[w.thread(t)+tEvent] == 0 {
@@ -406,6 +425,9 @@ func (w *World) conflicts(x sched.Footprint, g *futSeg) bool {
 // failed, and a block's poll waits for every thread of the block, frozen
 // ones included.
 func (w *World) MayConflict(p, q int, frozen []bool, deathsFail bool) bool {
+	if !w.p.futuresKnown() {
+		return true
+	}
 	f := w.futures(deathsFail)
 	segs := f.thread(w, q)
 	pollOf := -1
@@ -485,6 +507,14 @@ func (w *World) quiet(p int) bool {
 // also lets the poll run).
 func (w *World) AppendEnablers(q int, frozen []bool, buf []sched.ThreadID) []sched.ThreadID {
 	w.sync()
+	if !w.p.futuresKnown() {
+		for u := range w.p.NumThreads() {
+			if u != q {
+				buf = append(buf, sched.ThreadID(u))
+			}
+		}
+		return buf
+	}
 	l := &w.p.lay
 	base := w.thread(q)
 	if w.s[base+tStatus] == notStarted {
