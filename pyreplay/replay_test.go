@@ -165,6 +165,22 @@ func TestReplayReproducesTheViolation(t *testing.T) {
 	}
 }
 
+// gil-breaker's counterexample, whose switches real 3.11 can all make,
+// replays as gil's does.
+func TestReplayOfGILBreaker(t *testing.T) {
+	python3(t)
+	p, err := check.Lookup("naive")
+	require.NoError(t, err)
+	rep, err := check.Explore(check.Config{Protocol: p, Scenario: scenario(t, shape(2)), Atomicity: model.GILBreaker})
+	require.NoError(t, err)
+	require.Equal(t, sched.Violation, rep.Result.Verdict)
+	script := writeScript(t, func(b *bytes.Buffer) error { return pyreplay.Emit(b, rep) })
+	for i, r := range runScript(t, script, 3) {
+		require.Equal(t, 1, r.code, "run %d:\n%s", i+1, r.stdout)
+		require.Contains(t, r.stdout, "verdict: reproduced use-saw-real", "run %d", i+1)
+	}
+}
+
 // The naive replay shows the user's error.
 func TestReplayNaiveShowsTheUsersError(t *testing.T) {
 	python3(t)
