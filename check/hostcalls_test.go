@@ -48,6 +48,7 @@ func hostAndBarrierScenarios(t *testing.T) map[string]*model.Scenario {
 var tolerantToo = map[string]bool{"host-calls.txt": true, "-host-calls -syncthreads": true}
 
 func TestReductionsOnHostCallsAndBarriers(t *testing.T) {
+	sequentialOnly(t)
 	for name, sc := range hostAndBarrierScenarios(t) {
 		for _, p := range check.Protocols() {
 			for _, a := range model.Atomicities() {

@@ -20,6 +20,7 @@ import (
 // same kind, and of the same length when Explore's breadth-first search
 // shortened either (then both are shortest); never more states.
 func TestPORAgreesWithStates(t *testing.T) {
+	sequentialOnly(t)
 	scenarios := map[string]*model.Scenario{}
 	files, err := filepath.Glob("../testdata/scenarios/*.txt")
 	require.NoError(t, err)

@@ -101,6 +101,7 @@ func exploreWith(t *testing.T, strategy string, v variants.Variant, a model.Atom
 // file (the scenario as text) to the same kind; shrinking twice gives
 // the same.
 func TestShrinkKeepsKindAndNeverLengthens(t *testing.T) {
+	sequentialOnly(t)
 	if testing.Short() {
 		t.Skip("runs every variant on every case")
 	}

@@ -57,6 +57,7 @@ func speedOffStrategies() []sched.Strategy {
 // more than a compact one, so its cut lands a poll later or earlier; there
 // both must be cut for the same reason, with no failure.
 func TestSpeedMachineryChangesNothing(t *testing.T) {
+	sequentialOnly(t)
 	shapes := map[string]model.Shape{
 		"2 threads":          model.DefaultShape,
 		"3 threads":          {Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1},

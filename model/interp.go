@@ -213,7 +213,7 @@ func (w *World) execStmt(t, f int, visible bool) {
 			return
 		}
 		next()
-	case sCall:
+	case sCall, sInline: // a device call, or the kernel run inline as one (kernel.py:85-86)
 		ctx := Value(w.s[l.ctx])
 		if w.Trace {
 			w.effect("_kernel_context is %s", ctx)
@@ -285,12 +285,6 @@ func (w *World) execStmt(t, f int, visible bool) {
 			return
 		}
 		next()
-	case sInline:
-		ctx := Value(w.s[l.ctx])
-		if w.Trace {
-			w.effect("_kernel_context is %s", ctx)
-		}
-		w.push(t, st.arg, ctx)
 	case sSetContext:
 		w.s[l.ctx] = slot(Fake(st.arg))
 		if w.Trace {
