@@ -508,12 +508,7 @@ func (w *World) quiet(p int) bool {
 func (w *World) AppendEnablers(q int, frozen []bool, buf []sched.ThreadID) []sched.ThreadID {
 	w.sync()
 	if !w.p.futuresKnown() {
-		for u := range w.p.NumThreads() {
-			if u != q {
-				buf = append(buf, sched.ThreadID(u))
-			}
-		}
-		return buf
+		return w.appendOthers(q, buf)
 	}
 	l := &w.p.lay
 	base := w.thread(q)
@@ -539,7 +534,13 @@ func (w *World) AppendEnablers(q int, frozen []bool, buf []sched.ThreadID) []sch
 			return append(buf, sched.ThreadID(o))
 		}
 	}
-	for u := range w.p.NumThreads() { // not known: every other thread
+	return w.appendOthers(q, buf) // not known
+}
+
+// appendOthers appends every thread but q: the enablers where none are
+// known.
+func (w *World) appendOthers(q int, buf []sched.ThreadID) []sched.ThreadID {
+	for u := range w.p.NumThreads() {
 		if u != q {
 			buf = append(buf, sched.ThreadID(u))
 		}
