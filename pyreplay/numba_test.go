@@ -2,7 +2,6 @@ package pyreplay_test
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -76,34 +75,11 @@ func runNumba(t *testing.T, script string, n int, args ...string) []run {
 	return runAllNumba(t, scripts, args...)
 }
 
-// runAllNumba runs each script with args, two at a time (the machine's
-// cores are shared), on the python that has numba.
+// runAllNumba runs each script with args on the python that has numba
+// (runPython).
 func runAllNumba(t *testing.T, scripts []string, args ...string) []run {
 	t.Helper()
-	py := pythonWithNumba(t)
-	out := make([]run, len(scripts))
-	sem := make(chan struct{}, 2)
-	var wg sync.WaitGroup
-	for i, script := range scripts {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			cmd := exec.Command(py, append([]string{script}, args...)...)
-			var stdout bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stdout
-			err := cmd.Run()
-			code := 0
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				code = ee.ExitCode()
-			} else if err != nil {
-				code = -1
-			}
-			out[i] = run{code, stdout.String()}
-		})
-	}
-	wg.Wait()
-	return out
+	return runPython(pythonWithNumba(t), scripts, args...)
 }
 
 // naive's counterexample replayed on the installed numba's own simulator

@@ -73,19 +73,28 @@ type run struct {
 	stdout string
 }
 
-// runScript runs the script n times, two at a time (the machine's cores
-// are shared), and returns each run's exit status and output.
+// runScript runs the script n times on python3 (runPython).
 func runScript(t *testing.T, script string, n int) []run {
 	t.Helper()
-	py := python3(t)
-	out := make([]run, n)
+	scripts := make([]string, n)
+	for i := range scripts {
+		scripts[i] = script
+	}
+	return runPython(python3(t), scripts)
+}
+
+// runPython runs each script with args on py, two at a time (the
+// machine's cores are shared), and returns each run's exit status and
+// output.
+func runPython(py string, scripts []string, args ...string) []run {
+	out := make([]run, len(scripts))
 	sem := make(chan struct{}, 2)
 	var wg sync.WaitGroup
-	for i := range n {
+	for i, script := range scripts {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			cmd := exec.Command(py, script)
+			cmd := exec.Command(py, append([]string{script}, args...)...)
 			var stdout bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stdout
 			err := cmd.Run()
