@@ -26,5 +26,12 @@
 // fake), exception (the swap machinery raised), left-swapped and
 // registry-leftover (the end state is not clean), deadlock, and
 // not-linearizable (on walks: the history of swaps and reads has no
-// order that follows the sequential specification).
+// order that follows the sequential specification). porcupine rejects a
+// history when a read saw the real module inside its thread's own call,
+// which is a use-saw-real, reported at that step; a search reports
+// not-linearizable only for an execution that ends with no other failure,
+// as one whose read saw a swapped module while no call into it was open
+// would, and no search of the tests has met one. The history of a
+// use-saw-real counterexample is rejected, and VisualizeLinearizability
+// draws it with porcupine.
 package check
