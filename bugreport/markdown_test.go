@@ -2,7 +2,6 @@ package bugreport_test
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,62 +17,6 @@ import (
 	"swapcheck/check"
 	"swapcheck/model"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden reports under testdata from the current output")
-
-const goldenRefresh = "go test ./bugreport -run TestGolden -update"
-
-// reportCases are the golden reports: the seed's race, a refcount
-// variant's exception, and merged's aborted launch (two launches, a
-// raising kernel).
-var reportCases = []struct {
-	name, protocol, scenario string // scenario: a file under testdata/scenarios, or "" for -threads 2
-	atomicity                model.Atomicity
-	repro                    string
-}{
-	{"naive-gil-2-threads", "naive", "", model.GIL, "go run ./cmd/explore -protocol naive -strategy dfs -threads 2"},
-	{"refcount-del-gil-2-threads", "refcount-del", "", model.GIL, "go run ./cmd/explore -protocol refcount-del -strategy dfs -threads 2"},
-	{"merged-gil-aborted-launch", "merged", "aborted-launch.txt", model.GIL, "go run ./cmd/explore -protocol merged -scenario testdata/scenarios/aborted-launch.txt -strategy dfs"},
-}
-
-func report(t *testing.T, protocol, scenario string, a model.Atomicity) *check.Report {
-	t.Helper()
-	p, err := check.Lookup(protocol)
-	require.NoError(t, err)
-	sc, err := model.DefaultShape.Build()
-	require.NoError(t, err)
-	if scenario != "" {
-		f, err := os.Open(filepath.Join("..", "testdata", "scenarios", scenario))
-		require.NoError(t, err)
-		defer f.Close()
-		sc, err = model.Parse(f)
-		require.NoError(t, err)
-	}
-	rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: a, Strategy: check.StrategyDFS})
-	require.NoError(t, err)
-	require.NotNil(t, rep.Result.Failure, "%s on %q: no violation to report", protocol, scenario)
-	return rep
-}
-
-// TestGolden compares the reports with testdata/NAME.md byte for byte;
-// after an intended change, rewrite them with
-// "go test ./bugreport -run TestGolden -update" and review the diff.
-func TestGolden(t *testing.T) {
-	for _, tc := range reportCases {
-		t.Run(tc.name, func(t *testing.T) {
-			var got bytes.Buffer
-			require.NoError(t, bugreport.Write(&got, report(t, tc.protocol, tc.scenario, tc.atomicity), tc.repro))
-			path := filepath.Join("testdata", tc.name+".md")
-			if *update {
-				require.NoError(t, os.WriteFile(path, got.Bytes(), 0o644))
-				return
-			}
-			want, err := os.ReadFile(path)
-			require.NoError(t, err, "no golden report; create it with: %s", goldenRefresh)
-			require.Equal(t, string(want), got.String(), "%s differs from the report; if the change is intended: %s && git diff bugreport/testdata", path, goldenRefresh)
-		})
-	}
-}
 
 // TestRendersOnGitHub parses the report of every golden counterexample
 // (check/testdata/golden) as GitHub does (CommonMark with GitHub's

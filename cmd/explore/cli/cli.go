@@ -130,7 +130,7 @@ func parse(args []string, stdout io.Writer) (*options, error) {
 	o.maxMemory = memory.Size(memory.Default())
 	fs.Var(&o.maxMemory, "max-memory", fmt.Sprintf("stop the search once the process holds this much memory, `SIZE` such as 500MiB, 2GiB or 1GB (0: no bound; the default is %.0f%% of this machine's memory); the verdict is then incomplete", 100*memory.DefaultShare))
 	fs.StringVar(&o.replay, "replay", "", "replay the trace.json or schedule.txt `FILE` written by -out (its protocol, atomicity and scenario)")
-	fs.StringVar(&o.out, "out", "", "write trace.txt, trace.json, schedule.txt and summary.json (and, for a violation, report.md and replay.py) into `DIR`")
+	fs.StringVar(&o.out, "out", "", "write trace.txt, trace.json, trace.html, schedule.txt and summary.json (and, for a violation, report.md and replay.py) into `DIR`")
 	fs.BoolVar(&o.force, "force", false, "with -out, overwrite files already there")
 	fs.StringVar(&o.shard, "shard", "", "run part `i/n` (0 <= i < n) of an exhaustive stateful search (states, the default, or dfs); a part proves nothing alone: explore merge of every part's summary.json gives the verdict (see docs/sharding.md)")
 	fs.BoolVar(&o.json, "json", false, "print the JSON summary on stdout instead of the trace")
@@ -292,7 +292,7 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 			return 0, err
 		}
 	} else if o.report != "" {
-		if err := writeReport(stdout, rep, repro); err != nil {
+		if err := writeReport(stdout, o, rep, repro); err != nil {
 			return 0, err
 		}
 	} else if err := human(stdout, rep, repro); err != nil {
@@ -458,7 +458,7 @@ func unwrapPath(err error) error {
 }
 
 // outFiles are what -out writes.
-var outFiles = []string{"trace.txt", "trace.json", "schedule.txt", "summary.json", reportFile, replayScript}
+var outFiles = []string{"trace.txt", "trace.json", htmlFile, "schedule.txt", "summary.json", reportFile, replayScript}
 
 // prepareOut makes DIR, refuses to overwrite earlier results unless
 // forced, and writes a probe file there: a directory the results cannot
@@ -501,6 +501,9 @@ func writeOut(dir string, rep *check.Report, sum check.Summary, repro string) er
 		return err
 	}
 	if err := write("trace.json", trace.WriteJSON); err != nil {
+		return err
+	}
+	if err := write(htmlFile, func(w io.Writer) error { return bugreport.WriteHTML(w, rep, repro) }); err != nil {
 		return err
 	}
 	if rep.Result.Verdict == sched.Violation {

@@ -9,14 +9,24 @@ import (
 	"swapcheck/sched"
 )
 
-// reportFile is the bug report -out writes beside the trace.
-const reportFile = "report.md"
+// reportFile is the bug report -out writes beside the trace; htmlFile
+// the trace as a page (bugreport.WriteHTML), written for every verdict.
+const (
+	reportFile = "report.md"
+	htmlFile   = "trace.html"
+)
 
-// reportMarkdown is -report's one format so far.
-const reportMarkdown = "md"
+// -report's formats: reportMarkdown (report.md), reportHTML (trace.html).
+const (
+	reportMarkdown = "md"
+	reportHTML     = "html"
+)
+
+// reportFormats lists -report's formats, for its messages.
+const reportFormats = reportMarkdown + ", " + reportHTML
 
 func registerReportFlags(fs *flag.FlagSet, o *options) {
-	fs.StringVar(&o.report, "report", "", "print, instead of the trace, the violation as a bug report in `FORMAT` md (Markdown for a GitHub issue; -out writes it as report.md too)")
+	fs.StringVar(&o.report, "report", "", "print, instead of the trace, the violation in `FORMAT`: md (a bug report in Markdown for a GitHub issue; -out writes it as report.md too) or html (a standalone page with a timeline per thread; -out writes it as trace.html)")
 }
 
 // checkReport refuses, before a search, a -report this command cannot
@@ -25,11 +35,11 @@ func checkReport(o *options) error {
 	switch {
 	case o.report == "" || !o.set["report"]:
 		if o.set["report"] {
-			return usagef("-report needs a format: %s", reportMarkdown)
+			return usagef("-report needs a format: %s", reportFormats)
 		}
 		return nil
-	case o.report != reportMarkdown:
-		return usagef("-report %q: the formats are %s", o.report, reportMarkdown)
+	case o.report != reportMarkdown && o.report != reportHTML:
+		return usagef("-report %q: the formats are %s", o.report, reportFormats)
 	case o.json:
 		return usagef("-report and -json both given: each says what stdout holds; give one")
 	}
@@ -38,9 +48,12 @@ func checkReport(o *options) error {
 
 // writeReport prints the bug report of a violation; anything else is
 // refused as -emit-python refuses it.
-func writeReport(out io.Writer, rep *check.Report, repro string) error {
+func writeReport(out io.Writer, o *options, rep *check.Report, repro string) error {
 	if rep.Result.Verdict != sched.Violation {
-		return usagef("-report %s: the verdict is %s, not a violation: there is no bug to report", reportMarkdown, rep.Result.Verdict)
+		return usagef("-report %s: the verdict is %s, not a violation: there is no bug to report", o.report, rep.Result.Verdict)
+	}
+	if o.report == reportHTML {
+		return bugreport.WriteHTML(out, rep, repro)
 	}
 	return bugreport.Write(out, rep, repro)
 }

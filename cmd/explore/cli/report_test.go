@@ -102,8 +102,8 @@ func TestReportMarkdown(t *testing.T) {
 		args []string
 		says string
 	}{
-		{"another format", []string{"-protocol", "naive", "-report", "html"}, `-report "html": the formats are md`},
-		{"no format", []string{"-protocol", "naive", "-report", ""}, "-report needs a format: md"},
+		{"another format", []string{"-protocol", "naive", "-report", "pdf"}, `-report "pdf": the formats are md, html`},
+		{"no format", []string{"-protocol", "naive", "-report", ""}, "-report needs a format: md, html"},
 		{"with -json", []string{"-protocol", "naive", "-report", "md", "-json"}, "-report and -json both given"},
 		{"with -table", []string{"-table", "-report", "md"}, "-table and -report both given"},
 	} {
@@ -113,6 +113,46 @@ func TestReportMarkdown(t *testing.T) {
 			require.Contains(t, r.stderr, tt.says)
 		})
 	}
+}
+
+// TestReportHTML: -report html prints the trace as a page instead of the
+// trace, -out writes the same page as trace.html for every verdict (the
+// verdict's page when there is no violation), and -replay of its
+// trace.json prints it again. What the page shows is checked in package
+// bugreport (TestGolden, TestPageInBrowser).
+func TestReportHTML(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	r := explore(t, "-protocol", "naive", "-report", "html", "-out", dir, "-quiet")
+	require.Equal(t, cli.ExitViolation, r.code, r.stderr)
+	require.True(t, strings.HasPrefix(r.stdout, "<!doctype html>\n"), r.stdout[:100])
+	require.Contains(t, r.stdout, "<title>swapcheck: naive (gil): AttributeError: module &#39;numba.cuda&#39; has no attribute &#39;local&#39;</title>")
+	require.Contains(t, r.stdout, `<pre id="replay">go run ./cmd/explore -replay `+filepath.Join(dir, "schedule.txt")+`</pre>`)
+	require.Contains(t, r.stdout, `<iframe id="porcupine"`, "porcupine rejects the seed race's history")
+	files := readFiles(t, dir, "trace.html", "report.md")
+	require.Equal(t, r.stdout, files["trace.html"])
+
+	again := explore(t, "-replay", filepath.Join(dir, "trace.json"), "-report", "html")
+	require.Equal(t, cli.ExitViolation, again.code, again.stderr)
+	timeline := func(page string) string {
+		_, after, _ := strings.Cut(page, `<table id="timeline">`)
+		table, _, _ := strings.Cut(after, "</table>")
+		return table
+	}
+	require.NotEmpty(t, timeline(r.stdout))
+	require.Equal(t, timeline(r.stdout), timeline(again.stdout), "the replay's timeline")
+
+	t.Run("no violation", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "merged")
+		r := explore(t, "-protocol", "merged", "-report", "html", "-out", out)
+		requireUsageError(t, r)
+		require.Contains(t, r.stderr, "-report html: the verdict is verified, not a violation: there is no bug to report")
+		r = explore(t, "-protocol", "merged", "-out", out, "-force", "-quiet")
+		require.Equal(t, cli.ExitOK, r.code, r.stderr)
+		page := readFiles(t, out, "trace.html")["trace.html"]
+		require.Contains(t, page, `<dd id="verdict">verified</dd>`)
+		require.NotContains(t, page, `<table id="timeline">`)
+		require.NoFileExists(t, filepath.Join(out, "report.md"))
+	})
 }
 
 // TestReplaySaysWhenTheViolationChanged: a trace.json whose recorded

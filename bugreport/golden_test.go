@@ -1,0 +1,91 @@
+package bugreport_test
+
+import (
+	"bytes"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swapcheck/bugreport"
+	"swapcheck/check"
+	"swapcheck/model"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden reports under testdata from the current output")
+
+const goldenRefresh = "go test ./bugreport -run TestGolden -update"
+
+// reportCases are the golden reports: the seed's race, a refcount
+// variant's exception, and merged's aborted launch (two launches, a
+// raising kernel).
+var reportCases = []struct {
+	name, protocol, scenario string // scenario: a file under testdata/scenarios, or "" for -threads 2
+	atomicity                model.Atomicity
+	repro                    string
+}{
+	{"naive-gil-2-threads", "naive", "", model.GIL, "go run ./cmd/explore -protocol naive -strategy dfs -threads 2"},
+	{"refcount-del-gil-2-threads", "refcount-del", "", model.GIL, "go run ./cmd/explore -protocol refcount-del -strategy dfs -threads 2"},
+	{"merged-gil-aborted-launch", "merged", "aborted-launch.txt", model.GIL, "go run ./cmd/explore -protocol merged -scenario testdata/scenarios/aborted-launch.txt -strategy dfs"},
+}
+
+func report(t *testing.T, protocol, scenario string, a model.Atomicity) *check.Report {
+	t.Helper()
+	p, err := check.Lookup(protocol)
+	require.NoError(t, err)
+	sc, err := model.DefaultShape.Build()
+	require.NoError(t, err)
+	if scenario != "" {
+		f, err := os.Open(filepath.Join("..", "testdata", "scenarios", scenario))
+		require.NoError(t, err)
+		defer f.Close()
+		sc, err = model.Parse(f)
+		require.NoError(t, err)
+	}
+	rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: a, Strategy: check.StrategyDFS})
+	require.NoError(t, err)
+	require.NotNil(t, rep.Result.Failure, "%s on %q: no violation to report", protocol, scenario)
+	return rep
+}
+
+// goldenFormats are the renderings kept as golden files, by extension.
+var goldenFormats = []struct {
+	ext   string
+	write func(io.Writer, *check.Report, string) error
+}{
+	{".md", bugreport.Write},
+	{".html", bugreport.WriteHTML},
+}
+
+// TestGolden compares the reports with testdata/NAME.md and the pages
+// with testdata/NAME.html byte for byte; after an intended change,
+// rewrite them with "go test ./bugreport -run TestGolden -update" and
+// review the diff.
+func TestGolden(t *testing.T) {
+	for _, tc := range reportCases {
+		rep := report(t, tc.protocol, tc.scenario, tc.atomicity)
+		for _, f := range goldenFormats {
+			t.Run(tc.name+f.ext, func(t *testing.T) {
+				golden(t, tc.name+f.ext, rep, tc.repro, f.write)
+			})
+		}
+	}
+}
+
+// golden compares what write renders of rep with testdata/name.
+func golden(t *testing.T, name string, rep *check.Report, repro string, write func(io.Writer, *check.Report, string) error) {
+	t.Helper()
+	var got bytes.Buffer
+	require.NoError(t, write(&got, rep, repro))
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.WriteFile(path, got.Bytes(), 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "no golden file; create it with: %s", goldenRefresh)
+	require.Equal(t, string(want), got.String(), "%s differs from the rendering; if the change is intended: %s && git diff bugreport/testdata", path, goldenRefresh)
+}

@@ -1,0 +1,120 @@
+package bugreport
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+
+	"github.com/anishathalye/porcupine"
+
+	"swapcheck/check"
+)
+
+//go:embed trace.html.tmpl
+var pageTemplate string
+
+var pageHTML = template.Must(template.New("trace.html").Funcs(template.FuncMap{"count": check.Count[int], "code": codeSpans}).Parse(pageTemplate))
+
+// codeSpans renders the Markdown code spans of check's texts (KindSeen,
+// KindInvariant: "the module's `cuda`") as <code>, escaping the rest.
+func codeSpans(s string) template.HTML {
+	var b strings.Builder
+	for i, part := range strings.Split(s, "`") {
+		if i%2 == 1 {
+			b.WriteString("<code>" + template.HTMLEscapeString(part) + "</code>")
+		} else {
+			b.WriteString(template.HTMLEscapeString(part))
+		}
+	}
+	return template.HTML(b.String())
+}
+
+// htmlPage is what the template shows: the canonical trace, and what is
+// worked out from it once here so that the template only lays it out.
+type htmlPage struct {
+	T *check.Trace
+	// Title is the page's title: the variant and the violation's headline,
+	// or the verdict.
+	Title string
+	// UserError is the error the simulator raises, as numba words it ("" if
+	// the violation raises none a user sees); Seen and Invariant say what
+	// the kind means (check.KindSeen, check.KindInvariant).
+	UserError, Seen, Invariant string
+	// Lanes are the threads that took a step, in thread order; each row's
+	// step goes in its thread's lane.
+	Lanes []string
+	Rows  []htmlRow
+	// Unreal counts the steps marked UnrealSwitch.
+	Unreal int
+	// Linearization is porcupine's page of the history when porcupine
+	// rejects it ("" otherwise), shown in a frame of its own.
+	Linearization string
+}
+
+// htmlRow is one step and the lane it goes in.
+type htmlRow struct {
+	check.TraceEntry
+	Lane int
+	// Violating: the step that broke the invariant (the last, when one
+	// thread failed).
+	Violating bool
+}
+
+// WriteHTML writes r as one standalone HTML page (no network: its style
+// and script are inline): the head (variant, atomicity, verdict, and the
+// error a user sees), the scenario, a timeline with one lane per thread
+// and one row per step (its Python line, bytecode and effects, the
+// violating step marked), and the command that replays it. It renders
+// check.NewTrace(r, repro), the trace that trace.txt and trace.json
+// render. When porcupine rejects the counterexample's history of swaps
+// and reads (check.VisualizeLinearizability), porcupine's own
+// visualization of it follows the timeline, in a frame. A report without
+// a violation gives a page with its verdict and what was covered.
+func WriteHTML(w io.Writer, r *check.Report, repro string) error {
+	t, err := check.NewTrace(r, repro)
+	if err != nil {
+		return err
+	}
+	p := htmlPage{T: t, Title: fmt.Sprintf("swapcheck: %s (%s): %s", t.Protocol, t.Atomicity, t.Verdict)}
+	if v := t.Violation; v != nil {
+		p.Title = fmt.Sprintf("swapcheck: %s (%s): %s", t.Protocol, t.Atomicity, headline(v))
+		p.UserError, p.Seen, p.Invariant = userError(v), check.KindSeen[v.Kind], check.KindInvariant[v.Kind]
+		var lin bytes.Buffer
+		res, err := check.VisualizeLinearizability(&lin, r)
+		if err != nil {
+			return err
+		}
+		if res == porcupine.Illegal {
+			p.Linearization = lin.String()
+		}
+	}
+	lane := make([]int, len(t.Threads))
+	for i := range lane {
+		lane[i] = -1
+	}
+	for _, s := range t.Steps {
+		lane[s.Thread] = 0
+	}
+	for n, name := range t.Threads {
+		if lane[n] == 0 {
+			lane[n] = len(p.Lanes)
+			p.Lanes = append(p.Lanes, name)
+		}
+	}
+	for i, s := range t.Steps {
+		violating := i == len(t.Steps)-1 && t.Violation != nil && t.Violation.Thread != ""
+		p.Rows = append(p.Rows, htmlRow{TraceEntry: s, Lane: lane[s.Thread], Violating: violating})
+		if s.UnrealSwitch {
+			p.Unreal++
+		}
+	}
+	var b bytes.Buffer
+	if err := pageHTML.Execute(&b, p); err != nil {
+		return err
+	}
+	_, err = w.Write(b.Bytes())
+	return err
+}
