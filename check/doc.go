@@ -31,7 +31,7 @@
 // which is a use-saw-real, reported at that step; a search reports
 // not-linearizable only for an execution that ends with no other failure,
 // as one whose read saw a swapped module while no call into it was open
-// would, and no search of the tests has met one. The history of a
-// use-saw-real counterexample is rejected, and VisualizeLinearizability
-// draws it with porcupine.
+// would; TestWalksNeverEndNotLinearizable looks for one and has met
+// none. The history of a use-saw-real counterexample is rejected, and
+// VisualizeLinearizability draws it with porcupine.
 package check
