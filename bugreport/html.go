@@ -43,6 +43,8 @@ type htmlPage struct {
 	// the violation raises none a user sees); Seen and Invariant say what
 	// the kind means (check.KindSeen, check.KindInvariant).
 	UserError, Seen, Invariant string
+	// Source is the variant's Python file, under testdata/python.
+	Source string
 	// Lanes are the threads that took a step, in thread order; each row's
 	// step goes in its thread's lane.
 	Lanes []string
@@ -78,7 +80,7 @@ func WriteHTML(w io.Writer, r *check.Report, repro string) error {
 	if err != nil {
 		return err
 	}
-	p := htmlPage{T: t, Title: fmt.Sprintf("swapcheck: %s (%s): %s", t.Protocol, t.Atomicity, t.Verdict)}
+	p := htmlPage{T: t, Source: r.Config.Protocol.Source, Title: fmt.Sprintf("swapcheck: %s (%s): %s", t.Protocol, t.Atomicity, t.Verdict)}
 	if v := t.Violation; v != nil {
 		p.Title = fmt.Sprintf("swapcheck: %s (%s): %s", t.Protocol, t.Atomicity, headline(v))
 		p.UserError, p.Seen, p.Invariant = userError(v), check.KindSeen[v.Kind], check.KindInvariant[v.Kind]
