@@ -39,11 +39,11 @@ func (t *Trace) WriteJSON(out io.Writer) error {
 		)
 		switch name {
 		case "schedule":
-			val, err = json.Marshal(f.Interface())
+			val, err = marshal(f.Interface(), "")
 		case "steps":
 			val, err = stepLines(t.Steps)
 		default:
-			val, err = json.MarshalIndent(f.Interface(), "  ", "  ")
+			val, err = marshal(f.Interface(), "  ")
 		}
 		if err != nil {
 			return err
@@ -55,12 +55,29 @@ func (t *Trace) WriteJSON(out io.Writer) error {
 	return err
 }
 
+// marshal is v as JSON, indented under prefix as json.MarshalIndent
+// indents (on one line when prefix is ""), with "<", ">" and "&" as
+// they are: a trace is read by people ("threads 4 -> 2"), not put in
+// HTML.
+func marshal(v any, prefix string) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if prefix != "" {
+		enc.SetIndent(prefix, "  ")
+	}
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
 // stepLines renders steps as a JSON array, one step a line.
 func stepLines(steps []TraceEntry) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString("[")
 	for i, s := range steps {
-		line, err := json.Marshal(s)
+		line, err := marshal(s, "")
 		if err != nil {
 			return nil, err
 		}
@@ -126,7 +143,8 @@ func (t *Trace) Replayable() (*Schedule, error) {
 	if field := disagreement(traceScenario(sc), t.Scenario); field != "" {
 		return nil, fmt.Errorf("the scenario's %s disagree with its text", field)
 	}
-	s := &Schedule{Protocol: p, Atomicity: a, Scenario: sc, Recorded: t.Violation, RecordedBy: versionText(t.Version)}
+	s := &Schedule{Protocol: p, Atomicity: a, Scenario: sc, Recorded: t.Violation, RecordedBy: versionText(t.Version),
+		Shrunk: t.Shrunk, Corpus: t.Corpus}
 	for i, n := range t.Schedule {
 		if n < 0 {
 			return nil, fmt.Errorf("schedule step %d: %d is not a thread number", i+1, n)
