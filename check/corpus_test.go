@@ -232,3 +232,15 @@ func TestReadCorpus(t *testing.T) {
 	_, err := check.ReadCorpus(filepath.Join(dir, "nosuch"))
 	require.ErrorContains(t, err, "nosuch: no such file or directory")
 }
+
+// TestCorpusAfterBadInput: a configuration the search would refuse is
+// refused before the corpus could answer it.
+func TestCorpusAfterBadInput(t *testing.T) {
+	cfg := check.Config{Protocol: protocol(t, "naive"), Scenario: mergedScenario(t, 2), Atomicity: model.GIL,
+		Strategy: check.StrategyBounded, Preemptions: -1, Corpus: readCorpus(t, goldenDir)}
+	_, err := check.Explore(cfg)
+	require.ErrorContains(t, err, "bounded needs -preemptions of at least 0")
+	cfg.Strategy = "nosuch"
+	_, err = check.Explore(cfg)
+	require.ErrorContains(t, err, `unknown strategy "nosuch"`)
+}

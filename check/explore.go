@@ -227,6 +227,12 @@ func Explore(cfg Config) (rep *Report, err error) {
 	if cfg.Memory.Limit() > 0 {
 		lim.Afford = cfg.Memory.Afford
 	}
+	if cfg.Strategy != StrategyAuto {
+		// bad input is refused before a corpus could answer
+		if _, err := strategy(cfg); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.Corpus != nil && cfg.Shards <= 1 {
 		c := cfg.Corpus
 		run := &CorpusRun{Dir: c.Dir, Entries: len(c.Entries), Unread: len(c.Unread)}
