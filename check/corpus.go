@@ -40,19 +40,46 @@ type Corpus struct {
 	Unread []string
 }
 
-// CorpusEntry is one known counterexample.
+// CorpusEntry is one known counterexample: its file, the protocol and
+// atomicity its head names, and its schedule, read whole only when a
+// search of that protocol and atomicity needs it (nil until then; a
+// caller may set it, and it is then what the entry holds).
 type CorpusEntry struct {
-	Path     string
-	Schedule *Schedule
+	Path                string
+	Protocol, Atomicity string
+	Schedule            *Schedule
+	data                []byte
+}
+
+// schedule is the entry's schedule, read whole from its file if need be.
+func (e CorpusEntry) schedule() (*Schedule, error) {
+	if e.Schedule != nil {
+		return e.Schedule, nil
+	}
+	t, err := ReadTrace(e.data)
+	if err != nil {
+		return nil, err
+	}
+	return t.Replayable()
+}
+
+// appliesTo reports whether the entry is of cfg's protocol and atomicity.
+func (e CorpusEntry) appliesTo(cfg Config) bool {
+	if s := e.Schedule; s != nil {
+		return s.Protocol.Name == cfg.Protocol.Name && s.Atomicity == cfg.Atomicity
+	}
+	return e.Protocol == cfg.Protocol.Name && e.Atomicity == cfg.Atomicity.String()
 }
 
 // maxCorpusFile bounds what ReadCorpus reads of one file, as -replay
 // does.
 const maxCorpusFile = 1 << 28
 
-// ReadCorpus reads the *.json files of dir (not its subdirectories). A
-// file that is not a trace.json of this format is left out and named in
-// Unread; a directory that cannot be read is an error.
+// ReadCorpus reads the *.json files of dir (not its subdirectories), and
+// of each its head (see CorpusEntry). A file whose head is not a
+// trace.json's of this format is left out and named in Unread; one whose
+// rest does not read is named when a search needs it
+// (CorpusRun.Unreadable). A directory that cannot be read is an error.
 func ReadCorpus(dir string) (*Corpus, error) {
 	names, err := fs.Glob(os.DirFS(dir), "*.json")
 	if err == nil {
@@ -69,36 +96,34 @@ func ReadCorpus(dir string) (*Corpus, error) {
 	c := &Corpus{Dir: dir}
 	for _, name := range names {
 		path := filepath.Join(dir, name)
-		s, err := readCorpusFile(path)
+		e, err := readCorpusFile(path)
 		if err != nil {
 			c.Unread = append(c.Unread, fmt.Sprintf("%s: %v", path, err))
 			continue
 		}
-		c.Entries = append(c.Entries, CorpusEntry{Path: path, Schedule: s})
+		c.Entries = append(c.Entries, e)
 	}
 	return c, nil
 }
 
-func readCorpusFile(path string) (*Schedule, error) {
+func readCorpusFile(path string) (CorpusEntry, error) {
+	e := CorpusEntry{Path: path}
 	info, err := os.Stat(path)
 	if err != nil {
-		return nil, err
+		return e, err
 	}
 	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a file")
+		return e, fmt.Errorf("not a file")
 	}
 	if info.Size() > maxCorpusFile {
-		return nil, fmt.Errorf("longer than %d bytes", maxCorpusFile)
+		return e, fmt.Errorf("longer than %d bytes", maxCorpusFile)
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
+	if e.data, err = os.ReadFile(path); err != nil {
+		return e, err
 	}
-	t, err := ReadTrace(data)
-	if err != nil {
-		return nil, err
-	}
-	return t.Replayable()
+	h, err := readTraceHead(e.data)
+	e.Protocol, e.Atomicity = h.Protocol, h.Atomicity
+	return e, err
 }
 
 // CorpusRun is what replaying a corpus before a search did.
@@ -110,6 +135,10 @@ type CorpusRun struct {
 	Entries, Applied, Replayed, Unread int
 	// Hit is the entry whose replay ended in a violation ("" for none).
 	Hit string
+	// Unreadable names, one line a file, the entries of this protocol
+	// and atomicity whose file did not read whole, and why (counted in
+	// Unread).
+	Unreadable []string
 }
 
 // String says what the corpus did, for a person.
@@ -130,23 +159,37 @@ func (c *CorpusRun) String() string {
 func replayCorpus(c *Corpus, cfg Config, prog *model.Program, run *CorpusRun) *Report {
 	start := time.Now()
 	text := cfg.Scenario.String()
-	var same, other []CorpusEntry
+	type entry struct {
+		path string
+		s    *Schedule
+	}
+	var same, other []entry
 	for _, e := range c.Entries {
-		s := e.Schedule
-		if s.Protocol.Name != cfg.Protocol.Name || s.Atomicity != cfg.Atomicity {
+		if !e.appliesTo(cfg) {
+			continue
+		}
+		s, err := e.schedule()
+		if err == nil && (s.Protocol.Name != cfg.Protocol.Name || s.Atomicity != cfg.Atomicity) {
+			// a head whose keys the whole read takes otherwise (JSON
+			// keys match case-insensitively, the last of twins wins)
+			err = fmt.Errorf("its head names %s and %s, its whole %s and %s", e.Protocol, e.Atomicity, s.Protocol.Name, s.Atomicity)
+		}
+		if err != nil {
+			run.Unread++
+			run.Unreadable = append(run.Unreadable, fmt.Sprintf("%s: %v", e.Path, err))
 			continue
 		}
 		run.Applied++
 		if s.Scenario.String() == text {
-			same = append(same, e)
+			same = append(same, entry{e.Path, s})
 		} else {
-			other = append(other, e)
+			other = append(other, entry{e.Path, s})
 		}
 	}
 	for _, e := range append(same, other...) {
 		sys := NewSystem(prog)
 		sys.RecordHistory()
-		res, err := sched.Replay(sys, e.Schedule.Steps, sched.Limits{MaxDepth: cfg.MaxDepth})
+		res, err := sched.Replay(sys, e.s.Steps, sched.Limits{MaxDepth: cfg.MaxDepth})
 		if err != nil {
 			continue
 		}
@@ -154,8 +197,8 @@ func replayCorpus(c *Corpus, cfg Config, prog *model.Program, run *CorpusRun) *R
 		if res.Verdict != sched.Violation {
 			continue
 		}
-		run.Hit = e.Path
-		rep := &Report{Config: cfg, Program: prog, Result: res, LocksLeft: sys.LocksLeft(), Corpus: e.Path,
+		run.Hit = e.path
+		rep := &Report{Config: cfg, Program: prog, Result: res, LocksLeft: sys.LocksLeft(), Corpus: e.path,
 			Elapsed: time.Since(start)}
 		return rep
 	}

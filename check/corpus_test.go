@@ -186,9 +186,12 @@ func TestCorpusNeverDecidesAlone(t *testing.T) {
 			t.Run(v.Protocol.Name+"-"+a.String(), func(t *testing.T) {
 				relabelled := &check.Corpus{Dir: all.Dir}
 				for _, e := range all.Entries {
-					s := *e.Schedule
+					data, err := os.ReadFile(e.Path)
+					require.NoError(t, err)
+					s, err := check.ReadReplay(data)
+					require.NoError(t, err)
 					s.Protocol, s.Atomicity = v.Protocol, a
-					relabelled.Entries = append(relabelled.Entries, check.CorpusEntry{Path: e.Path, Schedule: &s})
+					relabelled.Entries = append(relabelled.Entries, check.CorpusEntry{Path: e.Path, Schedule: s})
 				}
 				cfg := check.Config{Protocol: v.Protocol, Scenario: sc, Atomicity: a, Strategy: check.StrategyStates}
 				want, err := check.Explore(cfg)
@@ -231,6 +234,28 @@ func TestReadCorpus(t *testing.T) {
 
 	_, err := check.ReadCorpus(filepath.Join(dir, "nosuch"))
 	require.ErrorContains(t, err, "nosuch: no such file or directory")
+
+	t.Run("a file whose head reads but not the rest", func(t *testing.T) {
+		// the head names naive and gil: the file is read whole, and
+		// named, when a search of naive under gil needs it
+		broken := bytes.Replace(old.Bytes(), []byte(`"schedule": [`), []byte(`"schedule": [x`), 1)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "e.json"), broken, 0o644))
+		c := readCorpus(t, dir)
+		require.Len(t, c.Unread, 3)
+		require.Len(t, c.Entries, 3)
+		cfg := check.Config{Protocol: protocol(t, "naive"), Scenario: mergedScenario(t, 2), Atomicity: model.GIL, Strategy: check.StrategyDFS, Corpus: c}
+		rep, err := check.Explore(cfg)
+		require.NoError(t, err)
+		require.Equal(t, filepath.Join(dir, "a.json"), rep.Corpus)
+		require.Len(t, rep.CorpusRun.Unreadable, 1)
+		require.Contains(t, rep.CorpusRun.Unreadable[0], "e.json: not a trace.json: invalid character 'x'")
+		require.Equal(t, 2, rep.CorpusRun.Applied)
+		require.Contains(t, rep.CorpusRun.String(), "(4 files not read)")
+		cfg.Protocol = protocol(t, "merged")
+		rep, err = check.Explore(cfg)
+		require.NoError(t, err)
+		require.Empty(t, rep.CorpusRun.Unreadable, "a file of another protocol was read whole")
+	})
 }
 
 // TestCorpusAfterBadInput: a configuration the search would refuse is

@@ -119,6 +119,53 @@ func ReadTrace(data []byte) (*Trace, error) {
 	return &t, nil
 }
 
+// traceHead is what a trace.json says before its scenario: what the file
+// is, its format, its writer, protocol and atomicity.
+type traceHead struct {
+	Schema, Version, Protocol, Atomicity string
+	Format                               int
+}
+
+// readTraceHead reads a trace.json's head, and checks it as ReadTrace
+// does, without decoding the rest (its steps are most of the file): a
+// corpus tells by the head which of its files a search needs whole.
+func readTraceHead(data []byte) (traceHead, error) {
+	var h traceHead
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return h, fmt.Errorf("not a trace.json: not a JSON object")
+	}
+	for dec.More() && (h.Schema == "" || h.Format == 0 || h.Protocol == "" || h.Atomicity == "") {
+		tok, err := dec.Token()
+		if err != nil {
+			return h, fmt.Errorf("not a trace.json: %v", err)
+		}
+		var dst any = new(json.RawMessage)
+		switch tok {
+		case "schema":
+			dst = &h.Schema
+		case "format":
+			dst = &h.Format
+		case "version":
+			dst = &h.Version
+		case "protocol":
+			dst = &h.Protocol
+		case "atomicity":
+			dst = &h.Atomicity
+		}
+		if err := dec.Decode(dst); err != nil {
+			return h, fmt.Errorf("not a trace.json: %v", err)
+		}
+	}
+	switch {
+	case h.Schema != TraceSchema:
+		return h, fmt.Errorf("not a trace.json: its \"schema\" is %q, not %q", versionText(h.Schema), TraceSchema)
+	case h.Format == 0:
+		return h, fmt.Errorf("trace.json without a \"format\" field")
+	}
+	return h, checkFormat("trace", h.Format, versionText(h.Version))
+}
+
 // Replayable is what a replay of the trace needs: its protocol, atomicity,
 // scenario (parsed from its text, which must agree with the parsed shape
 // beside it) and schedule, and the violation it recorded (Differs

@@ -47,7 +47,10 @@ func corpusLines(stderr io.Writer, rep *check.Report, c *check.Corpus) {
 			fmt.Fprintf(stderr, "explore: corpus: left out %s\n", oneLine(line))
 		}
 	}
-	if rep.CorpusRun != nil {
-		fmt.Fprintf(stderr, "explore: %s\n", oneLine(rep.CorpusRun.String()))
+	if run := rep.CorpusRun; run != nil {
+		for _, line := range run.Unreadable {
+			fmt.Fprintf(stderr, "explore: corpus: left out %s\n", oneLine(line))
+		}
+		fmt.Fprintf(stderr, "explore: %s\n", oneLine(run.String()))
 	}
 }
