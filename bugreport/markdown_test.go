@@ -49,10 +49,48 @@ func report(t *testing.T, protocol, scenario string, a model.Atomicity) *check.R
 		sc, err = model.Parse(f)
 		require.NoError(t, err)
 	}
-	rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: a, Strategy: check.StrategyDFS})
+	// a shape's counterexample shrunk, as its repro line prints it by
+	// default; a scenario file's as the search found it, which keeps
+	// the aborted launch's two launches (threads named L1.B0.T1) that
+	// this case is here for
+	cfg := check.Config{Protocol: p, Scenario: sc, Atomicity: a, Strategy: check.StrategyDFS}
+	if scenario == "" {
+		shape := model.DefaultShape
+		cfg.Shape, cfg.Shrink = &shape, true
+	}
+	rep, err := check.Explore(cfg)
 	require.NoError(t, err)
 	require.NotNil(t, rep.Result.Failure, "%s on %q: no violation to report", protocol, scenario)
 	return rep
+}
+
+// TestReportSaysWhatShrank: the report of a shrunk counterexample says
+// what shrank, from what to what, as the trace's shrunk line does; one
+// found in a corpus names its file.
+func TestReportSaysWhatShrank(t *testing.T) {
+	shape := model.Shape{Threads: 4, Blocks: 1, Calls: 2, Modules: 1, Names: 1}
+	sc, err := shape.Build()
+	require.NoError(t, err)
+	p, err := check.Lookup("naive")
+	require.NoError(t, err)
+	cfg := check.Config{Protocol: p, Scenario: sc, Shape: &shape, Atomicity: model.GIL, Strategy: check.StrategyDFS, Shrink: true}
+	rep, err := check.Explore(cfg)
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, bugreport.Write(&out, rep, "go run ./cmd/explore -calls 2 -protocol naive -threads 4"))
+	require.Contains(t, out.String(), "from what to what: threads 4 -> 2, calls 2 -> 1; ")
+	require.Contains(t, out.String(), rep.Shrink.String()+".")
+	require.NotContains(t, out.String(), "corpus")
+
+	corpus, err := check.ReadCorpus(filepath.Join("..", "check", "testdata", "golden"))
+	require.NoError(t, err)
+	cfg.Corpus = corpus
+	rep, err = check.Explore(cfg)
+	require.NoError(t, err)
+	require.NotEmpty(t, rep.Corpus)
+	out.Reset()
+	require.NoError(t, bugreport.Write(&out, rep, "go run ./cmd/explore -calls 2 -protocol naive -threads 4"))
+	require.Contains(t, out.String(), "corpus of known counterexamples (`"+rep.Corpus+"`)")
 }
 
 // TestGolden compares the reports with testdata/NAME.md byte for byte;
