@@ -44,6 +44,12 @@ func Write(w io.Writer, r *check.Report, repro string) error {
 
 	b.WriteString("\n## Minimal scenario\n\n")
 	fmt.Fprintf(&b, "The Python a user writes: %s. On real threads the failure needs the interleaving of the trace below, so a plain run fails rarely (more often with `sys.setswitchinterval(1e-6)`); the replays at the end force it.\n\n", situation(sc))
+	if t.Shrunk != "" {
+		fmt.Fprintf(&b, "What swapcheck's shrinking (a smaller scenario, then fewer preemptions, then fewer steps, keeping the violation kind) made of the counterexample its search found, from what to what: %s.\n\n", t.Shrunk)
+	}
+	if t.Corpus != "" {
+		fmt.Fprintf(&b, "The schedule came from swapcheck's corpus of known counterexamples (`%s`), replayed on this scenario before any search.\n\n", t.Corpus)
+	}
 	for _, f := range pyreplay.UserCode(sc) {
 		b.WriteString(fence("python", "# "+f.Name+"\n"+f.Text))
 		b.WriteString("\n")

@@ -18,6 +18,35 @@ import (
 	"swapcheck/model"
 )
 
+// TestReportSaysWhatShrank: the report of a shrunk counterexample says
+// what shrank, from what to what, as the trace's shrunk line does; one
+// found in a corpus names its file.
+func TestReportSaysWhatShrank(t *testing.T) {
+	shape := model.Shape{Threads: 4, Blocks: 1, Calls: 2, Modules: 1, Names: 1}
+	sc, err := shape.Build()
+	require.NoError(t, err)
+	p, err := check.Lookup("naive")
+	require.NoError(t, err)
+	cfg := check.Config{Protocol: p, Scenario: sc, Shape: &shape, Atomicity: model.GIL, Strategy: check.StrategyDFS, Shrink: true}
+	rep, err := check.Explore(cfg)
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, bugreport.Write(&out, rep, "go run ./cmd/explore -calls 2 -protocol naive -threads 4"))
+	require.Contains(t, out.String(), "from what to what: threads 4 -> 2, calls 2 -> 1; ")
+	require.Contains(t, out.String(), rep.Shrink.String()+".")
+	require.NotContains(t, out.String(), "corpus")
+
+	corpus, err := check.ReadCorpus(filepath.Join("..", "check", "testdata", "golden"))
+	require.NoError(t, err)
+	cfg.Corpus = corpus
+	rep, err = check.Explore(cfg)
+	require.NoError(t, err)
+	require.NotEmpty(t, rep.Corpus)
+	out.Reset()
+	require.NoError(t, bugreport.Write(&out, rep, "go run ./cmd/explore -calls 2 -protocol naive -threads 4"))
+	require.Contains(t, out.String(), "corpus of known counterexamples (`"+rep.Corpus+"`)")
+}
+
 // TestRendersOnGitHub parses the report of every golden counterexample
 // (check/testdata/golden) as GitHub does (CommonMark with GitHub's
 // extensions) and checks what a reader sees: one title, the five

@@ -6,7 +6,9 @@
 //  1. pick a protocol by name (Protocols, Lookup) and build a scenario
 //     (model.Shape.Build or model.Parse);
 //  2. fill a Config and call Explore, which wraps the model in the
-//     invariants (System), runs the strategy, shortens a counterexample to
+//     invariants (System), replays the known counterexamples of
+//     Config.Corpus (ReadCorpus) and, when none of them fails on the
+//     scenario, runs the strategy, shortens a counterexample to
 //     the fewest steps, with Config.Shrink shrinks it (the smallest
 //     scenario, the fewest preemptions, the fewest steps, of the same
 //     kind; Report.Shrink says what shrank), and returns a Report;

@@ -105,6 +105,11 @@ type Config struct {
 	// Shape, when flags built Scenario, is their shape: shrinking then
 	// reduces its dimensions, and the shrunk scenario has flags too.
 	Shape *model.Shape
+	// Corpus, when set, is replayed before the search (see Corpus): an
+	// entry that replays to a violation on Scenario is the report's
+	// counterexample, and no search runs. Not for one part of a sharded
+	// search, which searches its share alone.
+	Corpus *Corpus
 	// rerun: this search checks that a shrunk scenario's flags
 	// reproduce a shrunk counterexample (see shrinker.reproduces).
 	rerun bool
@@ -145,6 +150,25 @@ type Report struct {
 	Interleavings float64
 	// Shrink says what shrinking made smaller (nil when it did not run).
 	Shrink *Shrinking
+	// Corpus is the corpus file whose schedule gave the counterexample
+	// before any search ran ("" when a search found it, see
+	// Config.Corpus); for a replay, what the replayed file recorded.
+	Corpus string
+	// CorpusRun says what replaying Config.Corpus did (nil without one).
+	CorpusRun *CorpusRun
+	// recordedShrunk is, for a replay, what the replayed file recorded
+	// of its shrinking (ShrunkText).
+	recordedShrunk string
+}
+
+// ShrunkText says what shrinking made smaller, from what to what
+// (Shrinking.String); for a replay, what the file replayed recorded; ""
+// when shrinking did not run.
+func (r *Report) ShrunkText() string {
+	if r.Shrink != nil {
+		return r.Shrink.String()
+	}
+	return r.recordedShrunk
 }
 
 // strategy builds the configured strategy.
@@ -189,8 +213,9 @@ func strategy(cfg Config) (sched.Strategy, error) {
 	return nil, fmt.Errorf("unknown strategy %q (want one of %s)", cfg.Strategy, strings.Join(Strategies, ", "))
 }
 
-// Explore runs the configured search.
-func Explore(cfg Config) (*Report, error) {
+// Explore runs the configured search (after the corpus, when there is
+// one).
+func Explore(cfg Config) (rep *Report, err error) {
 	prog, err := model.NewProgram(cfg.Scenario, cfg.Protocol, cfg.Atomicity)
 	if err != nil {
 		return nil, err
@@ -202,7 +227,33 @@ func Explore(cfg Config) (*Report, error) {
 	if cfg.Memory.Limit() > 0 {
 		lim.Afford = cfg.Memory.Afford
 	}
-	rep := &Report{Config: cfg, Program: prog}
+	if cfg.Strategy != StrategyAuto {
+		// bad input is refused before a corpus could answer
+		if _, err := strategy(cfg); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Corpus != nil && cfg.Shards <= 1 {
+		c := cfg.Corpus
+		run := &CorpusRun{Dir: c.Dir, Entries: len(c.Entries), Unread: len(c.Unread)}
+		if rep := replayCorpus(c, cfg, prog, run); rep != nil {
+			// found at once: neither searched nor shortened, but shrunk
+			// as a search's would be
+			rep.CorpusRun = run
+			rep.Preemptions = sched.CountPreemptions(NewSystem(prog), rep.Result.Schedule)
+			if cfg.Shrink {
+				rep.shrink(lim)
+			}
+			rep.PeakRSSBytes = peakRSS()
+			return rep, nil
+		}
+		defer func() {
+			if rep != nil {
+				rep.CorpusRun = run
+			}
+		}()
+	}
+	rep = &Report{Config: cfg, Program: prog}
 	sys := NewSystem(prog)
 	if cfg.Strategy == StrategyAuto {
 		if cfg.Shards > 1 {

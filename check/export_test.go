@@ -29,3 +29,9 @@ func SetCanonicalBudgetForTest(steps int64) (restore func()) {
 	canonicalBudget = steps
 	return func() { canonicalBudget = old }
 }
+
+// ReadTraceHeadForTest reads a trace.json's head as a corpus does.
+func ReadTraceHeadForTest(data []byte) (protocol, atomicity string, err error) {
+	h, err := readTraceHead(data)
+	return h.Protocol, h.Atomicity, err
+}

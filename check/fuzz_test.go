@@ -86,6 +86,9 @@ func FuzzTrace(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, format int) {
 		own := traceWithFormat(t, format)
 		for _, data := range [][]byte{data, own} {
+			// a corpus reads the head alone: never a panic, one line
+			_, _, err := check.ReadTraceHeadForTest(data)
+			requireOneLine(t, err)
 			tr, err := check.ReadTrace(data)
 			requireOneLine(t, err)
 			if err != nil {

@@ -41,7 +41,18 @@ type Schedule struct {
 	Recorded *TraceViolation
 	// RecordedBy is the explore that wrote the trace.json.
 	RecordedBy string
+	// Shrunk and Corpus are what the file recorded of how its
+	// counterexample was found (Trace.Shrunk, Trace.Corpus): a replay
+	// shows them again, so that it prints the trace the run printed.
+	Shrunk, Corpus string
 }
+
+// The schedule file's comments that record how its counterexample was
+// found; readers that do not know them skip them as comments.
+const (
+	shrunkComment = "# shrunk: "
+	corpusComment = "# corpus: "
+)
 
 // WriteSchedule writes the counterexample of r (or, without one, the
 // configuration with no steps) in the schedule file format.
@@ -61,6 +72,12 @@ func WriteSchedule(out io.Writer, r *Report) error {
 	names := make([]string, r.Program.NumThreads())
 	for t := range names {
 		names[t] = fmt.Sprintf("%d=%s", t, r.Program.ThreadName(t))
+	}
+	if text := r.ShrunkText(); text != "" {
+		b.WriteString(shrunkComment + text + "\n")
+	}
+	if r.Corpus != "" {
+		b.WriteString(corpusComment + r.Corpus + "\n")
 	}
 	fmt.Fprintf(&b, "# threads: %s\nsteps", strings.Join(names, " "))
 	for _, t := range r.Result.Schedule {
@@ -95,6 +112,12 @@ func ReadSchedule(in io.Reader) (*Schedule, error) {
 			continue
 		}
 		line = strings.TrimSpace(line)
+		if text, ok := strings.CutPrefix(line, shrunkComment); ok {
+			s.Shrunk = text
+		}
+		if text, ok := strings.CutPrefix(line, corpusComment); ok {
+			s.Corpus = text
+		}
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
@@ -193,7 +216,8 @@ func Replay(s *Schedule) (*Report, error) {
 		return nil, fmt.Errorf("the schedule does not fit its scenario: %v", err)
 	}
 	cfg := Config{Protocol: s.Protocol, Scenario: s.Scenario, Atomicity: s.Atomicity, Strategy: "replay"}
-	rep := &Report{Config: cfg, Program: prog, Result: res, LocksLeft: sys.LocksLeft(), PeakRSSBytes: peakRSS()}
+	rep := &Report{Config: cfg, Program: prog, Result: res, LocksLeft: sys.LocksLeft(), PeakRSSBytes: peakRSS(),
+		recordedShrunk: s.Shrunk, Corpus: s.Corpus}
 	if res.Verdict == sched.Violation {
 		rep.Preemptions = sched.CountPreemptions(NewSystem(prog), res.Schedule)
 	}

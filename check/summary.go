@@ -73,6 +73,10 @@ type Summary struct {
 	// Shrunk says what shrinking made smaller (absent when it did not
 	// run); Scenario and Violation are then the shrunk ones.
 	Shrunk *ShrinkSummary `json:"shrunk,omitempty"`
+	// Corpus is the corpus file whose schedule, replayed before any
+	// search, gave Violation (absent when a search found it): no search
+	// ran, and the counts are the replay's.
+	Corpus string `json:"corpus,omitempty"`
 }
 
 // ShrinkSummary is what shrinking made smaller (see Shrinking).
@@ -199,6 +203,7 @@ func Summarize(r *Report) Summary {
 		}
 		s.Violation = v
 	}
+	s.Corpus = r.Corpus
 	if r.Shrink != nil {
 		s.Shrunk = shrinkSummary(r.Shrink)
 	}

@@ -59,6 +59,12 @@ type Trace struct {
 	Preemptions int             `json:"preemptions"`
 	Steps       []TraceEntry    `json:"steps,omitempty"`
 	Violation   *TraceViolation `json:"violation,omitempty"`
+	// Shrunk says what shrinking made smaller, from what to what
+	// (Shrinking.String); absent when it did not run.
+	Shrunk string `json:"shrunk,omitempty"`
+	// Corpus is the corpus file whose schedule, replayed before any
+	// search, gave this counterexample; absent when a search found it.
+	Corpus string `json:"corpus,omitempty"`
 	// Replay is the command that prints this trace again.
 	Replay string `json:"replay,omitempty"`
 }
@@ -155,6 +161,7 @@ func NewTrace(r *Report, repro string) (*Trace, error) {
 		t.Steps = append(t.Steps, e)
 	}
 	t.Preemptions = r.Preemptions
+	t.Shrunk, t.Corpus = r.ShrunkText(), r.Corpus
 	t.Violation = &TraceViolation{Kind: res.Failure.Kind, Thread: FailureThread(p, *res.Failure), Step: len(steps), Message: res.Failure.Message}
 	return t, nil
 }
@@ -180,9 +187,6 @@ func traceScenario(sc *model.Scenario) TraceScenario {
 	return ts
 }
 
-// cellWidth is the width of one thread's column in a trace.
-const cellWidth = 50
-
 // WriteTrace renders a report for a person (Trace.WriteText); repro is the
 // command that replays it.
 func WriteTrace(out io.Writer, r *Report, repro string) error {
@@ -205,17 +209,37 @@ func (t *Trace) WriteText(out io.Writer) error {
 		_, err := io.WriteString(out, b.String())
 		return err
 	}
-	fmt.Fprintf(&b, "verdict: violation %s\n%s\n\n", t.Violation.Kind, t.Violation.Message)
+	fmt.Fprintf(&b, "verdict: violation %s\n", t.Violation.Kind)
+	para(&b, t.Violation.Message)
+	b.WriteString("\n")
+	if t.Corpus != "" {
+		para(&b, "found in the corpus, before any search: "+t.Corpus)
+		b.WriteString("\n")
+	}
+	if t.Shrunk != "" {
+		para(&b, "shrunk: "+t.Shrunk)
+		b.WriteString("\n")
+	}
 	fmt.Fprintf(&b, "scenario:\n")
 	for _, line := range strings.Split(strings.TrimRight(t.Scenario.Text, "\n"), "\n") {
 		fmt.Fprintf(&b, "    %s\n", line)
 	}
-	fmt.Fprintf(&b, "\n%s (%s), each one atomic CPython operation, in the thread's column.\n\n", Count(len(t.Steps), "step"), Count(t.Preemptions, "preemption"))
+	b.WriteString("\n")
+	para(&b, fmt.Sprintf("%s (%s), each one atomic CPython operation of its thread:", Count(len(t.Steps), "step"), Count(t.Preemptions, "preemption")))
+	b.WriteString("\n")
 	writeSwitchLegend(&b, t.unrealSwitches())
 	t.writeTable(&b)
-	fmt.Fprintf(&b, "\nreplay: %s\n", t.Replay)
+	b.WriteString("\n" + strings.Join(commandLines("replay: "+t.Replay, 0, TextWidth), "\n") + "\n")
 	_, err := io.WriteString(out, b.String())
 	return err
+}
+
+// para writes text as lines of at most TextWidth runes, the lines after
+// the first indented.
+func para(b *strings.Builder, text string) {
+	for _, line := range wrap(text, TextWidth, "    ") {
+		b.WriteString(line + "\n")
+	}
 }
 
 // WriteTable writes the steps alone, as WriteText shows them: one column
@@ -225,90 +249,6 @@ func (t *Trace) WriteTable(out io.Writer) error {
 	t.writeTable(&b)
 	_, err := io.WriteString(out, b.String())
 	return err
-}
-
-func (t *Trace) writeTable(b *strings.Builder) {
-	used := make([]bool, len(t.Threads))
-	for _, s := range t.Steps {
-		used[s.Thread] = true
-	}
-	var cols []int
-	for n := range t.Threads {
-		if used[n] {
-			cols = append(cols, n)
-		}
-	}
-	row := func(mark string, cells []string) {
-		line := fmt.Sprintf("%5s", mark)
-		for _, c := range cells {
-			line += " | " + fmt.Sprintf("%-*s", cellWidth, c)
-		}
-		b.WriteString(strings.TrimRight(line, " ") + "\n")
-	}
-	heads := make([]string, len(cols))
-	for i, n := range cols {
-		heads[i] = t.Threads[n]
-	}
-	row("step", heads)
-	sep := strings.Repeat("-", 5)
-	for range cols {
-		sep += "-+-" + strings.Repeat("-", cellWidth)
-	}
-	b.WriteString(sep + "\n")
-	v := t.Violation
-	for i, s := range t.Steps {
-		lines := cellLines(s)
-		last := i == len(t.Steps)-1 && v != nil && v.Thread != ""
-		if last {
-			lines = append(lines, "!! "+v.Kind)
-		}
-		for j, text := range lines {
-			cells := make([]string, len(cols))
-			for k, n := range cols {
-				if n == s.Thread {
-					cells[k] = text
-				}
-			}
-			mark := ""
-			if j == 0 {
-				mark = fmt.Sprint(i + 1)
-				if s.UnrealSwitch {
-					mark = switchMark + mark
-				}
-				if last {
-					mark = ">>" + mark
-				}
-			}
-			row(mark, cells)
-		}
-	}
-}
-
-// cellLines is a step as lines of at most cellWidth: where, the Python
-// text, then its effects.
-func cellLines(s TraceEntry) []string {
-	var out []string
-	out = append(out, wrap(s.Where+"  "+s.Text, cellWidth, "    ")...)
-	for _, e := range s.Effects {
-		out = append(out, wrap("-> "+e, cellWidth, "   ")...)
-	}
-	if s.Raises != "" {
-		out = append(out, "raises "+s.Raises)
-	}
-	return out
-}
-
-func wrap(s string, width int, indent string) []string {
-	var out []string
-	for len(s) > width {
-		cut := strings.LastIndexByte(s[:width], ' ')
-		if cut <= len(indent) {
-			cut = width
-		}
-		out = append(out, s[:cut])
-		s = indent + strings.TrimLeft(s[cut:], " ")
-	}
-	return append(out, s)
 }
 
 // coverage says what a search covered, in words.

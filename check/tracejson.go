@@ -39,11 +39,11 @@ func (t *Trace) WriteJSON(out io.Writer) error {
 		)
 		switch name {
 		case "schedule":
-			val, err = json.Marshal(f.Interface())
+			val, err = marshal(f.Interface(), "")
 		case "steps":
 			val, err = stepLines(t.Steps)
 		default:
-			val, err = json.MarshalIndent(f.Interface(), "  ", "  ")
+			val, err = marshal(f.Interface(), "  ")
 		}
 		if err != nil {
 			return err
@@ -55,12 +55,29 @@ func (t *Trace) WriteJSON(out io.Writer) error {
 	return err
 }
 
+// marshal is v as JSON, indented under prefix as json.MarshalIndent
+// indents (on one line when prefix is ""), with "<", ">" and "&" as
+// they are: a trace is read by people ("threads 4 -> 2"), not put in
+// HTML.
+func marshal(v any, prefix string) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if prefix != "" {
+		enc.SetIndent(prefix, "  ")
+	}
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
 // stepLines renders steps as a JSON array, one step a line.
 func stepLines(steps []TraceEntry) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString("[")
 	for i, s := range steps {
-		line, err := json.Marshal(s)
+		line, err := marshal(s, "")
 		if err != nil {
 			return nil, err
 		}
@@ -102,6 +119,53 @@ func ReadTrace(data []byte) (*Trace, error) {
 	return &t, nil
 }
 
+// traceHead is what a trace.json says before its scenario: what the file
+// is, its format, its writer, protocol and atomicity.
+type traceHead struct {
+	Schema, Version, Protocol, Atomicity string
+	Format                               int
+}
+
+// readTraceHead reads a trace.json's head, and checks it as ReadTrace
+// does, without decoding the rest (its steps are most of the file): a
+// corpus tells by the head which of its files a search needs whole.
+func readTraceHead(data []byte) (traceHead, error) {
+	var h traceHead
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return h, fmt.Errorf("not a trace.json: not a JSON object")
+	}
+	for dec.More() && (h.Schema == "" || h.Format == 0 || h.Protocol == "" || h.Atomicity == "") {
+		tok, err := dec.Token()
+		if err != nil {
+			return h, fmt.Errorf("not a trace.json: %v", err)
+		}
+		var dst any = new(json.RawMessage)
+		switch tok {
+		case "schema":
+			dst = &h.Schema
+		case "format":
+			dst = &h.Format
+		case "version":
+			dst = &h.Version
+		case "protocol":
+			dst = &h.Protocol
+		case "atomicity":
+			dst = &h.Atomicity
+		}
+		if err := dec.Decode(dst); err != nil {
+			return h, fmt.Errorf("not a trace.json: %v", err)
+		}
+	}
+	switch {
+	case h.Schema != TraceSchema:
+		return h, fmt.Errorf("not a trace.json: its \"schema\" is %q, not %q", versionText(h.Schema), TraceSchema)
+	case h.Format == 0:
+		return h, fmt.Errorf("trace.json without a \"format\" field")
+	}
+	return h, checkFormat("trace", h.Format, versionText(h.Version))
+}
+
 // Replayable is what a replay of the trace needs: its protocol, atomicity,
 // scenario (parsed from its text, which must agree with the parsed shape
 // beside it) and schedule, and the violation it recorded (Differs
@@ -126,7 +190,8 @@ func (t *Trace) Replayable() (*Schedule, error) {
 	if field := disagreement(traceScenario(sc), t.Scenario); field != "" {
 		return nil, fmt.Errorf("the scenario's %s disagree with its text", field)
 	}
-	s := &Schedule{Protocol: p, Atomicity: a, Scenario: sc, Recorded: t.Violation, RecordedBy: versionText(t.Version)}
+	s := &Schedule{Protocol: p, Atomicity: a, Scenario: sc, Recorded: t.Violation, RecordedBy: versionText(t.Version),
+		Shrunk: t.Shrunk, Corpus: t.Corpus}
 	for i, n := range t.Schedule {
 		if n < 0 {
 			return nil, fmt.Errorf("schedule step %d: %d is not a thread number", i+1, n)

@@ -45,6 +45,7 @@ type options struct {
 	maxMemory                                                   memory.Size
 	list, json, force, table, quiet, version                    bool
 	shrink                                                      bool        // -shrink (shrink.go)
+	corpus                                                      string      // -corpus (corpus.go)
 	flagArgs                                                    []flagWords // the flags given, as the replay command spells them
 	set                                                         map[string]bool
 	given                                                       []string // the flags given, by name
@@ -139,6 +140,7 @@ func parse(args []string, stdout io.Writer) (*options, error) {
 	registerPythonFlags(fs, o)
 	registerReportFlags(fs, o)
 	registerShrinkFlags(fs, o)
+	registerCorpusFlags(fs, o)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(stdout, fs)
@@ -301,6 +303,7 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 	for _, phase := range rep.Plan {
 		fmt.Fprintf(stderr, "explore: %s: %s\n", rep.Config.Strategy, phase)
 	}
+	corpusLines(stderr, rep, cfg.Corpus)
 	if line := shrunkLine(o, rep); line != "" {
 		fmt.Fprintf(stderr, "explore: %s\n", line)
 	}
@@ -400,7 +403,11 @@ func config(o *options) (check.Config, error) {
 	if o.scenario == "" {
 		shape = &o.shape
 	}
-	return check.Config{
+	corpus, err := readCorpus(o)
+	if err != nil {
+		return cfg, err
+	}
+	return check.Config{Corpus: corpus,
 		Shard: shard, Shards: shards, Shrink: o.shrink && shards == 0, Shape: shape,
 		Protocol: p, Scenario: sc, Atomicity: a, Strategy: strategy,
 		Runs: o.runs, Seed: o.seed, MaxExecutions: o.maxExecutions, MaxDepth: o.maxDepth, Timeout: o.timeout,

@@ -154,55 +154,46 @@ type traceStep struct {
 	lines  []string
 }
 
-// parseTrace reads the step table of a trace. Column bounds come from the
-// separator line under the header ("------+-----...-+-----").
+// parseTrace reads the step table of a trace. The head names each
+// thread's lane between rails ("| host       | T0 ..."); a row belongs
+// to the lane whose rail its text follows: the rails before the text
+// are the lanes to the left of its thread's.
 func parseTrace(t *testing.T, trace string) []traceStep {
 	t.Helper()
 	lines := strings.Split(trace, "\n")
 	sep := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "------+-") })
 	require.Positive(t, sep, "no step table in the trace:\n%s", trace)
-	var bounds []int // start of each thread column
-	for i, c := range lines[sep] {
-		if c == '+' {
-			bounds = append(bounds, i+2)
-		}
+	markEnd := strings.IndexByte(lines[sep], '+') // the mark column's rail
+	var names []string
+	for _, f := range strings.Split(lines[sep-1], "|")[1:] {
+		names = append(names, strings.TrimSpace(f))
 	}
-	cell := func(line string, k int) string {
-		if bounds[k] >= len(line) {
-			return ""
-		}
-		end := len(line)
-		if k+1 < len(bounds) {
-			end = min(end, bounds[k+1]-3)
-		}
-		return strings.TrimSpace(line[bounds[k]:end])
-	}
-	header := lines[sep-1]
 	var steps []traceStep
 	for _, line := range lines[sep+1:] {
 		if line == "" {
 			break
 		}
-		mark := strings.TrimSpace(line[:bounds[0]-3])
+		require.Equal(t, byte('|'), line[markEnd], "a row without the mark column's rail: %q", line)
+		mark := strings.TrimSpace(line[:markEnd])
 		if mark != "" {
 			s := traceStep{marked: strings.HasPrefix(mark, ">>")}
 			var err error
-			s.n, err = strconv.Atoi(strings.TrimPrefix(mark, ">>"))
+			s.n, err = strconv.Atoi(strings.TrimLeft(mark, ">~"))
 			require.NoError(t, err, "step mark %q", mark)
 			steps = append(steps, s)
 		}
 		require.NotEmpty(t, steps, "a table row before the first step: %q", line)
 		s := &steps[len(steps)-1]
-		for k := range bounds {
-			if c := cell(line, k); c != "" {
-				if th := cell(header, k); s.thread == "" {
-					s.thread = th
-				} else {
-					require.Equal(t, s.thread, th, "step %d has cells in two columns", s.n)
-				}
-				s.lines = append(s.lines, c)
-			}
+		rest := line[markEnd+1:]
+		text := strings.TrimLeft(rest, " |")
+		lane := strings.Count(rest[:len(rest)-len(text)], "|")
+		require.Less(t, lane, len(names), "a row past the last lane: %q", line)
+		if s.thread == "" {
+			s.thread = names[lane]
+		} else {
+			require.Equal(t, s.thread, names[lane], "step %d has lines in two lanes", s.n)
 		}
+		s.lines = append(s.lines, text)
 	}
 	return steps
 }
@@ -267,7 +258,7 @@ func TestOutAndReplay(t *testing.T) {
 	files := readFiles(t, dir, outFiles...)
 	require.Equal(t, r.stdout, files["trace.txt"], "-out writes the trace it prints")
 	require.True(t, strings.HasPrefix(files["schedule.txt"], "# swapcheck schedule"), files["schedule.txt"])
-	require.Contains(t, files["trace.txt"], "replay: go run ./cmd/explore -replay "+filepath.Join(dir, "schedule.txt")+"\n")
+	require.Equal(t, "go run ./cmd/explore -replay "+filepath.Join(dir, "schedule.txt"), replayCommand(t, files["trace.txt"]))
 	var s summary
 	require.NoError(t, json.Unmarshal([]byte(files["summary.json"]), &s))
 	require.Equal(t, "violation", s.Verdict)

@@ -43,7 +43,7 @@ var modes = []mode{
 	{name: "search the interleavings (the default)",
 		// max-memory: the search's memory bound
 		reads: append(slices.Clone(targetFlags), "backend", "strategy", "preemptions", "depth", "runs", "workers", "seed",
-			"max-executions", "max-depth", "max-memory", "timeout", "out", "force", "shard", "json", "quiet", "emit-python", "report", "shrink")},
+			"max-executions", "max-depth", "max-memory", "timeout", "out", "force", "shard", "json", "quiet", "emit-python", "report", "shrink", "corpus")},
 }
 
 // pickMode says which mode the given flags ask for, and refuses a flag

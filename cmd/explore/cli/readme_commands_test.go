@@ -150,17 +150,24 @@ var exitsRE = regexp.MustCompile(`\bexits (\d+)\b`)
 // TestREADMECommands runs every command of the README's ```sh blocks that
 // runs explore, and checks that it exits as its comment says ("# ...,
 // exits 1"). The commands run in the README's order, in one scratch
-// directory that sees the repository's testdata/, so that a command can
-// read what an earlier one wrote (-replay out/schedule.txt). A command of
-// another kind is skipped with the reason, as a skipped subtest; a command
-// the test does not know fails it, so that none is passed over silently.
+// directory that sees the repository's testdata/ and check/testdata/ (the
+// default -corpus), so that a command can read what an earlier one wrote
+// (-replay out/schedule.txt). A command of another kind is skipped with
+// the reason, as a skipped subtest; a command the test does not know
+// fails it, so that none is passed over silently.
 func TestREADMECommands(t *testing.T) {
 	testdata, err := filepath.Abs("../../../testdata")
 	require.NoError(t, err)
 	cmds := readmeShellCommands(t, readREADME(t))
 
+	// and the golden traces, the default -corpus, where the root has them
+	golden, err := filepath.Abs("../../../check/testdata")
+	require.NoError(t, err)
+
 	dir := t.TempDir()
 	require.NoError(t, os.Symlink(testdata, filepath.Join(dir, "testdata")))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "check"), 0o755))
+	require.NoError(t, os.Symlink(golden, filepath.Join(dir, "check", "testdata")))
 	t.Chdir(dir)
 
 	ran := 0
@@ -201,6 +208,9 @@ func TestREADMETraceExcerpt(t *testing.T) {
 	block, _, ok = strings.Cut(block, "```")
 	require.True(t, ok)
 
+	// from the repository's root, as the README's commands run, with the
+	// default corpus
+	t.Chdir("../../..")
 	var stdout, stderr bytes.Buffer
 	require.Equal(t, cli.ExitViolation, cli.Run([]string{"-protocol", "naive"}, &stdout, &stderr), stderr.String())
 	out := strings.Split(stdout.String(), "\n")

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -12,12 +13,32 @@ import (
 	"swapcheck/cmd/explore/cli"
 )
 
+// replayCommand is the command of a trace's replay line, its
+// continuation lines (" \\" at a line's end, as a shell reads it)
+// joined.
+func replayCommand(t *testing.T, trace string) string {
+	t.Helper()
+	_, cmd, ok := strings.Cut(trace, "\nreplay: ")
+	require.True(t, ok, "no replay line in\n%s", trace)
+	cmd = strings.ReplaceAll(cmd, " \\\n    ", " ")
+	cmd, _, _ = strings.Cut(cmd, "\n")
+	return cmd
+}
+
 // replayArgs are the arguments of a trace's replay line.
 func replayArgs(t *testing.T, trace string) []string {
 	t.Helper()
-	_, line, ok := strings.Cut(trace, "\nreplay: go run ./cmd/explore ")
-	require.True(t, ok, "no replay line in\n%s", trace)
-	return strings.Fields(line)
+	cmd, ok := strings.CutPrefix(replayCommand(t, trace), "go run ./cmd/explore ")
+	require.True(t, ok, "the replay line is no explore command:\n%s", trace)
+	return strings.Fields(cmd)
+}
+
+// withoutShrunk is a trace without its shrunk line, which says how the
+// run that printed it got its counterexample: a replay command naming
+// the shrunk scenario prints the same counterexample, but shrinks
+// nothing.
+func withoutShrunk(trace string) string {
+	return regexp.MustCompile(`(?m)^shrunk: .*\n(    .*\n)*\n`).ReplaceAllString(trace, "")
 }
 
 // TestShrinkByDefault: a violation is shrunk unless -shrink=false; stderr
@@ -33,7 +54,9 @@ func TestShrinkByDefault(t *testing.T) {
 	require.Regexp(t, `(?m)^explore: shrunk: threads 4 -> 2, calls 2 -> 1; steps 68 -> 22 \([0-9]+ searches, [0-9]+ steps, [0-9.]+ ms\)$`, r.stderr)
 
 	again := explore(t, append(replayArgs(t, r.stdout), "-quiet")...)
-	require.Equal(t, r.stdout, again.stdout, "the replay command prints another trace")
+	require.Contains(t, r.stdout, "\nshrunk: threads 4 -> 2, calls 2 -> 1; steps 68 -> 22\n")
+	require.Contains(t, again.stdout, "\nshrunk: nothing: ")
+	require.Equal(t, withoutShrunk(r.stdout), withoutShrunk(again.stdout), "the replay command prints another counterexample")
 	require.Contains(t, again.stderr, "explore: shrunk: nothing")
 
 	off := explore(t, append(big, "-shrink=false")...)
