@@ -140,7 +140,7 @@ func (p *Program) Describe(ev *Event) {
 			ev.Where, ev.Bytecode = "kernel.py", "STORE_GLOBAL _kernel_context"
 			switch {
 			case p.Protocol.Dispatches && st.kind == sSetContext:
-				ev.Where, ev.Line, ev.Bytecode = "kernel.py:93", 93, "CALL (FakeCUDAModule); STORE_FAST fake_cuda_module"
+				ev.Line, ev.Bytecode = 93, "CALL (FakeCUDAModule); STORE_FAST fake_cuda_module"
 			case p.Protocol.Dispatches:
 				ev.Bytecode = "RETURN_VALUE"
 			}

@@ -227,6 +227,14 @@ func (pr *Program) compileBody(mod int, body []Stmt) []stmt {
 	return out
 }
 
+// The texts of a launch's first and last host steps under a protocol that
+// Dispatches (kernel.py patched: no module-level context): the fake's
+// making, and the return to the caller (or its except).
+const (
+	FakeText   = "fake_cuda_module = FakeCUDAModule(grid_dim, block_dim, self.dynshared_size)"
+	ReturnText = "return  # FakeCUDAKernel.__call__ (the caller's except, when the launch raised)"
+)
+
 // launchStmts makes launch l's threads and code, and returns the host's
 // statements that run it: with _push_kernel_context(fake_cuda_module):
 // (kernel.py:96, the generator's lines 31-36) around with
@@ -263,9 +271,9 @@ func (pr *Program) launchStmts(l int) []stmt {
 		// the caller's side (the return, or the except that catches a
 		// failed launch).
 		return []stmt{
-			{kind: sSetContext, arg: l, text: "fake_cuda_module = FakeCUDAModule(grid_dim, block_dim, self.dynshared_size)"},
+			{kind: sSetContext, arg: l, text: FakeText},
 			{kind: sLaunch, arg: lc, text: "with swapped_cuda_module(self.fn, fake_cuda_module):"},
-			{kind: sResetContext, arg: l, text: "return  # FakeCUDAKernel.__call__ (the caller's except, when the launch raised)"},
+			{kind: sResetContext, arg: l, text: ReturnText},
 		}
 	}
 	launch := []stmt{
