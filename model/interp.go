@@ -215,11 +215,14 @@ func (w *World) execStmt(t, f int, visible bool) {
 		next()
 	case sCall, sInline: // a device call, or the kernel run inline as one (kernel.py:85-86)
 		ctx := Value(w.s[l.ctx])
-		if p.Protocol.Dispatches {
+		switch {
+		case p.Protocol.Dispatches:
 			ctx = w.ownContext(t)
-		}
-		if w.Trace {
-			w.effect("_get_kernel_context() is %s", ctx)
+			if w.Trace {
+				w.effect("_get_kernel_context() is %s (the thread's own)", ctx)
+			}
+		case w.Trace:
+			w.effect("_kernel_context is %s", ctx)
 		}
 		w.push(t, st.arg, ctx)
 	case sLaunch:
@@ -400,7 +403,7 @@ func (w *World) ownContext(t int) Value {
 }
 
 // dispatch is what proposed's _CudaDispatcher.__getattr__ gives thread t
-// (proposed.py:13-18): its own kernel context's attribute, or the real
+// (proposed.py:13-18, __getattribute__): its own kernel context's attribute, or the real
 // module's when it has none. It reads only t's identity, never the world:
 // threading.current_thread() and the BlockThread's own attribute.
 func (w *World) dispatch(t int) Value {

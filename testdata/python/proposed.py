@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 
 class _CudaDispatcher:
-    def __getattr__(self, name):
+    def __getattribute__(self, name):
         fake = getattr(threading.current_thread(), "kernel_context", None)
         if fake is not None:
             return getattr(fake, name)
