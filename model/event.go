@@ -121,6 +121,9 @@ func (p *Program) Describe(ev *Event) {
 			ev.Name = p.Scenario.Modules[cd.module].Names[st.arg]
 		case sCall:
 			ev.Bytecode = "LOAD_GLOBAL _kernel_context; CALL (FakeCUDAKernel.__call__)"
+			if p.Protocol.Dispatches {
+				ev.Bytecode = "CALL (_get_kernel_context: the thread's own); CALL (FakeCUDAKernel.__call__)"
+			}
 			if p.isHostCode(ev.code) {
 				// FakeCUDAKernel.__call__'s own line, run by the host
 				ev.Where, ev.Line = "kernel.py:85", 85
@@ -135,6 +138,12 @@ func (p *Program) Describe(ev *Event) {
 			ev.Where, ev.Line, ev.Text, ev.Bytecode = fmt.Sprintf("kernel.py:%d", l.line), l.line, l.text, "LOAD_ATTR/STORE_ATTR"
 		case sSetContext, sResetContext:
 			ev.Where, ev.Bytecode = "kernel.py", "STORE_GLOBAL _kernel_context"
+			switch {
+			case p.Protocol.Dispatches && st.kind == sSetContext:
+				ev.Line, ev.Bytecode = 93, "CALL (FakeCUDAModule); STORE_FAST fake_cuda_module"
+			case p.Protocol.Dispatches:
+				ev.Bytecode = "RETURN_VALUE"
+			}
 		case sCheckContext:
 			ev.Where, ev.Line, ev.Bytecode = "kernel.py:31", 31, "LOAD_GLOBAL _kernel_context; POP_JUMP_IF_NONE (else RAISE_VARARGS AssertionError)"
 		case sDeviceCheck:

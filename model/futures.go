@@ -275,12 +275,20 @@ func (sc *futureScan) stmts(t, c, from, sub int) {
 		case sUse:
 			sc.step(futStep{fp: sched.Footprint{Object: l.objGlobals + cd.module, Access: sched.Read}})
 		case sCall:
-			sc.step(futStep{fp: sched.Footprint{Object: l.objContext, Access: sched.Read}})
+			if w.p.Protocol.Dispatches {
+				sc.step(local) // the thread's own context
+			} else {
+				sc.step(futStep{fp: sched.Footprint{Object: l.objContext, Access: sched.Read}})
+			}
 			sc.call(t, st.arg)
 		case sLaunch:
 			sc.call(t, st.arg)
 		case sSetContext, sResetContext:
-			sc.step(futStep{fp: sched.Footprint{Object: l.objContext, Access: sched.Write}})
+			if w.p.Protocol.Dispatches {
+				sc.step(local) // no shared context
+			} else {
+				sc.step(futStep{fp: sched.Footprint{Object: l.objContext, Access: sched.Write}})
+			}
 		case sPoll:
 			if sc.noDeaths {
 				sc.cut(futCut{cutPoll, st.arg})

@@ -215,7 +215,13 @@ func (w *World) execStmt(t, f int, visible bool) {
 		next()
 	case sCall, sInline: // a device call, or the kernel run inline as one (kernel.py:85-86)
 		ctx := Value(w.s[l.ctx])
-		if w.Trace {
+		switch {
+		case p.Protocol.Dispatches:
+			ctx = w.ownContext(t)
+			if w.Trace {
+				w.effect("_get_kernel_context() is %s (the thread's own)", ctx)
+			}
+		case w.Trace:
 			w.effect("_kernel_context is %s", ctx)
 		}
 		w.push(t, st.arg, ctx)
@@ -286,15 +292,19 @@ func (w *World) execStmt(t, f int, visible bool) {
 		}
 		next()
 	case sSetContext:
-		w.s[l.ctx] = slot(Fake(st.arg))
-		if w.Trace {
-			w.effect("_kernel_context = %s", Fake(st.arg))
+		if !p.Protocol.Dispatches {
+			w.s[l.ctx] = slot(Fake(st.arg))
+			if w.Trace {
+				w.effect("_kernel_context = %s", Fake(st.arg))
+			}
 		}
 		next()
 	case sResetContext:
-		w.s[l.ctx] = slot(None)
-		if w.Trace {
-			w.effect("_kernel_context = None")
+		if !p.Protocol.Dispatches {
+			w.s[l.ctx] = slot(None)
+			if w.Trace {
+				w.effect("_kernel_context = None")
+			}
 		}
 		if e := Exc(w.s[f+fExc]); e != 0 {
 			if w.Trace {
@@ -330,13 +340,26 @@ func (w *World) execStmt(t, f int, visible bool) {
 // attribute of the real module or of None does, and reports whether the
 // thread goes on.
 func (w *World) use(t, mod, name int) bool {
-	v := Value(w.s[w.p.lay.globals[mod]+name])
+	g := Value(w.s[w.p.lay.globals[mod]+name])
+	v := g
+	if g == Dispatch {
+		v = w.dispatch(t)
+	}
 	w.ev.Kind, w.ev.Module = EvUse, mod
 	w.ev.Saw, w.ev.Want = v, w.due(t)
 	if w.Trace {
-		w.effect("%s is %s", w.p.Scenario.Modules[mod].Names[name], v)
+		if g == Dispatch {
+			w.effect("%s is %s, which gives %s", w.p.Scenario.Modules[mod].Names[name], g, v)
+		} else {
+			w.effect("%s is %s", w.p.Scenario.Modules[mod].Names[name], v)
+		}
 	}
-	if w.History != nil {
+	// A read through the dispatcher is no observation of the swap's
+	// sequential specification (a module swapped exactly while its count
+	// is positive), which the dispatcher, installed for good, does not
+	// follow by design: what it gives each thread is checked per step,
+	// exactly (Saw against Want), instead (docs/proposed_fix.md).
+	if w.History != nil && g != Dispatch {
 		w.History.Marks = append(w.History.Marks, Mark{Kind: Observe, Thread: t, Module: mod, Swapped: v != Real})
 	}
 	if !v.IsFake() {
@@ -353,11 +376,41 @@ func (w *World) use(t, mod, name int) bool {
 // module to _get_kernel_context(), which is None there: that is what its
 // uses see when nothing interferes (and they raise AttributeError, as
 // they do in the simulator whatever the protocol).
+//
+// Under a protocol that Dispatches, a host's call swaps in the
+// dispatcher, which gives a thread outside any launch the real module:
+// that is what the host's uses see when nothing interferes (and they
+// raise AttributeError as well, for an attribute only a fake has).
 func (w *World) due(t int) Value {
+	if w.p.isHost(t) {
+		if w.p.Protocol.Dispatches {
+			return Real
+		}
+		return None
+	}
+	return Fake(w.p.threadLaunch[t])
+}
+
+// ownContext is thread t's own kernel context under kernel.py as
+// docs/proposed_fix.md patches it (Protocol.Dispatches): a GPU thread's
+// is its launch's fake, set when its BlockThread is made and never
+// reset; a host thread has none (None).
+func (w *World) ownContext(t int) Value {
 	if w.p.isHost(t) {
 		return None
 	}
 	return Fake(w.p.threadLaunch[t])
+}
+
+// dispatch is what proposed's _CudaDispatcher.__getattr__ gives thread t
+// (proposed.py:13-18, __getattribute__): its own kernel context's attribute, or the real
+// module's when it has none. It reads only t's identity, never the world:
+// threading.current_thread() and the BlockThread's own attribute.
+func (w *World) dispatch(t int) Value {
+	if c := w.ownContext(t); c != None {
+		return c
+	}
+	return Real
 }
 
 // skipLaunch is a failed assert in _push_kernel_context: another host's

@@ -157,7 +157,7 @@ func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
 	pr.hostCode = pr.hostCodes[0]
 
 	pr.maxFrames = max(sc.callDepth()+1, 2)
-	if pr.hosts > 1 {
+	if pr.hosts > 1 && !p.Dispatches {
 		pr.maxFrames++ // a host may run the kernel itself (sInline), its calls above it
 	}
 	calls := pr.callsPerThread(pr.kernelCode, maxLocks)
@@ -227,6 +227,14 @@ func (pr *Program) compileBody(mod int, body []Stmt) []stmt {
 	return out
 }
 
+// The texts of a launch's first and last host steps under a protocol that
+// Dispatches (kernel.py patched: no module-level context): the fake's
+// making, and the return to the caller (or its except).
+const (
+	FakeText   = "fake_cuda_module = FakeCUDAModule(grid_dim, block_dim, self.dynshared_size)"
+	ReturnText = "return  # FakeCUDAKernel.__call__ (the caller's except, when the launch raised)"
+)
+
 // launchStmts makes launch l's threads and code, and returns the host's
 // statements that run it: with _push_kernel_context(fake_cuda_module):
 // (kernel.py:96, the generator's lines 31-36) around with
@@ -255,6 +263,19 @@ func (pr *Program) launchStmts(l int) []stmt {
 	}
 	lc := len(pr.codes)
 	pr.codes = append(pr.codes, code{name: fmt.Sprintf("launch %d", l), module: 0, launch: l, stmts: body})
+	if pr.Protocol.Dispatches {
+		// kernel.py patched (docs/proposed_fix.md): no module-level
+		// context to set, test or assert; the launch's threads carry its
+		// fake. The set and reset statements stay as the host's steps
+		// around the launch, on nothing shared: the fake's making, and
+		// the caller's side (the return, or the except that catches a
+		// failed launch).
+		return []stmt{
+			{kind: sSetContext, arg: l, text: FakeText},
+			{kind: sLaunch, arg: lc, text: "with swapped_cuda_module(self.fn, fake_cuda_module):"},
+			{kind: sResetContext, arg: l, text: ReturnText},
+		}
+	}
 	launch := []stmt{
 		{kind: sSetContext, arg: l, text: "_kernel_context = mod"},
 		{kind: sLaunch, arg: lc, text: "with swapped_cuda_module(self.fn, fake_cuda_module):"},

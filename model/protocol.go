@@ -85,6 +85,16 @@ type Protocol struct {
 	// returns (where a defaultdict miss keeps a stored entry). POR's
 	// futures rely on it; DelLockEntry panics in a protocol that says so.
 	KeepsLockEntries bool
+	// Dispatches: the variant stores Dispatch rather than the fake it is
+	// passed, and runs with kernel.py patched as docs/proposed_fix.md
+	// shows: the kernel context is the thread's own (a BlockThread
+	// carries its launch's fake; a host thread has none), not the
+	// module-level _kernel_context. So a launch sets no shared context
+	// (nor asserts on it, nor runs inline because another host's launch
+	// set it), a GPU thread's device call passes its own launch's fake
+	// and a host's passes None, and a use of cuda that reads Dispatch
+	// sees what World.dispatch resolves.
+	Dispatches bool
 	// GlobalLockName is the Python name of GlobalLock ("" when unused).
 	GlobalLockName string
 	// CountName and SavedName render the count and saved-names entries in

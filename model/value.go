@@ -15,6 +15,11 @@ const (
 	Real
 	// Other is any other object a module global can hold (a function).
 	Other
+	// Dispatch is proposed's _dispatcher: a stand-in for numba.cuda whose
+	// every attribute is the reading thread's own launch's fake, or the
+	// real module's for a thread outside any launch (World.dispatch).
+	// Only a protocol that says Protocol.Dispatches stores it.
+	Dispatch
 	fakeBase Value = 16
 )
 
@@ -43,6 +48,8 @@ func (v Value) String() string {
 		return "numba.cuda"
 	case v == Other:
 		return "a function"
+	case v == Dispatch:
+		return "_dispatcher"
 	case v.IsFake():
 		return fmt.Sprintf("fake#%d", v.Launch())
 	}

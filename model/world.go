@@ -310,8 +310,14 @@ func (w *World) objectFootprint(t int) sched.Footprint {
 		case sUse:
 			return sched.Footprint{Object: l.objGlobals + mod, Access: sched.Read}
 		case sCall:
+			if w.p.Protocol.Dispatches {
+				return sched.Footprint{Access: sched.Local} // the thread's own context
+			}
 			return sched.Footprint{Object: l.objContext, Access: sched.Read}
 		case sSetContext, sResetContext:
+			if w.p.Protocol.Dispatches {
+				return sched.Footprint{Access: sched.Local} // no shared context
+			}
 			return sched.Footprint{Object: l.objContext, Access: sched.Write}
 		case sCheckContext, sDeviceCheck, sInline:
 			return sched.Footprint{Object: l.objContext, Access: sched.Read}

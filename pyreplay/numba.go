@@ -133,9 +133,9 @@ var simKeys = []string{simSetContext, simResetContext, simStart, simPollDone, si
 func simAnchor(text string) (anchor, bool) {
 	key := ""
 	switch {
-	case text == "_kernel_context = mod":
+	case text == "_kernel_context = mod", text == model.FakeText:
 		key = simSetContext
-	case text == "_kernel_context = None":
+	case text == "_kernel_context = None", text == model.ReturnText:
 		key = simResetContext
 	case strings.HasPrefix(text, "t.start()"):
 		key = simStart

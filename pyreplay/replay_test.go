@@ -249,7 +249,7 @@ kernel: use cuda.threadIdx; call f1
 `))
 	require.NoError(t, err)
 	scenarios["launches 2"] = twoLaunches
-	for _, variant := range []string{"merged", "global-lock"} {
+	for _, variant := range []string{"merged", "global-lock", "proposed"} {
 		for name, sc := range scenarios {
 			t.Run(variant+"/"+name, func(t *testing.T) {
 				python3(t)

@@ -48,6 +48,7 @@ var registry = []Variant{
 	{swap.RefcountUnregistered, Buggy},
 	{swap.RefcountDel, Buggy},
 	{swap.Merged, Correct},
+	{swap.Proposed, Correct},
 }
 
 // All returns every registered variant, in registry order.

@@ -82,7 +82,7 @@ import types
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROTO_DIR = os.path.normpath(os.path.join(HERE, "..", "python"))
-VARIANTS = ["naive", "global_lock", "refcount_unregistered", "refcount_del", "merged"]
+VARIANTS = ["naive", "global_lock", "refcount_unregistered", "refcount_del", "merged", "proposed"]
 WARM_RUNS = 20
 
 # ---------------------------------------------------------------------------

@@ -89,6 +89,7 @@ func TestScenarioFiles(t *testing.T) {
 			"refcount-unregistered": modes(unregistered, unregistered, violation(check.KindUseSawReal, "mathlib.cuda is the real module"), unregistered),
 			"refcount-del":          same(refcountDel),
 			"merged":                same(verified),
+			"proposed":              same(verified),
 		}},
 		{"syncthreads.txt", map[string][]want{
 			"naive":                 same(sawReal),
@@ -96,6 +97,7 @@ func TestScenarioFiles(t *testing.T) {
 			"refcount-unregistered": modes(unregistered, unregistered, unregisteredFT, unregistered),
 			"refcount-del":          same(refcountDel),
 			"merged":                same(verified),
+			"proposed":              same(verified),
 		}},
 		{"aliases.txt", map[string][]want{
 			"naive":                 same(sawReal),
@@ -103,6 +105,7 @@ func TestScenarioFiles(t *testing.T) {
 			"refcount-unregistered": modes(unregistered, unregistered, unregisteredFT, unregistered),
 			"refcount-del":          same(refcountDel),
 			"merged":                same(verified),
+			"proposed":              same(verified),
 		}},
 		{"aborted-launch.txt", map[string][]want{
 			// naive: the lingering thread collects nothing (dev1 already
@@ -116,6 +119,7 @@ func TestScenarioFiles(t *testing.T) {
 				violation(check.KindException, "L1.B0.T1: KeyError", "del _globals_locks[gid]")),
 			"refcount-del": same(violation(check.KindException, "L1.B0.T1: KeyError", "del _globals_locks[gid]")),
 			"merged":       same(lingeringSawNone),
+			"proposed":     same(verified),
 		}},
 		// cuda.syncthreads() is a use of cuda: naive's race reaches the
 		// barrier's load (the only use), the refcount variants' lock
@@ -128,6 +132,7 @@ func TestScenarioFiles(t *testing.T) {
 			"refcount-unregistered": modes(syncUnregistered, syncUnregistered, syncUnregistered, syncLeft),
 			"refcount-del":          modes(syncDel, syncDel, syncDel, syncLeft),
 			"merged":                same(verified),
+			"proposed":              same(verified),
 		}},
 		// The host's own calls swap dev1 to None and back around the
 		// launch; global-lock and merged leave nothing behind.
@@ -137,6 +142,7 @@ func TestScenarioFiles(t *testing.T) {
 			"refcount-unregistered": modes(unregistered, unregistered, violation(check.KindUseSawReal, "is the real module"), unregistered),
 			"refcount-del":          same(refcountDel),
 			"merged":                same(verified),
+			"proposed":              same(verified),
 		}},
 		// Every variant lets the host's call see launch 1's fake (before
 		// gh-142495's fix, refcount-unregistered loses the saved names
@@ -148,15 +154,18 @@ func TestScenarioFiles(t *testing.T) {
 				violation(check.KindException, "L1.B0.T1: KeyError", "refcount_unregistered.py:43"), hostSawFake1),
 			"refcount-del": same(hostSawFake1),
 			"merged":       same(hostSawFake1),
+			"proposed":     same(verified),
 		}},
-		// No variant can tell: the swap installs whatever fake its caller
-		// passes.
+		// No variant of numba-cuda can tell: the swap installs whatever
+		// fake its caller passes. proposed's kernel.py has no module-level
+		// context to share.
 		{"two-hosts.txt", map[string][]want{
 			"naive":                 same(inlineSawFake1),
 			"global-lock":           same(inlineSawFake1),
 			"refcount-unregistered": same(inlineSawFake1),
 			"refcount-del":          same(inlineSawFake1),
 			"merged":                same(inlineSawFake1),
+			"proposed":              same(verified),
 		}},
 	}
 	files, err := filepath.Glob(filepath.Join(scenarioDir, "*.txt"))
