@@ -46,6 +46,11 @@ const (
 	brokenNoRename
 	// brokenNoOwners leaves the lock owners out of the key.
 	brokenNoOwners
+	// brokenBranchBlind keys each frame by the function it runs, not by
+	// the code compiled for its thread's index: it forgets which arms of
+	// the branches the thread takes, as if threads of one block were
+	// interchangeable whatever their index.
+	brokenBranchBlind
 )
 
 // canonScratch is what AppendCanonicalKey reuses between calls, so that
@@ -66,6 +71,7 @@ type canonScratch struct {
 	finishedLive [2]slot
 	copied       []slot // a live part with its dead tmps zeroed
 	topOnly      []slot // brokenTopFrameOnly's live part
+	blind        []slot // brokenBranchBlind's live part
 	// firstHeld[t] is the lowest lock thread t holds, 0 when none: the
 	// tie-break between threads with equal live parts.
 	firstHeld []slot
@@ -218,6 +224,14 @@ func (w *World) live(t int, c *canonScratch) []slot {
 		return c.topOnly
 	}
 	v := w.s[base : base+tFrames+depth*frameSize]
+	if debug.brokenSymmetry == brokenBranchBlind {
+		// Wrong on purpose: every code of a function stands for it.
+		v = append(c.blind[:0], v...)
+		for f := tFrames; f < len(v); f += frameSize {
+			v[f+fCode] = slot(w.p.sameFunction(int(v[f+fCode])))
+		}
+		c.blind = v
+	}
 	for f := tFrames; f < len(v); f += frameSize {
 		if v[f+fTmpSet] == 0 && v[f+fTmp] != 0 {
 			// A dead tmp (see Ctx.Tmp): zero it in a copy.

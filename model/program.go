@@ -330,6 +330,24 @@ func (pr *Program) codeFor(fn, tid int) int {
 	return c
 }
 
+// sameFunction is the first code of the function (or kernel) code c runs,
+// whatever thread index it was compiled for: for brokenBranchBlind only.
+func (pr *Program) sameFunction(c int) int {
+	if c < 0 || c >= len(pr.codes) { // a test's unreachable state
+		return c
+	}
+	cd := &pr.codes[c]
+	if cd.launch != 0 || pr.isHostCode(c) {
+		return c
+	}
+	for i := range pr.codes {
+		if pr.codes[i].name == cd.name && pr.codes[i].module == cd.module && pr.codes[i].launch == 0 && !pr.isHostCode(i) {
+			return i
+		}
+	}
+	return c
+}
+
 // intern returns the index of a code with cd's content, adding cd if
 // there is none.
 func (pr *Program) intern(cd code) int {
