@@ -121,6 +121,7 @@ var reductions = []reduction{
 	shaped("names", 1, func(sh *model.Shape) *int { return &sh.Names }),
 	switched("syncthreads", func(sh *model.Shape) *bool { return &sh.Syncthreads }),
 	switched("host calls", func(sh *model.Shape) *bool { return &sh.HostCalls }),
+	switched("branch", func(sh *model.Shape) *bool { return &sh.Branch }),
 }
 
 // switched is an on/off dimension only flags give (a Shape's field).

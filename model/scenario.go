@@ -202,6 +202,9 @@ type Shape struct {
 	HostCalls bool
 	// Hosts: host threads, each launching the kernel at once (0 means 1).
 	Hosts int
+	// Branch: threads differ: thread 0 makes the kernel's calls once,
+	// the others twice (if tid == 0: CALLS; else: repeat 2: CALLS).
+	Branch bool
 }
 
 // DefaultShape is two threads, one block, one call into one module.
@@ -229,7 +232,8 @@ var useAttrs = []string{"local", "threadIdx", "shared", "blockIdx"}
 // and device modules "dev1".."devM", each binding Names names to the real
 // cuda module. The kernel reads cuda.threadIdx, then makes Calls calls to
 // f<m>, module round-robin (each followed by syncthreads() with
-// Syncthreads). A device function at depth d < Nest first calls the
+// Syncthreads; with Branch, thread 0 makes them once and the others
+// twice). A device function at depth d < Nest first calls the
 // function at depth d+1 in the next module, then uses each of its names.
 func (sh Shape) Build() (*Scenario, error) { return sh.BuildUpTo(MaxThreads) }
 
@@ -286,12 +290,17 @@ func (sh Shape) BuildUpTo(maxThreads int) (*Scenario, error) {
 		f1 := HostStmt{Kind: HostCall, Func: index(0, 1)}
 		sc.Host = []HostStmt{f1, {Kind: HostLaunch}, f1}
 	}
+	var calls []Stmt
 	for c := range sh.Calls {
-		sc.Kernel = append(sc.Kernel, Stmt{Kind: OpCall, Func: index(0, c%sh.Modules+1)})
+		calls = append(calls, Stmt{Kind: OpCall, Func: index(0, c%sh.Modules+1)})
 		if sh.Syncthreads {
-			sc.Kernel = append(sc.Kernel, Stmt{Kind: OpSync})
+			calls = append(calls, Stmt{Kind: OpSync})
 		}
 	}
+	if sh.Branch {
+		calls = []Stmt{{Kind: OpIf, Cond: Cond{Op: CmpEq, Than: 0}, Then: calls, Else: []Stmt{{Kind: OpRepeat, Times: 2, Body: calls}}}}
+	}
+	sc.Kernel = append(sc.Kernel, calls...)
 	return sc, sc.ValidateUpTo(maxThreads)
 }
 
