@@ -6,7 +6,9 @@ import "swapcheck/model"
 // its repeat counts, and its branches on the thread index.
 
 // repeatsReduction lowers every repeat count of a scenario file's bodies
-// to at most v: "repeat 3: ...; end" tries 1, then 2.
+// to at most v: "repeat 3: ...; end" tries 1, then 2. A count of 1 is
+// the body alone, which is what it becomes (the dimension is then 0: no
+// repeat is left, and the Python replay can replay it).
 var repeatsReduction = bodies("repeats", 1,
 	func(s model.Stmt, n int) int {
 		if s.Kind == model.OpRepeat {
@@ -17,7 +19,9 @@ var repeatsReduction = bodies("repeats", 1,
 	func(v int) func(s model.Stmt, seen *int) []model.Stmt {
 		return func(s model.Stmt, _ *int) []model.Stmt {
 			if s.Kind == model.OpRepeat {
-				s.Times = min(s.Times, v)
+				if s.Times = min(s.Times, v); s.Times == 1 {
+					return s.Body
+				}
 			}
 			return []model.Stmt{s}
 		}
