@@ -8,10 +8,17 @@ import (
 
 // Symmetry between GPU threads.
 //
-// The threads of one block of one launch run the same kernel code, want the
-// same fake module and are polled together, so they are interchangeable:
-// permuting them (their slot blocks, and the lock owners that name them)
-// maps every state to one with the same future, permuted. Threads of
+// The threads of one block of one launch want the same fake module and are
+// polled together, and run the kernel compiled for their index
+// (Program.compileFor), which is one code for all of them unless the kernel
+// branches on the thread index. Threads with the same code are
+// interchangeable: permuting them (their slot blocks, and the lock owners
+// that name them) maps every state to one with the same future, permuted.
+// Threads whose codes differ are never merged: each frame's code is part
+// of the thread's live part, so the key sorts them apart, and a permutation
+// that equates two reachable states maps each unfinished thread to one
+// with its code (the host starts a block's threads in index order, so the
+// ones not yet started are a suffix, mapped within each code). Threads of
 // different blocks or launches are not interchangeable (the host starts and
 // polls their blocks at different times; each launch wants its own fake),
 // and the host is alone in its group. Three places in the model name a

@@ -249,11 +249,14 @@ const kernelFunc = -1
 // (kernelapi.py:395-396), which a host thread lacks, and None and the
 // real module lack threadIdx: all raise AttributeError.
 //
-// A repeat's loop (GET_ITER, FOR_ITER, STORE_FAST and JUMP_BACKWARD on a
-// fresh range iterator) touches nothing shared, so it is folded into the
-// statements around it. Its JUMP_BACKWARD checks the eval breaker, but
-// it follows the end of a statement, which already ends at a switch
-// point (switchpoint.go), so folding it hides no switch.
+// A repeat's loop (LOAD_GLOBAL range, which reads no name a swap writes;
+// CALL range; GET_ITER, FOR_ITER, STORE_FAST and JUMP_BACKWARD on a fresh
+// iterator) touches nothing a swap does, so it is folded into the
+// statements around it (testdata/cpython/branching.py checks the
+// bytecode). Its CALL and JUMP_BACKWARD check the eval breaker, but each
+// follows the end of a statement or the thread's start, which already
+// end at a switch point (switchpoint.go), with only local steps between:
+// folding them hides no switch.
 //
 // Codes are interned by content, so threads whose indexes take the same
 // arms everywhere run one code, and without branches every thread runs
