@@ -13,8 +13,9 @@ import (
 )
 
 // hostAndBarrierScenarios are the scenarios where the barrier's load of
-// cuda, the host's own device calls and several hosts matter: the
-// scenario files made for them and shapes with -host-calls and -hosts.
+// cuda, the host's own device calls, several hosts and threads that
+// differ matter: the scenario files made for them and shapes with
+// -host-calls, -hosts and -branch (thread 0 calls once, thread 1 twice).
 func hostAndBarrierScenarios(t *testing.T) map[string]*model.Scenario {
 	t.Helper()
 	out := map[string]*model.Scenario{}
@@ -32,11 +33,16 @@ func hostAndBarrierScenarios(t *testing.T) map[string]*model.Scenario {
 	sc, err = model.Shape{Threads: 1, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Hosts: 2, HostCalls: true}.Build()
 	require.NoError(t, err)
 	out["-threads 1 -hosts 2 -host-calls"] = sc
+	// (branching.txt's 3 threads take DPOR minutes in the free-threaded
+	// modes; TestPORAgreesWithStates runs it)
+	sc, err = model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Branch: true}.Build()
+	require.NoError(t, err)
+	out["-threads 2 -branch"] = sc
 	return out
 }
 
-// The reductions stay sound where the barrier reads cuda and the host
-// calls device functions: on every variant and atomicity mode, DPOR (which
+// The reductions stay sound where the barrier reads cuda, the host
+// calls device functions and threads take different arms: on every variant and atomicity mode, DPOR (which
 // trusts the footprints) and States (keyed up to symmetry) reach the
 // unreduced DFS's verdict, a counterexample of each replays to its kind,
 // and when DFS verifies, DPOR reaches the same end states. Under the GIL,

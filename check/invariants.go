@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"strings"
+	"unicode"
 
 	"swapcheck/model"
 	"swapcheck/sched"
@@ -65,7 +66,12 @@ func failing(ev *model.Event) bool {
 
 func useAttr(ev *model.Event) string {
 	if _, attr, ok := strings.Cut(ev.Text, "."); ok {
-		return strings.TrimSuffix(attr, "()") // cuda.syncthreads() reads syncthreads
+		// cuda.syncthreads() reads syncthreads, and a branch's
+		// "if cuda.threadIdx.x == 0:" threadIdx
+		if i := strings.IndexFunc(attr, func(r rune) bool { return r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r) }); i >= 0 {
+			attr = attr[:i]
+		}
+		return attr
 	}
 	return ev.Text
 }

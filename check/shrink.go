@@ -121,6 +121,9 @@ var reductions = []reduction{
 	shaped("names", 1, func(sh *model.Shape) *int { return &sh.Names }),
 	switched("syncthreads", func(sh *model.Shape) *bool { return &sh.Syncthreads }),
 	switched("host calls", func(sh *model.Shape) *bool { return &sh.HostCalls }),
+	switched("branch", func(sh *model.Shape) *bool { return &sh.Branch }),
+	branchesReduction,
+	repeatsReduction,
 }
 
 // switched is an on/off dimension only flags give (a Shape's field).
@@ -234,7 +237,7 @@ func (r *Report) shrink(lim sched.Limits) {
 		shape := *from.shape
 		from.shape = &shape
 	} else {
-		sh.Note = "a scenario file: its threads, blocks and launches are shrunk, not its bodies"
+		sh.Note = "a scenario file: its threads, blocks, launches, branches and repeat counts are shrunk, not the rest of its bodies"
 	}
 	cur, best := s.scenario(from)
 	prog, res := r.Program, r.Result

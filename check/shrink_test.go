@@ -268,3 +268,27 @@ func TestShrinkHostsAndHostCalls(t *testing.T) {
 	require.Equal(t, 2, rep.Config.Shape.Hosts)
 	require.Contains(t, rep.Shrink.String(), "hosts 3 -> 2")
 }
+
+// TestShrinkBranchesAndRepeats: a scenario file's branches on the thread
+// index and its repeat counts shrink (its other statements do not; a
+// repeat of 1 becomes its body), and
+// -branch shrinks like the other switches. naive's race needs neither a
+// branch nor a second call: every variant's swap is blind to the arm.
+func TestShrinkBranchesAndRepeats(t *testing.T) {
+	byName := map[string]variants.Variant{}
+	for _, v := range variants.All() {
+		byName[v.Protocol.Name] = v
+	}
+	rep := exploreCase(t, byName["naive"], model.GIL, shrinkCase{file: "branching.txt"}, true)
+	require.Equal(t, check.KindUseSawReal, rep.Result.Failure.Kind)
+	require.False(t, rep.Config.Scenario.Branches(), "a branch is left:\n%s", rep.Config.Scenario)
+	require.Contains(t, rep.Shrink.String(), "branches 2 -> 0")
+	require.Contains(t, rep.Shrink.String(), "repeats 2 -> 0")
+	require.NotContains(t, rep.Config.Scenario.String(), "repeat")
+
+	branch := model.Shape{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Branch: true}
+	rep = exploreCase(t, byName["naive"], model.GIL, shrinkCase{shape: &branch}, true)
+	require.Equal(t, check.KindUseSawReal, rep.Result.Failure.Kind)
+	require.False(t, rep.Config.Shape.Branch)
+	require.Contains(t, rep.Shrink.String(), "branch on -> off")
+}

@@ -22,6 +22,7 @@ var TableShapes = []struct {
 	{"-threads 2 -nest 1 -names 2", model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 2, Nest: 1}},
 	{"-threads 2 -calls 2 -syncthreads", model.Shape{Threads: 2, Blocks: 1, Calls: 2, Modules: 1, Names: 1, Syncthreads: true}},
 	{"-threads 2 -host-calls", model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, HostCalls: true}},
+	{"-threads 3 -branch", model.Shape{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Branch: true}},
 }
 
 // TableAtomicities are the verdict table's columns: every atomicity mode,

@@ -8,10 +8,17 @@ import (
 
 // Symmetry between GPU threads.
 //
-// The threads of one block of one launch run the same kernel code, want the
-// same fake module and are polled together, so they are interchangeable:
-// permuting them (their slot blocks, and the lock owners that name them)
-// maps every state to one with the same future, permuted. Threads of
+// The threads of one block of one launch want the same fake module and are
+// polled together, and run the kernel compiled for their index
+// (Program.compileFor), which is one code for all of them unless the kernel
+// branches on the thread index. Threads with the same code are
+// interchangeable: permuting them (their slot blocks, and the lock owners
+// that name them) maps every state to one with the same future, permuted.
+// Threads whose codes differ are never merged: each frame's code is part
+// of the thread's live part, so the key sorts them apart, and a permutation
+// that equates two reachable states maps each unfinished thread to one
+// with its code (the host starts a block's threads in index order, so the
+// ones not yet started are a suffix, mapped within each code). Threads of
 // different blocks or launches are not interchangeable (the host starts and
 // polls their blocks at different times; each launch wants its own fake),
 // and the host is alone in its group. Three places in the model name a
@@ -46,6 +53,11 @@ const (
 	brokenNoRename
 	// brokenNoOwners leaves the lock owners out of the key.
 	brokenNoOwners
+	// brokenBranchBlind keys each frame by the function it runs, not by
+	// the code compiled for its thread's index: it forgets which arms of
+	// the branches the thread takes, as if threads of one block were
+	// interchangeable whatever their index.
+	brokenBranchBlind
 )
 
 // canonScratch is what AppendCanonicalKey reuses between calls, so that
@@ -66,6 +78,7 @@ type canonScratch struct {
 	finishedLive [2]slot
 	copied       []slot // a live part with its dead tmps zeroed
 	topOnly      []slot // brokenTopFrameOnly's live part
+	blind        []slot // brokenBranchBlind's live part
 	// firstHeld[t] is the lowest lock thread t holds, 0 when none: the
 	// tie-break between threads with equal live parts.
 	firstHeld []slot
@@ -218,6 +231,14 @@ func (w *World) live(t int, c *canonScratch) []slot {
 		return c.topOnly
 	}
 	v := w.s[base : base+tFrames+depth*frameSize]
+	if debug.brokenSymmetry == brokenBranchBlind {
+		// Wrong on purpose: every code of a function stands for it.
+		v = append(c.blind[:0], v...)
+		for f := tFrames; f < len(v); f += frameSize {
+			v[f+fCode] = slot(w.p.sameFunction(int(v[f+fCode])))
+		}
+		c.blind = v
+	}
 	for f := tFrames; f < len(v); f += frameSize {
 		if v[f+fTmpSet] == 0 && v[f+fTmp] != 0 {
 			// A dead tmp (see Ctx.Tmp): zero it in a copy.

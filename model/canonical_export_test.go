@@ -12,6 +12,7 @@ const (
 	BrokenTopFrameOnly = brokenTopFrameOnly
 	BrokenNoRename     = brokenNoRename
 	BrokenNoOwners     = brokenNoOwners
+	BrokenBranchBlind  = brokenBranchBlind
 )
 
 func (b BrokenSymmetry) String() string {
@@ -24,6 +25,8 @@ func (b BrokenSymmetry) String() string {
 		return "sorted without renaming lock owners"
 	case brokenNoOwners:
 		return "lock owners left out"
+	case brokenBranchBlind:
+		return "blind to branch outcomes"
 	}
 	return "sound"
 }

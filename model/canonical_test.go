@@ -123,7 +123,131 @@ module kernels cuda
 module dev cuda
 device f in dev: use cuda.local
 kernel: call f; raise`)
+	for name, b := range branchScenarios(t) {
+		sc[name] = b
+	}
 	return sc
+}
+
+// branchScenarios are kernels whose threads differ: arms taken by some
+// threads only, a raise in one arm, a repeat around a branch, and a
+// device function that branches itself.
+func branchScenarios(t testing.TB) map[string]*model.Scenario {
+	return map[string]*model.Scenario{
+		"branch arms": parse(t, `threads 2
+module kernels cuda
+module dev cuda
+device f in dev: use cuda.local
+kernel: if tid == 0: call f; else: use cuda.local; end`),
+		"branch raises": parse(t, `threads 2
+module kernels cuda
+module dev cuda
+device f in dev: use cuda.local
+kernel: call f; if tid == 1: raise; end`),
+		"branch in repeat": parse(t, `threads 2
+module kernels cuda
+module dev cuda
+device f in dev: use cuda.local
+device g in dev: use cuda.shared
+kernel: repeat 2: if tid == 0: call f; else: call g; end; end`),
+		"device branches": parse(t, `threads 2
+module kernels cuda
+module dev cuda
+module inner cuda
+device h in inner: use cuda.local
+device f in dev: if tid >= 1: call h; end; use cuda.local
+kernel: call f`),
+	}
+}
+
+// checkBranches compares the searches on branchScenarios under every
+// protocol and atomicity, and returns the first disagreement, or "": the
+// first counterexample (compareSearches), and, in the GIL modes, searching
+// on past every failure, the end states and failure kinds each reaches
+// (compareEnds). The first alone misses a key blind to branch outcomes:
+// DFS meets its first violation before revisiting any state.
+func checkBranches(t testing.TB) string {
+	scs := branchScenarios(t)
+	for _, name := range slices.Sorted(maps.Keys(scs)) {
+		for _, p := range protocols {
+			for _, a := range atomicities {
+				prog := program(t, scs[name], p, a)
+				d, _ := compareSearches(prog, 0)
+				if d == "" && !a.NoGIL() {
+					// past failures the free-threaded spaces take
+					// minutes: the GIL modes only
+					d = compareEnds(prog)
+				}
+				if d != "" {
+					return fmt.Sprintf("%s/%s/%s: %s", name, p.Name, a, d)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// endsRecorder searches on past every failure, recording the failures'
+// kinds and the end states, each by its canonical key (an end state's key
+// names no code: every thread has finished).
+type endsRecorder struct {
+	sched.System
+	ends, kinds map[string]bool
+}
+
+func newEndsRecorder(prog *model.Program) *endsRecorder {
+	return &endsRecorder{System: check.NewSystem(prog), ends: map[string]bool{}, kinds: map[string]bool{}}
+}
+
+func (r *endsRecorder) Step(t sched.ThreadID) *sched.Failure {
+	if f := r.System.Step(t); f != nil {
+		r.kinds[f.Kind] = true
+	}
+	return nil
+}
+
+func (r *endsRecorder) Final() *sched.Failure {
+	r.ends[string(r.AppendCanonicalKey(nil))] = true
+	if f := r.System.Final(); f != nil {
+		r.kinds[f.Kind] = true
+	}
+	return nil
+}
+
+func (r *endsRecorder) Clone() sched.System {
+	c := *r
+	c.System = r.System.Clone()
+	return &c
+}
+
+func (r *endsRecorder) AppendCanonicalKey(b []byte) []byte {
+	return r.System.(sched.Canonical).AppendCanonicalKey(b)
+}
+
+// compareEnds runs DFS and States (keyed up to symmetry) on prog, both
+// searching on past every failure, and describes the first way they
+// differ in the end states (up to symmetry) and failure kinds they reach,
+// or returns "". A sound key loses no end state: each state it skips has
+// the future of one it expanded, permuted.
+func compareEnds(prog *model.Program) string {
+	dfs, st := newEndsRecorder(prog), newEndsRecorder(prog)
+	sched.DFS{}.Run(dfs, sched.Limits{})
+	sched.States{}.Run(st, sched.Limits{})
+	switch {
+	case !maps.Equal(dfs.kinds, st.kinds):
+		return fmt.Sprintf("dfs met failures %v, states %v", slices.Sorted(maps.Keys(dfs.kinds)), slices.Sorted(maps.Keys(st.kinds)))
+	case !maps.Equal(dfs.ends, st.ends):
+		return fmt.Sprintf("dfs reached %d end states, states %d", len(dfs.ends), len(st.ends))
+	}
+	return ""
+}
+
+// Threads that take different arms are not interchangeable: States,
+// keyed up to symmetry, reaches DFS's verdict and counterexample on
+// kernels whose threads differ.
+func TestStatesAgreesWithDFSOnBranches(t *testing.T) {
+	t.Cleanup(model.VerifyCanonForTest())
+	require.Empty(t, checkBranches(t))
 }
 
 // checkKeys walks each scenario under each protocol and atomicity and
@@ -464,6 +588,22 @@ func genSearchScenario(t *rapid.T) *model.Scenario {
 		}
 		sc.Host = append(sc.Host, f)
 	}
+	// (drawn last, so that the draws above give the scenarios they gave
+	// before branches existed) a branch on tid around the kernel's tail,
+	// or a repeat of it
+	if len(sc.Kernel) > 0 {
+		k := rapid.IntRange(0, len(sc.Kernel)-1).Draw(t, "branch from")
+		tail := slices.Clone(sc.Kernel[k:])
+		switch rapid.IntRange(0, 3).Draw(t, "branch") {
+		case 1:
+			sc.Kernel = append(sc.Kernel[:k:k], model.Stmt{Kind: model.OpIf, Cond: model.Cond{Op: model.CmpEq, Than: 0}, Then: tail})
+		case 2:
+			split := rapid.IntRange(0, len(tail)).Draw(t, "else from")
+			sc.Kernel = append(sc.Kernel[:k:k], model.Stmt{Kind: model.OpIf, Cond: model.Cond{Op: model.CmpLt, Than: 1}, Then: tail[:split], Else: tail[split:]})
+		case 3:
+			sc.Kernel = append(sc.Kernel[:k:k], model.Stmt{Kind: model.OpRepeat, Times: 2, Body: tail})
+		}
+	}
 	return sc
 }
 
@@ -535,6 +675,10 @@ func checkRandom(n int) string {
 // interchangeable states at once; the lingering threads of an aborted
 // launch are, but they want another fake than the next launch's threads
 // only when they read cuda, and by then the search has failed already.
+// A key blind to branch outcomes merges threads at one position of
+// different programs; the first counterexample hardly changes (DFS meets
+// it before revisiting a state), but the failures a search past them
+// meets do (checkBranches).
 // Lock owners, unrenamed or left out: the model only asks whether a lock
 // is held, never by whom, and whether it is held follows from the holder's
 // frames, so leaving them out merges only states with the same outcomes.
@@ -545,11 +689,13 @@ func TestBrokenSymmetryIsCaught(t *testing.T) {
 	for _, tc := range []struct {
 		broken          model.BrokenSymmetry
 		bisim, searches bool // which tests catch it besides the key's
+		branches        bool // the searches on branchScenarios
 	}{
-		{model.BrokenOneGroup, true, false},
-		{model.BrokenTopFrameOnly, true, true},
-		{model.BrokenNoRename, true, false},
-		{model.BrokenNoOwners, false, false},
+		{model.BrokenOneGroup, true, false, false},
+		{model.BrokenTopFrameOnly, true, true, false},
+		{model.BrokenNoRename, true, false, false},
+		{model.BrokenNoOwners, false, false, false},
+		{model.BrokenBranchBlind, true, false, true},
 	} {
 		t.Run(tc.broken.String(), func(t *testing.T) {
 			defer model.BreakSymmetryForTest(tc.broken)()
@@ -566,6 +712,11 @@ func TestBrokenSymmetryIsCaught(t *testing.T) {
 				t.Logf("shapes: %.300s", grid)
 				require.NotEmpty(t, random, "the random scenarios did not notice")
 				require.NotEmpty(t, grid, "the shapes did not notice")
+			}
+			if tc.branches {
+				branches := checkBranches(t)
+				t.Logf("branching kernels: %.300s", branches)
+				require.NotEmpty(t, branches, "the searches on branching kernels did not notice")
 			}
 		})
 	}

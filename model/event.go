@@ -118,6 +118,9 @@ func (p *Program) Describe(ev *Event) {
 		switch st.kind {
 		case sUse:
 			ev.Bytecode = "LOAD_GLOBAL; LOAD_ATTR"
+			if st.cond {
+				ev.Bytecode = "LOAD_GLOBAL; LOAD_ATTR threadIdx; LOAD_ATTR x; LOAD_CONST; COMPARE_OP; POP_JUMP_FORWARD_IF_FALSE"
+			}
 			ev.Name = p.Scenario.Modules[cd.module].Names[st.arg]
 		case sCall:
 			ev.Bytecode = "LOAD_GLOBAL _kernel_context; CALL (FakeCUDAKernel.__call__)"

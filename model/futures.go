@@ -327,7 +327,7 @@ func (sc *futureScan) thread(t int) {
 		return
 	case notStarted:
 		sc.cut(futCut{kind: cutHost})
-		sc.stmts(t, w.p.kernelCode, 0, -1)
+		sc.stmts(t, w.p.threadCode[t], 0, -1)
 		return
 	}
 	y := w.p.Protocol.yield

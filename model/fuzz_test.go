@@ -36,6 +36,7 @@ func FuzzScenario(f *testing.F) {
 	}
 	f.Add([]byte(sc.String()))
 	f.Add([]byte("module m cuda\nkernel: use cuda.local; raise\nthreads 1024\n"))
+	f.Add([]byte("module m cuda\ndevice f in m: repeat 2: if tid != 1: pass; else: raise; end; end\nkernel: if tid < 2: call f; repeat 3: use cuda.x\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		strict, strictErr := model.Parse(strings.NewReader(string(data)))
 		requireOneLine(t, strictErr)
@@ -104,8 +105,10 @@ func sameStmts(a, b []model.Stmt) bool {
 	if len(a) != len(b) {
 		return false
 	}
-	for i := range a {
-		if a[i] != b[i] {
+	for i, s := range a {
+		u := b[i]
+		if s.Kind != u.Kind || s.Name != u.Name || s.Attr != u.Attr || s.Func != u.Func || s.Cond != u.Cond || s.Times != u.Times ||
+			!sameStmts(s.Then, u.Then) || !sameStmts(s.Else, u.Else) || !sameStmts(s.Body, u.Body) {
 			return false
 		}
 	}

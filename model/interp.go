@@ -212,6 +212,18 @@ func (w *World) execStmt(t, f int, visible bool) {
 		if !w.use(t, cd.module, st.arg) {
 			return
 		}
+		if st.cond && p.isHost(t) {
+			// A branch on threadIdx in code a host runs (a device
+			// function it calls, or the kernel it runs inline): the
+			// fake's threadIdx property reads
+			// threading.current_thread().threadIdx (kernelapi.py:396).
+			w.ev.Raised = AttributeError
+			if w.Trace {
+				w.effect("AttributeError: '_MainThread' object has no attribute 'threadIdx'")
+			}
+			w.raise(t, AttributeError)
+			return
+		}
 		next()
 	case sCall, sInline: // a device call, or the kernel run inline as one (kernel.py:85-86)
 		ctx := Value(w.s[l.ctx])

@@ -30,6 +30,9 @@ func TestREADMEBounds(t *testing.T) {
 		fmt.Sprintf("at most %d statements per body", model.MaxStmts),
 		fmt.Sprintf("lines of at most %d bytes", model.MaxLineBytes),
 		fmt.Sprintf("nest at most %d deep", model.MaxNest+1),
+		fmt.Sprintf("repeat counts 1..%d", model.MaxRepeat),
+		fmt.Sprintf("branches and repeats nested at most %d deep", model.MaxDepth),
+		fmt.Sprintf("at most %d statements in one run of a body", model.MaxRun),
 	} {
 		require.Contains(t, text, want, "testdata/scenarios/README.md no longer states a bound of the parser")
 	}

@@ -24,7 +24,18 @@ import (
 //	host: call g; launch; call g   the host thread's program (optional)
 //
 // Statements are "use NAME.ATTR" (NAME a global of the function's module),
-// "call FUNC", "syncthreads" and "raise" (the kernel code raises). The
+// "call FUNC", "syncthreads" and "raise" (the kernel code raises), and two
+// that hold statements, each closed by "end" (or the end of the line):
+//
+//	kernel: if tid == 0: call f; use cuda.local; else: call g; end; syncthreads
+//	device f in helpers: repeat 3: use cuda.local; end
+//
+// "if tid OP N:" (OP one of == != < <= > >=) branches on the thread's
+// index in its block: it stands for "if cuda.threadIdx.x == 0:", whose
+// LOAD_GLOBAL of the module's first global bound to cuda is a use of cuda
+// like any other (checked as "use cuda.threadIdx"); "else:" starts the
+// other arm. "repeat N:" (N 1..MaxRepeat) stands for "for _ in range(N):".
+// Blocks nest up to MaxDepth deep; "pass" is an empty statement. The
 // host's statements are "launch" (the next launch; their number sets
 // launches, or must agree with it) and "call FUNC" (a device function
 // called from the host, outside any launch); without a host line the host
@@ -168,6 +179,9 @@ func ParseUpTo(r io.Reader, maxThreads int) (*Scenario, error) {
 	}
 	for _, p := range bodies {
 		stmts, err := parseBody(sc, p.module, p.text, functions)
+		if err == nil {
+			err = bodyBounds(stmts)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %s: %v", p.line, p.where, err)
 		}
@@ -233,18 +247,92 @@ func parseHost(sc *Scenario, text string, functions map[string]int, launchesGive
 	return nil
 }
 
+// parseBody reads a kernel's or device function's statements. Branches and
+// repeats open a block that "end" closes (the end of the line closes any
+// still open): "if tid == 0: call f; else: use cuda.local; end".
 func parseBody(sc *Scenario, mod int, text string, functions map[string]int) ([]Stmt, error) {
+	type open struct {
+		s      Stmt
+		inElse bool
+	}
 	var out []Stmt
+	var stack []open
+	add := func(s Stmt) {
+		if len(stack) == 0 {
+			out = append(out, s)
+			return
+		}
+		switch top := &stack[len(stack)-1]; {
+		case top.s.Kind == OpRepeat:
+			top.s.Body = append(top.s.Body, s)
+		case top.inElse:
+			top.s.Else = append(top.s.Else, s)
+		default:
+			top.s.Then = append(top.s.Then, s)
+		}
+	}
+	closeTop := func() {
+		top := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		add(top.s)
+	}
 	for _, part := range strings.Split(text, ";") {
-		f := strings.Fields(part)
+		rest := strings.TrimSpace(part)
+		// The headers a part opens with: if COND:, else:, repeat N:.
+		for {
+			head, after, ok := strings.Cut(rest, ":")
+			f := strings.Fields(head)
+			if !ok || len(f) == 0 || (f[0] != "if" && f[0] != "else" && f[0] != "repeat") {
+				break
+			}
+			switch f[0] {
+			case "if":
+				cond, err := parseCond(f[1:])
+				if err != nil {
+					return nil, err
+				}
+				if len(stack) >= MaxDepth {
+					return nil, fmt.Errorf("branches and repeats nest more than %d deep", MaxDepth)
+				}
+				stack = append(stack, open{s: Stmt{Kind: OpIf, Cond: cond}})
+			case "else":
+				if len(f) != 1 {
+					return nil, fmt.Errorf("want else: STATEMENT; ..., got %q", strings.TrimSpace(part))
+				}
+				if len(stack) == 0 || stack[len(stack)-1].s.Kind != OpIf || stack[len(stack)-1].inElse {
+					return nil, fmt.Errorf("else without its if (close a repeat or an if's else with end first)")
+				}
+				stack[len(stack)-1].inElse = true
+			case "repeat":
+				n, err := strconv.Atoi(strings.Join(f[1:], " "))
+				if err != nil || len(f) != 2 {
+					return nil, fmt.Errorf("want repeat N: STATEMENT; ..., got %q", strings.TrimSpace(part))
+				}
+				if n < 1 || n > MaxRepeat {
+					return nil, fmt.Errorf("repeat %d: the count must be 1..%d", n, MaxRepeat)
+				}
+				if len(stack) >= MaxDepth {
+					return nil, fmt.Errorf("branches and repeats nest more than %d deep", MaxDepth)
+				}
+				stack = append(stack, open{s: Stmt{Kind: OpRepeat, Times: n}})
+			}
+			rest = strings.TrimSpace(after)
+		}
+		f := strings.Fields(rest)
 		if len(f) == 0 {
 			continue
 		}
 		switch {
+		case f[0] == "end" && len(f) == 1:
+			if len(stack) == 0 {
+				return nil, fmt.Errorf("end without an if or a repeat to close")
+			}
+			closeTop()
+		case f[0] == "pass" && len(f) == 1: // Python's empty statement: no step
 		case f[0] == "use" && len(f) == 2:
 			name, attr, ok := strings.Cut(f[1], ".")
 			if !ok || !isIdent(attr) {
-				return nil, fmt.Errorf("want use NAME.ATTR, got %q", strings.TrimSpace(part))
+				return nil, fmt.Errorf("want use NAME.ATTR, got %q", rest)
 			}
 			idx := -1
 			for i, n := range sc.Modules[mod].Names {
@@ -255,22 +343,64 @@ func parseBody(sc *Scenario, mod int, text string, functions map[string]int) ([]
 			if idx < 0 {
 				return nil, fmt.Errorf("%s is not a global of module %s bound to cuda (it binds %s)", pyName(name), sc.Modules[mod].Name, strings.Join(sc.Modules[mod].Names, ", "))
 			}
-			out = append(out, Stmt{Kind: OpUse, Name: idx, Attr: attr})
+			add(Stmt{Kind: OpUse, Name: idx, Attr: attr})
 		case f[0] == "call" && len(f) == 2:
 			fn, ok := functions[f[1]]
 			if !ok {
 				return nil, fmt.Errorf("call %s: no such device function", pyName(f[1]))
 			}
-			out = append(out, Stmt{Kind: OpCall, Func: fn})
+			add(Stmt{Kind: OpCall, Func: fn})
 		case f[0] == "syncthreads" && len(f) == 1:
-			out = append(out, Stmt{Kind: OpSync})
+			add(Stmt{Kind: OpSync})
 		case f[0] == "raise" && len(f) == 1:
-			out = append(out, Stmt{Kind: OpRaise})
+			add(Stmt{Kind: OpRaise})
 		default:
-			return nil, fmt.Errorf("unknown statement %q (want use NAME.ATTR, call FUNC, syncthreads or raise)", strings.TrimSpace(part))
+			return nil, fmt.Errorf("unknown statement %q (want use NAME.ATTR, call FUNC, syncthreads, raise, pass, if tid OP N:, else:, repeat N: or end)", rest)
 		}
 	}
+	for len(stack) > 0 {
+		closeTop()
+	}
 	return out, nil
+}
+
+// bodyBounds checks a body's size against MaxStmts and MaxRun, so that the
+// error names the body's line (Validate checks them again).
+func bodyBounds(body []Stmt) error {
+	if n := countStmts(body); n > MaxStmts {
+		return fmt.Errorf("%d statements, at most %d", n, MaxStmts)
+	}
+	if n := runLen(body); n > MaxRun {
+		return fmt.Errorf("runs %d statements once its repeats are unrolled, at most %d", n, MaxRun)
+	}
+	return nil
+}
+
+// parseCond reads a branch's condition, "tid OP N": tid is the thread's
+// index in its block, cuda.threadIdx.x (read through the module's first
+// global bound to cuda), OP one of == != < <= > >=, N a whole number.
+func parseCond(f []string) (Cond, error) {
+	text := strings.Join(f, " ")
+	if len(f) != 3 {
+		return Cond{}, fmt.Errorf("want if tid OP N: (OP one of == != < <= > >=), got %q", "if "+text)
+	}
+	if f[0] != "tid" {
+		return Cond{}, fmt.Errorf("if %q: unknown name %s (a branch may test only tid, the thread's index cuda.threadIdx.x)", text, pyName(f[0]))
+	}
+	op := CmpOp(0)
+	for o := CmpEq; o <= CmpGe; o++ {
+		if f[1] == o.String() {
+			op = o
+		}
+	}
+	if op == 0 {
+		return Cond{}, fmt.Errorf("if %q: unknown comparison %q (want == != < <= > >=)", text, f[1])
+	}
+	n, err := strconv.Atoi(f[2])
+	if err != nil || n < 0 || n > MaxStressThreads {
+		return Cond{}, fmt.Errorf("if %q: compare tid with a whole number 0..%d, got %q", text, MaxStressThreads, f[2])
+	}
+	return Cond{Op: op, Than: n}, nil
 }
 
 // pyName renders a name from the file for a message: as it is when it is a

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // stmtKind is a compiled statement: the scenario's statements plus the
@@ -29,6 +30,9 @@ type stmt struct {
 	arg  int // use: name; call: code; launch: code; start: block; poll: block
 	attr string
 	text string
+	// cond: the use is a branch's condition (if cuda.threadIdx.x == 0:),
+	// which a host, having no thread index, cannot get past
+	cond bool
 	// to: for a launch's statements with several hosts, how far ahead the
 	// statement after the launch is (see launchStmts)
 	to int
@@ -52,6 +56,14 @@ type Program struct {
 	Atomicity Atomicity
 
 	codes []code
+	// threadCode is each GPU thread's kernel code (the host's entries
+	// unused): threads whose index takes the same arm of every branch
+	// share one; see compileFor.
+	threadCode []int
+	// codeOf interns compiled codes by content (see compileFor), and
+	// compiled memoises compileFor
+	codeOf   map[string]int
+	compiled map[[2]int]int
 	// raises: some code has a raise statement (see World.MayConflict)
 	raises     bool
 	kernelCode int
@@ -119,15 +131,28 @@ func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
 	if !a.Valid() {
 		return nil, fmt.Errorf("unknown atomicity %d", a)
 	}
-	pr := &Program{Scenario: sc, Protocol: p, Atomicity: a, liveParts: newInterner(), blocks: newInterner(), globals: newInterner(), steps: newMemo(), statuses: newMemo(), events: newEvents()}
-	for _, f := range sc.Functions {
-		pr.codes = append(pr.codes, code{name: f.Name, module: f.Module, stmts: pr.compileBody(f.Module, f.Body)})
+	pr := &Program{Scenario: sc, Protocol: p, Atomicity: a, liveParts: newInterner(), blocks: newInterner(), globals: newInterner(), steps: newMemo(), statuses: newMemo(), events: newEvents(),
+		codeOf: map[string]int{}, compiled: map[[2]int]int{}}
+	// Code i is device function i as a host runs it (no thread index),
+	// then the kernel so; then the kernel for each thread index that
+	// branches otherwise (without branches, the same code).
+	pr.codes = make([]code, len(sc.Functions))
+	for i := range sc.Functions {
+		pr.compiled[[2]int{i, -1}] = i
 	}
-	pr.kernelCode = len(pr.codes)
-	pr.codes = append(pr.codes, code{name: "kernel", module: 0, stmts: pr.compileBody(0, sc.Kernel)})
+	for i := range sc.Functions {
+		pr.codes[i] = pr.compileFor(i, -1)
+		pr.codeOf[pr.codes[i].key()] = i
+	}
+	pr.kernelCode = pr.intern(pr.compileFor(kernelFunc, -1))
+	kernelFor := make([]int, sc.Threads)
+	for tid := range kernelFor {
+		kernelFor[tid] = pr.intern(pr.compileFor(kernelFunc, tid))
+	}
 
 	pr.hosts = sc.NumHosts()
 	for range pr.hosts {
+		pr.threadCode = append(pr.threadCode, -1)
 		pr.threadLaunch = append(pr.threadLaunch, -1)
 		pr.threadBlock = append(pr.threadBlock, -1)
 		pr.threadIndex = append(pr.threadIndex, -1)
@@ -149,7 +174,7 @@ func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
 				continue
 			}
 			l++
-			host = append(host, pr.launchStmts(l)...)
+			host = append(host, pr.launchStmts(l, kernelFor)...)
 		}
 		pr.hostCodes = append(pr.hostCodes, len(pr.codes))
 		pr.codes = append(pr.codes, code{name: "host", module: 0, stmts: host})
@@ -160,7 +185,10 @@ func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
 	if pr.hosts > 1 && !p.Dispatches {
 		pr.maxFrames++ // a host may run the kernel itself (sInline), its calls above it
 	}
-	calls := pr.callsPerThread(pr.kernelCode, maxLocks)
+	calls := 0
+	for _, c := range kernelFor {
+		calls = max(calls, pr.callsPerThread(c, maxLocks))
+	}
 	hostCalls := pr.callsPerThread(pr.hostCode, maxLocks) // the host's own device calls
 	if calls > maxLocks || hostCalls > maxLocks {
 		return nil, fmt.Errorf("the scenario makes more than %d device calls per thread (nested ones included); at most %d can be modelled",
@@ -175,15 +203,17 @@ func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
 	// Each module makes its locks from a pool of its own (one lock per call
 	// into it at most), so lock creations for different modules touch no
 	// common counter and commute, as their footprints say.
-	into := make([]int, len(sc.Modules))
-	pr.callsInto(pr.kernelCode, into)
+	into := make([]int, len(sc.Modules)) // per block: its threads' calls
+	for _, c := range kernelFor {
+		pr.callsInto(c, into)
+	}
 	hostInto := make([]int, len(sc.Modules))
 	pr.callsInto(pr.hostCode, hostInto)
 	pr.lockPool = make([]int, len(sc.Modules))
 	pr.lockPoolSize = make([]int, len(sc.Modules))
 	next := 2 // lock 1 is the protocol's global lock
 	for m := range sc.Modules {
-		size := into[m]*gpuThreads + hostInto[m]*pr.hosts
+		size := into[m]*(gpuThreads/sc.Threads) + hostInto[m]*pr.hosts
 		if m == 0 {
 			size += launches // the hosts' swaps of the kernel's module
 		}
@@ -206,25 +236,141 @@ func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
 	return pr, nil
 }
 
-func (pr *Program) compileBody(mod int, body []Stmt) []stmt {
-	out := make([]stmt, len(body))
-	for i, s := range body {
+// kernelFunc stands for the kernel in compileFor's function argument.
+const kernelFunc = -1
+
+// compileFor compiles function fn (kernelFunc: the kernel) as the thread
+// with index tid runs it (-1: a host, which has no thread index). Its
+// branches are decided and its repeats unrolled, so a code is one run of
+// the body, as straight-line statements; its calls go to their callees'
+// codes for the same tid. Each branch's condition stays, as a use of cuda
+// (its LOAD_GLOBAL); a host gets no further than the first, since
+// FakeCUDAModule.threadIdx reads threading.current_thread().threadIdx
+// (kernelapi.py:395-396), which a host thread lacks, and None and the
+// real module lack threadIdx: all raise AttributeError.
+//
+// A repeat's loop (LOAD_GLOBAL range, which reads no name a swap writes;
+// CALL range; GET_ITER, FOR_ITER, STORE_FAST and JUMP_BACKWARD on a fresh
+// iterator) touches nothing a swap does, so it is folded into the
+// statements around it (testdata/cpython/branching.py checks the
+// bytecode). Its CALL and JUMP_BACKWARD check the eval breaker, but each
+// follows the end of a statement or the thread's start, which already
+// end at a switch point (switchpoint.go), with only local steps between:
+// folding them hides no switch.
+//
+// Codes are interned by content, so threads whose indexes take the same
+// arms everywhere run one code, and without branches every thread runs
+// the code a host does. Which code a thread runs is part of its frames,
+// so the canonical key never merges threads whose programs differ.
+func (pr *Program) compileFor(fn, tid int) code {
+	sc := pr.Scenario
+	cd := code{name: "kernel", module: 0}
+	body := sc.Kernel
+	if fn != kernelFunc {
+		f := &sc.Functions[fn]
+		cd.name, cd.module, body = f.Name, f.Module, f.Body
+	}
+	cd.stmts, _ = pr.flatten(nil, cd.module, body, tid)
+	return cd
+}
+
+// flatten appends one run of body by the thread with index tid to out,
+// and reports whether it stopped at a condition (a host's).
+func (pr *Program) flatten(out []stmt, mod int, body []Stmt, tid int) ([]stmt, bool) {
+	for _, s := range body {
 		st := stmt{text: pr.Scenario.stmtText(mod, s)}
 		switch s.Kind {
 		case OpUse:
 			st.kind, st.arg, st.attr = sUse, s.Name, s.Attr
 		case OpCall:
-			st.kind, st.arg = sCall, s.Func
+			st.kind, st.arg = sCall, pr.codeFor(s.Func, tid)
 			st.text = "with swapped_cuda_module(self.fn, _get_kernel_context()):  # " + st.text
 		case OpSync:
 			st.kind, st.arg = sSync, s.Name // cuda.syncthreads() loads the global
 		case OpRaise:
 			st.kind = sRaise
 			pr.raises = true
+		case OpIf:
+			// if cuda.threadIdx.x == 0: LOAD_GLOBAL cuda, then the
+			// property's read of the thread's own index
+			st.kind, st.arg, st.attr, st.cond = sUse, s.Name, "threadIdx", true
+			pr.raises = true // a host's condition raises
+			out = append(out, st)
+			if tid < 0 {
+				return out, true
+			}
+			arm := s.Else
+			if s.Cond.Holds(tid) {
+				arm = s.Then
+			}
+			var stop bool
+			if out, stop = pr.flatten(out, mod, arm, tid); stop {
+				return out, true
+			}
+			continue
+		case OpRepeat:
+			for range s.Times {
+				var stop bool
+				if out, stop = pr.flatten(out, mod, s.Body, tid); stop {
+					return out, true
+				}
+			}
+			continue
 		}
-		out[i] = st
+		out = append(out, st)
 	}
-	return out
+	return out, false
+}
+
+// codeFor is the code of device function fn as the thread with index tid
+// runs it.
+func (pr *Program) codeFor(fn, tid int) int {
+	if c, ok := pr.compiled[[2]int{fn, tid}]; ok {
+		return c
+	}
+	c := pr.intern(pr.compileFor(fn, tid))
+	pr.compiled[[2]int{fn, tid}] = c
+	return c
+}
+
+// sameFunction is the first code of the function (or kernel) code c runs,
+// whatever thread index it was compiled for: for brokenBranchBlind only.
+func (pr *Program) sameFunction(c int) int {
+	if c < 0 || c >= len(pr.codes) { // a test's unreachable state
+		return c
+	}
+	cd := &pr.codes[c]
+	if cd.launch != 0 || pr.isHostCode(c) {
+		return c
+	}
+	for i := range pr.codes {
+		if pr.codes[i].name == cd.name && pr.codes[i].module == cd.module && pr.codes[i].launch == 0 && !pr.isHostCode(i) {
+			return i
+		}
+	}
+	return c
+}
+
+// intern returns the index of a code with cd's content, adding cd if
+// there is none.
+func (pr *Program) intern(cd code) int {
+	k := cd.key()
+	if c, ok := pr.codeOf[k]; ok {
+		return c
+	}
+	pr.codes = append(pr.codes, cd)
+	pr.codeOf[k] = len(pr.codes) - 1
+	return len(pr.codes) - 1
+}
+
+// key is cd's content, for intern.
+func (cd *code) key() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%q %d %d", cd.name, cd.module, cd.launch)
+	for _, s := range cd.stmts {
+		fmt.Fprintf(&b, "|%d %d %q %q %v %d", s.kind, s.arg, s.attr, s.text, s.cond, s.to)
+	}
+	return b.String()
 }
 
 // The texts of a launch's first and last host steps under a protocol that
@@ -239,7 +385,7 @@ const (
 // statements that run it: with _push_kernel_context(fake_cuda_module):
 // (kernel.py:96, the generator's lines 31-36) around with
 // swapped_cuda_module(self.fn, fake_cuda_module): (kernel.py:124).
-func (pr *Program) launchStmts(l int) []stmt {
+func (pr *Program) launchStmts(l int, kernelFor []int) []stmt {
 	sc := pr.Scenario
 	var body []stmt
 	for b := range sc.Blocks {
@@ -247,6 +393,7 @@ func (pr *Program) launchStmts(l int) []stmt {
 		var members []int
 		for tid := range sc.Threads {
 			t := len(pr.threadLaunch)
+			pr.threadCode = append(pr.threadCode, kernelFor[tid])
 			pr.threadLaunch = append(pr.threadLaunch, l)
 			pr.threadBlock = append(pr.threadBlock, gb)
 			pr.threadIndex = append(pr.threadIndex, tid)

@@ -17,7 +17,64 @@ const (
 	OpSync
 	// OpRaise: the kernel code raises an exception of its own.
 	OpRaise
+	// OpIf: "if cuda.threadIdx.x <Cond>:" Then, "else:" Else. The
+	// condition loads the module global (Name), a use of cuda like any
+	// other, then the thread's own index: which arm a thread takes is
+	// fixed by its index in the block (threadIdx.x; blockIdx plays no
+	// part).
+	OpIf
+	// OpRepeat: "for _ in range(Times):" Body.
+	OpRepeat
 )
+
+// CmpOp is the comparison of a branch's condition.
+type CmpOp uint8
+
+const (
+	CmpEq CmpOp = 1 + iota
+	CmpNe
+	CmpLt
+	CmpLe
+	CmpGt
+	CmpGe
+)
+
+var cmpOps = [...]string{CmpEq: "==", CmpNe: "!=", CmpLt: "<", CmpLe: "<=", CmpGt: ">", CmpGe: ">="}
+
+func (o CmpOp) String() string {
+	if o < CmpEq || o > CmpGe {
+		return "?"
+	}
+	return cmpOps[o]
+}
+
+// Cond is a branch's condition: threadIdx.x Op Than.
+type Cond struct {
+	Op   CmpOp
+	Than int
+}
+
+// Holds reports whether the thread with index tid takes the branch.
+func (c Cond) Holds(tid int) bool {
+	switch c.Op {
+	case CmpEq:
+		return tid == c.Than
+	case CmpNe:
+		return tid != c.Than
+	case CmpLt:
+		return tid < c.Than
+	case CmpLe:
+		return tid <= c.Than
+	case CmpGt:
+		return tid > c.Than
+	case CmpGe:
+		return tid >= c.Than
+	}
+	panic(fmt.Sprintf("model: condition with unknown comparison %d", c.Op))
+}
+
+// String renders c as the scenario file spells it ("tid == 0").
+func (c Cond) String() string { return fmt.Sprintf("tid %s %d", c.Op, c.Than) }
 
 // Stmt is one statement of kernel or device-function code.
 type Stmt struct {
@@ -28,6 +85,12 @@ type Stmt struct {
 	Attr string
 	// Func is the device function a call calls (an index into Functions).
 	Func int
+	// Cond, Then and Else are a branch's (OpIf; Name is the global its
+	// condition loads). Times and Body are a repeat's (OpRepeat).
+	Cond       Cond
+	Then, Else []Stmt
+	Times      int
+	Body       []Stmt
 }
 
 // Module is a Python module whose globals bind the real cuda module.
@@ -112,6 +175,13 @@ const (
 	MaxNest      = 8
 	MaxStmts     = 64
 	MaxFunctions = 64
+	// MaxRepeat bounds a repeat's count, MaxDepth the nesting of branches
+	// and repeats, and MaxRun the statements one run of a body makes once
+	// its branches are decided and its repeats unrolled (each a step or
+	// more of the model, the condition's load among them).
+	MaxRepeat = 8
+	MaxDepth  = 4
+	MaxRun    = 256
 	// MaxGlobals bounds a module's globals: its names, its functions and
 	// (the kernel's module) the kernel.
 	MaxGlobals = 16
@@ -132,6 +202,9 @@ type Shape struct {
 	HostCalls bool
 	// Hosts: host threads, each launching the kernel at once (0 means 1).
 	Hosts int
+	// Branch: threads differ: thread 0 makes the kernel's calls once,
+	// the others twice (if tid == 0: CALLS; else: repeat 2: CALLS).
+	Branch bool
 }
 
 // DefaultShape is two threads, one block, one call into one module.
@@ -159,7 +232,8 @@ var useAttrs = []string{"local", "threadIdx", "shared", "blockIdx"}
 // and device modules "dev1".."devM", each binding Names names to the real
 // cuda module. The kernel reads cuda.threadIdx, then makes Calls calls to
 // f<m>, module round-robin (each followed by syncthreads() with
-// Syncthreads). A device function at depth d < Nest first calls the
+// Syncthreads; with Branch, thread 0 makes them once and the others
+// twice). A device function at depth d < Nest first calls the
 // function at depth d+1 in the next module, then uses each of its names.
 func (sh Shape) Build() (*Scenario, error) { return sh.BuildUpTo(MaxThreads) }
 
@@ -216,12 +290,17 @@ func (sh Shape) BuildUpTo(maxThreads int) (*Scenario, error) {
 		f1 := HostStmt{Kind: HostCall, Func: index(0, 1)}
 		sc.Host = []HostStmt{f1, {Kind: HostLaunch}, f1}
 	}
+	var calls []Stmt
 	for c := range sh.Calls {
-		sc.Kernel = append(sc.Kernel, Stmt{Kind: OpCall, Func: index(0, c%sh.Modules+1)})
+		calls = append(calls, Stmt{Kind: OpCall, Func: index(0, c%sh.Modules+1)})
 		if sh.Syncthreads {
-			sc.Kernel = append(sc.Kernel, Stmt{Kind: OpSync})
+			calls = append(calls, Stmt{Kind: OpSync})
 		}
 	}
+	if sh.Branch {
+		calls = []Stmt{{Kind: OpIf, Cond: Cond{Op: CmpEq, Than: 0}, Then: calls, Else: []Stmt{{Kind: OpRepeat, Times: 2, Body: calls}}}}
+	}
+	sc.Kernel = append(sc.Kernel, calls...)
 	return sc, sc.ValidateUpTo(maxThreads)
 }
 
@@ -264,25 +343,57 @@ func (sc *Scenario) ValidateUpTo(maxThreads int) error {
 		}
 	}
 	check := func(where string, mod int, body []Stmt) error {
-		if len(body) > MaxStmts {
-			return fmt.Errorf("%s has %d statements, at most %d", where, len(body), MaxStmts)
+		if n := countStmts(body); n > MaxStmts {
+			return fmt.Errorf("%s has %d statements, at most %d", where, n, MaxStmts)
 		}
-		for _, s := range body {
-			switch s.Kind {
-			case OpUse, OpSync: // cuda.syncthreads() loads a name too
-				if s.Name < 0 || s.Name >= len(sc.Modules[mod].Names) {
-					return fmt.Errorf("%s uses name #%d, but module %s binds %d names", where, s.Name, sc.Modules[mod].Name, len(sc.Modules[mod].Names))
+		if n := runLen(body); n > MaxRun {
+			return fmt.Errorf("%s runs %d statements once its repeats are unrolled, at most %d", where, n, MaxRun)
+		}
+		var walk func(body []Stmt, depth int) error
+		walk = func(body []Stmt, depth int) error {
+			for _, s := range body {
+				switch s.Kind {
+				case OpUse, OpSync, OpIf: // cuda.syncthreads() and a branch's condition load a name too
+					if s.Name < 0 || s.Name >= len(sc.Modules[mod].Names) {
+						return fmt.Errorf("%s uses name #%d, but module %s binds %d names", where, s.Name, sc.Modules[mod].Name, len(sc.Modules[mod].Names))
+					}
+				case OpCall:
+					if s.Func < 0 || s.Func >= len(sc.Functions) {
+						return fmt.Errorf("%s calls device function #%d, which does not exist", where, s.Func)
+					}
+				case OpRaise, OpRepeat:
+				default:
+					return fmt.Errorf("%s has a statement of unknown kind %d", where, s.Kind)
 				}
-			case OpCall:
-				if s.Func < 0 || s.Func >= len(sc.Functions) {
-					return fmt.Errorf("%s calls device function #%d, which does not exist", where, s.Func)
+				switch s.Kind {
+				case OpIf:
+					if s.Cond.Op < CmpEq || s.Cond.Op > CmpGe {
+						return fmt.Errorf("%s has a condition with unknown comparison %d", where, s.Cond.Op)
+					}
+					if s.Cond.Than < 0 || s.Cond.Than > MaxStressThreads {
+						return fmt.Errorf("%s compares the thread index with %d, want 0..%d", where, s.Cond.Than, MaxStressThreads)
+					}
+				case OpRepeat:
+					if s.Times < 1 || s.Times > MaxRepeat {
+						return fmt.Errorf("%s repeats %d times, want 1..%d", where, s.Times, MaxRepeat)
+					}
 				}
-			case OpRaise:
-			default:
-				return fmt.Errorf("%s has a statement of unknown kind %d", where, s.Kind)
+				if s.Kind == OpIf || s.Kind == OpRepeat {
+					if depth >= MaxDepth {
+						return fmt.Errorf("%s nests branches and repeats more than %d deep", where, MaxDepth)
+					}
+					for _, b := range [][]Stmt{s.Then, s.Else, s.Body} {
+						if err := walk(b, depth+1); err != nil {
+							return err
+						}
+					}
+				} else if s.Then != nil || s.Else != nil || s.Body != nil {
+					return fmt.Errorf("%s has a statement of kind %d with a body", where, s.Kind)
+				}
 			}
+			return nil
 		}
-		return nil
+		return walk(body, 0)
 	}
 	if err := check("the kernel", 0, sc.Kernel); err != nil {
 		return err
@@ -342,27 +453,23 @@ func (sc *Scenario) callDepth() int {
 		}
 		state[f] = active
 		d := 1
-		for _, s := range sc.Functions[f].Body {
-			if s.Kind == OpCall {
-				c := visit(s.Func)
-				if c < 0 {
-					return -1
-				}
-				d = max(d, c+1)
+		for _, s := range calls(sc.Functions[f].Body, nil) {
+			c := visit(s.Func)
+			if c < 0 {
+				return -1
 			}
+			d = max(d, c+1)
 		}
 		state[f], depth[f] = finished, d
 		return d
 	}
 	best := 0
-	for _, s := range sc.Kernel {
-		if s.Kind == OpCall {
-			c := visit(s.Func)
-			if c < 0 {
-				return -1
-			}
-			best = max(best, c)
+	for _, s := range calls(sc.Kernel, nil) {
+		c := visit(s.Func)
+		if c < 0 {
+			return -1
 		}
+		best = max(best, c)
 	}
 	for _, h := range sc.Host {
 		if h.Kind == HostCall {
@@ -376,6 +483,74 @@ func (sc *Scenario) callDepth() int {
 	return best
 }
 
+// calls appends body's calls, in branches and repeats too, to out.
+func calls(body []Stmt, out []Stmt) []Stmt {
+	for _, s := range body {
+		switch s.Kind {
+		case OpCall:
+			out = append(out, s)
+		case OpIf:
+			out = calls(s.Else, calls(s.Then, out))
+		case OpRepeat:
+			out = calls(s.Body, out)
+		}
+	}
+	return out
+}
+
+// countStmts counts body's statements, those in branches and repeats
+// included.
+func countStmts(body []Stmt) int {
+	n := len(body)
+	for _, s := range body {
+		n += countStmts(s.Then) + countStmts(s.Else) + countStmts(s.Body)
+	}
+	return n
+}
+
+// runLen bounds the statements one run of body makes, whichever arm
+// each branch takes (a branch's condition counts as one), with its
+// repeats unrolled; it stops counting past MaxRun.
+func runLen(body []Stmt) int {
+	n := 0
+	for _, s := range body {
+		switch s.Kind {
+		case OpIf:
+			n += 1 + max(runLen(s.Then), runLen(s.Else))
+		case OpRepeat:
+			n += max(s.Times, 0) * runLen(s.Body)
+		default:
+			n++
+		}
+		if n > MaxRun {
+			return n
+		}
+	}
+	return n
+}
+
+// Branches reports whether some body of sc branches on the thread index.
+func (sc *Scenario) Branches() bool {
+	var has func(body []Stmt) bool
+	has = func(body []Stmt) bool {
+		for _, s := range body {
+			if s.Kind == OpIf || has(s.Then) || has(s.Else) || has(s.Body) {
+				return true
+			}
+		}
+		return false
+	}
+	if has(sc.Kernel) {
+		return true
+	}
+	for _, f := range sc.Functions {
+		if has(f.Body) {
+			return true
+		}
+	}
+	return false
+}
+
 // stmtText renders a statement as the Python line it stands for.
 func (sc *Scenario) stmtText(mod int, s Stmt) string {
 	switch s.Kind {
@@ -387,14 +562,27 @@ func (sc *Scenario) stmtText(mod int, s Stmt) string {
 		return fmt.Sprintf("%s.syncthreads()", sc.Modules[mod].Names[s.Name])
 	case OpRaise:
 		return "raise KernelError"
+	case OpIf:
+		return fmt.Sprintf("if %s.threadIdx.x %s %d:", sc.Modules[mod].Names[s.Name], s.Cond.Op, s.Cond.Than)
+	case OpRepeat:
+		return fmt.Sprintf("for _ in range(%d):", s.Times)
 	}
 	return "?"
 }
 
 // StmtString renders statement s of a body of module mod as the scenario
-// file spells it ("use cuda.local", "call f1", "syncthreads", "raise").
+// file spells it ("use cuda.local", "call f1", "syncthreads", "raise",
+// "if tid == 0: call f1; else: raise; end", "repeat 2: call f1; end").
 func (sc *Scenario) StmtString(mod int, s Stmt) string {
 	switch s.Kind {
+	case OpIf:
+		out := "if " + s.Cond.String() + ": " + sc.blockString(mod, s.Then)
+		if len(s.Else) > 0 {
+			out += "; else: " + sc.blockString(mod, s.Else)
+		}
+		return out + "; end"
+	case OpRepeat:
+		return fmt.Sprintf("repeat %d: %s; end", s.Times, sc.blockString(mod, s.Body))
 	case OpUse:
 		return "use " + sc.stmtText(mod, s)
 	case OpCall:
@@ -405,6 +593,25 @@ func (sc *Scenario) StmtString(mod int, s Stmt) string {
 		return "raise"
 	}
 	return ""
+}
+
+// BodyString renders a body of module mod as the scenario file spells it:
+// its statements joined by "; ".
+func (sc *Scenario) BodyString(mod int, body []Stmt) string {
+	parts := make([]string, len(body))
+	for i, s := range body {
+		parts[i] = sc.StmtString(mod, s)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// blockString is BodyString for the body of a branch or a repeat, where
+// Python needs a statement: "pass" when it has none.
+func (sc *Scenario) blockString(mod int, body []Stmt) string {
+	if len(body) == 0 {
+		return "pass"
+	}
+	return sc.BodyString(mod, body)
 }
 
 // String renders the scenario in the scenario file format (see Parse); it
@@ -418,13 +625,7 @@ func (sc *Scenario) String() string {
 	for _, m := range sc.Modules {
 		fmt.Fprintf(&b, "module %s %s\n", m.Name, strings.Join(m.Names, " "))
 	}
-	body := func(mod int, stmts []Stmt) string {
-		parts := make([]string, len(stmts))
-		for i, s := range stmts {
-			parts[i] = sc.StmtString(mod, s)
-		}
-		return strings.Join(parts, "; ")
-	}
+	body := sc.BodyString
 	for _, f := range sc.Functions {
 		fmt.Fprintf(&b, "device %s in %s: %s\n", f.Name, sc.Modules[f.Module].Name, body(f.Module, f.Body))
 	}

@@ -107,10 +107,31 @@ func genScenario(t *rapid.T) *model.Scenario {
 		sc.Modules = append(sc.Modules, model.Module{Name: fmt.Sprintf("mod%d", m), Names: pool[:n]})
 	}
 	nf := rapid.IntRange(0, 4).Draw(t, "functions")
-	body := func(mod, callFrom int) []model.Stmt {
+	var body func(mod, callFrom int) []model.Stmt
+	depth := 0
+	body = func(mod, callFrom int) []model.Stmt {
 		var out []model.Stmt
 		for range rapid.IntRange(0, 4).Draw(t, "statements") {
-			switch rapid.IntRange(0, 3).Draw(t, "kind") {
+			kinds := 3
+			if depth < 2 { // branches and repeats, nested up to 2 deep
+				kinds = 5
+			}
+			switch rapid.IntRange(0, kinds).Draw(t, "kind") {
+			case 4:
+				depth++
+				s := model.Stmt{Kind: model.OpIf, Cond: model.Cond{
+					Op:   model.CmpOp(rapid.IntRange(int(model.CmpEq), int(model.CmpGe)).Draw(t, "op")),
+					Than: rapid.IntRange(0, 4).Draw(t, "than")}}
+				s.Then = body(mod, callFrom)
+				if rapid.Bool().Draw(t, "else") {
+					s.Else = body(mod, callFrom)
+				}
+				depth--
+				out = append(out, s)
+			case 5:
+				depth++
+				out = append(out, model.Stmt{Kind: model.OpRepeat, Times: rapid.IntRange(1, 3).Draw(t, "times"), Body: body(mod, callFrom)})
+				depth--
 			case 0:
 				out = append(out, model.Stmt{Kind: model.OpUse,
 					Name: rapid.IntRange(0, len(sc.Modules[mod].Names)-1).Draw(t, "name"),
@@ -199,6 +220,22 @@ func TestParseErrors(t *testing.T) {
 		{"too many hosts", "hosts 4", "line 1: hosts must be 1..3, got 4"},
 		{"hosts not a number", "hosts two", `line 1: hosts takes a whole number, got "two"`},
 		{"hosts twice", "hosts 2\nhosts 2", "line 2: hosts given twice"},
+		{"branch on an unknown name", mod + "kernel: if blk == 0: use cuda.x", `line 2: kernel: if "blk == 0": unknown name blk (a branch may test only tid`},
+		{"branch without comparison", mod + "kernel: if tid: use cuda.x", `line 2: kernel: want if tid OP N: (OP one of == != < <= > >=), got "if tid"`},
+		{"branch on an unknown comparison", mod + "kernel: if tid =< 1: use cuda.x", `line 2: kernel: if "tid =< 1": unknown comparison "=<"`},
+		{"branch on a negative index", mod + "kernel: if tid > -1: use cuda.x", `line 2: kernel: if "tid > -1": compare tid with a whole number 0..1024, got "-1"`},
+		{"branch on a name's bytes", mod + "kernel: if t\x01d == 0: use cuda.x", `line 2: kernel: if "t\x01d == 0": unknown name "t\x01d"`},
+		{"else without if", mod + "kernel: use cuda.x; else: raise", "line 2: kernel: else without its if"},
+		{"else twice", mod + "kernel: if tid == 0: raise; else: raise; else: raise", "line 2: kernel: else without its if"},
+		{"else in a repeat", mod + "kernel: repeat 2: raise; else: raise", "line 2: kernel: else without its if"},
+		{"end without block", mod + "kernel: use cuda.x; end", "line 2: kernel: end without an if or a repeat"},
+		{"repeat 0", mod + "kernel: repeat 0: use cuda.x", "line 2: kernel: repeat 0: the count must be 1..8"},
+		{"repeat too many", mod + "kernel: repeat 9: use cuda.x", "line 2: kernel: repeat 9: the count must be 1..8"},
+		{"repeat no count", mod + "kernel: repeat: use cuda.x", `line 2: kernel: want repeat N: STATEMENT; ..., got "repeat: use cuda.x"`},
+		{"nested too deep", mod + "kernel: repeat 2: repeat 2: if tid == 0: repeat 2: if tid == 1: raise", "line 2: kernel: branches and repeats nest more than 4 deep"},
+		{"unrolled too long", mod + "kernel: repeat 8: repeat 8: repeat 8: use cuda.x", "line 2: kernel: runs 512 statements once its repeats are unrolled, at most 256"},
+		{"too many statements", mod + "kernel: " + strings.Repeat("use cuda.x; ", 65), "line 2: kernel: 65 statements, at most 64"},
+		{"unknown statement in a branch", mod + "kernel: if tid == 0: jump", `line 2: kernel: unknown statement "jump"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -132,7 +132,7 @@ func New(p *Program) *World {
 			w.s[f+fCode] = slot(p.hostCodes[t])
 			w.s[base+tStatus] = alive
 		} else {
-			w.s[f+fCode] = slot(p.kernelCode)
+			w.s[f+fCode] = slot(p.threadCode[t])
 		}
 	}
 	for h := range p.hosts {

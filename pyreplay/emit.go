@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -155,6 +156,13 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 	}
 	if sc.NumHosts() > 1 {
 		return nil, unsupported("several host threads")
+	}
+	if slices.ContainsFunc(append([][]model.Stmt{sc.Kernel}, funcBodies(sc)...), func(body []model.Stmt) bool {
+		return slices.ContainsFunc(body, func(s model.Stmt) bool { return s.Kind == model.OpIf || s.Kind == model.OpRepeat })
+	}) {
+		// the harness anchors each statement on a line of its own, run
+		// by every thread alike
+		return nil, unsupported("branches on the thread index and repeats")
 	}
 	for _, f := range sc.Functions {
 		for _, s := range f.Body {

@@ -358,6 +358,8 @@ func TestEmitRefusesWhatItDoesNotSupport(t *testing.T) {
 	hostCalls.HostCalls = true
 	hosts := shape(2)
 	hosts.Hosts = 2
+	branch := shape(2)
+	branch.Branch = true
 	deadlock := &sched.Failure{Kind: check.KindDeadlock, Thread: -1}
 	for _, tc := range []struct {
 		name   string
@@ -370,6 +372,7 @@ func TestEmitRefusesWhatItDoesNotSupport(t *testing.T) {
 		{"syncthreads", sync, model.GIL, nil, "syncthreads()"},
 		{"host calls", hostCalls, model.GIL, nil, "device functions called from the host"},
 		{"two hosts", hosts, model.GIL, nil, "several host threads"},
+		{"branch", branch, model.GIL, nil, "branches on the thread index and repeats"},
 		{"free-threaded", shape(2), model.FreeThreaded, nil, "atomicity free-threaded"},
 		{"deadlock", shape(2), model.GIL, deadlock, "the violation kind deadlock"},
 	} {

@@ -46,9 +46,11 @@ func moduleSource(sc *model.Scenario, m int) string {
 	// imported by name, modules and functions in scenario order
 	var imports []string
 	calls := func(body []model.Stmt) {
-		for _, s := range body {
-			f := sc.Functions[s.Func]
-			if s.Kind == model.OpCall && f.Module != m && !slices.Contains(imports, f.Name) {
+		for _, s := range allStmts(body) {
+			if s.Kind != model.OpCall {
+				continue
+			}
+			if f := sc.Functions[s.Func]; f.Module != m && !slices.Contains(imports, f.Name) {
 				imports = append(imports, f.Name)
 			}
 		}
@@ -108,7 +110,7 @@ func importsFrom(sc *model.Scenario, from, to int) bool {
 			if f.Module != m {
 				continue
 			}
-			for _, s := range f.Body {
+			for _, s := range allStmts(f.Body) {
 				if s.Kind != model.OpCall {
 					continue
 				}
@@ -122,12 +124,45 @@ func importsFrom(sc *model.Scenario, from, to int) bool {
 	return visit(from)
 }
 
+// allStmts is body's statements, those in branches and repeats included,
+// each before the statements it holds.
+func allStmts(body []model.Stmt) []model.Stmt {
+	var out []model.Stmt
+	for _, s := range body {
+		out = append(out, s)
+		out = append(out, allStmts(s.Then)...)
+		out = append(out, allStmts(s.Else)...)
+		out = append(out, allStmts(s.Body)...)
+	}
+	return out
+}
+
 func writeBody(b *strings.Builder, sc *model.Scenario, m int, body []model.Stmt, whole map[int]bool) {
+	writeBlock(b, sc, m, body, whole, "    ")
+}
+
+// writeBlock writes body's statements at indent: a branch as "if
+// cuda.threadIdx.x == 0:" with its arms, a repeat as "for _ in
+// range(N):", an empty block as pass.
+func writeBlock(b *strings.Builder, sc *model.Scenario, m int, body []model.Stmt, whole map[int]bool, indent string) {
 	if len(body) == 0 {
-		b.WriteString("    pass\n")
+		fmt.Fprintf(b, "%spass\n", indent)
 	}
 	for _, s := range body {
-		fmt.Fprintf(b, "    %s\n", userStmt(sc, m, s, whole))
+		switch s.Kind {
+		case model.OpIf:
+			fmt.Fprintf(b, "%sif %s.threadIdx.x %s %d:\n", indent, sc.Modules[m].Names[s.Name], s.Cond.Op, s.Cond.Than)
+			writeBlock(b, sc, m, s.Then, whole, indent+"    ")
+			if len(s.Else) > 0 {
+				fmt.Fprintf(b, "%selse:\n", indent)
+				writeBlock(b, sc, m, s.Else, whole, indent+"    ")
+			}
+		case model.OpRepeat:
+			fmt.Fprintf(b, "%sfor _ in range(%d):\n", indent, s.Times)
+			writeBlock(b, sc, m, s.Body, whole, indent+"    ")
+		default:
+			fmt.Fprintf(b, "%s%s\n", indent, userStmt(sc, m, s, whole))
+		}
 	}
 }
 
@@ -165,9 +200,9 @@ func mainSource(sc *model.Scenario) string {
 	var b strings.Builder
 	b.WriteString("# Run with NUMBA_ENABLE_CUDASIM=1 python3 main.py\n")
 	fmt.Fprintf(&b, "from %s import kernel\n\n", sc.Modules[0].Name)
-	raises := slices.ContainsFunc(sc.Kernel, func(s model.Stmt) bool { return s.Kind == model.OpRaise })
+	raises := slices.ContainsFunc(allStmts(sc.Kernel), func(s model.Stmt) bool { return s.Kind == model.OpRaise })
 	for _, f := range sc.Functions {
-		raises = raises || slices.ContainsFunc(f.Body, func(s model.Stmt) bool { return s.Kind == model.OpRaise })
+		raises = raises || slices.ContainsFunc(allStmts(f.Body), func(s model.Stmt) bool { return s.Kind == model.OpRaise })
 	}
 	launch := fmt.Sprintf("kernel[%d, %d]()", sc.Blocks, sc.Threads)
 	if sc.Launches > 1 {

@@ -65,3 +65,36 @@ func TestUserCodeRunsOnNumba(t *testing.T) {
 		})
 	}
 }
+
+// A branch on the thread index renders as the user writes it, the
+// condition reading cuda.threadIdx.x, and a repeat as a for loop, each
+// arm indented under its header.
+func TestUserCodeBranches(t *testing.T) {
+	sc, err := model.Parse(strings.NewReader(`module kernels cuda cu
+module dev cuda
+device f in dev: use cuda.local
+device g in dev: if tid != 1: pass; else: use cuda.shared; end
+kernel: if tid < 2: call f; repeat 2: call g; end; else: use cu.threadIdx; end; syncthreads`))
+	require.NoError(t, err)
+	code := pyreplay.UserCode(sc)
+	require.Equal(t, "kernels.py", code[0].Name)
+	require.Contains(t, code[0].Text, `from dev import f, g
+
+
+@cuda.jit
+def kernel():
+    if cuda.threadIdx.x < 2:
+        f()
+        for _ in range(2):
+            g()
+    else:
+        i = cu.threadIdx.x
+    cuda.syncthreads()
+`)
+	require.Contains(t, code[1].Text, `def g():
+    if cuda.threadIdx.x != 1:
+        pass
+    else:
+        s = cuda.shared.array(1, numba.int32)
+`)
+}

@@ -20,7 +20,7 @@ type mode struct {
 }
 
 var (
-	shapeFlags  = []string{"threads", "blocks", "calls", "modules", "names", "nest", "syncthreads", "host-calls", "hosts"}
+	shapeFlags  = []string{"threads", "blocks", "calls", "modules", "names", "nest", "syncthreads", "host-calls", "hosts", "branch"}
 	targetFlags = append([]string{"protocol", "scenario", "atomicity"}, shapeFlags...)
 )
 

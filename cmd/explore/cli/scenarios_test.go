@@ -167,6 +167,15 @@ func TestScenarioFiles(t *testing.T) {
 			"merged":                same(inlineSawFake1),
 			"proposed":              same(verified),
 		}},
+		// Threads that take different arms: naive's race reaches a use
+		// in one arm (the condition's own load of cuda in g among them);
+		// the refcount variants fail as on -threads 3; no variant's swap
+		// depends on the arm.
+		{"branching.txt", map[string][]want{
+			"naive":       same(violation(check.KindUseSawReal, "dev.cuda is the real module")),
+			"global-lock": same(verified),
+			"merged":      same(verified),
+		}},
 	}
 	files, err := filepath.Glob(filepath.Join(scenarioDir, "*.txt"))
 	require.NoError(t, err)
@@ -284,6 +293,10 @@ func TestScenarioFilesShape(t *testing.T) {
 		{"two-hosts.txt", func(t *testing.T, sc *model.Scenario) {
 			require.Equal(t, 2, sc.NumHosts())
 		}},
+		{"branching.txt", func(t *testing.T, sc *model.Scenario) {
+			require.True(t, sc.Branches(), "no branch on tid")
+			require.Equal(t, "if repeat", kinds(sc.Kernel))
+		}},
 		{"host-call-after-abort.txt", func(t *testing.T, sc *model.Scenario) {
 			require.Equal(t, []model.HostStmt{{Kind: model.HostLaunch}, {Kind: model.HostCall}, {Kind: model.HostLaunch}}, sc.Host)
 			require.Equal(t, "call raise", kinds(sc.Kernel))
@@ -304,7 +317,7 @@ func uses(body []model.Stmt) bool {
 }
 
 func kinds(body []model.Stmt) string {
-	names := map[model.OpKind]string{model.OpUse: "use", model.OpCall: "call", model.OpSync: "sync", model.OpRaise: "raise"}
+	names := map[model.OpKind]string{model.OpUse: "use", model.OpCall: "call", model.OpSync: "sync", model.OpRaise: "raise", model.OpIf: "if", model.OpRepeat: "repeat"}
 	var out []string
 	for _, s := range body {
 		out = append(out, names[s.Kind])

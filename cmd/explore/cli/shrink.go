@@ -70,6 +70,9 @@ func shapeArgs(given []flagWords, sh model.Shape) []string {
 	if sh.HostCalls {
 		kept = append(kept, flagWords{"host-calls", []string{"-host-calls"}})
 	}
+	if sh.Branch {
+		kept = append(kept, flagWords{"branch", []string{"-branch"}})
+	}
 	slices.SortStableFunc(kept, func(a, b flagWords) int { return strings.Compare(a.name, b.name) })
 	var args []string
 	for _, f := range kept {
