@@ -27,4 +27,11 @@
 // registry-leftover (the end state is not clean), deadlock, and
 // not-linearizable (on walks: the history of swaps and reads has no
 // order that follows the sequential specification).
+//
+// Each violation has a class (Harm): after-failure when only a thread of a
+// launch that had already failed (a lingering thread of an aborted block)
+// saw it, harmful otherwise. Config.Scope says which end a search: by
+// default only harmful ones, so that "verified" means no harmful
+// violation; an after-failure violation is counted (Report.AfterFailures)
+// and the execution goes on past it.
 package check

@@ -18,12 +18,31 @@ type System struct {
 	// several goroutines), is the most per-module locks left in
 	// _globals_locks at the end of an execution.
 	locksLeft *atomic.Int64
+	// scope says which violations fail a step (see Scope); passed, shared
+	// by all clones, counts the after-failure ones stepped past.
+	scope  Scope
+	passed *passed
+	// lastHarm is the class of the last failure Step returned.
+	lastHarm Harm
 }
 
-// NewSystem starts a checked world for a program.
-func NewSystem(p *model.Program) *System {
-	return &System{w: model.New(p), locksLeft: new(atomic.Int64)}
+// NewSystem starts a checked world for a program, failing on harmful
+// violations only (ScopeHarmful).
+func NewSystem(p *model.Program) *System { return NewScopedSystem(p, ScopeHarmful) }
+
+// NewScopedSystem starts a checked world for a program whose steps fail
+// on the violations of scope.
+func NewScopedSystem(p *model.Program, scope Scope) *System {
+	if scope != ScopeAll {
+		scope = ScopeHarmful
+	}
+	return &System{w: model.New(p), locksLeft: new(atomic.Int64), scope: scope, passed: new(passed)}
 }
+
+// AfterFailures is how many steps of the searches on this system (and its
+// clones) broke a per-step invariant after failure, and stepped past
+// because the scope is ScopeHarmful, and their kinds in Kinds order.
+func (s *System) AfterFailures() (int64, []string) { return s.passed.steps.Load(), s.passed.kindList() }
 
 // World is the checked world (for traces; do not modify it).
 func (s *System) World() *model.World { return s.w }
@@ -45,9 +64,17 @@ func (s *System) AppendRunnable(buf []sched.ThreadID) ([]sched.ThreadID, bool) {
 // Footprint implements sched.System.
 func (s *System) Footprint(t sched.ThreadID) sched.Footprint { return s.w.Footprint(int(t)) }
 
-// Step implements sched.System.
+// Step implements sched.System. Under ScopeHarmful an after-failure
+// violation does not fail the step: it is counted, and the thread goes on
+// as the simulator's does (it raised, or its use raised AttributeError).
 func (s *System) Step(t sched.ThreadID) *sched.Failure {
-	return stepFailure(s.w.Program(), s.w.Step(int(t)))
+	f, h := stepFailure(s.w.Program(), s.w.Step(int(t)))
+	if f != nil && h == AfterFailure && s.scope == ScopeHarmful {
+		s.passed.note(f.Kind)
+		return nil
+	}
+	s.lastHarm = h
+	return f
 }
 
 // MayConflict implements sched.Futures. Step fails every use that does
@@ -87,12 +114,13 @@ func (s *System) Final() *sched.Failure {
 			break
 		}
 	}
+	s.lastHarm = Harmful
 	return finalFailure(s.w)
 }
 
 // Clone implements sched.System.
 func (s *System) Clone() sched.System {
-	c := &System{w: s.w.Clone(), locksLeft: s.locksLeft}
+	c := &System{w: s.w.Clone(), locksLeft: s.locksLeft, scope: s.scope, passed: s.passed, lastHarm: s.lastHarm}
 	if h := s.w.History; h != nil {
 		c.w.History = &model.History{Marks: append([]model.Mark(nil), h.Marks...)}
 	}
@@ -100,7 +128,11 @@ func (s *System) Clone() sched.System {
 }
 
 // CopyFrom implements sched.Copier.
-func (s *System) CopyFrom(src sched.System) { s.w.CopyFrom(src.(*System).w) }
+func (s *System) CopyFrom(src sched.System) {
+	o := src.(*System)
+	s.w.CopyFrom(o.w)
+	s.lastHarm = o.lastHarm
+}
 
 // KeyView implements sched.KeyViewer.
 func (s *System) KeyView() []byte { return s.w.KeyView() }

@@ -106,6 +106,7 @@ func (w *World) execInstr(t, f int, visible bool) {
 	}
 	if c.exc != 0 {
 		w.ev.Raised, w.ev.Machinery = c.exc, !c.reraised
+		w.ev.Aborted = w.s[w.thread(t)+tAbort] == 1
 		w.raise(t, c.exc)
 		return
 	}
@@ -333,6 +334,7 @@ func (w *World) use(t, mod, name int) bool {
 	v := Value(w.s[w.p.lay.globals[mod]+name])
 	w.ev.Kind, w.ev.Module = EvUse, mod
 	w.ev.Saw, w.ev.Want = v, w.due(t)
+	w.ev.Aborted = w.s[w.thread(t)+tAbort] == 1
 	if w.Trace {
 		w.effect("%s is %s", w.p.Scenario.Modules[mod].Names[name], v)
 	}
