@@ -93,3 +93,19 @@ kernel: call f; raise
 		}
 	}
 }
+
+// TestRaiseSkipsTheLaterBlocks: a block that raises ends its launch
+// (kernel.py's loop over the blocks is left): the later blocks' threads
+// never start, and no search may take them for a deadlock. (Found by
+// TestPropertyReplayIsDeterministic: a model that left them waiting
+// reported every raising kernel of two blocks deadlocked.)
+func TestRaiseSkipsTheLaterBlocks(t *testing.T) {
+	sc := parseScenario(t, "threads 1\nblocks 2\nmodule kernels cuda\nkernel: raise\n")
+	for _, s := range harmSearches {
+		t.Run(s.name, func(t *testing.T) {
+			rep, err := check.Explore(check.Config{Protocol: protocol(t, "merged"), Scenario: sc, Atomicity: model.GIL, Strategy: s.strategy, Workers: s.workers, Preemptions: 1})
+			require.NoError(t, err)
+			require.True(t, rep.Verified(), "%s: %v", rep.Result.Verdict, rep.Result.Failure)
+		})
+	}
+}

@@ -379,6 +379,16 @@ func (w *World) skipLaunch(f int, st *stmt) {
 	w.s[f+fSub] = 0
 }
 
+// skipLaterBlocks marks the threads of launch l that have not started
+// done: a block of l raised, and the launch's later blocks never run.
+func (w *World) skipLaterBlocks(l int) {
+	for v := range w.p.NumThreads() {
+		if b := w.thread(v); w.p.threadLaunch[v] == l && w.s[b+tStatus] == notStarted {
+			w.s[b+tStatus] = finished
+		}
+	}
+}
+
 // endLaunch marks launch l's threads done: they will never start.
 func (w *World) endLaunch(l int) {
 	for u := range w.p.NumThreads() {
@@ -467,6 +477,11 @@ func (w *World) poll(t, f, block int) {
 		if w.Trace {
 			w.effect("%s raised %s: abort the block, re-raise without joining", w.p.ThreadName(u), e)
 		}
+		// The exception leaves the launch's loop over its blocks
+		// (kernel.py:126-128 at d41b90d3, "for grid_point in
+		// np.ndindex(*grid_dim): ... bm.run(...)"): the blocks after this
+		// one never start, so their threads are done.
+		w.skipLaterBlocks(w.p.threadLaunch[u])
 		w.raise(t, e)
 		return
 	}
