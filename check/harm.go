@@ -133,8 +133,13 @@ func (p *passed) kindList() []string {
 
 // FailureHarm is the class of the violation a counterexample ends in:
 // schedule replayed on prog, the failing thread's abort flag at its last
-// step. End-state, deadlock and history failures (no thread) are harmful.
+// step; for a history that is not linearizable, whether it is without
+// the lingering threads' reads (see historyFailure). End-state and
+// deadlock failures are harmful.
 func FailureHarm(prog *model.Program, schedule []sched.ThreadID, f *sched.Failure) Harm {
+	if f != nil && f.Kind == KindNotLinearizable {
+		return historyHarm(prog, schedule)
+	}
 	if f == nil || f.Thread < 0 || len(schedule) == 0 {
 		return Harmful
 	}
@@ -150,4 +155,21 @@ func FailureHarm(prog *model.Program, schedule []sched.ThreadID, f *sched.Failur
 		return Harmful
 	}
 	return eventHarm(ev)
+}
+
+// historyHarm is the class of the history failure of schedule's whole
+// execution on prog (Harmful when it does not replay).
+func historyHarm(prog *model.Program, schedule []sched.ThreadID) Harm {
+	ints := make([]int, len(schedule))
+	for i, t := range schedule {
+		ints[i] = int(t)
+	}
+	h, err := History(prog, ints)
+	if err != nil {
+		return Harmful
+	}
+	if _, harm := historyFailure(h); harm == AfterFailure {
+		return AfterFailure
+	}
+	return Harmful
 }

@@ -339,7 +339,7 @@ func (w *World) use(t, mod, name int) bool {
 		w.effect("%s is %s", w.p.Scenario.Modules[mod].Names[name], v)
 	}
 	if w.History != nil {
-		w.History.Marks = append(w.History.Marks, Mark{Kind: Observe, Thread: t, Module: mod, Swapped: v != Real})
+		w.History.Marks = append(w.History.Marks, Mark{Kind: Observe, Thread: t, Module: mod, Swapped: v != Real, Aborted: w.ev.Aborted})
 	}
 	if !v.IsFake() {
 		w.ev.Raised = AttributeError
