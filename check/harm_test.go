@@ -237,3 +237,23 @@ func TestShrinkKeepsTheClass(t *testing.T) {
 		})
 	}
 }
+
+// TestLingeringReadsDoNotBreakTheHistory: a lingering thread that reads
+// its module after the host restored it (naive: the kernel's own module,
+// which its call swapped to nothing) makes the history non-linearizable,
+// but only through its own read: after failure, like the read itself.
+// (Found by TestPropertyReplayIsDeterministic.)
+func TestLingeringReadsDoNotBreakTheHistory(t *testing.T) {
+	sc := parseScenario(t, "threads 2\nmodule kernels cuda\ndevice f1 in kernels: use cuda.local\ndevice f2 in kernels:\ndevice f3 in kernels:\nkernel: call f1; raise\n")
+	steps := []sched.ThreadID{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 1, 1}
+	s := &check.Schedule{Protocol: protocol(t, "naive"), Atomicity: model.GIL, Scope: check.ScopeHarmful, Scenario: sc, Steps: steps}
+	rep, err := check.Replay(s)
+	require.NoError(t, err)
+	require.Equal(t, sched.NoViolationFound, rep.Result.Verdict, "%v", rep.Result.Failure)
+	require.Equal(t, []string{check.KindUseSawReal, check.KindNotLinearizable}, rep.AfterFailureKinds)
+
+	s.Scope = check.ScopeAll
+	all, err := check.Replay(s)
+	require.Error(t, err, "with every violation, the lingering read ends the execution before the schedule does")
+	require.Nil(t, all)
+}
