@@ -257,3 +257,21 @@ func TestLingeringReadsDoNotBreakTheHistory(t *testing.T) {
 	require.Error(t, err, "with every violation, the lingering read ends the execution before the schedule does")
 	require.Nil(t, all)
 }
+
+// TestMergeKeepsTheScope: shard parts merge only when they looked for the
+// same violations, and the merged summary adds up what they stepped past.
+func TestMergeKeepsTheScope(t *testing.T) {
+	a, b := mergePart, mergePart
+	a.Shard, a.Violations, a.AfterFailureSteps, a.AfterFailureKinds = "0/2", "harmful", 2, []string{check.KindNotLinearizable}
+	b.Violations, b.AfterFailureSteps, b.AfterFailureKinds = "harmful", 3, []string{check.KindUseSawNone, check.KindNotLinearizable}
+	m, err := check.MergeSummaries([]check.Summary{a, b})
+	require.NoError(t, err)
+	require.Equal(t, "verified", m.Verdict)
+	require.Equal(t, "harmful", m.Violations)
+	require.Equal(t, int64(5), m.AfterFailureSteps)
+	require.Equal(t, []string{check.KindUseSawNone, check.KindNotLinearizable}, m.AfterFailureKinds)
+
+	b.Violations = "all"
+	_, err = check.MergeSummaries([]check.Summary{a, b})
+	require.EqualError(t, err, "shard 1/2 looked for all violations, but shard 0/2 for harmful: run every part with the same -after-failure")
+}
