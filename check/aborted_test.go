@@ -13,33 +13,11 @@ import (
 	"swapcheck/variants"
 )
 
-// launch2Only is a checked system that lets the threads of launch 1 fail
-// without stopping the search, so that only what launch 2 (and the end
-// state) sees counts.
-type launch2Only struct {
-	sys  *check.System
-	prog *model.Program
-}
-
-func (s launch2Only) NumThreads() int                            { return s.sys.NumThreads() }
-func (s launch2Only) Status(t sched.ThreadID) sched.Status       { return s.sys.Status(t) }
-func (s launch2Only) Footprint(t sched.ThreadID) sched.Footprint { return s.sys.Footprint(t) }
-func (s launch2Only) Final() *sched.Failure                      { return s.sys.Final() }
-func (s launch2Only) AppendKey(b []byte) []byte                  { return s.sys.AppendKey(b) }
-func (s launch2Only) Clone() sched.System                        { return launch2Only{s.sys.Clone().(*check.System), s.prog} }
-func (s launch2Only) Step(t sched.ThreadID) *sched.Failure {
-	f := s.sys.Step(t)
-	if f != nil && strings.HasPrefix(s.prog.ThreadName(int(t)), "L1.") {
-		return nil
-	}
-	return f
-}
-
 // TestAbortedLaunchReachesLaunch2 shows the brief's aborted-launch failure
 // of merged in full. On testdata/scenarios/aborted-launch.txt the shortest
-// counterexample is a lingering thread of launch 1 seeing the None it
-// swapped in itself (see TestScenarioFiles in cmd/explore/cli); with the
-// failures of launch 1's threads ignored, the search still finds launch 2
+// violation of all is a lingering thread of launch 1 seeing the None it
+// swapped in itself, after its launch failed (-after-failure, ScopeAll);
+// the shortest harmful one, which a search reports by default, is launch 2
 // reading launch 1's fake: a lingering thread is inside f, so launch 2's
 // entry sees a positive count and never swaps to its own fake.
 func TestAbortedLaunchReachesLaunch2(t *testing.T) {
@@ -54,10 +32,17 @@ func TestAbortedLaunchReachesLaunch2(t *testing.T) {
 		t.Run(a.String(), func(t *testing.T) {
 			prog, err := model.NewProgram(sc, p, a)
 			require.NoError(t, err)
-			res := sched.BFS{}.Run(launch2Only{check.NewSystem(prog), prog}, sched.Limits{})
+			res := sched.BFS{}.Run(check.NewSystem(prog), sched.Limits{})
 			require.Equal(t, sched.Violation, res.Verdict)
 			require.Equal(t, check.KindUseSawOtherFake, res.Failure.Kind, res.Failure.Message)
 			require.Regexp(t, `^L2\.B0\.T\d: dev1\.cuda is fake#1, the fake of another launch, not fake#2$`, res.Failure.Message)
+			require.Equal(t, check.Harmful, check.FailureHarm(prog, res.Schedule, res.Failure))
+
+			all := sched.BFS{}.Run(check.NewScopedSystem(prog, check.ScopeAll), sched.Limits{})
+			require.Equal(t, sched.Violation, all.Verdict)
+			require.Regexp(t, `^L1\.B0\.T\d: dev1\.cuda is None, not fake#1`, all.Failure.Message)
+			require.Equal(t, check.AfterFailure, check.FailureHarm(prog, all.Schedule, all.Failure))
+			require.Less(t, len(all.Schedule), len(res.Schedule), "the after-failure violation comes first")
 		})
 	}
 }
@@ -106,5 +91,21 @@ kernel: call f; raise
 				}
 			})
 		}
+	}
+}
+
+// TestRaiseSkipsTheLaterBlocks: a block that raises ends its launch
+// (kernel.py's loop over the blocks is left): the later blocks' threads
+// never start, and no search may take them for a deadlock. (Found by
+// TestPropertyReplayIsDeterministic: a model that left them waiting
+// reported every raising kernel of two blocks deadlocked.)
+func TestRaiseSkipsTheLaterBlocks(t *testing.T) {
+	sc := parseScenario(t, "threads 1\nblocks 2\nmodule kernels cuda\nkernel: raise\n")
+	for _, s := range harmSearches {
+		t.Run(s.name, func(t *testing.T) {
+			rep, err := check.Explore(check.Config{Protocol: protocol(t, "merged"), Scenario: sc, Atomicity: model.GIL, Strategy: s.strategy, Workers: s.workers, Preemptions: 1})
+			require.NoError(t, err)
+			require.True(t, rep.Verified(), "%s: %v", rep.Result.Verdict, rep.Result.Failure)
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"encoding/binary"
 
 	"swapcheck/sched"
@@ -22,8 +23,12 @@ import (
 // breadth-first search of it then finds the shortest counterexample
 // with at most bound preemptions.
 type aimed struct {
-	inner sched.System
+	inner *System
 	kind  string
+	// harm is the class aimed at: a failure of the kind but of the other
+	// class ends the execution like any other failure, so that shrinking
+	// keeps the class (under ScopeHarmful every failure is harmful).
+	harm  Harm
 	bound int // the most preemptions; below 0, no bound
 	last  sched.ThreadID
 	used  int
@@ -31,8 +36,8 @@ type aimed struct {
 	dead bool
 }
 
-func newAimed(inner *System, kind string, bound int) *aimed {
-	return &aimed{inner: inner, kind: kind, bound: bound, last: -1}
+func newAimed(inner *System, kind string, harm Harm, bound int) *aimed {
+	return &aimed{inner: inner, kind: kind, harm: cmp.Or(harm, Harmful), bound: bound, last: -1}
 }
 
 // NumThreads implements sched.System.
@@ -66,7 +71,7 @@ func (a *aimed) Step(t sched.ThreadID) *sched.Failure {
 	}
 	f := a.inner.Step(t)
 	switch {
-	case f != nil && f.Kind == a.kind:
+	case f != nil && f.Kind == a.kind && a.inner.lastHarm == a.harm:
 		return f
 	case f != nil:
 		a.dead = true
@@ -96,7 +101,7 @@ func (a *aimed) Final() *sched.Failure {
 	if a.dead {
 		return nil
 	}
-	if f := a.inner.Final(); f != nil && f.Kind == a.kind {
+	if f := a.inner.Final(); f != nil && f.Kind == a.kind && a.harm == Harmful {
 		return f
 	}
 	return nil
@@ -105,7 +110,7 @@ func (a *aimed) Final() *sched.Failure {
 // Clone implements sched.System.
 func (a *aimed) Clone() sched.System {
 	c := *a
-	c.inner = a.inner.Clone()
+	c.inner = a.inner.Clone().(*System)
 	return &c
 }
 
@@ -119,11 +124,10 @@ func (a *aimed) AppendKey(b []byte) []byte { return a.suffix(a.inner.AppendKey(b
 // whether the execution has ended. Under a bound, which names the last
 // thread, it is the exact key.
 func (a *aimed) AppendCanonicalKey(b []byte) []byte {
-	c, ok := a.inner.(sched.Canonical)
-	if !ok || a.bound >= 0 {
+	if a.bound >= 0 {
 		return a.AppendKey(b)
 	}
-	return a.suffix(c.AppendCanonicalKey(b))
+	return a.suffix(a.inner.AppendCanonicalKey(b))
 }
 
 // The rest are sched's optional interfaces, for speed only: the inner
@@ -136,7 +140,7 @@ func (a *aimed) AppendCanonicalKey(b []byte) []byte {
 
 // AppendCompactKey implements sched.Compact.
 func (a *aimed) AppendCompactKey(b []byte) []byte {
-	return a.suffix(a.inner.(sched.Compact).AppendCompactKey(b))
+	return a.suffix(a.inner.AppendCompactKey(b))
 }
 
 // CompactWord implements sched.Compact: the aimed key is no word key.
@@ -146,7 +150,7 @@ func (a *aimed) CompactWord() (uint64, bool) { return 0, false }
 func (a *aimed) CopyFrom(src sched.System) {
 	o := src.(*aimed)
 	inner := a.inner
-	inner.(sched.Copier).CopyFrom(o.inner)
+	inner.CopyFrom(o.inner)
 	*a = *o
 	a.inner = inner
 }

@@ -187,7 +187,7 @@ func replayCorpus(c *Corpus, cfg Config, prog *model.Program, run *CorpusRun) *R
 		}
 	}
 	for _, e := range append(same, other...) {
-		sys := NewSystem(prog)
+		sys := NewScopedSystem(prog, cfg.Scope)
 		sys.RecordHistory()
 		res, err := sched.Replay(sys, e.s.Steps, sched.Limits{MaxDepth: cfg.MaxDepth})
 		if err != nil {

@@ -36,4 +36,11 @@
 // would; TestWalksNeverEndNotLinearizable looks for one and has met
 // none. The history of a use-saw-real counterexample is rejected, and
 // VisualizeLinearizability draws it with porcupine.
+//
+// Each violation has a class (Harm): after-failure when only a thread of a
+// launch that had already failed (a lingering thread of an aborted block)
+// saw it, harmful otherwise. Config.Scope says which end a search: by
+// default only harmful ones, so that "verified" means no harmful
+// violation; an after-failure violation is counted (Report.AfterFailures)
+// and the execution goes on past it.
 package check

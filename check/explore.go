@@ -67,6 +67,10 @@ type Config struct {
 	Scenario  *model.Scenario
 	Atomicity model.Atomicity
 	Strategy  string
+	// Scope is which violations the search looks for: harmful ones (the
+	// zero value, ScopeHarmful), or all (ScopeAll, -after-failure). See
+	// Harm.
+	Scope Scope
 	// Workers is how many goroutines an exhaustive stateful search uses
 	// (0 or 1: one). Verdicts and counts do not depend on it; with more
 	// than one, the preemption statistics can vary from run to run (see
@@ -150,6 +154,14 @@ type Report struct {
 	Interleavings float64
 	// Shrink says what shrinking made smaller (nil when it did not run).
 	Shrink *Shrinking
+	// Harm is the class of the counterexample's violation (0 without one).
+	Harm Harm
+	// AfterFailures counts the steps at which the search (every phase of
+	// it) stepped past an after-failure violation under ScopeHarmful, and
+	// AfterFailureKinds their kinds: violations that hurt nobody, which
+	// -after-failure shows.
+	AfterFailures     int64
+	AfterFailureKinds []string
 	// Corpus is the corpus file whose schedule gave the counterexample
 	// before any search ran ("" when a search found it, see
 	// Config.Corpus); for a replay, what the replayed file recorded.
@@ -221,6 +233,7 @@ func Explore(cfg Config) (rep *Report, err error) {
 		return nil, err
 	}
 	cfg.Strategy = cmp.Or(cfg.Strategy, StrategyAuto)
+	cfg.Scope = cmp.Or(cfg.Scope, ScopeHarmful)
 	start := time.Now()
 	var why string
 	lim := sched.Limits{MaxExecutions: cfg.MaxExecutions, MaxDepth: cfg.MaxDepth, Stop: stopFunc(start, cfg, &why), Progress: cfg.Progress, Cancel: cancelFunc(start, cfg)}
@@ -254,7 +267,7 @@ func Explore(cfg Config) (rep *Report, err error) {
 		}()
 	}
 	rep = &Report{Config: cfg, Program: prog}
-	sys := NewSystem(prog)
+	sys := NewScopedSystem(prog, cfg.Scope)
 	if cfg.Strategy == StrategyAuto {
 		if cfg.Shards > 1 {
 			return nil, fmt.Errorf("-shard splits an exhaustive stateful search (-strategy states or dfs), not auto")
@@ -277,9 +290,10 @@ func Explore(cfg Config) (rep *Report, err error) {
 	}
 	rep.Elapsed = time.Since(start)
 	rep.LocksLeft = sys.LocksLeft()
+	rep.AfterFailures, rep.AfterFailureKinds = sys.AfterFailures()
 	if cfg.Strategy == StrategyDPOR && rep.Result.Verdict == sched.Verified {
 		// after Elapsed: the count is a stateful pass of its own
-		if n, _, ok := sched.Interleavings(NewSystem(prog), lim); ok {
+		if n, _, ok := sched.Interleavings(NewScopedSystem(prog, cfg.Scope), lim); ok {
 			rep.Interleavings = n
 		}
 	}
@@ -292,10 +306,11 @@ func Explore(cfg Config) (rep *Report, err error) {
 		if cfg.Strategy != StrategyBFS && cfg.Strategy != StrategyBounded && (cfg.Strategy != StrategyAuto || rep.unminimized) {
 			rep.shorten(lim)
 		}
-		rep.Preemptions = sched.CountPreemptions(NewSystem(prog), rep.Result.Schedule)
+		rep.Preemptions = sched.CountPreemptions(NewScopedSystem(prog, cfg.Scope), rep.Result.Schedule)
 		if cfg.Shrink && cfg.Shards <= 1 {
 			rep.shrink(lim)
 		}
+		rep.Harm = FailureHarm(rep.Program, rep.Result.Schedule, rep.Result.Failure)
 	}
 	rep.PeakRSSBytes = peakRSS()
 	return rep, nil
@@ -324,7 +339,7 @@ func (r *Report) auto(sys *System, lim sched.Limits) sched.Result {
 	if one, ok := byWorkers(r.Config); ok {
 		complete, line = r.canonical(complete, one, sys, lim)
 	}
-	p := sched.CountPreemptions(NewSystem(r.Program), complete.Schedule)
+	p := sched.CountPreemptions(NewScopedSystem(r.Program, r.Config.Scope), complete.Schedule)
 	r.Plan = append(r.Plan, fmt.Sprintf("states (symmetry reduction, %d workers): violation with %s", workers, Count(p, "preemption")))
 	if line != "" {
 		r.Plan = append(r.Plan, line)
@@ -387,7 +402,7 @@ func (r *Report) shorten(lim sched.Limits) {
 	}
 	lim.Progress = nil
 	lim, _ = budgeted(lim, max(4*cmp.Or(r.searchSteps, r.Result.Stats.Steps), 1_000_000))
-	short := sched.BFS{}.Run(NewSystem(r.Program), lim)
+	short := sched.BFS{}.Run(NewScopedSystem(r.Program, r.Config.Scope), lim)
 	// Take the breadth-first one even at equal length: it does not depend
 	// on the search's order (or, in parallel, on timing).
 	if short.Verdict == sched.Violation && len(short.Schedule) <= len(r.Result.Schedule) {
@@ -450,7 +465,7 @@ func (r *Report) Verified() bool { return r.Result.Verdict == sched.Verified && 
 
 // PCTLength is k, the execution length a pct run assumes.
 func PCTLength(r *Report) int {
-	return sched.PCT{}.EstimateLength(NewSystem(r.Program))
+	return sched.PCT{}.EstimateLength(NewScopedSystem(r.Program, r.Config.Scope))
 }
 
 // PCTGuarantee is the per-run probability that a pct run of the report's

@@ -29,7 +29,7 @@ func naiveSchedule(t *testing.T) string {
 // that says where.
 func TestScheduleFormat(t *testing.T) {
 	text := naiveSchedule(t)
-	formatLine := "format 1 (explore " + check.Version + ")\n"
+	formatLine := "format 2 (explore " + check.Version + ")\n"
 	require.Contains(t, text, "\n"+formatLine)
 	without := strings.Replace(text, formatLine, "", 1)
 	_, steps, _ := strings.Cut(text, "\nsteps ")
@@ -39,12 +39,14 @@ func TestScheduleFormat(t *testing.T) {
 	}{
 		{"today's file", text, ""},
 		{"a file written before the format line", without, ""},
-		{"another format", strings.Replace(text, formatLine, "format 2 (explore 9.9.9)\n", 1),
-			"line 2: the schedule is of format 2 (written by explore 9.9.9), but explore " + check.Version + " reads format 1"},
+		{"another format", strings.Replace(text, formatLine, "format 3 (explore 9.9.9)\n", 1),
+			"line 2: the schedule is of format 3 (written by explore 9.9.9), but explore " + check.Version + " reads formats 1 and 2"},
 		{"another format, no writer", strings.Replace(text, formatLine, "format 7\n", 1), "format 7 (written by another version)"},
-		{"a control character in the writer", strings.Replace(text, formatLine, "format 2 (explore \x1b[2J)\n", 1), `explore "\x1b[2J"`},
+		{"a control character in the writer", strings.Replace(text, formatLine, "format 3 (explore \x1b[2J)\n", 1), `explore "\x1b[2J"`},
 		{"protocol given twice", strings.Replace(text, "protocol naive\n", "protocol naive\nprotocol merged\n", 1), "protocol given twice (first on line 3)"},
 		{"atomicity given twice", strings.Replace(text, "atomicity gil\n", "atomicity gil\natomicity free-threaded\n", 1), "atomicity given twice"},
+		{"violations given twice", strings.Replace(text, "violations harmful\n", "violations harmful\nviolations all\n", 1), "violations given twice"},
+		{"an unknown violations scope", strings.Replace(text, "violations harmful\n", "violations some\n", 1), `line 5: unknown violations scope "some" (want harmful or all)`},
 		{"format given twice", strings.Replace(text, formatLine, formatLine+formatLine, 1), "line 3: format given twice"},
 		{"steps given twice", text + "steps " + steps, "steps given twice"},
 		{"a line too long", text + "# " + strings.Repeat("x", 1<<26) + "\n", "longer than 67108864 bytes"},
@@ -83,7 +85,7 @@ func TestSummaryFormat(t *testing.T) {
 	require.Equal(t, check.Version, fields["version"])
 	require.Equal(t, float64(check.FormatVersion), fields["format"])
 
-	old := bytes.Replace(b.Bytes(), []byte(`"format": 1,`), nil, 1)
+	old := bytes.Replace(b.Bytes(), []byte(`"format": 2,`), nil, 1)
 	old = bytes.Replace(old, []byte(`"version": "`+check.Version+`",`), nil, 1)
 	tests := []struct {
 		name string
@@ -92,8 +94,8 @@ func TestSummaryFormat(t *testing.T) {
 	}{
 		{"today's summary", b.Bytes(), ""},
 		{"a summary written before the fields", old, ""},
-		{"another format", bytes.Replace(b.Bytes(), []byte(`"format": 1,`), []byte(`"format": 2,`), 1),
-			"the summary is of format 2 (written by explore " + check.Version + "), but explore " + check.Version + " reads format 1"},
+		{"another format", bytes.Replace(b.Bytes(), []byte(`"format": 2,`), []byte(`"format": 3,`), 1),
+			"the summary is of format 3 (written by explore " + check.Version + "), but explore " + check.Version + " reads formats 1 and 2"},
 		{"not JSON", []byte("hello"), "not a summary.json"},
 	}
 	for _, tt := range tests {

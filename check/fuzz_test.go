@@ -93,7 +93,7 @@ func FuzzTrace(f *testing.F) {
 			requireOneLine(t, err)
 			if err != nil {
 				if strings.Contains(err.Error(), "of format") {
-					require.Contains(t, err.Error(), fmt.Sprintf("reads format %d", check.FormatVersion))
+					require.Contains(t, err.Error(), fmt.Sprintf("reads formats 1 and %d", check.FormatVersion))
 				}
 				continue
 			}
@@ -175,7 +175,7 @@ func FuzzSummary(f *testing.F) {
 			if err != nil {
 				if s.Format != 0 && s.Format != check.FormatVersion && !strings.HasPrefix(err.Error(), "not a summary.json") {
 					require.Contains(t, err.Error(), fmt.Sprintf("of format %d", s.Format))
-					require.Contains(t, err.Error(), fmt.Sprintf("reads format %d", check.FormatVersion))
+					require.Contains(t, err.Error(), fmt.Sprintf("reads formats 1 and %d", check.FormatVersion))
 				}
 				continue
 			}

@@ -44,8 +44,8 @@ func TestMergeSummariesOfAHugeShardCount(t *testing.T) {
 // so the error stays one line and cannot drive the terminal.
 func TestSummaryVersionReachesErrorsQuoted(t *testing.T) {
 	t.Run("another format", func(t *testing.T) {
-		_, err := check.ReadSummary([]byte(`{"format": 2, "version": "\u001b[2J\n"}`))
-		require.EqualError(t, err, `the summary is of format 2 (written by explore "\x1b[2J\n"), but explore `+check.Version+` reads format 1`)
+		_, err := check.ReadSummary([]byte(`{"format": 3, "version": "\u001b[2J\n"}`))
+		require.EqualError(t, err, `the summary is of format 3 (written by explore "\x1b[2J\n"), but explore `+check.Version+` reads formats 1 and 2`)
 	})
 	t.Run("parts of two versions", func(t *testing.T) {
 		part := mergePart

@@ -27,11 +27,17 @@ const (
 // Kinds lists every violation kind.
 var Kinds = []string{KindUseSawReal, KindUseSawNone, KindUseSawOtherFake, KindException, KindLeftSwapped, KindRegistryLeft, KindDeadlock, KindNotLinearizable}
 
-// stepFailure applies the per-step invariants to one event.
-func stepFailure(p *model.Program, ev *model.Event) *sched.Failure {
+// stepFailure applies the per-step invariants to one event, and says the
+// class of the failure (see Harm).
+func stepFailure(p *model.Program, ev *model.Event) (*sched.Failure, Harm) {
 	if !failing(ev) {
-		return nil
+		return nil, 0
 	}
+	return describeFailure(p, ev), eventHarm(ev)
+}
+
+// describeFailure is the failure of a failing event.
+func describeFailure(p *model.Program, ev *model.Event) *sched.Failure {
 	p.Describe(ev)
 	who := p.ThreadName(ev.Thread)
 	if ev.Kind != model.EvUse || ev.Saw == ev.Want {
@@ -59,7 +65,9 @@ func stepFailure(p *model.Program, ev *model.Event) *sched.Failure {
 
 // failing reports whether ev breaks a per-step invariant: a use of cuda
 // that saw another value than its launch's fake, or an exception the swap
-// machinery raised itself.
+// machinery raised itself. It is true for after-failure violations too,
+// which a search under ScopeHarmful steps past: so that peeks (which skip
+// Step where failing is false) leave no such step uncounted.
 func failing(ev *model.Event) bool {
 	return ev.Kind == model.EvUse && ev.Saw != ev.Want || ev.Raised != 0 && ev.Machinery
 }

@@ -112,6 +112,28 @@ func Linearizable(h *model.History) porcupine.CheckResult {
 	return res
 }
 
+// historyFailure is the history invariant's failure on h and its class
+// (nil when h is linearizable): after-failure when the history without
+// the reads of lingering threads (Mark.Aborted) is linearizable, since
+// what only they read hurts nobody; harmful otherwise.
+func historyFailure(h *model.History) (*sched.Failure, Harm) {
+	if Linearizable(h) == porcupine.Ok {
+		return nil, 0
+	}
+	f := &sched.Failure{Kind: KindNotLinearizable, Thread: -1,
+		Message: fmt.Sprintf("the history of the swaps and cuda reads (%d marks) is not linearizable: no order of them has a read see a fake exactly while its module's count is positive", len(h.Marks))}
+	healthy := &model.History{}
+	for _, m := range h.Marks {
+		if m.Kind != model.Observe || !m.Aborted {
+			healthy.Marks = append(healthy.Marks, m)
+		}
+	}
+	if len(healthy.Marks) < len(h.Marks) && Linearizable(healthy) == porcupine.Ok {
+		return f, AfterFailure
+	}
+	return f, Harmful
+}
+
 // History replays a schedule and returns the history of its execution.
 func History(p *model.Program, schedule []int) (*model.History, error) {
 	w := model.New(p)

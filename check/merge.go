@@ -39,6 +39,8 @@ func MergeSummaries(parts []Summary) (Summary, error) {
 			return Summary{}, fmt.Errorf("shard %s was written by explore %s, but shard %s by explore %s: run every part with one version", p.Shard, cmp.Or(versionText(p.Version), "(unversioned)"), first.Shard, cmp.Or(versionText(first.Version), "(unversioned)"))
 		case p.Protocol != first.Protocol || p.Atomicity != first.Atomicity || p.Scenario != first.Scenario || p.Strategy != first.Strategy:
 			return Summary{}, fmt.Errorf("shard %s searched another protocol, atomicity, strategy or scenario than shard %s", p.Shard, first.Shard)
+		case p.Violations != first.Violations:
+			return Summary{}, fmt.Errorf("shard %s looked for %s violations, but shard %s for %s: run every part with the same -after-failure", p.Shard, cmp.Or(p.Violations, "all"), first.Shard, cmp.Or(first.Violations, "all"))
 		}
 		if _, dup := seen[i]; dup {
 			return Summary{}, fmt.Errorf("shard %d/%d given twice", i, n)
@@ -46,7 +48,7 @@ func MergeSummaries(parts []Summary) (Summary, error) {
 		seen[i] = p
 	}
 	out := Summary{Version: first.Version, Format: FormatVersion, Protocol: first.Protocol, Atomicity: first.Atomicity, Strategy: first.Strategy,
-		Scenario: first.Scenario, Shard: fmt.Sprintf("merged %d of %d", len(seen), n), Complete: true}
+		Violations: first.Violations, Scenario: first.Scenario, Shard: fmt.Sprintf("merged %d of %d", len(seen), n), Complete: true}
 	var stopped []string
 	verdict := "verified"
 	var preempted int64     // executions of the shards that report preemptions
@@ -66,6 +68,12 @@ func MergeSummaries(parts []Summary) (Summary, error) {
 			out.MaxDepth = new(*d) // the longest of the parts that measured it
 		}
 		out.PeakRSSBytes = max(out.PeakRSSBytes, p.PeakRSSBytes)
+		out.AfterFailureSteps += p.AfterFailureSteps
+		for _, k := range p.AfterFailureKinds {
+			if !slices.Contains(out.AfterFailureKinds, k) {
+				out.AfterFailureKinds = append(out.AfterFailureKinds, k)
+			}
+		}
 		if q := p.Preemptions; q != nil && p.Executions > 0 {
 			if out.Preemptions == nil {
 				out.Preemptions = &PreemptionStats{Min: q.Min, Max: q.Max}
@@ -99,6 +107,7 @@ func MergeSummaries(parts []Summary) (Summary, error) {
 	out.Stopped = strings.Join(stopped, "; ")
 	out.Complete = out.Complete && missing == 0 && verdict == "verified"
 	out.Verdict = verdict
+	slices.SortFunc(out.AfterFailureKinds, func(a, b string) int { return cmp.Compare(slices.Index(Kinds, a), slices.Index(Kinds, b)) })
 	if out.Preemptions != nil {
 		out.Preemptions.Mean = preemptions / float64(preempted)
 	}

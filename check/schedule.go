@@ -2,6 +2,7 @@ package check
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -16,9 +17,10 @@ import (
 // scenario and the thread of every step.
 //
 //	# swapcheck schedule
-//	format 1 (explore 0.1.0)
+//	format 2 (explore 0.1.0)
 //	protocol naive
 //	atomicity gil
+//	violations harmful
 //	scenario
 //	    threads 2
 //	    ...
@@ -29,13 +31,18 @@ import (
 // Each directive appears once. The format line (FormatVersion, and the
 // Version that wrote the file) is absent from files written before it
 // existed, which are format 1; a file of another format is refused.
+// "violations" is the search's Scope: which violations end an execution,
+// so that the replay ends where the search did; without it, a file of
+// format 1 replays with ScopeAll, one of format 2 with ScopeHarmful.
 
 // Schedule is a parsed schedule file.
 type Schedule struct {
 	Protocol  *model.Protocol
 	Atomicity model.Atomicity
-	Scenario  *model.Scenario
-	Steps     []sched.ThreadID
+	// Scope is which violations the search that wrote it looked for.
+	Scope    Scope
+	Scenario *model.Scenario
+	Steps    []sched.ThreadID
 	// Recorded is the violation a trace.json recorded, which its replay
 	// should end in again (nil for a schedule.txt, which records none).
 	Recorded *TraceViolation
@@ -64,7 +71,7 @@ func WriteSchedule(out io.Writer, r *Report) error {
 		b.WriteString("# swapcheck schedule: go run ./cmd/explore -replay THIS_FILE\n")
 	}
 	fmt.Fprintf(&b, "format %d (explore %s)\n", FormatVersion, Version)
-	fmt.Fprintf(&b, "protocol %s\natomicity %s\nscenario\n", r.Config.Protocol.Name, r.Config.Atomicity)
+	fmt.Fprintf(&b, "protocol %s\natomicity %s\nviolations %s\nscenario\n", r.Config.Protocol.Name, r.Config.Atomicity, cmp.Or(r.Config.Scope, ScopeHarmful))
 	for _, line := range strings.Split(strings.TrimRight(r.Config.Scenario.String(), "\n"), "\n") {
 		fmt.Fprintf(&b, "    %s\n", line)
 	}
@@ -96,6 +103,7 @@ func ReadSchedule(in io.Reader) (*Schedule, error) {
 		inScen   bool
 		sawSteps bool
 		n        int
+		format   int
 		first    = map[string]int{} // the line of each directive
 	)
 	sc := bufio.NewScanner(in)
@@ -129,9 +137,17 @@ func ReadSchedule(in io.Reader) (*Schedule, error) {
 		first[word] = n
 		switch word {
 		case "format":
-			if err := readFormat(rest); err != nil {
+			v, err := readFormat(rest)
+			if err != nil {
 				return nil, fmt.Errorf("line %d: %v", n, err)
 			}
+			format = v
+		case "violations":
+			sc, err := ParseScope(rest)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %v", n, err)
+			}
+			s.Scope = sc
 		case "protocol":
 			p, err := Lookup(rest)
 			if err != nil {
@@ -156,7 +172,7 @@ func ReadSchedule(in io.Reader) (*Schedule, error) {
 				s.Steps = append(s.Steps, sched.ThreadID(v))
 			}
 		default:
-			return nil, fmt.Errorf("line %d: unknown directive %q (want format, protocol, atomicity, scenario or steps)", n, word)
+			return nil, fmt.Errorf("line %d: unknown directive %q (want format, protocol, atomicity, violations, scenario or steps)", n, word)
 		}
 	}
 	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
@@ -180,6 +196,7 @@ func ReadSchedule(in io.Reader) (*Schedule, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scenario block: %v", err)
 	}
+	s.Scope = cmp.Or(s.Scope, formatScope(format))
 	s.Scenario = scen
 	return &s, nil
 }
@@ -188,8 +205,8 @@ func ReadSchedule(in io.Reader) (*Schedule, error) {
 // longest counterexample a search can print fits many times over.
 const maxScheduleLine = 1 << 26
 
-// readFormat reads a format line's "N (explore VERSION)".
-func readFormat(rest string) error {
+// readFormat reads a format line's "N (explore VERSION)", and returns N.
+func readFormat(rest string) (int, error) {
 	num, writer, _ := strings.Cut(rest, " ")
 	writer = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(writer), "(explore "), ")")
 	if strings.ContainsFunc(writer, func(r rune) bool { return r < ' ' || r > '~' }) {
@@ -197,9 +214,9 @@ func readFormat(rest string) error {
 	}
 	v, err := strconv.Atoi(num)
 	if err != nil || v < 1 {
-		return fmt.Errorf("format %q is not a format number", num)
+		return 0, fmt.Errorf("format %q is not a format number", num)
 	}
-	return checkFormat("schedule", v, writer)
+	return v, checkFormat("schedule", v, writer)
 }
 
 // Replay runs a schedule file's steps, checked as a search would, and
@@ -209,17 +226,20 @@ func Replay(s *Schedule) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	sys := NewSystem(prog)
+	scope := cmp.Or(s.Scope, ScopeHarmful)
+	sys := NewScopedSystem(prog, scope)
 	sys.RecordHistory()
 	res, err := sched.Replay(sys, s.Steps, sched.Limits{})
 	if err != nil {
 		return nil, fmt.Errorf("the schedule does not fit its scenario: %v", err)
 	}
-	cfg := Config{Protocol: s.Protocol, Scenario: s.Scenario, Atomicity: s.Atomicity, Strategy: "replay"}
+	cfg := Config{Protocol: s.Protocol, Scenario: s.Scenario, Atomicity: s.Atomicity, Strategy: "replay", Scope: scope}
 	rep := &Report{Config: cfg, Program: prog, Result: res, LocksLeft: sys.LocksLeft(), PeakRSSBytes: peakRSS(),
 		recordedShrunk: s.Shrunk, Corpus: s.Corpus}
+	rep.AfterFailures, rep.AfterFailureKinds = sys.AfterFailures()
 	if res.Verdict == sched.Violation {
-		rep.Preemptions = sched.CountPreemptions(NewSystem(prog), res.Schedule)
+		rep.Preemptions = sched.CountPreemptions(NewScopedSystem(prog, scope), res.Schedule)
+		rep.Harm = FailureHarm(prog, res.Schedule, res.Failure)
 	}
 	return rep, nil
 }

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -190,6 +191,7 @@ func build(sh model.Shape) (subject, error) {
 type shrinker struct {
 	cfg  Config
 	kind string
+	harm Harm
 	lim  sched.Limits
 	sh   *Shrinking
 	// tried holds each scenario's search, by its text: the fixpoint's
@@ -205,7 +207,8 @@ type found struct {
 	cut  bool // the budget or a stop cut the search
 }
 
-// shrink makes the counterexample minimal, keeping its violation kind:
+// shrink makes the counterexample minimal, keeping its violation kind
+// and class (Harm):
 // first the scenario, each reduction in turn, greedily to a fixpoint (a
 // smaller scenario is taken when a search of its states finds a
 // violation of the same kind within ShrinkBudget steps); then the
@@ -217,6 +220,7 @@ type found struct {
 func (r *Report) shrink(lim sched.Limits) {
 	start := time.Now()
 	kind := r.Result.Failure.Kind
+	harm := FailureHarm(r.Program, r.Result.Schedule, r.Result.Failure)
 	sh := &Shrinking{From: r.Config.Scenario, Shape: r.Config.Shape,
 		PreemptionsFrom: r.Preemptions, StepsFrom: len(r.Result.Schedule)}
 	r.Shrink = sh
@@ -229,7 +233,7 @@ func (r *Report) shrink(lim sched.Limits) {
 		return
 	}
 	lim.Progress, lim.MaxExecutions = nil, 0
-	s := &shrinker{cfg: r.Config, kind: kind, lim: lim, sh: sh, tried: map[string]found{}}
+	s := &shrinker{cfg: r.Config, kind: kind, harm: harm, lim: lim, sh: sh, tried: map[string]found{}}
 
 	// the scenario
 	from := subject{shape: r.Config.Shape, sc: r.Config.Scenario}
@@ -265,7 +269,7 @@ func (r *Report) shrink(lim sched.Limits) {
 	}
 	r.Config.Scenario, r.Config.Shape, r.Program = cur.sc, cur.shape, prog
 	r.Result.Failure, r.Result.Schedule = res.Failure, res.Schedule
-	r.Preemptions = sched.CountPreemptions(NewSystem(prog), res.Schedule)
+	r.Preemptions = sched.CountPreemptions(NewScopedSystem(prog, r.Config.Scope), res.Schedule)
 	sh.Shape = cur.shape
 	sh.FlagsReproduce = cur.shape != nil && (len(sh.Changes) == 0 || !s.cfg.rerun && s.reproduces(r))
 }
@@ -283,15 +287,15 @@ func (r *Report) shrink(lim sched.Limits) {
 // search cut by its budget (a larger bound costs more). It returns res
 // when no search does better within its budget.
 func (s *shrinker) fewest(prog *model.Program, res sched.Result, most int) sched.Result {
-	lo := sched.CountPreemptions(NewSystem(prog), res.Schedule)
+	lo := sched.CountPreemptions(NewScopedSystem(prog, s.cfg.Scope), res.Schedule)
 	if f := s.search(prog, sched.Bounded{MaxPreemptions: lo}, -1); f.ok {
-		lo = sched.CountPreemptions(NewSystem(prog), f.res.Schedule)
+		lo = sched.CountPreemptions(NewScopedSystem(prog, s.cfg.Scope), f.res.Schedule)
 	}
 	shortest := s.search(prog, sched.BFS{}, -1)
 	if !shortest.ok {
 		shortest.res = res
 	}
-	top := sched.CountPreemptions(NewSystem(prog), shortest.res.Schedule)
+	top := sched.CountPreemptions(NewScopedSystem(prog, s.cfg.Scope), shortest.res.Schedule)
 	for p := lo; p < top; p++ {
 		short := s.search(prog, sched.BFS{}, p)
 		if short.ok && len(short.res.Schedule) <= most {
@@ -362,23 +366,24 @@ func (s *shrinker) try(sc *model.Scenario) found {
 // what it finds by a replay.
 func (s *shrinker) search(prog *model.Program, strat sched.Strategy, bound int) found {
 	lim, spent := budgeted(s.lim, shrinkBudget)
-	res := strat.Run(newAimed(NewSystem(prog), s.kind, bound), lim)
+	res := strat.Run(newAimed(NewScopedSystem(prog, s.cfg.Scope), s.kind, s.harm, bound), lim)
 	s.sh.Searches++
 	s.sh.Steps += res.Stats.Steps
 	if *spent || res.Verdict == sched.Incomplete {
 		s.sh.Cut++
 	}
-	ok := res.Verdict == sched.Violation && replaysTo(prog, res.Schedule, s.kind)
+	ok := res.Verdict == sched.Violation && s.replaysTo(prog, res.Schedule)
 	return found{prog: prog, res: res, ok: ok, cut: *spent || res.Verdict == sched.Incomplete}
 }
 
 // replaysTo reports whether schedule, replayed on prog as -replay does,
-// fails with kind.
-func replaysTo(prog *model.Program, schedule []sched.ThreadID, kind string) bool {
-	sys := NewSystem(prog)
+// fails with the shrinker's kind and class.
+func (s *shrinker) replaysTo(prog *model.Program, schedule []sched.ThreadID) bool {
+	sys := NewScopedSystem(prog, s.cfg.Scope)
 	sys.RecordHistory()
 	res, err := sched.Replay(sys, schedule, sched.Limits{})
-	return err == nil && res.Verdict == sched.Violation && res.Failure.Kind == kind
+	return err == nil && res.Verdict == sched.Violation && res.Failure.Kind == s.kind &&
+		FailureHarm(prog, res.Schedule, res.Failure) == cmp.Or(s.harm, Harmful)
 }
 
 // reproduces reports whether the command with the shrunk scenario's

@@ -51,7 +51,7 @@ func TestAimedBoundsPreemptions(t *testing.T) {
 	prog, err := model.NewProgram(sc, naive.Protocol, model.GIL)
 	require.NoError(t, err)
 	for bound, want := range []sched.Verdict{sched.Verified, sched.Verified, sched.Violation, sched.Violation} {
-		res := sched.BFS{}.Run(newAimed(NewSystem(prog), KindUseSawReal, bound), sched.Limits{})
+		res := sched.BFS{}.Run(newAimed(NewSystem(prog), KindUseSawReal, Harmful, bound), sched.Limits{})
 		require.Equal(t, want, res.Verdict, "bound %d", bound)
 		if want == sched.Violation {
 			require.Equal(t, KindUseSawReal, res.Failure.Kind)
@@ -60,7 +60,7 @@ func TestAimedBoundsPreemptions(t *testing.T) {
 		}
 	}
 	// aimed at a kind naive's race does not break, it finds nothing
-	res := sched.States{}.Run(newAimed(NewSystem(prog), KindException, -1), sched.Limits{})
+	res := sched.States{}.Run(newAimed(NewSystem(prog), KindException, Harmful, -1), sched.Limits{})
 	require.Equal(t, sched.Verified, res.Verdict)
 }
 
@@ -78,9 +78,16 @@ func TestAimedFindsTheKindBehindAnother(t *testing.T) {
 	other := map[string]string{KindException: KindUseSawReal, KindUseSawReal: KindException}[first.Failure.Kind]
 	require.NotEmpty(t, other, "found %s first", first.Failure.Kind)
 	for _, strat := range []sched.Strategy{sched.States{}, sched.Bounded{MaxPreemptions: 8}, sched.BFS{}} {
-		res := strat.Run(newAimed(NewSystem(prog), other, -1), sched.Limits{})
+		res := strat.Run(newAimed(NewSystem(prog), other, Harmful, -1), sched.Limits{})
 		require.Equal(t, sched.Violation, res.Verdict, strat.Name())
 		require.Equal(t, other, res.Failure.Kind, strat.Name())
 		require.True(t, replaysTo(prog, res.Schedule, other), strat.Name())
 	}
+}
+
+// replaysTo reports whether schedule, replayed on prog as -replay does,
+// fails with a harmful violation of kind.
+func replaysTo(prog *model.Program, schedule []sched.ThreadID, kind string) bool {
+	s := &shrinker{cfg: Config{Scope: ScopeHarmful}, kind: kind, harm: Harmful}
+	return s.replaysTo(prog, schedule)
 }

@@ -135,6 +135,7 @@ func shrinkCheck(t *testing.T, strategy string, v variants.Variant, a model.Atom
 	require.NotNil(t, rep.Shrink)
 	require.Equal(t, sched.Violation, rep.Result.Verdict)
 	require.Equal(t, plain.Result.Failure.Kind, rep.Result.Failure.Kind)
+	require.Equal(t, plain.Harm, rep.Harm, "shrinking keeps the class")
 	require.LessOrEqual(t, len(rep.Result.Schedule), len(plain.Result.Schedule))
 	require.LessOrEqual(t, rep.Preemptions, plain.Preemptions)
 	require.LessOrEqual(t, rep.Config.Scenario.Threads, plain.Config.Scenario.Threads)

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -22,7 +23,10 @@ type Summary struct {
 	Protocol  string `json:"protocol"`
 	Atomicity string `json:"atomicity"`
 	Strategy  string `json:"strategy"`
-	Scenario  string `json:"scenario"`
+	// Violations is the search's Scope: "harmful" (the default: "verified"
+	// means no harmful violation) or "all" (-after-failure).
+	Violations string `json:"violations,omitempty"`
+	Scenario   string `json:"scenario"`
 	// Shard is "i/n" for one part of a sharded search.
 	Shard      string `json:"shard,omitempty"`
 	Verdict    string `json:"verdict"`
@@ -77,6 +81,12 @@ type Summary struct {
 	// search, gave Violation (absent when a search found it): no search
 	// ran, and the counts are the replay's.
 	Corpus string `json:"corpus,omitempty"`
+	// AfterFailureSteps counts the steps at which the search stepped past
+	// an after-failure violation (a thread of an already-failed launch
+	// saw a wrong module; Violations "harmful" only), and
+	// AfterFailureKinds are their kinds; absent when there were none.
+	AfterFailureSteps int64    `json:"after_failure_steps,omitempty"`
+	AfterFailureKinds []string `json:"after_failure_kinds,omitempty"`
 }
 
 // ShrinkSummary is what shrinking made smaller (see Shrinking).
@@ -137,7 +147,9 @@ func (p PreemptionStats) String() string {
 
 // ViolationSummary describes a counterexample.
 type ViolationSummary struct {
-	Kind    string `json:"kind"`
+	Kind string `json:"kind"`
+	// Harm is the violation's class: "harmful" or "after-failure".
+	Harm    string `json:"harm,omitempty"`
 	Message string `json:"message"`
 	// Thread is the failing thread's name ("" for an end-state failure).
 	Thread string `json:"thread"`
@@ -159,6 +171,7 @@ func Summarize(r *Report) Summary {
 		Protocol:      r.Config.Protocol.Name,
 		Atomicity:     r.Config.Atomicity.String(),
 		Strategy:      r.Config.Strategy,
+		Violations:    cmp.Or(r.Config.Scope, ScopeHarmful).String(),
 		Scenario:      r.Config.Scenario.String(),
 		Verdict:       res.Verdict.String(),
 		Complete:      res.Complete,
@@ -174,6 +187,9 @@ func Summarize(r *Report) Summary {
 		PCTGuarantee:  PCTGuarantee(r),
 		Interleavings: r.Interleavings,
 		PeakRSSBytes:  r.PeakRSSBytes,
+
+		AfterFailureSteps: r.AfterFailures,
+		AfterFailureKinds: r.AfterFailureKinds,
 	}
 	if !res.Stats.DepthUnmeasured {
 		depth := res.Stats.Depth
@@ -197,7 +213,7 @@ func Summarize(r *Report) Summary {
 	}
 	if res.Verdict == sched.Violation {
 		v := &ViolationSummary{
-			Kind: res.Failure.Kind, Message: res.Failure.Message, Thread: FailureThread(r.Program, *res.Failure),
+			Kind: res.Failure.Kind, Harm: cmp.Or(r.Harm, Harmful).String(), Message: res.Failure.Message, Thread: FailureThread(r.Program, *res.Failure),
 			Step: len(res.Schedule), TraceSteps: len(res.Schedule), Shortened: r.Shortened, Preemptions: r.Preemptions,
 			Schedule: ScheduleInts(res.Schedule),
 		}

@@ -1,10 +1,7 @@
 package check
 
 import (
-	"fmt"
 	"sync/atomic"
-
-	"github.com/anishathalye/porcupine"
 
 	"swapcheck/model"
 	"swapcheck/sched"
@@ -18,12 +15,31 @@ type System struct {
 	// several goroutines), is the most per-module locks left in
 	// _globals_locks at the end of an execution.
 	locksLeft *atomic.Int64
+	// scope says which violations fail a step (see Scope); passed, shared
+	// by all clones, counts the after-failure ones stepped past.
+	scope  Scope
+	passed *passed
+	// lastHarm is the class of the last failure Step returned.
+	lastHarm Harm
 }
 
-// NewSystem starts a checked world for a program.
-func NewSystem(p *model.Program) *System {
-	return &System{w: model.New(p), locksLeft: new(atomic.Int64)}
+// NewSystem starts a checked world for a program, failing on harmful
+// violations only (ScopeHarmful).
+func NewSystem(p *model.Program) *System { return NewScopedSystem(p, ScopeHarmful) }
+
+// NewScopedSystem starts a checked world for a program whose steps fail
+// on the violations of scope.
+func NewScopedSystem(p *model.Program, scope Scope) *System {
+	if scope != ScopeAll {
+		scope = ScopeHarmful
+	}
+	return &System{w: model.New(p), locksLeft: new(atomic.Int64), scope: scope, passed: new(passed)}
 }
+
+// AfterFailures is how many steps of the searches on this system (and its
+// clones) broke a per-step invariant after failure, and stepped past
+// because the scope is ScopeHarmful, and their kinds in Kinds order.
+func (s *System) AfterFailures() (int64, []string) { return s.passed.steps.Load(), s.passed.kindList() }
 
 // World is the checked world (for traces; do not modify it).
 func (s *System) World() *model.World { return s.w }
@@ -45,9 +61,20 @@ func (s *System) AppendRunnable(buf []sched.ThreadID) ([]sched.ThreadID, bool) {
 // Footprint implements sched.System.
 func (s *System) Footprint(t sched.ThreadID) sched.Footprint { return s.w.Footprint(int(t)) }
 
-// Step implements sched.System.
+// Step implements sched.System. Under ScopeHarmful an after-failure
+// violation does not fail the step: it is counted, and the thread goes on
+// as the simulator's does (it raised, or its use raised AttributeError).
 func (s *System) Step(t sched.ThreadID) *sched.Failure {
-	return stepFailure(s.w.Program(), s.w.Step(int(t)))
+	f, h := stepFailure(s.w.Program(), s.w.Step(int(t)))
+	if f == nil {
+		return nil
+	}
+	if h == AfterFailure && s.scope == ScopeHarmful {
+		s.passed.note(f.Kind)
+		return nil
+	}
+	s.lastHarm = h
+	return f
 }
 
 // MayConflict implements sched.Futures. Step fails every use that does
@@ -70,9 +97,12 @@ func (s *System) RecordHistory() { s.w.History = &model.History{} }
 // Final implements sched.System.
 func (s *System) Final() *sched.Failure {
 	if h := s.w.History; h != nil {
-		if res := Linearizable(h); res != porcupine.Ok {
-			return &sched.Failure{Kind: KindNotLinearizable, Thread: -1,
-				Message: fmt.Sprintf("the history of the swaps and cuda reads (%d marks) is not linearizable: no order of them has a read see a fake exactly while its module's count is positive", len(h.Marks))}
+		if f, harm := historyFailure(h); f != nil {
+			if harm != AfterFailure || s.scope != ScopeHarmful {
+				s.lastHarm = harm
+				return f
+			}
+			s.passed.note(f.Kind)
 		}
 	}
 	n := 0
@@ -87,12 +117,13 @@ func (s *System) Final() *sched.Failure {
 			break
 		}
 	}
+	s.lastHarm = Harmful
 	return finalFailure(s.w)
 }
 
 // Clone implements sched.System.
 func (s *System) Clone() sched.System {
-	c := &System{w: s.w.Clone(), locksLeft: s.locksLeft}
+	c := &System{w: s.w.Clone(), locksLeft: s.locksLeft, scope: s.scope, passed: s.passed, lastHarm: s.lastHarm}
 	if h := s.w.History; h != nil {
 		c.w.History = &model.History{Marks: append([]model.Mark(nil), h.Marks...)}
 	}
@@ -100,7 +131,11 @@ func (s *System) Clone() sched.System {
 }
 
 // CopyFrom implements sched.Copier.
-func (s *System) CopyFrom(src sched.System) { s.w.CopyFrom(src.(*System).w) }
+func (s *System) CopyFrom(src sched.System) {
+	o := src.(*System)
+	s.w.CopyFrom(o.w)
+	s.lastHarm = o.lastHarm
+}
 
 // KeyView implements sched.KeyViewer.
 func (s *System) KeyView() []byte { return s.w.KeyView() }

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -45,11 +46,14 @@ type Trace struct {
 	Format  int    `json:"format"`  // FormatVersion
 	Version string `json:"version"` // the explore that wrote it
 	// Protocol, Atomicity, Strategy: what was checked and how.
-	Protocol  string        `json:"protocol"`
-	Atomicity string        `json:"atomicity"`
-	Strategy  string        `json:"strategy"`
-	Scenario  TraceScenario `json:"scenario"`
-	Verdict   string        `json:"verdict"`
+	Protocol  string `json:"protocol"`
+	Atomicity string `json:"atomicity"`
+	Strategy  string `json:"strategy"`
+	// Violations is the search's Scope: "harmful" (the default) or "all"
+	// (-after-failure).
+	Violations string        `json:"violations"`
+	Scenario   TraceScenario `json:"scenario"`
+	Verdict    string        `json:"verdict"`
 	// Coverage says what a search without a violation covered.
 	Coverage string `json:"coverage,omitempty"`
 	// Threads are the threads' names, by thread number (0 is the host).
@@ -115,13 +119,20 @@ type TraceEntry struct {
 	// UnrealSwitch: this step switches threads where CPython 3.11 with the
 	// GIL cannot (see unrealSwitches); only traces of -atomicity gil have it.
 	UnrealSwitch bool `json:"unreal_switch,omitempty"`
+	// AfterFailure is the kind of an after-failure violation this step
+	// made and the search stepped past (a thread of a launch that had
+	// already failed saw a wrong module, or the swap raised in it).
+	AfterFailure string `json:"after_failure,omitempty"`
 }
 
 // TraceViolation is what went wrong: the kind (one of Kinds), the failing
 // thread's name ("" when no one thread failed: an end-state invariant or
-// a deadlock), the step that failed (the last) and the message.
+// a deadlock), the step that failed (the last), the message and the
+// violation's class.
 type TraceViolation struct {
-	Kind    string `json:"kind"`
+	Kind string `json:"kind"`
+	// Harm is its class: "harmful" or "after-failure" (see Harm).
+	Harm    string `json:"harm"`
 	Thread  string `json:"thread"`
 	Step    int    `json:"step"`
 	Message string `json:"message"`
@@ -136,7 +147,8 @@ func NewTrace(r *Report, repro string) (*Trace, error) {
 	t := &Trace{
 		Schema: TraceSchema, Format: FormatVersion, Version: Version,
 		Protocol: cfg.Protocol.Name, Atomicity: cfg.Atomicity.String(), Strategy: cfg.Strategy,
-		Scenario: traceScenario(cfg.Scenario), Verdict: res.Verdict.String(),
+		Violations: cmp.Or(cfg.Scope, ScopeHarmful).String(),
+		Scenario:   traceScenario(cfg.Scenario), Verdict: res.Verdict.String(),
 		Schedule: ScheduleInts(res.Schedule), Steps: []TraceEntry{}, Replay: repro,
 	}
 	for n := range p.NumThreads() {
@@ -158,11 +170,15 @@ func NewTrace(r *Report, repro string) (*Trace, error) {
 		if ev.Raised != 0 {
 			e.Raises = ev.Raised.String()
 		}
+		if f, h := stepFailure(p, &ev); f != nil && h == AfterFailure && i < len(steps)-1 {
+			e.AfterFailure = f.Kind
+		}
 		t.Steps = append(t.Steps, e)
 	}
 	t.Preemptions = r.Preemptions
 	t.Shrunk, t.Corpus = r.ShrunkText(), r.Corpus
-	t.Violation = &TraceViolation{Kind: res.Failure.Kind, Thread: FailureThread(p, *res.Failure), Step: len(steps), Message: res.Failure.Message}
+	harm := FailureHarm(p, res.Schedule, res.Failure)
+	t.Violation = &TraceViolation{Kind: res.Failure.Kind, Harm: harm.String(), Thread: FailureThread(p, *res.Failure), Step: len(steps), Message: res.Failure.Message}
 	return t, nil
 }
 
@@ -209,7 +225,7 @@ func (t *Trace) WriteText(out io.Writer) error {
 		_, err := io.WriteString(out, b.String())
 		return err
 	}
-	fmt.Fprintf(&b, "verdict: violation %s\n", t.Violation.Kind)
+	fmt.Fprintf(&b, "verdict: violation %s (%s)\n", t.Violation.Kind, harmWords(t.Violation.Harm))
 	para(&b, t.Violation.Message)
 	b.WriteString("\n")
 	if t.Corpus != "" {
@@ -251,6 +267,14 @@ func (t *Trace) WriteTable(out io.Writer) error {
 	return err
 }
 
+// harmWords is a violation's class as the trace's head says it.
+func harmWords(harm string) string {
+	if harm == AfterFailure.String() {
+		return "after failure: only a thread of a launch that had already failed saw it"
+	}
+	return harm
+}
+
 // coverage says what a search covered, in words.
 func coverage(r *Report) string {
 	st := r.Result.Stats
@@ -258,5 +282,19 @@ func coverage(r *Report) string {
 	if r.Result.Cut != "" {
 		s += "; stopped: " + r.Result.Cut
 	}
+	if line := AfterFailureLine(r); line != "" {
+		s += "; " + line
+	}
 	return s
+}
+
+// AfterFailureLine says, when the search stepped past after-failure
+// violations (ScopeHarmful), how many and of which kinds, and how to see
+// one; "" when it met none.
+func AfterFailureLine(r *Report) string {
+	if r.AfterFailures == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s of threads of already-failed launches broke an invariant (%s): after failure, harmless; -after-failure shows one",
+		Count(r.AfterFailures, "step"), strings.Join(r.AfterFailureKinds, ", "))
 }

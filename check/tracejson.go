@@ -190,7 +190,13 @@ func (t *Trace) Replayable() (*Schedule, error) {
 	if field := disagreement(traceScenario(sc), t.Scenario); field != "" {
 		return nil, fmt.Errorf("the scenario's %s disagree with its text", field)
 	}
-	s := &Schedule{Protocol: p, Atomicity: a, Scenario: sc, Recorded: t.Violation, RecordedBy: versionText(t.Version),
+	scope := formatScope(t.Format)
+	if t.Violations != "" {
+		if scope, err = ParseScope(t.Violations); err != nil {
+			return nil, fmt.Errorf("violations: %v", err)
+		}
+	}
+	s := &Schedule{Protocol: p, Atomicity: a, Scope: scope, Scenario: sc, Recorded: t.Violation, RecordedBy: versionText(t.Version),
 		Shrunk: t.Shrunk, Corpus: t.Corpus}
 	for i, n := range t.Schedule {
 		if n < 0 {

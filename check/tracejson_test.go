@@ -32,8 +32,8 @@ func naiveTrace(t *testing.T) (string, *check.Report) {
 // with its text.
 func TestTraceFormat(t *testing.T) {
 	text, rep := naiveTrace(t)
-	require.True(t, strings.HasPrefix(text, "{\n  \"schema\": \"swapcheck-trace\",\n  \"format\": 1,\n  \"version\": \""+check.Version+"\",\n"), text[:100])
-	format := `"format": 1,`
+	require.True(t, strings.HasPrefix(text, "{\n  \"schema\": \"swapcheck-trace\",\n  \"format\": 2,\n  \"version\": \""+check.Version+"\",\n"), text[:100])
+	format := `"format": 2,`
 	var summary bytes.Buffer
 	require.NoError(t, check.Summarize(rep).WriteJSON(&summary))
 	tests := []struct {
@@ -44,7 +44,7 @@ func TestTraceFormat(t *testing.T) {
 		{"a field it does not know", strings.Replace(text, format, format+` "comment": "x",`, 1), ""},
 		{"without its steps", compactTrace(t, text), ""},
 		{"another format", strings.Replace(text, format, `"format": 3,`, 1),
-			"the trace is of format 3 (written by explore " + check.Version + "), but explore " + check.Version + " reads format 1"},
+			"the trace is of format 3 (written by explore " + check.Version + "), but explore " + check.Version + " reads formats 1 and 2"},
 		{"no format", strings.Replace(text, format, "", 1), `trace.json without a "format" field`},
 		{"a summary.json", summary.String(), `not a trace.json: its "schema" is "", not "swapcheck-trace"`},
 		{"broken JSON", text[:200], "not a trace.json: unexpected end of JSON input"},

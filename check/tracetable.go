@@ -118,6 +118,9 @@ func cellLines(s TraceEntry, width int) []string {
 	if s.Raises != "" {
 		out = append(out, "raises "+s.Raises)
 	}
+	if s.AfterFailure != "" {
+		out = append(out, "!  "+s.AfterFailure+" after failure: harmless")
+	}
 	return out
 }
 

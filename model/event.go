@@ -41,7 +41,7 @@ type Event struct {
 // value (memo.go). The unexported fields say where the texts come from.
 //
 // The fields the per-step invariant reads (Kind, Saw, Want, Raised,
-// Machinery) come first, so that a search's check of a peeked step
+// Machinery, Aborted) come first, so that a search's check of a peeked step
 // (check.System.PeekWord) reads one cache line of the event: tuned with
 // cachegrind's cache simulation of BenchmarkExhaustiveMerged5's search;
 // see docs/performance.md.
@@ -56,7 +56,13 @@ type EventNumbers struct {
 	// when a finally or a with's exit re-raises the body's exception).
 	Raised    Exc
 	Machinery bool
-	Module    int
+	// Aborted: the thread's launch had already failed before this step
+	// (BlockThread.abort was set: a thread of its block died and the host
+	// re-raised without joining), so the thread lingers. Set on a use and
+	// on an exception of the swap machinery, the steps the invariants
+	// judge; read from the thread's own slots, so the memo keeps it exact.
+	Aborted bool
+	Module  int
 
 	src     source
 	pc      int // srcInstr: the protocol pc

@@ -26,6 +26,10 @@ type Mark struct {
 	// rather than the real module: a fake, or None (the fake a device
 	// call passes outside a launch, as a call from the host does).
 	Swapped bool
+	// Aborted: for Observe, the reading thread's launch had already
+	// failed (its abort flag was set): a lingering thread's read, which
+	// hurts nobody by itself.
+	Aborted bool
 }
 
 // History collects marks when a World's History is set; clones share it

@@ -106,6 +106,7 @@ func (w *World) execInstr(t, f int, visible bool) {
 	}
 	if c.exc != 0 {
 		w.ev.Raised, w.ev.Machinery = c.exc, !c.reraised
+		w.ev.Aborted = w.s[w.thread(t)+tAbort] == 1
 		w.raise(t, c.exc)
 		return
 	}
@@ -359,6 +360,7 @@ func (w *World) use(t, mod, name int) bool {
 	}
 	w.ev.Kind, w.ev.Module = EvUse, mod
 	w.ev.Saw, w.ev.Want = v, w.due(t)
+	w.ev.Aborted = w.s[w.thread(t)+tAbort] == 1
 	if w.Trace {
 		if g == Dispatch {
 			w.effect("%s is %s, which gives %s", w.p.Scenario.Modules[mod].Names[name], g, v)
@@ -372,7 +374,7 @@ func (w *World) use(t, mod, name int) bool {
 	// follow by design: what it gives each thread is checked per step,
 	// exactly (Saw against Want), instead (docs/proposed_fix.md).
 	if w.History != nil && g != Dispatch {
-		w.History.Marks = append(w.History.Marks, Mark{Kind: Observe, Thread: t, Module: mod, Swapped: v != Real})
+		w.History.Marks = append(w.History.Marks, Mark{Kind: Observe, Thread: t, Module: mod, Swapped: v != Real, Aborted: w.ev.Aborted})
 	}
 	if !v.IsFake() {
 		w.ev.Raised = AttributeError
@@ -440,6 +442,16 @@ func (w *World) skipLaunch(f int, st *stmt) {
 	w.endLaunch(st.arg)
 	w.s[f+fBody] += slot(st.to)
 	w.s[f+fSub] = 0
+}
+
+// skipLaterBlocks marks the threads of launch l that have not started
+// done: a block of l raised, and the launch's later blocks never run.
+func (w *World) skipLaterBlocks(l int) {
+	for v := range w.p.NumThreads() {
+		if b := w.thread(v); w.p.threadLaunch[v] == l && w.s[b+tStatus] == notStarted {
+			w.s[b+tStatus] = finished
+		}
+	}
 }
 
 // endLaunch marks launch l's threads done: they will never start.
@@ -530,6 +542,11 @@ func (w *World) poll(t, f, block int) {
 		if w.Trace {
 			w.effect("%s raised %s: abort the block, re-raise without joining", w.p.ThreadName(u), e)
 		}
+		// The exception leaves the launch's loop over its blocks
+		// (kernel.py:126-128 at d41b90d3, "for grid_point in
+		// np.ndindex(*grid_dim): ... bm.run(...)"): the blocks after this
+		// one never start, so their threads are done.
+		w.skipLaterBlocks(w.p.threadLaunch[u])
 		w.raise(t, e)
 		return
 	}

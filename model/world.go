@@ -291,9 +291,29 @@ func (w *World) Footprint(t int) sched.Footprint {
 			fp.Group, fp.Watches = 1+st.arg, true
 		case sPoll:
 			fp.Group, fp.Watches = 1+st.arg, true
+			// a pass that aborts the block ends the launch's later
+			// blocks before they start (skipLaterBlocks): it changes
+			// which threads can ever run
+			fp.All = fp.All || w.endsLaterBlocks(st.arg)
 		}
 	}
 	return fp
+}
+
+// endsLaterBlocks reports whether the host's next poll of block aborts
+// it (a thread of it died) while threads of the launch's later blocks
+// have not started: that pass marks them done.
+func (w *World) endsLaterBlocks(block int) bool {
+	if _, e := w.firstDied(block); e == 0 {
+		return false
+	}
+	l := w.p.threadLaunch[w.p.blockThreads[block][0]]
+	for u := range w.p.NumThreads() {
+		if w.p.threadLaunch[u] == l && w.s[w.thread(u)+tStatus] == notStarted {
+			return true
+		}
+	}
+	return false
 }
 
 // objectFootprint is the shared object a step touches and how.

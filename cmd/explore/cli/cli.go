@@ -46,6 +46,7 @@ type options struct {
 	list, json, force, table, quiet, version                    bool
 	shrink                                                      bool        // -shrink (shrink.go)
 	corpus                                                      string      // -corpus (corpus.go)
+	afterFailure                                                bool        // -after-failure (harm.go)
 	flagArgs                                                    []flagWords // the flags given, as the replay command spells them
 	set                                                         map[string]bool
 	given                                                       []string // the flags given, by name
@@ -142,6 +143,7 @@ func parse(args []string, stdout io.Writer) (*options, error) {
 	registerReportFlags(fs, o)
 	registerShrinkFlags(fs, o)
 	registerCorpusFlags(fs, o)
+	registerHarmFlags(fs, o)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(stdout, fs)
@@ -410,7 +412,7 @@ func config(o *options) (check.Config, error) {
 	}
 	return check.Config{Corpus: corpus,
 		Shard: shard, Shards: shards, Shrink: o.shrink && shards == 0, Shape: shape,
-		Protocol: p, Scenario: sc, Atomicity: a, Strategy: strategy,
+		Protocol: p, Scenario: sc, Atomicity: a, Strategy: strategy, Scope: scope(o),
 		Runs: o.runs, Seed: o.seed, MaxExecutions: o.maxExecutions, MaxDepth: o.maxDepth, Timeout: o.timeout,
 		Workers: o.workers, Preemptions: o.preemptions, Depth: o.depth,
 	}, nil
@@ -597,6 +599,10 @@ func human(out io.Writer, rep *check.Report, repro string) error {
 		}
 		fmt.Fprintf(&b, "%s: incomplete: the %s stopped (%s) after %d states, %d executions, %d steps, without a violation; nothing is proved\n",
 			name, strat, res.Cut, res.Stats.States, res.Stats.Executions, res.Stats.Steps)
+	}
+	if line := check.AfterFailureLine(rep); line != "" {
+		// the verdict is about harmful violations; say what it left aside
+		fmt.Fprintf(&b, "%s: %s\n", name, line)
 	}
 	_, err := io.WriteString(out, b.String())
 	return err

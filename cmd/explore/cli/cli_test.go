@@ -428,7 +428,7 @@ func TestBadInput(t *testing.T) {
 		{"malformed scenario block", strings.Replace(schedText, "threads 2", "threads x", 1), "scenario block: line 1"},
 		{"garbage", "hello world\n\x00\x01\xff\n", `unknown directive "hello"`},
 		{"protocol given twice", strings.Replace(schedText, "protocol naive\n", "protocol naive\nprotocol merged\n", 1), "protocol given twice (first on line 3)"},
-		{"another format", strings.Replace(schedText, "\nformat 1 ", "\nformat 2 ", 1), "the schedule is of format 2"},
+		{"another format", strings.Replace(schedText, "\nformat 2 ", "\nformat 3 ", 1), "the schedule is of format 3"},
 		{"a line over the bound", header + "# " + strings.Repeat("x", 1<<26) + "\n" + "steps " + strings.Join(steps, " ") + "\n", "longer than"},
 		{"empty", "", "no protocol line"},
 	}

@@ -39,11 +39,11 @@ var modes = []mode{
 		reads: append(slices.Clone(targetFlags), "duration", "max-calls", "gosched", "seed", "out", "force", "json")},
 	{name: "replay a trace.json or schedule.txt written by -out", picks: "-replay", flag: "replay",
 		reads: []string{"backend", "out", "force", "json", "emit-python", "report"},
-		why:   "the file names its protocol, atomicity and scenario"},
+		why:   "the file names its protocol, atomicity, scenario and the violations searched for"},
 	{name: "search the interleavings (the default)",
 		// max-memory: the search's memory bound
 		reads: append(slices.Clone(targetFlags), "backend", "strategy", "preemptions", "depth", "runs", "workers", "seed",
-			"max-executions", "max-depth", "max-memory", "timeout", "out", "force", "shard", "json", "quiet", "emit-python", "report", "shrink", "corpus")},
+			"max-executions", "max-depth", "max-memory", "timeout", "out", "force", "shard", "json", "quiet", "emit-python", "report", "shrink", "corpus", "after-failure")},
 }
 
 // pickMode says which mode the given flags ask for, and refuses a flag

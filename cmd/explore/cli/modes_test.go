@@ -94,7 +94,7 @@ func TestVersion(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	require.Equal(t, cli.ExitViolation, explore(t, "-protocol", "naive", "-out", dir, "-quiet").code)
 	files := readFiles(t, dir, "schedule.txt", "summary.json")
-	require.Contains(t, files["schedule.txt"], "\nformat 1 (explore "+check.Version+")\n")
+	require.Contains(t, files["schedule.txt"], "\nformat 2 (explore "+check.Version+")\n")
 	require.Contains(t, files["summary.json"], `"version": "`+check.Version+`"`)
 }
 

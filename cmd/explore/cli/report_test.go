@@ -49,18 +49,19 @@ func TestReplayRefusesBadTraces(t *testing.T) {
 		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 		return path
 	}
-	other := write("other.json", strings.Replace(string(good), `"format": 1,`, `"format": 3,`, 1))
+	other := write("other.json", strings.Replace(string(good), `"format": 2,`, `"format": 3,`, 1))
 	summary := filepath.Join(dir, "summary.json")
 	tests := []struct {
 		name string
 		args []string
 		says string
 	}{
-		{"another format", []string{"-replay", other}, "explore: replay " + other + ": the trace is of format 3 (written by explore " + check.Version + "), but explore " + check.Version + " reads format 1\n"},
+		{"another format", []string{"-replay", other}, "explore: replay " + other + ": the trace is of format 3 (written by explore " + check.Version + "), but explore " + check.Version + " reads formats 1 and 2\n"},
 		{"a summary.json", []string{"-replay", summary}, `not a trace.json: its "schema" is ""`},
-		{"-replay with -protocol", []string{"-replay", filepath.Join(dir, "trace.json"), "-protocol", "merged"}, "-replay and -protocol both given: the file names its protocol, atomicity and scenario"},
+		{"-replay with -protocol", []string{"-replay", filepath.Join(dir, "trace.json"), "-protocol", "merged"}, "-replay and -protocol both given: the file names its protocol, atomicity, scenario and the violations searched for"},
 		{"-replay with -atomicity", []string{"-replay", filepath.Join(dir, "trace.json"), "-atomicity", "free-threaded"}, "-replay and -atomicity both given"},
 		{"-replay with -scenario", []string{"-replay", filepath.Join(dir, "trace.json"), "-scenario", "x"}, "-replay and -scenario both given"},
+		{"-replay with -after-failure", []string{"-replay", filepath.Join(dir, "trace.json"), "-after-failure"}, "-replay and -after-failure both given"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -87,7 +87,7 @@ func TestStressOutReplays(t *testing.T) {
 	var s stressSummary
 	require.NoError(t, json.Unmarshal([]byte(files["summary.json"]), &s))
 	require.Contains(t, files["summary.json"], `"version": "`+check.Version+`"`)
-	require.Contains(t, files["schedule.txt"], "\nformat 1 (explore "+check.Version+")\n")
+	require.Contains(t, files["schedule.txt"], "\nformat 2 (explore "+check.Version+")\n")
 
 	code, replayed := exploreJSON(t, "-replay", filepath.Join(dir, "schedule.txt"))
 	require.Equal(t, cli.ExitViolation, code)
