@@ -22,6 +22,7 @@ const (
 	sInline       // host: the kernel run as a device function (several hosts)
 	sStart        // host: t.start() of the block's lowest-indexed thread not yet started
 	sPoll         // host: the BlockManager's polling loop
+	sInterrupt    // the signal pseudo-thread: a KeyboardInterrupt lands in the host
 )
 
 type stmt struct {
@@ -86,6 +87,10 @@ type Program struct {
 	events          *events
 	// fut is the last futures World.futures made (see there)
 	fut *futures
+	// signal is the interrupt's pseudo-thread (interrupt.go), the last
+	// thread, or -1 when the scenario has no interrupt fault; maxFaults
+	// bounds the faults of one execution
+	signal, maxFaults, signalCode int
 }
 
 // maxLocks bounds the locks a program may make (one per call at most): lock
@@ -202,6 +207,7 @@ func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
 		}
 		pr.globalNames = append(pr.globalNames, names)
 	}
+	pr.addSignal()
 	pr.lay = newLayout(pr)
 	return pr, nil
 }
@@ -318,6 +324,9 @@ func (pr *Program) NumThreads() int { return len(pr.threadLaunch) }
 // threads (launch, block, thread index; "B0.T2" or "T2" when there is
 // one launch of one block).
 func (pr *Program) ThreadName(t int) string {
+	if t == pr.signal {
+		return SignalName
+	}
 	if pr.isHost(t) {
 		if pr.hosts == 1 {
 			return "host"
@@ -360,6 +369,8 @@ const (
 	tAbort          // abort
 	tDied           // the exception the thread died with (BlockThread.exception)
 	tHold           // gil-breaker: 1 while the thread keeps the GIL (switchpoint.go)
+	tLanding        // the host: where its last step stopped at an eval-breaker check (interrupt.go)
+	tDeferred       // the host: a generator an interrupt left suspended (interrupt.go)
 	tFrames
 )
 

@@ -38,6 +38,8 @@ type options struct {
 	emitPython                                                  string // -emit-python (python.go)
 	report                                                      string // -report (report.go)
 	shape                                                       model.Shape
+	faults                                                      string // -faults (faults.go)
+	maxFaults                                                   int    // -max-faults
 	runs, maxExecutions                                         int64
 	maxDepth, workers, preemptions, depth                       int
 	seed                                                        uint64
@@ -116,6 +118,7 @@ func parse(args []string, stdout io.Writer) (*options, error) {
 	fs.BoolVar(&o.shape.Syncthreads, "syncthreads", false, "call cuda.syncthreads() after each device call")
 	fs.IntVar(&o.shape.Hosts, "hosts", 1, fmt.Sprintf("host threads, each launching the kernel at once, 1..%d", model.MaxHosts))
 	fs.BoolVar(&o.shape.HostCalls, "host-calls", false, "the host also calls f1 itself, before and after the launch (a device function called from the host)")
+	registerFaultFlags(fs, o)
 	fs.StringVar(&o.scenario, "scenario", "", "read the scenario from `FILE` instead (see testdata/scenarios/README.md)")
 	fs.StringVar(&o.atomicity, "atomicity", model.GIL.String(), "what one step is: "+strings.Join(atomicityNames(), ", ")+" (-list says what each does)")
 	fs.StringVar(&o.strategy, "strategy", check.StrategyAuto, "how to search: "+strings.Join(check.Strategies, ", ")+" (-list says what each does); with -shard, auto runs states")
@@ -353,6 +356,9 @@ func target(o *options, maxThreads int) (*model.Protocol, model.Atomicity, *mode
 			}
 		}
 		sc, err := readScenario(o.scenario, maxThreads)
+		if err == nil {
+			err = applyFaults(o, sc, maxThreads)
+		}
 		return p, a, sc, err
 	}
 	if o.shape.Hosts < 1 { // Build reads 0 as one host; the flag says 1
@@ -362,7 +368,7 @@ func target(o *options, maxThreads int) (*model.Protocol, model.Atomicity, *mode
 	if err != nil {
 		return nil, 0, nil, usageError{err.Error()}
 	}
-	return p, a, sc, nil
+	return p, a, sc, applyFaults(o, sc, maxThreads)
 }
 
 // config builds the search from the flags.
