@@ -77,11 +77,11 @@ type EventNumbers struct {
 type source uint8
 
 const (
-	srcNone  source = iota
-	srcInstr        // a protocol instruction
-	srcStmt         // a kernel or device statement, or the host's
-	srcLocal        // a paused host's local steps only (interrupt.go)
-	srcSignal       // the interrupt's landing (interrupt.go)
+	srcNone   source = iota
+	srcInstr         // a protocol instruction
+	srcStmt          // a kernel or device statement, or the host's
+	srcLocal         // a paused host's local steps only (interrupt.go)
+	srcSignal        // the interrupt's landing (interrupt.go)
 )
 
 // pollText is which pass of the host's poll a step was.

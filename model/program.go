@@ -362,15 +362,15 @@ type layout struct {
 
 // Thread fields, then frames.
 const (
-	tStatus  = iota // notStarted, alive, finished
-	tDepth          // frames in use
-	tBlocked        // syncthreads_blocked
-	tEvent          // syncthreads_event is set
-	tAbort          // abort
-	tDied           // the exception the thread died with (BlockThread.exception)
-	tHold           // gil-breaker: 1 while the thread keeps the GIL (switchpoint.go)
-	tLanding        // the host: where its last step stopped at an eval-breaker check (interrupt.go)
-	tDeferred       // the host: a generator an interrupt left suspended (interrupt.go)
+	tStatus   = iota // notStarted, alive, finished
+	tDepth           // frames in use
+	tBlocked         // syncthreads_blocked
+	tEvent           // syncthreads_event is set
+	tAbort           // abort
+	tDied            // the exception the thread died with (BlockThread.exception)
+	tHold            // gil-breaker: 1 while the thread keeps the GIL (switchpoint.go)
+	tLanding         // the host: where its last step stopped at an eval-breaker check (interrupt.go)
+	tDeferred        // the host: a generator an interrupt left suspended (interrupt.go)
 	tFrames
 )
 
