@@ -123,6 +123,8 @@ type Report struct {
 	// LocksLeft is the most per-module locks an execution left behind
 	// (allowed: merged keeps one lock per module forever).
 	LocksLeft int
+	// Faulted counts the executions that ended with a fault (System.Faulted).
+	Faulted int64
 	// Preemptions is the counterexample's number of preemptions.
 	Preemptions int
 	// Plan says what the auto strategy ran, phase by phase, and what any
@@ -226,6 +228,7 @@ func Explore(cfg Config) (*Report, error) {
 	}
 	rep.Elapsed = time.Since(start)
 	rep.LocksLeft = sys.LocksLeft()
+	rep.Faulted = sys.Faulted()
 	if cfg.Strategy == StrategyDPOR && rep.Result.Verdict == sched.Verified {
 		// after Elapsed: the count is a stateful pass of its own
 		if n, _, ok := sched.Interleavings(NewSystem(prog), lim); ok {

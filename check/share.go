@@ -6,4 +6,6 @@ package check
 // every step atomic with respect to the steps its footprint conflicts with.
 // Step, Status and Footprint then check the same invariants as a search
 // does. Do not record a history on a shared System.
-func (s *System) Share() *System { return &System{w: s.w.Share(), locksLeft: s.locksLeft} }
+func (s *System) Share() *System {
+	return &System{w: s.w.Share(), locksLeft: s.locksLeft, faulted: s.faulted}
+}

@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -111,6 +112,7 @@ type reduction struct {
 // first, which make every later search smallest. Hosts 0 means 1 (see
 // model.Shape), so a value of 0 is shown and shrunk as 1.
 var reductions = []reduction{
+	faultsReduction,
 	either("hosts", 1, func(sh *model.Shape) *int { return &sh.Hosts }, func(sc *model.Scenario) *int { return &sc.Hosts }),
 	either("threads", 1, func(sh *model.Shape) *int { return &sh.Threads }, func(sc *model.Scenario) *int { return &sc.Threads }),
 	either("blocks", 1, func(sh *model.Shape) *int { return &sh.Blocks }, func(sc *model.Scenario) *int { return &sc.Blocks }),
@@ -121,6 +123,44 @@ var reductions = []reduction{
 	shaped("names", 1, func(sh *model.Shape) *int { return &sh.Names }),
 	switched("syncthreads", func(sh *model.Shape) *bool { return &sh.Syncthreads }),
 	switched("host calls", func(sh *model.Shape) *bool { return &sh.HostCalls }),
+}
+
+// faultsReduction shrinks the faults per execution (the scenario's
+// FaultBound), 0 dropping the faults altogether: a counterexample that
+// needs no fault is shown without one.
+var faultsReduction = reduction{
+	dim: "faults", min: 0,
+	get: func(s subject) (int, bool) {
+		if s.sc.Faults == 0 {
+			return 0, false
+		}
+		return s.sc.FaultBound(), true
+	},
+	set: func(s subject, v int) (subject, error) {
+		bound := func(fs *model.Faults, most *int) {
+			*most = 0
+			switch {
+			case v == 0:
+				*fs = 0
+			case v > 1:
+				*most = v
+			}
+		}
+		if s.shape != nil {
+			sh := *s.shape
+			bound(&sh.Faults, &sh.MaxFaults)
+			return build(sh)
+		}
+		sc := *s.sc
+		bound(&sc.Faults, &sc.MaxFaults)
+		return subject{sc: &sc}, sc.Validate()
+	},
+	show: func(v int) string {
+		if v == 0 {
+			return "none"
+		}
+		return strconv.Itoa(v)
+	},
 }
 
 // switched is an on/off dimension only flags give (a Shape's field).

@@ -18,11 +18,14 @@ type System struct {
 	// several goroutines), is the most per-module locks left in
 	// _globals_locks at the end of an execution.
 	locksLeft *atomic.Int64
+	// faulted, shared by all clones, counts the executions that ended
+	// (Final) with a fault among their steps (model/faults.go).
+	faulted *atomic.Int64
 }
 
 // NewSystem starts a checked world for a program.
 func NewSystem(p *model.Program) *System {
-	return &System{w: model.New(p), locksLeft: new(atomic.Int64)}
+	return &System{w: model.New(p), locksLeft: new(atomic.Int64), faulted: new(atomic.Int64)}
 }
 
 // World is the checked world (for traces; do not modify it).
@@ -30,6 +33,11 @@ func (s *System) World() *model.World { return s.w }
 
 // LocksLeft is the most per-module locks any finished execution left behind.
 func (s *System) LocksLeft() int { return int(s.locksLeft.Load()) }
+
+// Faulted counts the executions that ended with a fault among their
+// steps (for a stateful search, the end states it reached by a path with
+// one).
+func (s *System) Faulted() int64 { return s.faulted.Load() }
 
 // NumThreads implements sched.System.
 func (s *System) NumThreads() int { return s.w.NumThreads() }
@@ -75,6 +83,9 @@ func (s *System) Final() *sched.Failure {
 				Message: fmt.Sprintf("the history of the swaps and cuda reads (%d marks) is not linearizable: no order of them has a read see a fake exactly while its module's count is positive", len(h.Marks))}
 		}
 	}
+	if s.w.Faults() > 0 {
+		s.faulted.Add(1)
+	}
 	n := 0
 	for m := range s.w.Program().Scenario.Modules {
 		if s.w.Registry(m).Lock != 0 {
@@ -92,7 +103,7 @@ func (s *System) Final() *sched.Failure {
 
 // Clone implements sched.System.
 func (s *System) Clone() sched.System {
-	c := &System{w: s.w.Clone(), locksLeft: s.locksLeft}
+	c := &System{w: s.w.Clone(), locksLeft: s.locksLeft, faulted: s.faulted}
 	if h := s.w.History; h != nil {
 		c.w.History = &model.History{Marks: append([]model.Mark(nil), h.Marks...)}
 	}

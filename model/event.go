@@ -117,6 +117,9 @@ func (p *Program) Describe(ev *Event) {
 		ev.Where, ev.Text, ev.Bytecode = "host", localTexts[ev.pc], "(local steps, then an eval-breaker check)"
 	case srcSignal:
 		ev.Where, ev.Text, ev.Bytecode = "signal", "KeyboardInterrupt (SIGINT) raised in the host at its eval-breaker check", "(eval breaker: handle_signals)"
+		if ev.pc == 1 {
+			ev.Text, ev.Bytecode = "the host's program ended: no interrupt lands any more", "-"
+		}
 	case srcStmt:
 		cd := &p.codes[ev.code]
 		st := &cd.stmts[ev.body]

@@ -165,10 +165,10 @@ func (w *World) land(t int, what slot) {
 // then records the landing and says to stop.
 func (w *World) stopAtLanding(t int) bool {
 	what := w.landing
+	w.landing = 0 // a check where none can land is passed for good
 	if what == 0 || !w.splits(t) {
 		return false
 	}
-	w.landing = 0
 	if (what == landAfterWith || what == landStmt) && w.s[w.top(t)+fPC] < 0 {
 		// In the host's own code: only a launch's swap ending inside
 		// _push_kernel_context's with changes anything.
@@ -222,21 +222,24 @@ func (w *World) atPoll(t int) bool {
 	return b < len(stmts) && stmts[b].kind == sPoll
 }
 
-// arm writes into the signal thread's slots whether the interrupt can land
-// now, and ends the thread once none can land again (the bound is spent,
-// or the host has finished).
+// arm writes into the signal thread's slots whether it can step now: the
+// interrupt can land, or the host has finished and the signal's last step
+// ends it. The thread ends only by a step of its own (the last interrupt
+// the bound allows, or that last step), never by another thread's: a
+// thread that another ends would be a step sched.DPOR never sees, and its
+// races would go unexplored.
 func (w *World) arm() {
 	sig := w.thread(w.p.signal)
 	if w.s[sig+tStatus] == finished {
 		return
 	}
 	hb := w.thread(Host)
-	if w.s[hb+tStatus] == finished || int(w.s[sig+tFrames+fSub]) >= w.p.maxFaults {
+	if int(w.s[sig+tFrames+fSub]) >= w.p.maxFaults {
 		w.s[sig+tStatus], w.s[sig+tEvent] = finished, 0
 		return
 	}
 	var armed slot
-	if w.s[hb+tDeferred] == 0 && (w.s[hb+tLanding] != 0 || w.atPoll(Host)) {
+	if w.s[hb+tStatus] == finished || w.s[hb+tDeferred] == 0 && (w.s[hb+tLanding] != 0 || w.atPoll(Host)) {
 		armed = 1
 	}
 	w.s[sig+tEvent] = armed
@@ -247,10 +250,16 @@ func (w *World) arm() {
 func (w *World) interrupt() {
 	p := w.p
 	sig := w.thread(p.signal)
-	w.s[sig+tFrames+fSub]++
-	w.ev.src = srcSignal
-	w.ev.Raised = KeyboardInterrupt
 	hb := w.thread(Host)
+	w.ev.src = srcSignal
+	if w.s[hb+tStatus] == finished {
+		// the host's program ended: no interrupt can land any more
+		w.ev.pc = 1
+		w.s[sig+tStatus], w.s[sig+tEvent] = finished, 0
+		return
+	}
+	w.s[sig+tFrames+fSub]++
+	w.ev.Raised = KeyboardInterrupt
 	what := w.s[hb+tLanding]
 	w.s[hb+tLanding] = 0
 	f := w.top(Host)

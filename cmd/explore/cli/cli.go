@@ -313,6 +313,10 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 	}
 	fmt.Fprintf(stderr, "explore: %s, %s: %s, %s, %s in %.1f ms (%.2fM steps/s)\n",
 		sum.Protocol, verdict, check.Count(sum.Executions, "execution"), check.Count(sum.States, "state"), check.Count(sum.Steps, "step"), sum.ElapsedMS, sum.StepsPerSec/1e6)
+	if sum.Faults != "" {
+		fmt.Fprintf(stderr, "explore: faults %s: %s ended with one (at most %d per execution)\n",
+			sum.Faults, check.Count(sum.FaultedExecutions, "execution"), rep.Config.Scenario.FaultBound())
+	}
 	if line := resources(sum); line != "" {
 		fmt.Fprintf(stderr, "explore: %s\n", line)
 	}
@@ -364,11 +368,16 @@ func target(o *options, maxThreads int) (*model.Protocol, model.Atomicity, *mode
 	if o.shape.Hosts < 1 { // Build reads 0 as one host; the flag says 1
 		return nil, 0, nil, usagef("hosts must be 1..%d, got %d", model.MaxHosts, o.shape.Hosts)
 	}
-	sc, err := o.shape.BuildUpTo(maxThreads)
+	sc := &model.Scenario{}
+	if err := applyFaults(o, sc, 0); err != nil {
+		return nil, 0, nil, err
+	}
+	o.shape.Faults, o.shape.MaxFaults = sc.Faults, sc.MaxFaults
+	sc, err = o.shape.BuildUpTo(maxThreads)
 	if err != nil {
 		return nil, 0, nil, usageError{err.Error()}
 	}
-	return p, a, sc, applyFaults(o, sc, maxThreads)
+	return p, a, sc, nil
 }
 
 // config builds the search from the flags.

@@ -21,7 +21,8 @@ func registerFaultFlags(fs *flag.FlagSet, o *options) {
 	fs.IntVar(&o.maxFaults, "max-faults", 1, fmt.Sprintf("the most faults in one execution, 1..%d", model.MaxFaultsBound))
 }
 
-// applyFaults sets the scenario's faults from -faults and -max-faults.
+// applyFaults sets the scenario's faults from -faults and -max-faults,
+// and validates it, when maxThreads is above 0.
 func applyFaults(o *options, sc *model.Scenario, maxThreads int) error {
 	if o.set["faults"] {
 		fs, err := model.ParseFaults(o.faults)
@@ -40,6 +41,9 @@ func applyFaults(o *options, sc *model.Scenario, maxThreads int) error {
 		if o.maxFaults > 1 {
 			sc.MaxFaults = o.maxFaults
 		}
+	}
+	if maxThreads == 0 {
+		return nil
 	}
 	if err := sc.ValidateUpTo(maxThreads); err != nil {
 		return usageError{err.Error()}
