@@ -653,6 +653,10 @@ func list(out io.Writer) error {
 	for _, a := range model.Atomicities() {
 		fmt.Fprintf(&b, "  %-24s %s\n", a, a.Doc())
 	}
+	b.WriteString("faults (-faults):\n")
+	for _, k := range model.FaultKinds {
+		fmt.Fprintf(&b, "  %-22s %s\n", k.Name, k.Summary)
+	}
 	b.WriteString("violation kinds:\n")
 	for _, k := range check.Kinds {
 		fmt.Fprintf(&b, "  %s\n", k)

@@ -71,6 +71,8 @@ func TestScenarioFiles(t *testing.T) {
 	// launch's fake.
 	inlineSawFake1 := violation(check.KindUseSawOtherFake, "host1: dev1.cuda is fake#1, the fake of another launch, not None")
 	hostSawFake1 := violation(check.KindUseSawOtherFake, "host: dev1.cuda is fake#1, the fake of another launch, not None")
+	// An interrupted launch's thread, once the launch's swap restored.
+	interruptedSawReal := violation(check.KindUseSawReal, "L1.B0.T0: kernels.cuda is the real module")
 
 	// modes lists a protocol's outcomes in model.Atomicities order: gil,
 	// free-threaded, free-threaded-overwrite, gil-breaker.
@@ -148,6 +150,18 @@ func TestScenarioFiles(t *testing.T) {
 				violation(check.KindException, "L1.B0.T1: KeyError", "refcount_unregistered.py:43"), hostSawFake1),
 			"refcount-del": same(hostSawFake1),
 			"merged":       same(hostSawFake1),
+		}},
+		// Ctrl-C: the shortest interrupt in the search's order lands
+		// after t.start() or in the polling loop, and the launch's swap
+		// restores the kernel's module while its thread still runs
+		// (whatever the variant); the harm to launch 2 is longer (check's
+		// TestInterruptHarmIsFoundWhereTheFixtureSays).
+		{"interrupt.txt", map[string][]want{
+			"naive":                 same(interruptedSawReal),
+			"global-lock":           same(interruptedSawReal),
+			"refcount-unregistered": same(interruptedSawReal),
+			"refcount-del":          same(interruptedSawReal),
+			"merged":                same(interruptedSawReal),
 		}},
 		// No variant can tell: the swap installs whatever fake its caller
 		// passes.
@@ -274,6 +288,10 @@ func TestScenarioFilesShape(t *testing.T) {
 		}},
 		{"two-hosts.txt", func(t *testing.T, sc *model.Scenario) {
 			require.Equal(t, 2, sc.NumHosts())
+		}},
+		{"interrupt.txt", func(t *testing.T, sc *model.Scenario) {
+			require.Equal(t, "interrupt", sc.Faults.String())
+			require.Equal(t, 2, sc.Launches)
 		}},
 		{"host-call-after-abort.txt", func(t *testing.T, sc *model.Scenario) {
 			require.Equal(t, []model.HostStmt{{Kind: model.HostLaunch}, {Kind: model.HostCall}, {Kind: model.HostLaunch}}, sc.Host)
