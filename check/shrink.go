@@ -282,10 +282,11 @@ func (r *Report) shrink(lim sched.Limits) {
 		prog, res = best.prog, best.res
 	}
 	// the preemptions and the steps, never more steps than the search
-	// found; should the smaller scenario need more, the scenario searched
-	// stays
+	// found; should the smaller scenario need more, or more preemptions
+	// (one without a fault may need switches the fault spared), the
+	// scenario searched stays
 	res = s.fewest(prog, res, len(r.Result.Schedule))
-	if len(res.Schedule) > len(r.Result.Schedule) {
+	if len(res.Schedule) > len(r.Result.Schedule) || sched.CountPreemptions(NewSystem(prog), res.Schedule) > r.Preemptions {
 		cur, prog = from, r.Program
 		res = s.fewest(prog, r.Result, len(r.Result.Schedule))
 	}

@@ -164,6 +164,9 @@ func (w *World) unwind(t int, e Exc) {
 		if w.s[f+fPC] >= 0 {
 			if w.s[f+fInBody] == 1 { // thrown into the generator: __exit__ runs
 				w.mark(ExitCall, t, f)
+				if l := w.p.codes[w.s[f+fCode]].launch; l > 0 {
+					w.orphan(l)
+				}
 			}
 			if target := w.p.Protocol.handlerFor(int(w.s[f+fPC])); target >= 0 {
 				w.s[f+fInBody] = 0
@@ -192,7 +195,9 @@ func (w *World) unwind(t int, e Exc) {
 				w.closeDeferred(t)
 				return
 			}
-			w.endUnstarted(t, f)
+			if e == KeyboardInterrupt {
+				w.endUnstarted(t, f)
+			}
 			w.s[f+fBody]++ // to this launch's _kernel_context = None
 			w.s[f+fExc] = slot(e)
 			return
@@ -292,6 +297,15 @@ func (w *World) execStmt(t, f int, visible bool) {
 				return
 			}
 		case syncBlock:
+			if w.s[base+tAbort] == orphaned {
+				// the barrier will never be released: the thread waits
+				// on its event for good, which no one sees
+				if w.Trace {
+					w.effect("no one polls this block any more: the thread waits at the barrier for good")
+				}
+				w.s[base+tStatus] = finished
+				return
+			}
 			w.s[base+tBlocked] = 1
 		case syncWait:
 			w.s[base+tEvent] = 0
@@ -424,8 +438,12 @@ func (w *World) skipLaunch(f int, st *stmt) {
 }
 
 // endUnstarted marks done the threads not yet started of the launch whose
-// statement host t's frame f is at (sLaunch): its exception left the
-// launch, whose later threads and blocks will never start.
+// statement host t's frame f is at (sLaunch): an interrupt left the
+// launch, whose later threads and blocks will never start. Such a thread
+// has no step of its own, so ending it changes no other step's outcome,
+// only that the execution can end (a search would see it blocked for
+// good). (A launch that an exception of its own code leaves keeps them
+// blocked: the search stops at that exception.)
 func (w *World) endUnstarted(t, f int) {
 	st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]
 	if st.kind != sLaunch {
@@ -437,6 +455,31 @@ func (w *World) endUnstarted(t, f int) {
 			w.s[w.thread(u)+tStatus] = finished
 			w.ev.skipped = true // the step wrote other threads (forgetHostWrites)
 		}
+	}
+}
+
+// orphaned is a thread's tAbort when the host left its launch without
+// the abort path (an interrupt: interrupt.go): no one polls its block, so
+// its barrier is never released, and the abort flag is never set.
+const orphaned = 2
+
+// orphan marks launch l's live threads orphaned, as its host's exception
+// leaves the launch's with-body (BlockManager.run, or the block loop,
+// left by an exception the host raised itself): a thread at the barrier
+// waits there for good, which is a thread that ended (no one sees it
+// again), and one that reaches it later will. An aborted block's threads
+// (the poll set their abort flag) keep it.
+func (w *World) orphan(l int) {
+	for u := range w.p.NumThreads() {
+		b := w.thread(u)
+		if w.p.threadLaunch[u] != l || w.s[b+tStatus] != alive || w.s[b+tAbort] != 0 {
+			continue
+		}
+		w.s[b+tAbort] = orphaned
+		if w.s[b+tBlocked] == 1 {
+			w.s[b+tStatus] = finished
+		}
+		w.ev.skipped = true // the step wrote other threads (forgetHostWrites)
 	}
 }
 
