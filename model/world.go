@@ -301,6 +301,12 @@ func (w *World) ready(t int) bool {
 // the barrier); the host's start and poll of a block watch that group.
 func (w *World) Footprint(t int) sched.Footprint {
 	w.sync()
+	if t == w.p.signal && debug.narrowSignal { // wrong on purpose
+		if w.paused(Host) || w.s[w.thread(Host)+tStatus] != alive {
+			return sched.Footprint{Access: sched.Local}
+		}
+		return w.objectFootprint(Host)
+	}
 	if t == w.p.signal || w.paused(t) {
 		// The interrupt changes where the host is, and a paused host's
 		// step runs local steps before a shared one it does not name:
