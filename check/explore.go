@@ -132,6 +132,8 @@ type Report struct {
 	// LocksLeft is the most per-module locks an execution left behind
 	// (allowed: merged keeps one lock per module forever).
 	LocksLeft int
+	// Faulted counts the executions that ended with a fault (System.Faulted).
+	Faulted int64
 	// Preemptions is the counterexample's number of preemptions.
 	Preemptions int
 	// Plan says what the auto strategy ran, phase by phase, and what any
@@ -291,6 +293,7 @@ func Explore(cfg Config) (rep *Report, err error) {
 	rep.Elapsed = time.Since(start)
 	rep.LocksLeft = sys.LocksLeft()
 	rep.AfterFailures, rep.AfterFailureKinds = sys.AfterFailures()
+	rep.Faulted = sys.Faulted()
 	if cfg.Strategy == StrategyDPOR && rep.Result.Verdict == sched.Verified {
 		// after Elapsed: the count is a stateful pass of its own
 		if n, _, ok := sched.Interleavings(NewScopedSystem(prog, cfg.Scope), lim); ok {

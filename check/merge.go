@@ -64,6 +64,7 @@ func MergeSummaries(parts []Summary) (Summary, error) {
 		out.MemoryBytes = max(out.MemoryBytes, p.MemoryBytes)
 		out.ElapsedMS = max(out.ElapsedMS, p.ElapsedMS)
 		out.LocksLeft = max(out.LocksLeft, p.LocksLeft)
+		out.FaultedExecutions += p.FaultedExecutions
 		if d := p.MaxDepth; d != nil && (out.MaxDepth == nil || *d > *out.MaxDepth) {
 			out.MaxDepth = new(*d) // the longest of the parts that measured it
 		}

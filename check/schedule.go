@@ -234,7 +234,7 @@ func Replay(s *Schedule) (*Report, error) {
 		return nil, fmt.Errorf("the schedule does not fit its scenario: %v", err)
 	}
 	cfg := Config{Protocol: s.Protocol, Scenario: s.Scenario, Atomicity: s.Atomicity, Strategy: "replay", Scope: scope}
-	rep := &Report{Config: cfg, Program: prog, Result: res, LocksLeft: sys.LocksLeft(), PeakRSSBytes: peakRSS(),
+	rep := &Report{Config: cfg, Program: prog, Result: res, LocksLeft: sys.LocksLeft(), Faulted: sys.Faulted(), PeakRSSBytes: peakRSS(),
 		recordedShrunk: s.Shrunk, Corpus: s.Corpus}
 	rep.AfterFailures, rep.AfterFailureKinds = sys.AfterFailures()
 	if res.Verdict == sched.Violation {

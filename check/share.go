@@ -7,5 +7,5 @@ package check
 // Step, Status and Footprint then check the same invariants as a search
 // does. Do not record a history on a shared System.
 func (s *System) Share() *System {
-	return &System{w: s.w.Share(), locksLeft: s.locksLeft, scope: s.scope, passed: s.passed}
+	return &System{w: s.w.Share(), locksLeft: s.locksLeft, scope: s.scope, passed: s.passed, faulted: s.faulted}
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -112,6 +113,7 @@ type reduction struct {
 // first, which make every later search smallest. Hosts 0 means 1 (see
 // model.Shape), so a value of 0 is shown and shrunk as 1.
 var reductions = []reduction{
+	faultsReduction,
 	either("hosts", 1, func(sh *model.Shape) *int { return &sh.Hosts }, func(sc *model.Scenario) *int { return &sc.Hosts }),
 	either("threads", 1, func(sh *model.Shape) *int { return &sh.Threads }, func(sc *model.Scenario) *int { return &sc.Threads }),
 	either("blocks", 1, func(sh *model.Shape) *int { return &sh.Blocks }, func(sc *model.Scenario) *int { return &sc.Blocks }),
@@ -125,6 +127,44 @@ var reductions = []reduction{
 	switched("branch", func(sh *model.Shape) *bool { return &sh.Branch }),
 	branchesReduction,
 	repeatsReduction,
+}
+
+// faultsReduction shrinks the faults per execution (the scenario's
+// FaultBound), 0 dropping the faults altogether: a counterexample that
+// needs no fault is shown without one.
+var faultsReduction = reduction{
+	dim: "faults", min: 0,
+	get: func(s subject) (int, bool) {
+		if s.sc.Faults == 0 {
+			return 0, false
+		}
+		return s.sc.FaultBound(), true
+	},
+	set: func(s subject, v int) (subject, error) {
+		bound := func(fs *model.Faults, most *int) {
+			*most = 0
+			switch {
+			case v == 0:
+				*fs = 0
+			case v > 1:
+				*most = v
+			}
+		}
+		if s.shape != nil {
+			sh := *s.shape
+			bound(&sh.Faults, &sh.MaxFaults)
+			return build(sh)
+		}
+		sc := *s.sc
+		bound(&sc.Faults, &sc.MaxFaults)
+		return subject{sc: &sc}, sc.Validate()
+	},
+	show: func(v int) string {
+		if v == 0 {
+			return "none"
+		}
+		return strconv.Itoa(v)
+	},
 }
 
 // switched is an on/off dimension only flags give (a Shape's field).
@@ -249,10 +289,11 @@ func (r *Report) shrink(lim sched.Limits) {
 		prog, res = best.prog, best.res
 	}
 	// the preemptions and the steps, never more steps than the search
-	// found; should the smaller scenario need more, the scenario searched
-	// stays
+	// found; should the smaller scenario need more, or more preemptions
+	// (one without a fault may need switches the fault spared), the
+	// scenario searched stays
 	res = s.fewest(prog, res, len(r.Result.Schedule))
-	if len(res.Schedule) > len(r.Result.Schedule) {
+	if len(res.Schedule) > len(r.Result.Schedule) || sched.CountPreemptions(NewSystem(prog), res.Schedule) > r.Preemptions {
 		cur, prog = from, r.Program
 		res = s.fewest(prog, r.Result, len(r.Result.Schedule))
 	}

@@ -66,6 +66,7 @@ func TestSpeedMachineryChangesNothing(t *testing.T) {
 		"2 threads, barrier": {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Syncthreads: true},
 		"host calls":         {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Syncthreads: true, HostCalls: true},
 		"two hosts":          {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Hosts: 2, HostCalls: true},
+		"interrupts":         {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, HostCalls: true, Faults: model.Faults(0).With(model.FaultInterrupt), MaxFaults: 2},
 	}
 	lim := sched.Limits{MaxExecutions: 5000}
 	for name, shape := range shapes {

@@ -46,6 +46,12 @@ type Summary struct {
 	// LocksLeft is the most per-module locks an execution left in the
 	// registry (allowed, reported).
 	LocksLeft int `json:"locks_left"`
+	// Faults are the scenario's faults (-faults, as it spells them) and
+	// FaultedExecutions the executions that ended with one among their
+	// steps (a stateful search: the end states it reached by such a
+	// path); both absent without faults.
+	Faults            string `json:"faults,omitempty"`
+	FaultedExecutions int64  `json:"faulted_executions,omitempty"`
 	// Matched counts steps that reached a state already stored; MemoryBytes
 	// is what the visited set held; Plan is what auto ran.
 	Matched     int64    `json:"matched"`
@@ -181,6 +187,7 @@ func Summarize(r *Report) Summary {
 		ElapsedMS:     float64(r.Elapsed.Microseconds()) / 1000,
 		Stopped:       res.Cut,
 		LocksLeft:     r.LocksLeft,
+		Faults:        r.Config.Scenario.Faults.String(),
 		Matched:       res.Stats.Matched,
 		MemoryBytes:   res.Stats.MemoryBytes,
 		Plan:          r.Plan,
@@ -190,6 +197,9 @@ func Summarize(r *Report) Summary {
 
 		AfterFailureSteps: r.AfterFailures,
 		AfterFailureKinds: r.AfterFailureKinds,
+	}
+	if s.Faults != "" {
+		s.FaultedExecutions = r.Faulted
 	}
 	if !res.Stats.DepthUnmeasured {
 		depth := res.Stats.Depth

@@ -21,6 +21,9 @@ type System struct {
 	passed *passed
 	// lastHarm is the class of the last failure Step returned.
 	lastHarm Harm
+	// faulted, shared by all clones, counts the executions that ended
+	// (Final) with a fault among their steps (model/faults.go).
+	faulted *atomic.Int64
 }
 
 // NewSystem starts a checked world for a program, failing on harmful
@@ -33,7 +36,7 @@ func NewScopedSystem(p *model.Program, scope Scope) *System {
 	if scope != ScopeAll {
 		scope = ScopeHarmful
 	}
-	return &System{w: model.New(p), locksLeft: new(atomic.Int64), scope: scope, passed: new(passed)}
+	return &System{w: model.New(p), locksLeft: new(atomic.Int64), scope: scope, passed: new(passed), faulted: new(atomic.Int64)}
 }
 
 // AfterFailures is how many steps of the searches on this system (and its
@@ -46,6 +49,11 @@ func (s *System) World() *model.World { return s.w }
 
 // LocksLeft is the most per-module locks any finished execution left behind.
 func (s *System) LocksLeft() int { return int(s.locksLeft.Load()) }
+
+// Faulted counts the executions that ended with a fault among their
+// steps (for a stateful search, the end states it reached by a path with
+// one).
+func (s *System) Faulted() int64 { return s.faulted.Load() }
 
 // NumThreads implements sched.System.
 func (s *System) NumThreads() int { return s.w.NumThreads() }
@@ -105,6 +113,9 @@ func (s *System) Final() *sched.Failure {
 			s.passed.note(f.Kind)
 		}
 	}
+	if s.w.Faults() > 0 {
+		s.faulted.Add(1)
+	}
 	n := 0
 	for m := range s.w.Program().Scenario.Modules {
 		if s.w.Registry(m).Lock != 0 {
@@ -123,7 +134,7 @@ func (s *System) Final() *sched.Failure {
 
 // Clone implements sched.System.
 func (s *System) Clone() sched.System {
-	c := &System{w: s.w.Clone(), locksLeft: s.locksLeft, scope: s.scope, passed: s.passed, lastHarm: s.lastHarm}
+	c := &System{w: s.w.Clone(), locksLeft: s.locksLeft, scope: s.scope, passed: s.passed, lastHarm: s.lastHarm, faulted: s.faulted}
 	if h := s.w.History; h != nil {
 		c.w.History = &model.History{Marks: append([]model.Mark(nil), h.Marks...)}
 	}

@@ -223,6 +223,8 @@ func (w *World) live(t int, c *canonScratch) []slot {
 		return c.finishedLive[:]
 	}
 	depth := int(w.s[base+tDepth])
+	// a generator an interrupt left suspended sits above the depth (interrupt.go)
+	depth = max(depth, int(w.s[base+tDeferred]))
 	if debug.brokenSymmetry == brokenTopFrameOnly && depth > 1 {
 		// Wrong on purpose: the top frame stands in for the bottom one,
 		// and the frames in between are dropped.

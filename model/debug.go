@@ -22,4 +22,9 @@ var debug struct {
 	// test can check that the soundness tests catch a broken reduction
 	// (see canonical_export_test.go).
 	brokenSymmetry brokenSymmetry
+	// narrowSignal breaks the interrupt's footprint on purpose: the
+	// SIGINT step declares the host's next step's object instead of a
+	// dependence on all, so that a test can check that the agreement
+	// test of the reductions catches it (interrupt_export_test.go).
+	narrowSignal bool
 }

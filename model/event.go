@@ -83,9 +83,11 @@ type EventNumbers struct {
 type source uint8
 
 const (
-	srcNone  source = iota
-	srcInstr        // a protocol instruction
-	srcStmt         // a kernel or device statement, or the host's
+	srcNone   source = iota
+	srcInstr         // a protocol instruction
+	srcStmt          // a kernel or device statement, or the host's
+	srcLocal         // a paused host's local steps only (interrupt.go)
+	srcSignal        // the interrupt's landing (interrupt.go)
 )
 
 // pollText is which pass of the host's poll a step was.
@@ -117,6 +119,13 @@ func (p *Program) Describe(ev *Event) {
 		in := &p.Protocol.Code[ev.pc]
 		ev.Where = p.Protocol.where[ev.pc]
 		ev.Line, ev.Text, ev.Bytecode = in.Line, in.Text, in.Bytecode
+	case srcLocal:
+		ev.Where, ev.Text, ev.Bytecode = "host", localTexts[ev.pc], "(local steps, then an eval-breaker check)"
+	case srcSignal:
+		ev.Where, ev.Text, ev.Bytecode = "signal", "KeyboardInterrupt (SIGINT) raised in the host at its eval-breaker check", "(eval breaker: handle_signals)"
+		if ev.pc == 1 {
+			ev.Text, ev.Bytecode = "the host's program ended: no interrupt lands any more", "-"
+		}
 	case srcStmt:
 		cd := &p.codes[ev.code]
 		st := &cd.stmts[ev.body]

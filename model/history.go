@@ -32,12 +32,16 @@ type Mark struct {
 	Aborted bool
 }
 
+// markLandings is where an interrupt lands at each boundary (interrupt.go).
+var markLandings = [...]slot{EnterCall: landEnter, EnterReturn: landYield, ExitCall: landExit, ExitReturn: landAfterWith}
+
 // History collects marks when a World's History is set; clones share it
 // only if the caller copies it (see World.History).
 type History struct{ Marks []Mark }
 
 func (w *World) mark(k MarkKind, t, f int) {
 	w.crossed()
+	w.land(t, markLandings[k])
 	if w.History == nil {
 		return
 	}

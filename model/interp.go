@@ -10,15 +10,29 @@ import "fmt"
 // vector alone. Step wraps it in the speed machinery (step.go).
 func (w *World) interpret(t int) {
 	w.resetEvent(t)
-	start := w.startStep(t)
-	f := w.top(t)
-	if w.s[f+fInBody] == 1 {
-		w.execStmt(t, f, true)
-	} else {
-		w.execInstr(t, f, true)
+	w.landing, w.visFrame, w.visPC = 0, -1, -1
+	if t == w.p.signal {
+		w.interrupt()
+		if w.Trace {
+			w.p.Describe(&w.ev)
+		}
+		return
 	}
-	w.settle(t)
+	start := w.startStep(t)
+	if !w.paused(t) || w.resume(t) {
+		f := w.top(t)
+		if w.s[f+fInBody] == 1 {
+			w.execStmt(t, f, true)
+		} else {
+			w.visFrame, w.visPC = f, w.s[f+fPC]
+			w.execInstr(t, f, true)
+		}
+		w.settle(t)
+	}
 	w.endStep(t, start)
+	if w.p.signal >= 0 && w.p.isHost(t) {
+		w.arm()
+	}
 	if w.Trace {
 		w.p.Describe(&w.ev)
 	}
@@ -46,6 +60,9 @@ func (w *World) clearEventTexts() {
 func (w *World) settle(t int) {
 	base := w.thread(t)
 	for w.s[base+tStatus] != finished {
+		if w.landing != 0 && w.stopAtLanding(t) {
+			return
+		}
 		f := w.top(t)
 		if w.s[f+fInBody] == 1 {
 			stmts := w.p.codes[w.s[f+fCode]].stmts
@@ -71,7 +88,9 @@ func (w *World) settle(t int) {
 		if pc >= len(code) { // the generator returned: the with statement is done
 			w.mark(ExitReturn, t, f)
 			w.s[base+tDepth]--
-			w.s[w.top(t)+fBody]++
+			if !w.closed(t) {
+				w.s[w.top(t)+fBody]++
+			}
 			continue
 		}
 		in := &code[pc]
@@ -82,6 +101,10 @@ func (w *World) settle(t int) {
 			continue
 		}
 		if in.Object != NoObject {
+			if in.CheckFirst && (f != w.visFrame || slot(pc) != w.visPC) && w.splits(t) {
+				// the comprehension's first pass checks before its effect
+				w.s[base+tLanding] = slot(pc + 1)
+			}
 			return
 		}
 		w.execInstr(t, f, false)
@@ -98,15 +121,15 @@ func (w *World) execInstr(t, f int, visible bool) {
 	c := w.newCtx(t, f)
 	c.next = pc + 1
 	in.Exec(c)
-	if in.Check != CheckNone {
-		w.noteCheck(in, pc, c)
+	if in.Check != CheckNone && w.noteCheck(in, pc, c) && c.exc == 0 {
+		w.land(t, slot(pc+1))
 	}
 	if !c.tmpSet {
 		w.s[f+fTmpSet] = 0 // the tmp was for this step only
 	}
 	if c.exc != 0 {
 		w.ev.Raised, w.ev.Machinery = c.exc, !c.reraised
-		w.ev.Aborted = w.s[w.thread(t)+tAbort] == 1
+		w.ev.Aborted = w.s[w.thread(t)+tAbort] != 0
 		w.raise(t, c.exc)
 		return
 	}
@@ -121,12 +144,30 @@ func (w *World) execInstr(t, f int, visible bool) {
 // a frame without one is left and the exception is thrown into its caller's
 // generator at its yield.
 func (w *World) raise(t int, e Exc) {
+	w.raising = true
+	w.unwind(t, e)
+	w.raising = false
+}
+
+// unwind is raise's unwinding.
+func (w *World) unwind(t int, e Exc) {
 	base := w.thread(t)
 	for {
+		if w.closed(t) {
+			// the generator closed after an interrupt (closeDeferred):
+			// what leaves it is ignored, as from a finalizer
+			if w.Trace {
+				w.effect("%s leaves the closed generator: ignored", e)
+			}
+			return
+		}
 		f := w.top(t)
 		if w.s[f+fPC] >= 0 {
 			if w.s[f+fInBody] == 1 { // thrown into the generator: __exit__ runs
 				w.mark(ExitCall, t, f)
+				if l := w.p.codes[w.s[f+fCode]].launch; l > 0 {
+					w.orphan(l)
+				}
 			}
 			if target := w.p.Protocol.handlerFor(int(w.s[f+fPC])); target >= 0 {
 				w.s[f+fInBody] = 0
@@ -152,7 +193,11 @@ func (w *World) raise(t int, e Exc) {
 					w.effect("the host's call raised %s; the caller goes on", e)
 				}
 				w.s[f+fBody]++
+				w.closeDeferred(t)
 				return
+			}
+			if e == KeyboardInterrupt {
+				w.endUnstarted(t, f)
 			}
 			w.s[f+fBody]++ // to this launch's _kernel_context = None
 			w.s[f+fExc] = slot(e)
@@ -226,6 +271,7 @@ func (w *World) execStmt(t, f int, visible bool) {
 			return
 		}
 		next()
+		w.land(t, landStmt) // the property's getter: RESUME
 	case sCall, sInline: // a device call, or the kernel run inline as one (kernel.py:85-86)
 		ctx := Value(w.s[l.ctx])
 		switch {
@@ -270,6 +316,15 @@ func (w *World) execStmt(t, f int, visible bool) {
 				return
 			}
 		case syncBlock:
+			if w.s[base+tAbort] == orphaned {
+				// the barrier will never be released: the thread waits
+				// on its event for good, which no one sees
+				if w.Trace {
+					w.effect("no one polls this block any more: the thread waits at the barrier for good")
+				}
+				w.s[base+tStatus] = finished
+				return
+			}
 			w.s[base+tBlocked] = 1
 		case syncWait:
 			w.s[base+tEvent] = 0
@@ -312,6 +367,7 @@ func (w *World) execStmt(t, f int, visible bool) {
 			}
 		}
 		next()
+		w.land(t, landContext) // the generator's yield, next() returned in __enter__
 	case sResetContext:
 		if !p.Protocol.Dispatches {
 			w.s[l.ctx] = slot(None)
@@ -329,6 +385,7 @@ func (w *World) execStmt(t, f int, visible bool) {
 		if st.to > 0 {
 			w.s[f+fBody] += slot(st.to - 1) // past the inline run
 		}
+		w.closeDeferred(t)
 	case sStart:
 		// The block's lowest-indexed thread not yet started: since the
 		// host starts a block's threads in index order, that is the same
@@ -338,8 +395,11 @@ func (w *World) execStmt(t, f int, visible bool) {
 		u := w.nextToStart(st.arg)
 		w.ev.started = u
 		w.s[w.thread(u)+tStatus] = alive
+		landing := w.landing
 		w.settle(u)
+		w.landing = landing
 		next()
+		w.land(t, landStmt) // Thread.start waits on an Event
 	case sPoll:
 		w.poll(t, f, st.arg)
 	default:
@@ -360,7 +420,7 @@ func (w *World) use(t, mod, name int) bool {
 	}
 	w.ev.Kind, w.ev.Module = EvUse, mod
 	w.ev.Saw, w.ev.Want = v, w.due(t)
-	w.ev.Aborted = w.s[w.thread(t)+tAbort] == 1
+	w.ev.Aborted = w.s[w.thread(t)+tAbort] != 0
 	if w.Trace {
 		if g == Dispatch {
 			w.effect("%s is %s, which gives %s", w.p.Scenario.Modules[mod].Names[name], g, v)
@@ -451,6 +511,52 @@ func (w *World) skipLaterBlocks(l int) {
 		if b := w.thread(v); w.p.threadLaunch[v] == l && w.s[b+tStatus] == notStarted {
 			w.s[b+tStatus] = finished
 		}
+	}
+}
+
+// endUnstarted marks done the threads not yet started of the launch whose
+// statement host t's frame f is at (sLaunch): an interrupt left the
+// launch, whose later threads and blocks will never start. Such a thread
+// has no step of its own, so ending it changes no other step's outcome,
+// only that the execution can end (a search would see it blocked for
+// good). (A launch that an exception of its own code leaves keeps them
+// blocked: the search stops at that exception.)
+func (w *World) endUnstarted(t, f int) {
+	st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]
+	if st.kind != sLaunch {
+		panic(fmt.Sprintf("model: thread %d's launch raised at a statement of kind %d", t, st.kind))
+	}
+	l := w.p.codes[st.arg].launch
+	for u := range w.p.NumThreads() {
+		if w.p.threadLaunch[u] == l && w.s[w.thread(u)+tStatus] == notStarted {
+			w.s[w.thread(u)+tStatus] = finished
+			w.ev.skipped = true // the step wrote other threads (forgetHostWrites)
+		}
+	}
+}
+
+// orphaned is a thread's tAbort when the host left its launch without
+// the abort path (an interrupt: interrupt.go): no one polls its block, so
+// its barrier is never released, and the abort flag is never set.
+const orphaned = 2
+
+// orphan marks launch l's live threads orphaned, as its host's exception
+// leaves the launch's with-body (BlockManager.run, or the block loop,
+// left by an exception the host raised itself): a thread at the barrier
+// waits there for good, which is a thread that ended (no one sees it
+// again), and one that reaches it later will. An aborted block's threads
+// (the poll set their abort flag) keep it.
+func (w *World) orphan(l int) {
+	for u := range w.p.NumThreads() {
+		b := w.thread(u)
+		if w.p.threadLaunch[u] != l || w.s[b+tStatus] != alive || w.s[b+tAbort] != 0 {
+			continue
+		}
+		w.s[b+tAbort] = orphaned
+		if w.s[b+tBlocked] == 1 {
+			w.s[b+tStatus] = finished
+		}
+		w.ev.skipped = true // the step wrote other threads (forgetHostWrites)
 	}
 }
 

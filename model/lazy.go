@@ -129,6 +129,9 @@ func (w *World) statusOf(t int) statusInfo {
 	case finished:
 		return info | stFinished
 	}
+	if w.paused(t) {
+		return info | stReady
+	}
 	if f := w.top(t); w.s[f+fInBody] == 1 {
 		if st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]; st.kind == sPoll {
 			return info | stWaiting | statusInfo(st.arg+1)<<pollShift
@@ -249,7 +252,7 @@ func (p *Program) rememberStatus(k memoKey, info statusInfo) {
 // registries; see ready).
 func (w *World) readsGlobals(t int) bool {
 	base := w.thread(t)
-	if st := w.s[base+tStatus]; st == notStarted || st == finished {
+	if st := w.s[base+tStatus]; st == notStarted || st == finished || w.paused(t) {
 		return false
 	}
 	f := w.top(t)

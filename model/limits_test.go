@@ -23,6 +23,7 @@ func TestREADMEBounds(t *testing.T) {
 		fmt.Sprintf("1..%d blocks per launch", model.MaxBlocks),
 		fmt.Sprintf("1..%d launches", model.MaxLaunches),
 		fmt.Sprintf("1..%d hosts", model.MaxHosts),
+		fmt.Sprintf("1..%d faults per execution (`max-faults`)", model.MaxFaultsBound),
 		fmt.Sprintf("1..%d modules (the kernel's and up to %d more; `-modules` counts the %d)", model.MaxModules, model.MaxModules-1, model.MaxModules-1),
 		fmt.Sprintf("1..%d names per module bound to cuda", model.MaxNames),
 		fmt.Sprintf("at most %d globals per module", model.MaxGlobals),

@@ -16,6 +16,8 @@ import (
 //	blocks 1                   blocks per launch (default 1)
 //	launches 1                 launches, one after another (default 1)
 //	hosts 1                    host threads, each launching at once (default 1)
+//	faults interrupt           faults to explore (faults.go; default none)
+//	max-faults 1               faults per execution (default 1)
 //	module kernels cuda        a module and the globals bound to the real
 //	module helpers cuda cu     cuda module; the first is the kernel's
 //	device f in helpers: call g; use cuda.local; use cu.threadIdx
@@ -162,8 +164,16 @@ func ParseUpTo(r io.Reader, maxThreads int) (*Scenario, error) {
 				return fail("host given twice")
 			}
 			hostLine, hostText = n, body
+		case word == "faults" || word == "max-faults":
+			if seen[word] {
+				return fail("%s given twice", word)
+			}
+			seen[word] = true
+			if err := sc.parseFaultDirective(word, rest); err != nil {
+				return fail("%v", err)
+			}
 		default:
-			return fail("unknown directive %q (want threads, blocks, launches, hosts, module, device, kernel or host)", word)
+			return fail("unknown directive %q (want threads, blocks, launches, hosts, faults, max-faults, module, device, kernel or host)", word)
 		}
 	}
 	if err := in.Err(); errors.Is(err, bufio.ErrTooLong) {

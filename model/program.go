@@ -23,6 +23,7 @@ const (
 	sInline       // host: the kernel run as a device function (several hosts)
 	sStart        // host: t.start() of the block's lowest-indexed thread not yet started
 	sPoll         // host: the BlockManager's polling loop
+	sInterrupt    // the signal pseudo-thread: a KeyboardInterrupt lands in the host
 )
 
 type stmt struct {
@@ -98,6 +99,10 @@ type Program struct {
 	events          *events
 	// fut is the last futures World.futures made (see there)
 	fut *futures
+	// signal is the interrupt's pseudo-thread (interrupt.go), the last
+	// thread, or -1 when the scenario has no interrupt fault; maxFaults
+	// bounds the faults of one execution
+	signal, maxFaults, signalCode int
 }
 
 // maxLocks bounds the locks a program may make (one per call at most): lock
@@ -232,6 +237,7 @@ func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
 		}
 		pr.globalNames = append(pr.globalNames, names)
 	}
+	pr.addSignal()
 	pr.lay = newLayout(pr)
 	return pr, nil
 }
@@ -486,6 +492,9 @@ func (pr *Program) NumThreads() int { return len(pr.threadLaunch) }
 // threads (launch, block, thread index; "B0.T2" or "T2" when there is
 // one launch of one block).
 func (pr *Program) ThreadName(t int) string {
+	if t == pr.signal {
+		return SignalName
+	}
 	if pr.isHost(t) {
 		if pr.hosts == 1 {
 			return "host"
@@ -521,13 +530,15 @@ type layout struct {
 
 // Thread fields, then frames.
 const (
-	tStatus  = iota // notStarted, alive, finished
-	tDepth          // frames in use
-	tBlocked        // syncthreads_blocked
-	tEvent          // syncthreads_event is set
-	tAbort          // abort
-	tDied           // the exception the thread died with (BlockThread.exception)
-	tHold           // gil-breaker: 1 while the thread keeps the GIL (switchpoint.go)
+	tStatus   = iota // notStarted, alive, finished
+	tDepth           // frames in use
+	tBlocked         // syncthreads_blocked
+	tEvent           // syncthreads_event is set
+	tAbort           // abort
+	tDied            // the exception the thread died with (BlockThread.exception)
+	tHold            // gil-breaker: 1 while the thread keeps the GIL (switchpoint.go)
+	tLanding         // the host: where its last step stopped at an eval-breaker check (interrupt.go)
+	tDeferred        // the host: a generator an interrupt left suspended (interrupt.go)
 	tFrames
 )
 

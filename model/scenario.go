@@ -126,6 +126,10 @@ type Scenario struct {
 	// host's program at once, with launches of its own (its Launches
 	// launches), as a threaded program or test runner does.
 	Hosts int
+	// Faults are the asynchronous faults a search explores (faults.go),
+	// at most MaxFaults of them per execution (0 means 1).
+	Faults    Faults
+	MaxFaults int
 }
 
 // NumHosts is the number of host threads.
@@ -205,6 +209,10 @@ type Shape struct {
 	// Branch: threads differ: thread 0 makes the kernel's calls once,
 	// the others twice (if tid == 0: CALLS; else: repeat 2: CALLS).
 	Branch bool
+	// Faults and MaxFaults: the faults to explore, and how many per
+	// execution (0 means 1); see Scenario.
+	Faults    Faults
+	MaxFaults int
 }
 
 // DefaultShape is two threads, one block, one call into one module.
@@ -263,6 +271,10 @@ func (sh Shape) BuildUpTo(maxThreads int) (*Scenario, error) {
 	if sh.Hosts > 1 {
 		sc.Hosts = sh.Hosts
 	}
+	sc.Faults = sh.Faults
+	if sc.Faults != 0 && sh.MaxFaults > 1 {
+		sc.MaxFaults = sh.MaxFaults
+	}
 	sc.Modules = append(sc.Modules, Module{Name: "kernels", Names: nameList(sh.Names)})
 	for m := 1; m <= sh.Modules; m++ {
 		sc.Modules = append(sc.Modules, Module{Name: fmt.Sprintf("dev%d", m), Names: nameList(sh.Names)})
@@ -320,6 +332,8 @@ func (sc *Scenario) ValidateUpTo(maxThreads int) error {
 		return fmt.Errorf("launches must be 1..%d, got %d", MaxLaunches, sc.Launches)
 	case sc.Hosts < 0 || sc.Hosts > MaxHosts:
 		return fmt.Errorf("hosts must be 1..%d, got %d", MaxHosts, sc.Hosts)
+	case sc.validateFaults() != nil:
+		return sc.validateFaults()
 	case len(sc.Modules) < 1 || len(sc.Modules) > MaxModules:
 		return fmt.Errorf("a scenario needs 1..%d modules (the first is the kernel's), got %d", MaxModules, len(sc.Modules))
 	case len(sc.Functions) > MaxFunctions:
@@ -622,6 +636,7 @@ func (sc *Scenario) String() string {
 	if sc.NumHosts() > 1 {
 		fmt.Fprintf(&b, "hosts %d\n", sc.NumHosts())
 	}
+	b.WriteString(sc.faultLines())
 	for _, m := range sc.Modules {
 		fmt.Fprintf(&b, "module %s %s\n", m.Name, strings.Join(m.Names, " "))
 	}

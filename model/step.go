@@ -39,6 +39,15 @@ func (w *World) forget(t int) {
 	if w.p.isHost(t) {
 		w.forgetHostWrites()
 	}
+	if s := w.p.signal; s >= 0 {
+		// the host's steps arm the interrupt, and the interrupt moves the host
+		if t == s {
+			w.touch(Host)
+			w.forgetHostWrites() // it may end a launch's threads (endUnstarted)
+		} else if w.p.isHost(t) {
+			w.touch(s)
+		}
+	}
 }
 
 // touch forgets what w.cache knew of the parts of the vector a step of

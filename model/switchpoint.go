@@ -123,7 +123,7 @@ func (w *World) startStep(t int) stepStart {
 	}
 	f := w.top(t)
 	s := stepStart{frame: f, pc: w.s[f+fPC], inBody: w.s[f+fInBody] == 1}
-	if s.inBody {
+	if s.inBody && !w.paused(t) {
 		st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]
 		s.sync = st.kind == sSync && w.s[f+fSub] == syncCheckAbort
 	}
@@ -132,15 +132,19 @@ func (w *World) startStep(t int) stepStart {
 
 // noteCheck records in the step's event that instruction in, just run
 // at pc (c its context), checked the eval breaker after its effect.
-func (w *World) noteCheck(in *Instr, pc int, c *Ctx) {
+// It reports whether this instruction checked.
+func (w *World) noteCheck(in *Instr, pc int, c *Ctx) bool {
+	var checked bool
 	switch in.Check {
 	case CheckAfter:
-		w.ev.checked = w.ev.checked || c.exc == 0
+		checked = c.exc == 0
 	case CheckAlways:
-		w.ev.checked = true
+		checked = true
 	case CheckLoop:
-		w.ev.checked = w.ev.checked || (c.exc == 0 && c.next == pc)
+		checked = c.exc == 0 && c.next == pc
 	}
+	w.ev.checked = w.ev.checked || checked
+	return checked
 }
 
 // endStep works out whether thread t's step, which started at s, left t

@@ -73,11 +73,17 @@ const (
 	// AssertionError: _push_kernel_context's assert found another
 	// host's launch running ("concurrent simulated kernel not supported").
 	AssertionError
+	// KeyboardInterrupt: SIGINT's exception, raised in the host (main)
+	// thread at an eval-breaker check (interrupt.go).
+	KeyboardInterrupt
+	// GeneratorExit: what closing a generator an interrupt left suspended
+	// throws in at its yield, once the interrupt's exception dies.
+	GeneratorExit
 )
 
 var excNames = [...]string{0: "no exception", KeyError: "KeyError", AttributeError: "AttributeError",
 	RuntimeError: "RuntimeError", KernelError: "KernelError", TypeError: "TypeError",
-	AssertionError: "AssertionError"}
+	AssertionError: "AssertionError", KeyboardInterrupt: "KeyboardInterrupt", GeneratorExit: "GeneratorExit"}
 
 func (e Exc) String() string { return nameIn(excNames[:], "Exc", e) }
 

@@ -32,6 +32,14 @@ type World struct {
 	// use of cuda, for linearizability checking. Clone does not copy it.
 	History *History
 	cache   worldCache
+	// landing, raising, visFrame and visPC are a step's scratch for the
+	// interrupt's landings (interrupt.go): the check the host reached
+	// last, whether an exception is unwinding it, and the frame and pc of
+	// the step's visible instruction.
+	landing  slot
+	raising  bool
+	visFrame int
+	visPC    slot
 }
 
 // worldCache is what a World's speed machinery (the compact key, the
@@ -128,15 +136,22 @@ func New(p *Program) *World {
 		f := base + tFrames
 		w.s[f+fPC] = -1
 		w.s[f+fInBody] = 1
-		if p.isHost(t) {
+		switch {
+		case p.isHost(t):
 			w.s[f+fCode] = slot(p.hostCodes[t])
 			w.s[base+tStatus] = alive
-		} else {
+		case t == p.signal:
+			w.s[f+fCode] = slot(p.signalCode)
+			w.s[base+tStatus] = alive
+		default:
 			w.s[f+fCode] = slot(p.threadCode[t])
 		}
 	}
 	for h := range p.hosts {
 		w.settle(h)
+	}
+	if p.signal >= 0 {
+		w.arm()
 	}
 	return w
 }
@@ -258,10 +273,15 @@ func (w *World) appendRunnable(buf []sched.ThreadID) ([]sched.ThreadID, bool) {
 }
 
 func (w *World) ready(t int) bool {
+	if w.paused(t) {
+		return true // local steps come first
+	}
 	f := w.top(t)
 	if w.s[f+fInBody] == 1 {
 		st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]
 		switch st.kind {
+		case sInterrupt:
+			return w.s[w.thread(t)+tEvent] == 1
 		case sSync:
 			return w.s[f+fSub] != syncWait || w.s[w.thread(t)+tEvent] == 1
 		case sPoll:
@@ -281,6 +301,18 @@ func (w *World) ready(t int) bool {
 // the barrier); the host's start and poll of a block watch that group.
 func (w *World) Footprint(t int) sched.Footprint {
 	w.sync()
+	if t == w.p.signal && debug.narrowSignal { // wrong on purpose
+		if w.paused(Host) || w.s[w.thread(Host)+tStatus] != alive {
+			return sched.Footprint{Access: sched.Local}
+		}
+		return w.objectFootprint(Host)
+	}
+	if t == w.p.signal || w.paused(t) {
+		// The interrupt changes where the host is, and a paused host's
+		// step runs local steps before a shared one it does not name:
+		// both depend on every step (interrupt.go).
+		return sched.Footprint{Access: sched.Write, All: true}
+	}
 	fp := w.objectFootprint(t)
 	fp.All = w.gilFootprint(t)
 	if !w.p.isHost(t) {

@@ -38,6 +38,8 @@ type options struct {
 	emitPython                                                  string // -emit-python (python.go)
 	report                                                      string // -report (report.go)
 	shape                                                       model.Shape
+	faults                                                      string // -faults (faults.go)
+	maxFaults                                                   int    // -max-faults
 	runs, maxExecutions                                         int64
 	maxDepth, workers, preemptions, depth                       int
 	seed                                                        uint64
@@ -119,6 +121,7 @@ func parse(args []string, stdout io.Writer) (*options, error) {
 	fs.IntVar(&o.shape.Hosts, "hosts", 1, fmt.Sprintf("host threads, each launching the kernel at once, 1..%d", model.MaxHosts))
 	fs.BoolVar(&o.shape.HostCalls, "host-calls", false, "the host also calls f1 itself, before and after the launch (a device function called from the host)")
 	fs.BoolVar(&o.shape.Branch, "branch", false, "threads differ: thread 0 makes the kernel's calls once, the others twice (if cuda.threadIdx.x == 0: ... else: for _ in range(2): ...)")
+	registerFaultFlags(fs, o)
 	fs.StringVar(&o.scenario, "scenario", "", "read the scenario from `FILE` instead (see testdata/scenarios/README.md)")
 	fs.StringVar(&o.atomicity, "atomicity", model.GIL.String(), "what one step is: "+strings.Join(atomicityNames(), ", ")+" (-list says what each does)")
 	fs.StringVar(&o.strategy, "strategy", check.StrategyAuto, "how to search: "+strings.Join(check.Strategies, ", ")+" (-list says what each does); with -shard, auto runs states")
@@ -316,6 +319,10 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 	}
 	fmt.Fprintf(stderr, "explore: %s, %s: %s, %s, %s in %.1f ms (%.2fM steps/s)\n",
 		sum.Protocol, verdict, check.Count(sum.Executions, "execution"), check.Count(sum.States, "state"), check.Count(sum.Steps, "step"), sum.ElapsedMS, sum.StepsPerSec/1e6)
+	if sum.Faults != "" {
+		fmt.Fprintf(stderr, "explore: faults %s: %s ended with one (at most %d per execution)\n",
+			sum.Faults, check.Count(sum.FaultedExecutions, "execution"), rep.Config.Scenario.FaultBound())
+	}
 	if line := resources(sum); line != "" {
 		fmt.Fprintf(stderr, "explore: %s\n", line)
 	}
@@ -359,12 +366,20 @@ func target(o *options, maxThreads int) (*model.Protocol, model.Atomicity, *mode
 			}
 		}
 		sc, err := readScenario(o.scenario, maxThreads)
+		if err == nil {
+			err = applyFaults(o, sc, maxThreads)
+		}
 		return p, a, sc, err
 	}
 	if o.shape.Hosts < 1 { // Build reads 0 as one host; the flag says 1
 		return nil, 0, nil, usagef("hosts must be 1..%d, got %d", model.MaxHosts, o.shape.Hosts)
 	}
-	sc, err := o.shape.BuildUpTo(maxThreads)
+	sc := &model.Scenario{}
+	if err := applyFaults(o, sc, 0); err != nil {
+		return nil, 0, nil, err
+	}
+	o.shape.Faults, o.shape.MaxFaults = sc.Faults, sc.MaxFaults
+	sc, err = o.shape.BuildUpTo(maxThreads)
 	if err != nil {
 		return nil, 0, nil, usageError{err.Error()}
 	}
@@ -654,6 +669,10 @@ func list(out io.Writer) error {
 	b.WriteString("atomicity:\n")
 	for _, a := range model.Atomicities() {
 		fmt.Fprintf(&b, "  %-24s %s\n", a, a.Doc())
+	}
+	b.WriteString("faults (-faults):\n")
+	for _, k := range model.FaultKinds {
+		fmt.Fprintf(&b, "  %-22s %s\n", k.Name, k.Summary)
 	}
 	b.WriteString("violation kinds:\n")
 	for _, k := range check.Kinds {

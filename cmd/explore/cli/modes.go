@@ -22,6 +22,8 @@ type mode struct {
 var (
 	shapeFlags  = []string{"threads", "blocks", "calls", "modules", "names", "nest", "syncthreads", "host-calls", "hosts", "branch"}
 	targetFlags = append([]string{"protocol", "scenario", "atomicity"}, shapeFlags...)
+	// faultFlags apply to a scenario file too (faults.go)
+	faultFlags = []string{"faults", "max-faults"}
 )
 
 // modes lists the modes, the search (the default) last. Two of -list,
@@ -42,7 +44,7 @@ var modes = []mode{
 		why:   "the file names its protocol, atomicity, scenario and the violations searched for"},
 	{name: "search the interleavings (the default)",
 		// max-memory: the search's memory bound
-		reads: append(slices.Clone(targetFlags), "backend", "strategy", "preemptions", "depth", "runs", "workers", "seed",
+		reads: append(append(slices.Clone(targetFlags), faultFlags...), "backend", "strategy", "preemptions", "depth", "runs", "workers", "seed",
 			"max-executions", "max-depth", "max-memory", "timeout", "out", "force", "shard", "json", "quiet", "emit-python", "report", "shrink", "corpus", "after-failure")},
 }
 

@@ -70,6 +70,8 @@ func TestScenarioFiles(t *testing.T) {
 	// launch's fake.
 	inlineSawFake1 := violation(check.KindUseSawOtherFake, "host1: dev1.cuda is fake#1, the fake of another launch, not None")
 	hostSawFake1 := violation(check.KindUseSawOtherFake, "host: dev1.cuda is fake#1, the fake of another launch, not None")
+	// An interrupted launch's thread, once the launch's swap restored.
+	interruptedSawReal := violation(check.KindUseSawReal, "L1.B0.T0: kernels.cuda is the real module")
 
 	// modes lists a protocol's outcomes in model.Atomicities order: gil,
 	// free-threaded, free-threaded-overwrite, gil-breaker.
@@ -167,6 +169,18 @@ func TestScenarioFiles(t *testing.T) {
 			"refcount-del": same(hostSawFake1),
 			"merged":       same(hostSawFake1),
 			"proposed":     same(verified),
+		}},
+		// Ctrl-C: the shortest interrupt in the search's order lands
+		// after t.start() or in the polling loop, and the launch's swap
+		// restores the kernel's module while its thread still runs
+		// (whatever the variant); the harm to launch 2 is longer (check's
+		// TestInterruptHarmIsFoundWhereTheFixtureSays).
+		{"interrupt.txt", map[string][]want{
+			"naive":                 same(interruptedSawReal),
+			"global-lock":           same(interruptedSawReal),
+			"refcount-unregistered": same(interruptedSawReal),
+			"refcount-del":          same(interruptedSawReal),
+			"merged":                same(interruptedSawReal),
 		}},
 		// No variant of numba-cuda can tell: the swap installs whatever
 		// fake its caller passes. proposed's kernel.py has no module-level
@@ -309,9 +323,9 @@ func TestScenarioFilesShape(t *testing.T) {
 		{"two-hosts.txt", func(t *testing.T, sc *model.Scenario) {
 			require.Equal(t, 2, sc.NumHosts())
 		}},
-		{"branching.txt", func(t *testing.T, sc *model.Scenario) {
-			require.True(t, sc.Branches(), "no branch on tid")
-			require.Equal(t, "if repeat", kinds(sc.Kernel))
+		{"interrupt.txt", func(t *testing.T, sc *model.Scenario) {
+			require.Equal(t, "interrupt", sc.Faults.String())
+			require.Equal(t, 2, sc.Launches)
 		}},
 		{"host-call-after-abort.txt", func(t *testing.T, sc *model.Scenario) {
 			require.Equal(t, []model.HostStmt{{Kind: model.HostLaunch}, {Kind: model.HostCall}, {Kind: model.HostLaunch}}, sc.Host)

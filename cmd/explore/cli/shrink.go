@@ -47,7 +47,7 @@ func shrunkRepro(o *options, rep *check.Report, repro string) string {
 func shapeArgs(given []flagWords, sh model.Shape) []string {
 	var kept []flagWords
 	for _, f := range given {
-		if !slices.Contains(shapeFlags, f.name) {
+		if !slices.Contains(shapeFlags, f.name) && !slices.Contains(faultFlags, f.name) {
 			kept = append(kept, f)
 		}
 	}
@@ -72,6 +72,12 @@ func shapeArgs(given []flagWords, sh model.Shape) []string {
 	}
 	if sh.Branch {
 		kept = append(kept, flagWords{"branch", []string{"-branch"}})
+	}
+	if sh.Faults != 0 {
+		kept = append(kept, flagWords{"faults", []string{"-faults", sh.Faults.String()}})
+		if sh.MaxFaults > 1 {
+			kept = append(kept, flagWords{"max-faults", []string{"-max-faults", strconv.Itoa(sh.MaxFaults)}})
+		}
 	}
 	slices.SortStableFunc(kept, func(a, b flagWords) int { return strings.Compare(a.name, b.name) })
 	var args []string

@@ -51,6 +51,9 @@ func stressConfig(o *options) (stress.Config, error) {
 	if err != nil {
 		return cfg, err
 	}
+	if sc.Faults != 0 {
+		return cfg, usagef("-backend goroutines injects no faults: the scenario's faults %s are for the search", sc.Faults)
+	}
 	s := o.stress
 	if s.duration == 0 && s.maxCalls == 0 {
 		s.duration = time.Second

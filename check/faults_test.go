@@ -1,0 +1,127 @@
+package check_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swapcheck/check"
+	"swapcheck/model"
+	"swapcheck/sched"
+)
+
+// faultScenarios are small scenarios with interrupts: shapes of the verdict
+// table with -faults interrupt, a host call, two faults, and the scenario
+// file of two launches.
+func faultScenarios(t *testing.T) map[string]*model.Scenario {
+	t.Helper()
+	out := map[string]*model.Scenario{"interrupt.txt": interruptScenario(t)}
+	for name, sh := range map[string]model.Shape{
+		"-threads 2 -faults interrupt":                           {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Faults: model.Faults(0).With(model.FaultInterrupt)},
+		"-threads 1 -host-calls -faults interrupt":               {Threads: 1, Blocks: 1, Calls: 1, Modules: 1, Names: 1, HostCalls: true, Faults: model.Faults(0).With(model.FaultInterrupt)},
+		"-threads 1 -nest 1 -host-calls -faults interrupt":       {Threads: 1, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Nest: 1, HostCalls: true, Faults: model.Faults(0).With(model.FaultInterrupt)},
+		"-threads 2 -syncthreads -faults interrupt":              {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Syncthreads: true, Faults: model.Faults(0).With(model.FaultInterrupt)},
+		"-threads 1 -blocks 2 -faults interrupt -max-faults 2":   {Threads: 1, Blocks: 2, Calls: 1, Modules: 1, Names: 1, Faults: model.Faults(0).With(model.FaultInterrupt), MaxFaults: 2},
+		"-threads 1 -host-calls -faults interrupt -max-faults 3": {Threads: 1, Blocks: 1, Calls: 1, Modules: 1, Names: 1, HostCalls: true, Faults: model.Faults(0).With(model.FaultInterrupt), MaxFaults: 3},
+	} {
+		sc, err := sh.Build()
+		require.NoError(t, err, name)
+		out[name] = sc
+	}
+	return out
+}
+
+// The reductions stay sound with interrupts. Searching on past every
+// failure, DPOR (whose footprints make the interrupt and a paused host's
+// step dependent with all) reaches exactly the end states and the failure
+// kinds of the unreduced DFS, and Bounded with a bound that stops nothing
+// the same kinds; States (keyed up to symmetry) and POR (which claims
+// nothing with faults: full expansion) reach DFS's verdict, and their
+// counterexamples replay to their kind. The stateless searches past every
+// failure run on the one-thread scenarios of one launch or two (the
+// others' spaces are millions of executions, as in
+// TestReductionsOnHostCallsAndBarriers), up to 100000 executions, and
+// are compared where they end within it (the test requires most of them
+// to).
+func TestReductionsWithInterrupts(t *testing.T) {
+	sequentialOnly(t)
+	stateless := map[string]bool{"interrupt.txt": true, "-threads 1 -host-calls -faults interrupt": true}
+	compared := 0
+	for name, sc := range faultScenarios(t) {
+		for _, p := range check.Protocols() {
+			for _, a := range []model.Atomicity{model.GIL, model.GILBreaker} {
+				t.Run(name+"/"+p.Name+"/"+a.String(), func(t *testing.T) {
+					prog, err := model.NewProgram(sc, p, a)
+					require.NoError(t, err)
+					build := func() sched.System { return check.NewSystem(prog) }
+					tolerant := func(s sched.Strategy) (*recorder, bool) {
+						rec := newRecorder(build(), true)
+						res := s.Run(rec, sched.Limits{MaxExecutions: 100000})
+						// past every failure, a search that ends says verified
+						if res.Verdict != sched.Verified {
+							t.Logf("%s: %s at %d executions: not compared", s.Name(), res.Verdict, res.Stats.Executions)
+						}
+						return rec, res.Verdict == sched.Verified
+					}
+					if stateless[name] {
+						dfs, _ := tolerant(sched.DFS{})
+						if dpor, done := tolerant(sched.DPOR{}); done {
+							require.Equal(t, sorted(dfs.kinds), sorted(dpor.kinds), "dpor's kinds")
+							require.Equal(t, sorted(dfs.finals), sorted(dpor.finals), "dpor's end states")
+							compared++
+						}
+						if bounded, done := tolerant(sched.Bounded{MaxPreemptions: 64}); done {
+							require.Equal(t, sorted(dfs.kinds), sorted(bounded.kinds), "bounded's kinds")
+						}
+					}
+
+					plain := sched.DFS{}.Run(build(), sched.Limits{})
+					for _, strategy := range []string{check.StrategyStates, check.StrategyPOR} {
+						rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: a, Strategy: strategy, Workers: 1})
+						require.NoError(t, err)
+						require.Equal(t, plain.Verdict, rep.Result.Verdict, strategy)
+						if rep.Result.Verdict == sched.Violation {
+							requireModelReplays(t, build, strategy, rep.Result)
+						}
+					}
+				})
+			}
+		}
+	}
+	require.GreaterOrEqual(t, compared, len(stateless)*len(check.Protocols())*2*3/4, "dpor's comparisons")
+}
+
+// Every interrupt scenario here has executions with an interrupt, and
+// the interrupt's step is SIGINT's, in every counterexample that has one.
+func TestInterruptIsAThreadOfItsOwn(t *testing.T) {
+	sc := interruptScenario(t)
+	p, err := check.Lookup("merged")
+	require.NoError(t, err)
+	prog, err := model.NewProgram(sc, p, model.GIL)
+	require.NoError(t, err)
+	sig := prog.Signal()
+	require.Equal(t, prog.NumThreads()-1, sig, "the last thread")
+	require.Equal(t, model.SignalName, prog.ThreadName(sig))
+	w := model.New(prog)
+	require.Equal(t, sched.Blocked, w.Status(sig), "nothing ran: no landing yet")
+
+	none, err := model.NewProgram(&model.Scenario{Modules: sc.Modules, Functions: sc.Functions, Kernel: sc.Kernel, Threads: 1, Blocks: 1, Launches: 1}, p, model.GIL)
+	require.NoError(t, err)
+	require.Equal(t, -1, none.Signal(), "no faults, no SIGINT")
+}
+
+// Bad fault input is one line naming the problem.
+func TestBadFaults(t *testing.T) {
+	_, err := model.ParseFaults("interrupt,nosuch")
+	require.EqualError(t, err, `unknown fault "nosuch" (want interrupt)`)
+	for text, want := range map[string]string{
+		"faults nosuch\nmodule k cuda\nkernel: use cuda.x\n":                      `line 1: unknown fault "nosuch" (want interrupt)`,
+		"faults interrupt\nmax-faults 9\nmodule k cuda\nkernel: use cuda.x\n":     "line 2: max-faults must be 1..3, got 9",
+		"hosts 2\nfaults interrupt\nmodule k cuda\nkernel: use cuda.x\n":          "faults interrupt is modelled with one host only, got hosts 2",
+		"faults interrupt\nfaults interrupt\nmodule k cuda\nkernel: use cuda.x\n": "line 2: faults given twice",
+	} {
+		_, err := model.Parse(strings.NewReader(text))
+		require.EqualError(t, err, want, text)
+	}
+}
