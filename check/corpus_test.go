@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -218,7 +219,7 @@ func TestReadCorpus(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not read"), 0o644))
 	var old bytes.Buffer
 	require.NoError(t, seed.WriteJSON(&old))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "c.json"), bytes.Replace(old.Bytes(), []byte(`"format": 1,`), []byte(`"format": 9,`), 1), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "c.json"), regexp.MustCompile(`"format": [0-9]+,`).ReplaceAll(old.Bytes(), []byte(`"format": 9,`)), 0o644))
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "d.json"), 0o755))
 
 	c := readCorpus(t, dir)

@@ -65,6 +65,12 @@ func TestInterruptHarmIsFoundWhereTheFixtureSays(t *testing.T) {
 				require.NoError(t, err)
 				for _, kind := range []string{KindUseSawOtherFake, KindLeftSwapped} {
 					res := sched.BFS{}.Run(newAimed(NewSystem(prog), kind, Harmful, -1), sched.Limits{})
+					if _, ok := harmful[v.Protocol.Name]; !ok {
+						// proposed installs its dispatcher for good: nothing
+						// is left half-swapped wherever the interrupt lands
+						require.Equal(t, sched.Verified, res.Verdict, "%s: %s", kind, res.Verdict)
+						continue
+					}
 					require.Equal(t, sched.Violation, res.Verdict, kind)
 					require.True(t, replaysTo(prog, res.Schedule, kind), kind)
 					land := landingOf(t, prog, res.Schedule)

@@ -9,6 +9,7 @@ import (
 
 	"swapcheck/model"
 	"swapcheck/sched"
+	"swapcheck/variants"
 )
 
 // Each thread runs the kernel's arms its index selects, each branch's
@@ -21,7 +22,9 @@ module kernels cuda
 module dev cuda
 device f in dev: if tid >= 2: use cuda.shared; end; use cuda.local
 kernel: if tid == 0: use cuda.blockIdx; else: repeat 2: call f; end; end`)
-	prog, err := model.NewProgram(sc, protocols[len(protocols)-1], model.GIL)
+	merged, err := variants.Lookup("merged")
+	require.NoError(t, err)
+	prog, err := model.NewProgram(sc, merged.Protocol, model.GIL)
 	require.NoError(t, err)
 	w := model.New(prog)
 	w.Trace = true
@@ -56,7 +59,9 @@ func TestHostBranchRaises(t *testing.T) {
 hosts 2
 module kernels cuda
 kernel: if tid == 0: use cuda.local; end`)
-	prog, err := model.NewProgram(sc, protocols[len(protocols)-1], model.GIL)
+	merged, err := variants.Lookup("merged")
+	require.NoError(t, err)
+	prog, err := model.NewProgram(sc, merged.Protocol, model.GIL)
 	require.NoError(t, err)
 	seen := false
 	for seed := range uint64(200) {
