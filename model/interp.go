@@ -505,13 +505,17 @@ func (w *World) skipLaunch(f int, st *stmt) {
 }
 
 // skipLaterBlocks marks the threads of launch l that have not started
-// done: a block of l raised, and the launch's later blocks never run.
-func (w *World) skipLaterBlocks(l int) {
+// done: a block of l raised, and the launch's later blocks never run. It
+// says whether it ended any.
+func (w *World) skipLaterBlocks(l int) bool {
+	ended := false
 	for v := range w.p.NumThreads() {
 		if b := w.thread(v); w.p.threadLaunch[v] == l && w.s[b+tStatus] == notStarted {
 			w.s[b+tStatus] = finished
+			ended = true
 		}
 	}
+	return ended
 }
 
 // endUnstarted marks done the threads not yet started of the launch whose
@@ -519,19 +523,14 @@ func (w *World) skipLaterBlocks(l int) {
 // launch, whose later threads and blocks will never start. Such a thread
 // has no step of its own, so ending it changes no other step's outcome,
 // only that the execution can end (a search would see it blocked for
-// good). (A launch that an exception of its own code leaves keeps them
-// blocked: the search stops at that exception.)
+// good).
 func (w *World) endUnstarted(t, f int) {
 	st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]
 	if st.kind != sLaunch {
 		panic(fmt.Sprintf("model: thread %d's launch raised at a statement of kind %d", t, st.kind))
 	}
-	l := w.p.codes[st.arg].launch
-	for u := range w.p.NumThreads() {
-		if w.p.threadLaunch[u] == l && w.s[w.thread(u)+tStatus] == notStarted {
-			w.s[w.thread(u)+tStatus] = finished
-			w.ev.skipped = true // the step wrote other threads (forgetHostWrites)
-		}
+	if w.skipLaterBlocks(w.p.codes[st.arg].launch) {
+		w.ev.skipped = true // the step wrote other threads (forgetHostWrites)
 	}
 }
 
