@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/model"
-	"swapcheck/sched"
 	"swapcheck/swap"
 )
 
@@ -28,16 +27,11 @@ func TestDispatchResolvesPerThread(t *testing.T) {
 		w := model.New(p)
 		rng := rand.New(rand.NewPCG(seed, 1))
 		for {
-			var runnable []int
-			for u := range w.NumThreads() {
-				if w.Status(u) == sched.Runnable {
-					runnable = append(runnable, u)
-				}
-			}
-			if len(runnable) == 0 {
+			r := runnable(w)
+			if len(r) == 0 {
 				break
 			}
-			u := runnable[rng.IntN(len(runnable))]
+			u := int(r[rng.IntN(len(r))])
 			ev := w.Step(u)
 			if ev.Kind != model.EvUse {
 				continue
