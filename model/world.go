@@ -325,23 +325,22 @@ func (w *World) Footprint(t int) sched.Footprint {
 			fp.Group, fp.Watches = 1+st.arg, true
 			// a pass that aborts the block ends the launch's later
 			// blocks before they start (skipLaterBlocks): it changes
-			// which threads can ever run
-			fp.All = fp.All || w.endsLaterBlocks(st.arg)
+			// which threads can ever run. Whether this pass aborts
+			// depends on other threads' state, which a footprint must
+			// not read (the goroutine backend computes it while they
+			// step), so any block with later blocks counts.
+			fp.All = fp.All || w.p.hasLaterBlocks(st.arg)
 		}
 	}
 	return fp
 }
 
-// endsLaterBlocks reports whether the host's next poll of block aborts
-// it (a thread of it died) while threads of the launch's later blocks
-// have not started: that pass marks them done.
-func (w *World) endsLaterBlocks(block int) bool {
-	if _, e := w.firstDied(block); e == 0 {
-		return false
-	}
-	l := w.p.threadLaunch[w.p.blockThreads[block][0]]
-	for u := range w.p.NumThreads() {
-		if w.p.threadLaunch[u] == l && w.s[w.thread(u)+tStatus] == notStarted {
+// hasLaterBlocks reports whether block's launch has blocks after it,
+// which a poll that aborts block ends before they start.
+func (p *Program) hasLaterBlocks(block int) bool {
+	l := p.threadLaunch[p.blockThreads[block][0]]
+	for u := range p.NumThreads() {
+		if p.threadLaunch[u] == l && p.threadBlock[u] > block {
 			return true
 		}
 	}
