@@ -24,15 +24,28 @@ import (
 // before any new draw) and prints the explore commands that reproduce
 // its counterexample.
 
-// genOptions says what drawScenario may draw. Faults (interrupts) and
-// kernels whose threads branch are drawn here too once the model has
-// them: each is one more field and one more draw, off where a property
-// demands a world without it.
+// genOptions says what drawScenario may draw: each part of the world is
+// one field, off where a property demands a world without it.
 type genOptions struct {
 	// raise: bodies may raise (a kernel's own exception aborts its launch)
 	raise bool
 	// maxHosts: host threads, each launching at once
 	maxHosts int
+	// branch: bodies may branch on the thread's index and repeat
+	branch bool
+	// faults: the search-chosen faults the scenario may hold, each drawn
+	// in or out, with a bound of 1 to 2 per execution
+	faults model.Faults
+}
+
+// genWorld is the whole world a property about every situation draws
+// from: raising bodies, several hosts, branches and every fault kind.
+func genWorld(t *rapid.T) genOptions {
+	var all model.Faults
+	for _, k := range model.FaultKinds {
+		all = all.With(k.Fault)
+	}
+	return genOptions{raise: rapid.Bool().Draw(t, "raise"), maxHosts: model.MaxHosts, branch: true, faults: all}
 }
 
 // drawScenario draws a small valid scenario: 1 to 3 threads, 1 or 2
@@ -59,10 +72,20 @@ func drawScenario(t *rapid.T, o genOptions) *model.Scenario {
 	if o.raise {
 		kinds = append(kinds, model.OpRaise)
 	}
-	body := func(mod, callFrom int) []model.Stmt {
+	if o.branch {
+		kinds = append(kinds, model.OpIf, model.OpRepeat)
+	}
+	// body draws a statement list of module mod's code: calls go to
+	// functions callFrom and later; branches and repeats nest two deep.
+	var body func(mod, callFrom, depth int) []model.Stmt
+	body = func(mod, callFrom, depth int) []model.Stmt {
 		var out []model.Stmt
 		for range rapid.IntRange(0, 3).Draw(t, "statements") {
-			switch rapid.SampledFrom(kinds).Draw(t, "statement") {
+			kind := rapid.SampledFrom(kinds).Draw(t, "statement")
+			if (kind == model.OpIf || kind == model.OpRepeat) && depth >= 2 {
+				kind = model.OpUse
+			}
+			switch kind {
 			case model.OpUse:
 				out = append(out, model.Stmt{Kind: model.OpUse, Name: rapid.IntRange(0, len(sc.Modules[mod].Names)-1).Draw(t, "name"),
 					Attr: "local"})
@@ -74,15 +97,25 @@ func drawScenario(t *rapid.T, o genOptions) *model.Scenario {
 				out = append(out, model.Stmt{Kind: model.OpSync})
 			case model.OpRaise:
 				out = append(out, model.Stmt{Kind: model.OpRaise})
+			case model.OpIf:
+				// the condition loads the module's first name, the one
+				// the scenario file's "if tid OP N:" stands for
+				out = append(out, model.Stmt{Kind: model.OpIf,
+					Cond: model.Cond{Op: model.CmpOp(rapid.IntRange(int(model.CmpEq), int(model.CmpGe)).Draw(t, "comparison")),
+						Than: rapid.IntRange(0, sc.Threads).Draw(t, "than")},
+					Then: body(mod, callFrom, depth+1), Else: body(mod, callFrom, depth+1)})
+			case model.OpRepeat:
+				out = append(out, model.Stmt{Kind: model.OpRepeat, Times: rapid.IntRange(1, 2).Draw(t, "times"),
+					Body: body(mod, callFrom, depth+1)})
 			}
 		}
 		return out
 	}
 	for i := range nf {
 		m := rapid.IntRange(0, len(sc.Modules)-1).Draw(t, "module")
-		sc.Functions = append(sc.Functions, model.Function{Name: fmt.Sprintf("f%d", i+1), Module: m, Body: body(m, i+1)})
+		sc.Functions = append(sc.Functions, model.Function{Name: fmt.Sprintf("f%d", i+1), Module: m, Body: body(m, i+1, 0)})
 	}
-	sc.Kernel = body(0, 0)
+	sc.Kernel = body(0, 0, 0)
 	if nf > 0 && rapid.Bool().Draw(t, "host calls") {
 		for l := 0; l <= sc.Launches; l++ {
 			if rapid.Bool().Draw(t, "host call here") {
@@ -95,6 +128,18 @@ func drawScenario(t *rapid.T, o genOptions) *model.Scenario {
 		if len(sc.Host) == sc.Launches {
 			sc.Host = nil
 		}
+	}
+	for _, k := range model.FaultKinds {
+		if o.faults.Has(k.Fault) && rapid.Bool().Draw(t, "fault "+k.Name) {
+			sc.Faults = sc.Faults.With(k.Fault)
+		}
+	}
+	if sc.Faults.Has(model.FaultInterrupt) && sc.NumHosts() > 1 {
+		// the model delivers interrupts with one host only (Validate)
+		sc.Faults = 0
+	}
+	if sc.Faults != 0 {
+		sc.MaxFaults = rapid.IntRange(1, 2).Draw(t, "max faults")
 	}
 	if err := sc.Validate(); err != nil {
 		t.Fatalf("drew an invalid scenario: %v\n%s", err, sc)
@@ -200,14 +245,41 @@ func variantsExpected(e variants.Expected) []variants.Variant {
 
 // TestPropertyCorrectNeverHarmful: the variants registered correct
 // (global-lock and merged) are never harmful with one host and no
-// faults, whatever the scenario, atomicity and schedule, the history's
-// linearizability (porcupine) included.
+// faults, whatever the scenario (branching kernels included), atomicity
+// and schedule, the history's linearizability (porcupine) included.
 func TestPropertyCorrectNeverHarmful(t *testing.T) {
+	sequentialOnly(t)
 	correct := variantsExpected(variants.Correct)
 	require.NotEmpty(t, correct)
 	rapid.Check(t, func(t *rapid.T) {
-		sc := drawScenario(t, genOptions{maxHosts: 1})
+		sc := drawScenario(t, genOptions{maxHosts: 1, branch: true})
 		prog := drawTarget(t, correct, sc)
+		sys := check.NewSystem(prog)
+		sys.RecordHistory()
+		schedule, f := walkDrawn(t, sys)
+		if f != nil {
+			t.Fatalf("%s: %s\n%s", f.Kind, f.Message, reproduce(prog, check.ScopeHarmful, schedule))
+		}
+	})
+}
+
+// TestPropertyProposedNeverHarmful: the project's fix (proposed) is never
+// harmful in the whole world: any number of hosts, branching and raising
+// kernels, and every fault kind the model explores, whatever the
+// atomicity and the schedule.
+func TestPropertyProposedNeverHarmful(t *testing.T) {
+	sequentialOnly(t)
+	proposed, err := check.Lookup("proposed")
+	require.NoError(t, err)
+	rapid.Check(t, func(t *rapid.T) {
+		sc := drawScenario(t, genWorld(t))
+		var vs []variants.Variant
+		for _, v := range variants.All() {
+			if v.Protocol == proposed {
+				vs = append(vs, v)
+			}
+		}
+		prog := drawTarget(t, vs, sc)
 		sys := check.NewSystem(prog)
 		sys.RecordHistory()
 		schedule, f := walkDrawn(t, sys)
@@ -269,6 +341,7 @@ type foundCase struct {
 // block and one launch: the log says), and its schedule, as explore
 // -replay runs it, ends in the same violation.
 func TestPropertyBuggyVariantsFound(t *testing.T) {
+	sequentialOnly(t)
 	buggy := variantsExpected(variants.Buggy)
 	require.NotEmpty(t, buggy)
 	// the property is expected to fail: no fail file, and enough draws
@@ -321,8 +394,9 @@ func TestPropertyBuggyVariantsFound(t *testing.T) {
 // (porcupine, against the sequential specification); so a history
 // porcupine refuses is always one the invariants catch.
 func TestPropertyInvariantsAgreeWithPorcupine(t *testing.T) {
+	sequentialOnly(t)
 	rapid.Check(t, func(t *rapid.T) {
-		sc := drawScenario(t, genOptions{raise: rapid.Bool().Draw(t, "raise"), maxHosts: model.MaxHosts})
+		sc := drawScenario(t, genWorld(t))
 		prog := drawTarget(t, variants.All(), sc)
 		schedule, f := walkDrawn(t, check.NewScopedSystem(prog, check.ScopeAll))
 		if f != nil {
@@ -346,8 +420,9 @@ func TestPropertyInvariantsAgreeWithPorcupine(t *testing.T) {
 // schedule.txt and as trace.json and replayed as explore -replay does,
 // ends the same way each time, with the same trace, as the walk did.
 func TestPropertyReplayIsDeterministic(t *testing.T) {
+	sequentialOnly(t)
 	rapid.Check(t, func(t *rapid.T) {
-		sc := drawScenario(t, genOptions{raise: rapid.Bool().Draw(t, "raise"), maxHosts: model.MaxHosts})
+		sc := drawScenario(t, genWorld(t))
 		prog := drawTarget(t, variants.All(), sc)
 		scope, err := check.ParseScope(rapid.SampledFrom([]string{"harmful", "all"}).Draw(t, "violations"))
 		if err != nil {

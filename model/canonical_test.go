@@ -323,6 +323,7 @@ func TestTmpReadLaterPanics(t *testing.T) {
 }
 
 func TestCanonicalKeyMatchesReference(t *testing.T) {
+	sequentialOnly(t)
 	t.Cleanup(model.VerifyCanonForTest())
 	require.Empty(t, checkKeys(t, 4))
 }
@@ -430,6 +431,7 @@ func checkBisimulations(t testing.TB, limit int) string {
 }
 
 func TestKeysAreABisimulation(t *testing.T) {
+	sequentialOnly(t)
 	limit := 5_000
 	if testing.Short() {
 		limit = 1_000
@@ -685,6 +687,7 @@ func checkRandom(n int) string {
 // is held, never by whom, and whether it is held follows from the holder's
 // frames, so leaving them out merges only states with the same outcomes.
 func TestBrokenSymmetryIsCaught(t *testing.T) {
+	sequentialOnly(t)
 	if testing.Short() {
 		t.Skip("runs the soundness tests once per broken reduction")
 	}

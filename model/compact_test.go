@@ -19,6 +19,7 @@ import (
 // fresh lookup by VerifyCanonForTest) or computes them afresh (a clone),
 // and a state with one slot changed gets another key.
 func TestCompactKeyIsExact(t *testing.T) {
+	sequentialOnly(t)
 	defer model.VerifyCanonForTest()()
 	states := 0
 	for name, sc := range keyScenarios(t) {

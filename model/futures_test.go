@@ -21,6 +21,7 @@ import (
 // deathsFail, a walk stops at the first exception a raise statement did
 // not ask for, as check's searches stop at its failure.
 func TestFuturesCoverLaterSteps(t *testing.T) {
+	sequentialOnly(t)
 	protocols := []*model.Protocol{naive.Protocol, swap.GlobalLock, swap.RefcountUnregistered, swap.RefcountDel, swap.Merged}
 	for name, sc := range walkScenarios(t) {
 		for _, p := range protocols {

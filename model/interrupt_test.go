@@ -38,6 +38,7 @@ func endStates(prog *model.Program, s sched.Strategy) []string {
 // every step, DPOR misses end states that DFS reaches. The sound
 // footprint reaches them all.
 func TestNarrowSignalFootprintIsCaught(t *testing.T) {
+	sequentialOnly(t)
 	p, err := check.Lookup("merged")
 	require.NoError(t, err)
 	sc, err := model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Faults: model.Faults(0).With(model.FaultInterrupt)}.Build()

@@ -20,6 +20,7 @@ import (
 // PeekWord, before such a step, tells its word and event, and TakePeeked
 // makes the state after it.
 func TestStepMemoIsExact(t *testing.T) {
+	sequentialOnly(t)
 	recalled, gpuSteps, stale, peeks := 0, 0, 0, 0
 	for name, sc := range keyScenarios(t) {
 		for _, p := range protocols {
