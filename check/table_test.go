@@ -26,7 +26,7 @@ func TestVerdictTableMatchesExpected(t *testing.T) {
 		for i, res := range r.Results {
 			switch res.Verdict {
 			case sched.Violation:
-				if r.Faulty {
+				if r.NeedNotSurvive {
 					continue // what no variant need survive (check.TableShapes)
 				}
 				violations[name]++
