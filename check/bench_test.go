@@ -75,3 +75,10 @@ func benchParallel(b *testing.B, threads int) {
 		})
 	}
 }
+
+// BenchmarkPORMerged is the por search of merged with three threads, three
+// calls each into three modules, each nesting one more (68,837 states):
+// what the persistent sets cost per state, the futures' memo among it.
+func BenchmarkPORMerged(b *testing.B) {
+	benchExplore(b, "merged", model.Shape{Threads: 3, Blocks: 1, Calls: 3, Modules: 3, Names: 1, Nest: 1}, check.StrategyPOR)
+}

@@ -38,7 +38,7 @@ func (w *World) FutureCovers(t int, frozen []bool, deathsFail bool, fp sched.Foo
 			}
 		}
 		word, bit := fp.Object/64, uint64(1)<<(fp.Object%64)
-		if g.writes[word]&bit != 0 || fp.Access == sched.Read && g.reads[word]&bit != 0 {
+		if g.writes[word]&bit != 0 || g.gwrites[word]&bit != 0 || fp.Access == sched.Read && g.reads[word]&bit != 0 {
 			return true
 		}
 	}
@@ -55,4 +55,27 @@ func (w *World) PollOf() int {
 		}
 	}
 	return 0
+}
+
+// Pinned reports whether module m is pinned while the frozen threads take
+// no step (futures.go, "Pinned modules").
+func (w *World) Pinned(m int, frozen []bool) bool {
+	w.sync()
+	return w.pinned(m, frozen)
+}
+
+// GlobalsWritten is the module whose globals fp writes, or -1.
+func (w *World) GlobalsWritten(fp sched.Footprint) int {
+	l := &w.p.lay
+	if fp.Access == sched.Write && fp.Object >= l.objGlobals && fp.Object < l.objLockReg {
+		return fp.Object - l.objGlobals
+	}
+	return -1
+}
+
+// BreakPinForTest pins every module of a protocol whose count guards its
+// globals, whatever its count, until the returned function runs.
+func BreakPinForTest() func() {
+	brokenPin = true
+	return func() { brokenPin = false }
 }

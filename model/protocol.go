@@ -85,6 +85,15 @@ type Protocol struct {
 	// returns (where a defaultdict miss keeps a stored entry). POR's
 	// futures rely on it; DelLockEntry panics in a protocol that says so.
 	KeepsLockEntries bool
+	// CountGuardsGlobals: the listing writes a module's globals only with
+	// the module's lock held, and only where _swap_refcount[gid] read 0
+	// under that lock (the swap before the increment, the restore after
+	// the decrement); it changes the count only by the increment (the
+	// load labelled "incr" and the store after it) and the decrement
+	// ("dec" and the store after it), each under that lock. So while the
+	// count cannot fall to zero nobody writes the module's globals: POR's
+	// futures use it (futures.go, "Pinned modules").
+	CountGuardsGlobals bool
 	// Dispatches: the variant stores Dispatch rather than the fake it is
 	// passed, and runs with kernel.py patched as docs/proposed_fix.md
 	// shows: the kernel context is the thread's own (a BlockThread
@@ -106,7 +115,10 @@ type Protocol struct {
 	where    []string // "source:line" of each instruction
 	handlers []handlerPC
 	yield    int
-	compiled bool
+	// incStore and decStore are the count's stores of the increment and
+	// the decrement (CountGuardsGlobals), -1 without
+	incStore, decStore int
+	compiled           bool
 }
 
 type handlerPC struct{ from, to, target int }
@@ -145,6 +157,15 @@ func (p *Protocol) Compile() *Protocol {
 	}
 	for _, h := range p.Handlers {
 		p.handlers = append(p.handlers, handlerPC{p.label(h.From), p.label(h.To), p.label(h.Target)})
+	}
+	p.incStore, p.decStore = -1, -1
+	if p.CountGuardsGlobals {
+		p.incStore, p.decStore = p.label("incr")+1, p.label("dec")+1
+		for _, i := range []int{p.incStore - 1, p.incStore, p.decStore - 1, p.decStore} {
+			if i >= len(p.Code) || p.Code[i].Object != CountRegistry || p.Code[i].Access != sched.Write {
+				panic(fmt.Sprintf("model: protocol %s: instruction %d of the count's increment or decrement is not a write of the count", p.Name, i))
+			}
+		}
 	}
 	p.compiled = true
 	return p

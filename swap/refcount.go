@@ -141,7 +141,10 @@ func refcount(name, source, summary string, lines entryLines, registered, delete
 		model.Handler{From: "try", To: "finally", Target: "finally"},
 		model.Handler{From: "dec", To: "finally-exit", Target: "finally-exit"},
 	)
-	p := &model.Protocol{Name: name, Source: source, Summary: summary, Code: code, Handlers: handlers, KeepsLockEntries: !deleteLock}
+	// the swap (lines 27-30) runs only where line 26 read a zero count,
+	// the restore (43) only where line 42 did, both under "with lock:"
+	p := &model.Protocol{Name: name, Source: source, Summary: summary, Code: code, Handlers: handlers,
+		KeepsLockEntries: !deleteLock, CountGuardsGlobals: true}
 	if registered {
 		p.GlobalLockName = "_locks_register_lock"
 	}
