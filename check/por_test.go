@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -37,11 +38,23 @@ func TestPORAgreesWithStates(t *testing.T) {
 		"3 threads, 2 calls, 2 modules, nest 1": {Threads: 3, Blocks: 1, Calls: 2, Modules: 2, Names: 1, Nest: 1},
 		"3 threads, syncthreads":                {Threads: 3, Blocks: 1, Calls: 2, Modules: 2, Names: 2, Syncthreads: true},
 		"2 blocks":                              {Threads: 2, Blocks: 2, Calls: 1, Modules: 2, Names: 1},
+		"2 hosts, 2 calls, 2 modules":           {Threads: 2, Blocks: 1, Calls: 2, Modules: 2, Names: 1, Hosts: 2},
+		"2 hosts, host calls":                   {Threads: 2, Blocks: 1, Calls: 1, Modules: 2, Names: 1, Hosts: 2, HostCalls: true},
+		"3 hosts":                               {Threads: 1, Blocks: 1, Calls: 2, Modules: 2, Names: 1, Hosts: 3},
 	} {
 		sc, err := sh.Build()
 		require.NoError(t, err)
 		scenarios[name] = sc
 	}
+	twoLaunches, err := model.Parse(strings.NewReader(`threads 2
+launches 2
+hosts 2
+module kernels cuda
+module dev1 cuda
+device f in dev1: use cuda.local; syncthreads
+kernel: call f; use cuda.threadIdx`))
+	require.NoError(t, err)
+	scenarios["2 hosts, 2 launches each"] = twoLaunches
 	for name, sc := range scenarios {
 		for _, p := range check.Protocols() {
 			for _, a := range model.Atomicities() {

@@ -87,17 +87,42 @@ import (
 // commutes with every step of theirs. The writes a future walk meets
 // there are guarded writes (futSeg.gwrites), which conflict with a read
 // of a pinned module's globals no more.
+//
+// A protocol that stores Dispatch over the real module
+// (Protocol.StoresDispatchOverReal: proposed) pins a module once none of
+// its globals is the real module: every later write of them stores
+// Dispatch where Dispatch already is, which changes nothing a read sees,
+// so the read commutes with it.
+
+// # Several hosts
+//
+// Each host starts its own launches' threads, releases their barriers and
+// alone polls their blocks (hostOf), so the group rules above hold per
+// host. A host's steps that read the module-level kernel context before a
+// launch (FakeCUDAKernel.__call__'s test and _push_kernel_context's
+// assert) read the kernel context; the kernel run inline reads it and
+// calls the kernel's code. When a host skips its launch it ends the
+// launch's threads, which have not started: they were not runnable, and
+// their futures stop where their host is frozen.
 
 // futuresKnown reports whether the rules above bound this program's
-// futures. They assume one host (thread Host starts every GPU thread,
-// releases every barrier and alone polls) and that a step enables or
-// disables no other thread's step but as the group rules say; neither
-// holds with several hosts, nor under GILBreaker, where a step that keeps
-// the GIL stops every other thread. There every thread may conflict with
-// every other and POR expands every state fully: sound, and as costly as
-// States.
+// futures. They assume that a step enables or disables no other thread's
+// step but as the group rules say, which does not hold under GILBreaker,
+// where a step that keeps the GIL stops every other thread, nor with an
+// interrupt, whose landing depends on where the host stopped. There every
+// thread may conflict with every other and POR expands every state fully:
+// sound, and as costly as States.
 func (p *Program) futuresKnown() bool {
-	return p.Scenario.NumHosts() == 1 && p.Atomicity != GILBreaker && p.signal < 0
+	return p.Atomicity != GILBreaker && p.signal < 0
+}
+
+// hostOf is the host that starts thread t, releases its barrier and polls
+// its block (t itself for a host): launch l is host (l-1)/Launches's.
+func (p *Program) hostOf(t int) int {
+	if p.isHost(t) {
+		return t
+	}
+	return (p.threadLaunch[t] - 1) / p.Scenario.Launches
 }
 
 // futStep is one step of a thread's future.
@@ -117,8 +142,8 @@ type futStep struct {
 
 // futCut is a place where a thread's future stops when some threads are
 // frozen: before an acquire of a lock (cutLock, arg the lock) when its
-// owner is frozen; at a barrier wait or before its start (cutHost) when
-// the host is frozen; before the host's poll of a block (cutPoll, arg the
+// owner is frozen; at a barrier wait or before its start (cutHost, arg
+// the thread's host) when that host is frozen; before the host's poll of a block (cutPoll, arg the
 // block) when pollHeld says so.
 type futCut struct {
 	kind uint8
@@ -220,7 +245,7 @@ func (f *futures) holds(w *World, c futCut, frozen []bool) bool {
 		o := int(w.s[w.p.lay.lockOwner+c.arg]) - 1
 		return o >= 0 && frozen[o]
 	case cutHost:
-		return frozen[Host]
+		return frozen[c.arg]
 	case cutPoll:
 		// no thread dies, and a frozen thread of the block is neither
 		// done nor waiting at the barrier
@@ -254,7 +279,7 @@ func (sc *futureScan) instrs(m, from, to int, lock LockRef) {
 		switch in.Object {
 		case Globals:
 			obj = l.objGlobals + m
-			if in.Access == sched.Write && sc.w.p.Protocol.CountGuardsGlobals {
+			if in.Access == sched.Write && (sc.w.p.Protocol.CountGuardsGlobals || sc.w.p.Protocol.StoresDispatchOverReal) {
 				sc.step(futStep{fp: sched.Footprint{Object: obj, Access: sched.Write}, guarded: true})
 				continue
 			}
@@ -342,9 +367,17 @@ func (sc *futureScan) stmts(t, c, from, sub int) {
 			passed := b == from && sub > syncWait
 			if !passed && w.s[w.thread(t)+tEvent] == 0 {
 				// the barrier's wait, which only the host's poll releases
-				sc.cut(futCut{kind: cutHost})
+				sc.cut(futCut{kind: cutHost, arg: w.p.hostOf(t)})
 				sc.step(local)
 			}
+		case sCheckContext, sDeviceCheck:
+			// the host's test of _kernel_context (kernel.py:84, :31); a
+			// launch it skips ends threads of its own that never started
+			sc.step(futStep{fp: sched.Footprint{Object: l.objContext, Access: sched.Read}})
+		case sInline:
+			// the kernel run as a device function (kernel.py:85-86)
+			sc.step(futStep{fp: sched.Footprint{Object: l.objContext, Access: sched.Read}})
+			sc.call(t, st.arg)
 		case sRaise, sStart:
 			sc.step(local)
 		default: // a statement this file has no row for: it may touch anything
@@ -362,7 +395,7 @@ func (sc *futureScan) thread(t int) {
 	case finished:
 		return
 	case notStarted:
-		sc.cut(futCut{kind: cutHost})
+		sc.cut(futCut{kind: cutHost, arg: w.p.hostOf(t)})
 		sc.stmts(t, w.p.threadCode[t], 0, -1)
 		return
 	}
@@ -476,8 +509,19 @@ func (f *futures) scanKey(w *World, t int, buf []byte) []byte {
 // take no step (see Pinned modules).
 func (w *World) pinned(m int, frozen []bool) bool {
 	p := w.p.Protocol
-	if !p.CountGuardsGlobals || brokenPin {
-		return p.CountGuardsGlobals && brokenPin
+	if brokenPin {
+		return p.CountGuardsGlobals || p.StoresDispatchOverReal
+	}
+	if p.StoresDispatchOverReal {
+		for i := range w.p.lay.globalsLen[m] {
+			if Value(w.s[w.p.lay.globals[m]+i]) == Real {
+				return false
+			}
+		}
+		return true
+	}
+	if !p.CountGuardsGlobals {
+		return false
 	}
 	lock := w.predictedLock(m)
 	if lock == 0 {
@@ -513,8 +557,8 @@ func (w *World) pinned(m int, frozen []bool) bool {
 	return count >= 1
 }
 
-// brokenPin, for tests only, pins every module of a protocol whose count
-// guards its globals, whatever its count (TestBrokenPinIsCaught).
+// brokenPin, for tests only, pins every module of a protocol that can pin
+// one, whatever its state (TestBrokenPinIsCaught).
 var brokenPin bool
 
 // conflicts reports whether a step with footprint x depends on a step of
@@ -560,7 +604,7 @@ func (w *World) MayConflict(p, q int, frozen []bool, deathsFail bool) bool {
 	f := w.futures(deathsFail)
 	segs := f.thread(w, q)
 	pollOf := -1
-	if p == Host {
+	if w.p.isHost(p) {
 		if fr := w.top(p); w.s[fr+fInBody] == 1 {
 			if st := &w.p.codes[w.s[fr+fCode]].stmts[w.s[fr+fBody]]; st.kind == sPoll {
 				pollOf = st.arg
@@ -570,7 +614,7 @@ func (w *World) MayConflict(p, q int, frozen []bool, deathsFail bool) bool {
 	if pollOf >= 0 {
 		// the poll reads and writes its block's threads' flags: any step
 		// of theirs may matter
-		if q == Host || w.p.threadBlock[q] != pollOf {
+		if w.p.isHost(q) || w.p.threadBlock[q] != pollOf {
 			return false
 		}
 		for i := range segs {
@@ -597,7 +641,7 @@ func (w *World) MayConflict(p, q int, frozen []bool, deathsFail bool) bool {
 		if w.conflicts(x, g, pin) {
 			return true
 		}
-		if p != Host && g.polls&(1<<w.p.threadBlock[p]) != 0 {
+		if !w.p.isHost(p) && g.polls&(1<<w.p.threadBlock[p]) != 0 {
 			if quiet == 0 {
 				quiet = -1
 				if w.quiet(p) {
@@ -633,7 +677,7 @@ func (w *World) quiet(p int) bool {
 }
 
 // AppendEnablers appends to buf threads one of which must step before
-// thread q's next step, blocked now, can run (see sched.Futures): the
+// thread q's next step, blocked now, can run (see sched.Futures): its
 // host for a thread not started or waiting at the barrier, a lock's owner
 // for its acquire, and for the host's poll every thread of the block that
 // is neither done nor waiting at the barrier (any of them may die, which
@@ -646,13 +690,13 @@ func (w *World) AppendEnablers(q int, frozen []bool, buf []sched.ThreadID) []sch
 	l := &w.p.lay
 	base := w.thread(q)
 	if w.s[base+tStatus] == notStarted {
-		return append(buf, Host)
+		return append(buf, sched.ThreadID(w.p.hostOf(q)))
 	}
 	f := w.top(q)
 	if w.s[f+fInBody] == 1 {
 		switch st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]; st.kind {
 		case sSync:
-			return append(buf, Host)
+			return append(buf, sched.ThreadID(w.p.hostOf(q)))
 		case sPoll:
 			for _, u := range w.p.blockThreads[st.arg] {
 				b := w.thread(u)

@@ -79,3 +79,6 @@ func BreakPinForTest() func() {
 	brokenPin = true
 	return func() { brokenPin = false }
 }
+
+// GlobalsLen is the number of module m's globals.
+func (pr *Program) GlobalsLen(m int) int { return pr.lay.globalsLen[m] }

@@ -22,7 +22,7 @@ import (
 // not ask for, as check's searches stop at its failure.
 func TestFuturesCoverLaterSteps(t *testing.T) {
 	sequentialOnly(t)
-	protocols := []*model.Protocol{naive.Protocol, swap.GlobalLock, swap.RefcountUnregistered, swap.RefcountDel, swap.Merged}
+	protocols := []*model.Protocol{naive.Protocol, swap.GlobalLock, swap.RefcountUnregistered, swap.RefcountDel, swap.Merged, swap.Proposed}
 	for name, sc := range walkScenarios(t) {
 		for _, p := range protocols {
 			for _, a := range atomicities {

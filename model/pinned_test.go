@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -10,38 +11,40 @@ import (
 	"swapcheck/swap"
 )
 
-// A pinned module's globals are not written while the frozen threads stay
+// A pinned module's globals do not change while the frozen threads stay
 // put (futures.go, "Pinned modules"): POR lets a read of them commute
 // with every other thread's steps on that claim. Random walks over the
 // walk scenarios and three more with nesting into one module, for each
-// protocol whose count guards its globals and every atomicity mode: each
-// walk runs with every thread for a while, freezes a random set of
-// threads (those inside a with-body among them, whose references pin),
-// and goes on without them; no step after a state where a module was
-// pinned may write that module's globals.
+// protocol that can pin a module and every atomicity mode: each walk
+// runs with every thread for a while, freezes a random set of threads
+// (those inside a with-body among them, whose references pin), and goes
+// on without them; no step after a state where a module was pinned may
+// write that module's globals (merged's family) or change them
+// (proposed).
 func TestPinnedModulesStayUnwritten(t *testing.T) {
 	sequentialOnly(t)
-	pinned, writes := pinnedWalks(t)
+	pinned, writes := pinnedWalksWith(t, pinningProtocols, func(format string, args ...any) { t.Fatalf(format, args...) })
 	t.Logf("%d pinned states seen, %d writes of a module's globals checked", pinned, writes)
 	require.Positive(t, pinned, "no walk reached a pinned module: the test checks nothing")
 	require.Positive(t, writes)
 }
 
-// TestBrokenPinIsCaught: a pin that ignores the count (every module of
-// such a protocol pinned) is caught by the walks above.
+// TestBrokenPinIsCaught: a pin that ignores the state (every module of
+// such a protocol pinned) is caught by the walks above, for each protocol.
 func TestBrokenPinIsCaught(t *testing.T) {
 	sequentialOnly(t)
 	defer model.BreakPinForTest()()
-	caught := false
-	pinnedWalksWith(t, func(string, ...any) { caught = true })
-	require.True(t, caught, "a pin that ignores the count went unseen")
+	for _, p := range pinningProtocols {
+		caught := false
+		pinnedWalksWith(t, []*model.Protocol{p}, func(string, ...any) { caught = true })
+		require.True(t, caught, "%s: a pin that ignores the state went unseen", p.Name)
+	}
 }
 
-func pinnedWalks(t *testing.T) (pinned, writes int) {
-	return pinnedWalksWith(t, func(format string, args ...any) { t.Fatalf(format, args...) })
-}
+// pinningProtocols are the protocols that can pin a module.
+var pinningProtocols = []*model.Protocol{swap.RefcountUnregistered, swap.RefcountDel, swap.Merged, swap.Proposed}
 
-func pinnedWalksWith(t *testing.T, fail func(string, ...any)) (pinned, writes int) {
+func pinnedWalksWith(t *testing.T, protocols []*model.Protocol, fail func(string, ...any)) (pinned, writes int) {
 	scenarios := walkScenarios(t)
 	scenarios["nested 3"] = build(t, model.Shape{Threads: 3, Blocks: 1, Calls: 2, Modules: 2, Names: 1, Nest: 1})
 	scenarios["one module"] = build(t, model.Shape{Threads: 3, Blocks: 1, Calls: 2, Modules: 1, Names: 2})
@@ -52,8 +55,8 @@ module dev1 cuda
 device f in dev1: use cuda.local
 kernel: call f; use cuda.threadIdx`)
 	for name, sc := range scenarios {
-		for _, p := range []*model.Protocol{swap.RefcountUnregistered, swap.RefcountDel, swap.Merged} {
-			require.True(t, p.CountGuardsGlobals, p.Name)
+		for _, p := range protocols {
+			require.True(t, p.CountGuardsGlobals || p.StoresDispatchOverReal, p.Name)
 			for _, a := range atomicities {
 				prog := program(t, sc, p, a)
 				for seed := range uint64(24) {
@@ -88,19 +91,34 @@ kernel: call f; use cuda.threadIdx`)
 							break
 						}
 						u := c.Choose(r)
-						if m := w.GlobalsWritten(w.Footprint(int(u))); m >= 0 && ever != nil {
+						m := w.GlobalsWritten(w.Footprint(int(u)))
+						before := globalsOf(w, prog, m)
+						w.Step(int(u))
+						if m >= 0 && ever != nil {
 							writes++
-							if ever[m] {
-								fail("%s/%s/%s seed %d: thread %d writes module %d's globals at step %d, pinned earlier (frozen %v)",
-									name, p.Name, a, seed, u, m, step, frozen)
+							changed := !slices.Equal(before, globalsOf(w, prog, m))
+							if ever[m] && (p.CountGuardsGlobals || changed) {
+								fail("%s/%s/%s seed %d: thread %d writes module %d's globals at step %d (changed: %v), pinned earlier (frozen %v)",
+									name, p.Name, a, seed, u, m, step, changed, frozen)
 								return
 							}
 						}
-						w.Step(int(u))
 					}
 				}
 			}
 		}
 	}
 	return
+}
+
+// globalsOf is module m's globals in w (nil for m < 0).
+func globalsOf(w *model.World, prog *model.Program, m int) []model.Value {
+	if m < 0 {
+		return nil
+	}
+	var out []model.Value
+	for i := range prog.GlobalsLen(m) {
+		out = append(out, w.GlobalValue(m, i))
+	}
+	return out
 }

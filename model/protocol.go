@@ -94,6 +94,13 @@ type Protocol struct {
 	// count cannot fall to zero nobody writes the module's globals: POR's
 	// futures use it (futures.go, "Pinned modules").
 	CountGuardsGlobals bool
+	// StoresDispatchOverReal: the listing's one write of a module's
+	// globals stores Dispatch into a name its thread found bound to the
+	// real module, and no step binds a name to anything else. So once no
+	// global of a module is the real module every such write stores
+	// Dispatch over Dispatch and changes nothing: POR's futures use it
+	// (futures.go, "Pinned modules").
+	StoresDispatchOverReal bool
 	// Dispatches: the variant stores Dispatch rather than the fake it is
 	// passed, and runs with kernel.py patched as docs/proposed_fix.md
 	// shows: the kernel context is the thread's own (a BlockThread

@@ -16,6 +16,9 @@ var Proposed = (&model.Protocol{
 	Source:     "proposed.py",
 	Summary:    "swapcheck's fix: names pointed for good at a dispatcher that forwards to the calling thread's own fake; no lock, no count, no restore",
 	Dispatches: true,
+	// line 30 stores _dispatcher only under names line 29 found bound
+	// to the real module; nothing restores them
+	StoresDispatchOverReal: true,
 	Code: []model.Instr{
 		model.Local(26, "from numba import cuda", "IMPORT_NAME numba; IMPORT_FROM cuda; STORE_DEREF cuda"),
 		model.Local(28, "fn_globs = fn.__globals__", "LOAD_FAST fn; LOAD_ATTR __globals__; STORE_FAST fn_globs"),
