@@ -36,9 +36,15 @@ func TestAutoFindsTheFewestPreemptions(t *testing.T) {
 					auto := explore(t, name, threads, a, check.Config{Workers: 2})
 					require.Equal(t, sched.Violation, auto.Result.Verdict)
 					require.Equal(t, fewest.Preemptions, auto.Preemptions, "plan %q", auto.Plan)
-					require.Len(t, auto.Plan, 3) // states, its rerun on one worker, bounded
-					require.Contains(t, auto.Plan[1], "on one worker")
-					require.Contains(t, auto.Plan[2], fmt.Sprintf("the fewest, %d", fewest.Preemptions))
+					if a == model.GILBreaker {
+						require.Len(t, auto.Plan, 3) // states, its rerun on one worker, bounded
+						require.Contains(t, auto.Plan[0], "states")
+						require.Contains(t, auto.Plan[1], "on one worker")
+					} else {
+						require.Len(t, auto.Plan, 2) // por (one worker), bounded
+						require.Contains(t, auto.Plan[0], "por")
+					}
+					require.Contains(t, auto.Plan[len(auto.Plan)-1], fmt.Sprintf("the fewest, %d", fewest.Preemptions))
 					again := explore(t, name, threads, a, check.Config{Workers: 2})
 					require.Equal(t, auto.Result.Schedule, again.Result.Schedule)
 				})
@@ -47,29 +53,40 @@ func TestAutoFindsTheFewestPreemptions(t *testing.T) {
 	}
 }
 
-// A correct protocol: auto proves it with the states search alone, and
-// does the same work as -strategy states.
-func TestAutoProvesWithTheStatesSearchAlone(t *testing.T) {
-	auto := explore(t, "merged", 4, model.GIL, check.Config{Workers: 1})
-	states := explore(t, "merged", 4, model.GIL, check.Config{Strategy: check.StrategyStates, Workers: 1})
-	require.True(t, auto.Verified())
-	require.Equal(t, []string{"states (symmetry reduction, 1 workers): verified"}, auto.Plan)
-	require.Equal(t, states.Result.Stats.Steps, auto.Result.Stats.Steps)
-	require.Equal(t, states.Result.Stats.States, auto.Result.Stats.States)
-	require.Equal(t, states.Result.Stats.Executions, auto.Result.Stats.Executions)
+// A correct protocol: auto proves it with the por search alone, and does
+// the same work as -strategy por; under gil-breaker, where por's
+// persistent sets reduce nothing, with the states search, as -strategy
+// states does.
+func TestAutoProvesWithOneCompleteSearchAlone(t *testing.T) {
+	for _, c := range []struct {
+		atomicity model.Atomicity
+		strategy  string
+		plan      string
+	}{
+		{model.GIL, check.StrategyPOR, "por (persistent sets, symmetry reduction, 1 worker): verified"},
+		{model.GILBreaker, check.StrategyStates, "states (symmetry reduction, 1 workers): verified"},
+	} {
+		auto := explore(t, "merged", 4, c.atomicity, check.Config{Workers: 1})
+		alone := explore(t, "merged", 4, c.atomicity, check.Config{Strategy: c.strategy, Workers: 1})
+		require.True(t, auto.Verified())
+		require.Equal(t, []string{c.plan}, auto.Plan)
+		require.Equal(t, alone.Result.Stats.Steps, auto.Result.Stats.Steps)
+		require.Equal(t, alone.Result.Stats.States, auto.Result.Stats.States)
+		require.Equal(t, alone.Result.Stats.Executions, auto.Result.Stats.Executions)
+	}
 }
 
 // When its budget runs out before the bounded search finds a
-// counterexample, auto says so and keeps the states search's, shortened
+// counterexample, auto says so and keeps the complete search's, shortened
 // as every other strategy's is (so the same on every run), with its
 // preemptions counted.
-func TestAutoKeepsTheStatesCounterexampleWhenItsBudgetRunsOut(t *testing.T) {
+func TestAutoKeepsItsCounterexampleWhenTheBudgetRunsOut(t *testing.T) {
 	defer check.SetAutoBoundedBudgetForTest(1)() // cut at its first poll
 	const threads = 5                            // the bounded search takes 23,235 steps
 	auto := explore(t, "naive", threads, model.GIL, check.Config{Workers: 2})
 	require.Equal(t, sched.Violation, auto.Result.Verdict)
-	require.Len(t, auto.Plan, 3) // states, its rerun on one worker, bounded
-	require.Contains(t, auto.Plan[2], "may not be the fewest")
+	require.Len(t, auto.Plan, 2) // por, bounded
+	require.Contains(t, auto.Plan[1], "may not be the fewest")
 	bfs := explore(t, "naive", threads, model.GIL, check.Config{Strategy: check.StrategyBFS})
 	require.Equal(t, bfs.Result.Schedule, auto.Result.Schedule, "shortened")
 	require.Equal(t, bfs.Preemptions, auto.Preemptions)
@@ -78,10 +95,10 @@ func TestAutoKeepsTheStatesCounterexampleWhenItsBudgetRunsOut(t *testing.T) {
 }
 
 // When the caller stops auto's bounded search (a timeout, Ctrl-C), auto
-// keeps the states search's violation and says that its preemptions may
+// keeps the complete search's violation and says that its preemptions may
 // not be the fewest.
-func TestAutoKeepsTheStatesCounterexampleWhenStopped(t *testing.T) {
-	// the states search finds the race before it first asks Stop (every
+func TestAutoKeepsItsCounterexampleWhenStopped(t *testing.T) {
+	// the complete search finds the race before it first asks Stop (every
 	// sched.PollEvery steps); the bounded search, which takes 23,235
 	// steps, does not
 	auto := explore(t, "naive", 5, model.GIL, check.Config{Workers: 1, Stop: func() bool { return true }})

@@ -30,7 +30,7 @@ const (
 
 // StrategyDoc says what each strategy does, for -list.
 var StrategyDoc = map[string]string{
-	StrategyAuto:    "the default: states, then, for a violation, bounded for the fewest preemptions; proves, and finds bugs with the fewest preemptions",
+	StrategyAuto:    "the default: por (states under gil-breaker or with faults, where por reduces nothing), then, for a violation, bounded for the fewest preemptions; proves, and finds bugs with the fewest preemptions",
 	StrategyStates:  "exhaustive stateful search, states equal up to permuting a block's threads counted once; -workers in parallel (proves)",
 	StrategyDFS:     "exhaustive depth-first search with a visited set; -workers in parallel (proves)",
 	StrategyBFS:     "exhaustive breadth-first search: the shortest counterexample (proves)",
@@ -319,31 +319,48 @@ func Explore(cfg Config) (rep *Report, err error) {
 	return rep, nil
 }
 
-// auto runs the default plan: prove with the complete symmetry-reduced
-// search, the fastest that proves, and reduce a violation it finds to one
-// with the fewest preemptions by a bounded search (CHESS's iterative
-// context bounding, up to the preemptions of the one found), within
-// AutoBoundedBudget steps. A search that ran first bounded up to a few
-// preemptions, as auto once did, costs far more than the proof when
-// there is no bug: 53 s against 0.04 s for merged with 7 threads.
+// auto runs the default plan: prove with the complete search that proves
+// fastest, and reduce a violation it finds to one with the fewest
+// preemptions by a bounded search (CHESS's iterative context bounding, up
+// to the preemptions of the one found), within AutoBoundedBudget steps. A
+// search that ran first bounded up to a few preemptions, as auto once
+// did, costs far more than the proof when there is no bug: 53 s against
+// 0.04 s for merged with 7 threads.
+//
+// The complete search is por where the program's futures are known
+// (model.Program.FuturesKnown), states with symmetry on the workers
+// otherwise: por ran faster on every scenario of docs/performance.md's
+// tables, from 1.2 times (-threads 4 -branch) to hundreds of times,
+// where its persistent sets reduce anything; where they cannot it is
+// states on one worker.
 func (r *Report) auto(sys *System, lim sched.Limits) sched.Result {
 	workers := max(r.Config.Workers, 1)
-	complete := sched.Parallel{Workers: workers, Symmetry: true}.Run(sys, lim)
+	var complete sched.Result
+	name := fmt.Sprintf("states (symmetry reduction, %d workers)", workers)
+	por := r.Program.FuturesKnown()
+	if por {
+		name = "por (persistent sets, symmetry reduction, 1 worker)"
+		complete = sched.POR{}.Run(sys, lim)
+	} else {
+		complete = sched.Parallel{Workers: workers, Symmetry: true}.Run(sys, lim)
+	}
 	switch complete.Verdict {
 	case sched.Verified:
-		r.Plan = append(r.Plan, fmt.Sprintf("states (symmetry reduction, %d workers): verified", workers))
+		r.Plan = append(r.Plan, name+": verified")
 		return complete
 	case sched.Violation:
 	default:
-		r.Plan = append(r.Plan, fmt.Sprintf("states (symmetry reduction, %d workers): stopped", workers))
+		r.Plan = append(r.Plan, name+": stopped")
 		return complete
 	}
 	var line string
-	if one, ok := byWorkers(r.Config); ok {
+	if one, ok := byWorkers(r.Config); ok && !por {
+		// por runs on one worker: its counterexample is the same on
+		// every run already
 		complete, line = r.canonical(complete, one, sys, lim)
 	}
 	p := sched.CountPreemptions(NewScopedSystem(r.Program, r.Config.Scope), complete.Schedule)
-	r.Plan = append(r.Plan, fmt.Sprintf("states (symmetry reduction, %d workers): violation with %s", workers, Count(p, "preemption")))
+	r.Plan = append(r.Plan, fmt.Sprintf("%s: violation with %s", name, Count(p, "preemption")))
 	if line != "" {
 		r.Plan = append(r.Plan, line)
 	}

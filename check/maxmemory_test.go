@@ -15,12 +15,13 @@ import (
 // incomplete, whatever the strategy, and says why and what to do
 // instead. The process here "holds" 2 GiB of a 1 GiB bound from the
 // start; merged with 5 threads runs well past every search's first poll
-// but por's, which takes 382 states there, and 12,667 with 32 threads.
+// but por's (auto's too), which takes 382 states there, and 12,667 with 32
+// threads.
 func TestMaxMemoryEndsEverySearchIncomplete(t *testing.T) {
 	for _, strategy := range check.Strategies {
 		t.Run(strategy, func(t *testing.T) {
 			threads := 5
-			if strategy == check.StrategyPOR {
+			if strategy == check.StrategyPOR || strategy == check.StrategyAuto {
 				threads = 32
 			}
 			bound := memory.NewForTest(1<<30, func() int64 { return 2 << 30 })

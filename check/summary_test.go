@@ -20,13 +20,14 @@ func TestSummaryPreemptionsAndMemory(t *testing.T) {
 	p, sc := swapMerged(t), mergedScenario(t, 2)
 	tests := []struct {
 		cfg check.Config
-		// walks: random walks seldom run the schedule that never preempts.
+		// walks: random walks seldom run the schedule that never preempts,
+		// and auto's por need not (its persistent sets pick who runs).
 		walks bool
 	}{
 		{check.Config{Strategy: check.StrategyDFS}, false},
 		{check.Config{Strategy: check.StrategyBFS}, false},
 		{check.Config{Strategy: check.StrategyDPOR}, false},
-		{check.Config{Strategy: check.StrategyAuto, Workers: 1}, false},
+		{check.Config{Strategy: check.StrategyAuto, Workers: 1}, true},
 		{check.Config{Strategy: check.StrategyRandom, Runs: 50, Seed: 3}, true},
 	}
 	for _, tt := range tests {
@@ -147,7 +148,8 @@ func TestSummaryMaxDepthOnlyWhereMeasured(t *testing.T) {
 		{check.StrategyBFS, 1, true},
 		{check.StrategyDFS, 2, false},
 		{check.StrategyStates, 2, false},
-		{check.StrategyAuto, 1, false}, // auto verifies with the parallel states search
+		{check.StrategyAuto, 1, true}, // auto verifies with por, on one worker
+		{check.StrategyPOR, 1, true},
 	}
 	for _, tt := range tests {
 		rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: model.GIL, Strategy: tt.strategy, Workers: tt.workers})

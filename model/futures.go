@@ -116,6 +116,10 @@ func (p *Program) futuresKnown() bool {
 	return p.Atomicity != GILBreaker && p.signal < 0
 }
 
+// FuturesKnown reports whether POR's persistent sets can reduce this
+// program's search: where they cannot, every state is expanded fully.
+func (p *Program) FuturesKnown() bool { return p.futuresKnown() }
+
 // hostOf is the host that starts thread t, releases its barrier and polls
 // its block (t itself for a host): launch l is host (l-1)/Launches's.
 func (p *Program) hostOf(t int) int {

@@ -456,9 +456,10 @@ func TestLimits(t *testing.T) {
 		stopped string
 	}{
 		{"-max-executions 3", []string{"-protocol", "merged", "-threads", "3", "-max-executions", "3"}, "max-executions 3"},
-		// 4 threads: the exhaustive search takes far longer than one poll
-		// of the stop function, whatever the machine and its clock.
-		{"-timeout 1ns", []string{"-protocol", "merged", "-threads", "4", "-timeout", "1ns"}, ""},
+		// 64 threads: the exhaustive search (por, 224,602 steps) takes far
+		// longer than one poll of the stop function, whatever the machine
+		// and its clock.
+		{"-timeout 1ns", []string{"-protocol", "merged", "-threads", "64", "-timeout", "1ns"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -631,8 +632,10 @@ func TestCountsInTheRightNumber(t *testing.T) {
 	require.Regexp(t, `(?m)^\d+ steps \(1 preemption\), each one`, r.stdout)
 	require.NotContains(t, r.stdout, "1 preemptions")
 
-	// auto's plan, on stderr, and a bounded search's coverage.
-	r = explore(t, "-protocol", "refcount-unregistered")
+	// auto's plan, on stderr (under gil-breaker, where auto's states
+	// search finds a counterexample of one preemption), and a bounded
+	// search's coverage.
+	r = explore(t, "-protocol", "refcount-unregistered", "-atomicity", "gil-breaker")
 	require.Equal(t, cli.ExitViolation, r.code, r.stderr)
 	require.Contains(t, r.stderr, "violation with 1 preemption\n")
 	require.Contains(t, r.stderr, "bounded (up to 1 preemption): the fewest, 1")

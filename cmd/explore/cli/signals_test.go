@@ -112,10 +112,10 @@ func TestSignalsStopASearch(t *testing.T) {
 	bin := buildExplore(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
-			// merged on 8 threads with 2 calls each: a search of minutes
-			// (at about 20 MiB a second), whose progress line
-			// (after a second) says it is under way
-			s := start(t, bin, "-protocol", "merged", "-threads", "8", "-calls", "2", "-workers", "1", "-json", "-timeout", "10m")
+			// merged on 8 threads with 2 calls each: a states search of
+			// minutes (at about 20 MiB a second; por takes a second),
+			// whose progress line (after a second) says it is under way
+			s := start(t, bin, "-protocol", "merged", "-threads", "8", "-calls", "2", "-strategy", "states", "-workers", "1", "-json", "-timeout", "10m")
 			s.waitFor(t, "elapsed", 60*time.Second)
 			require.NoError(t, s.cmd.Process.Signal(sig))
 			code := s.wait(t, 30*time.Second)
