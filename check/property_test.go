@@ -252,15 +252,19 @@ func TestPropertyCorrectNeverHarmful(t *testing.T) {
 	correct := variantsExpected(variants.Correct)
 	require.NotEmpty(t, correct)
 	rapid.Check(t, func(t *rapid.T) {
-		sc := drawScenario(t, genOptions{maxHosts: 1, branch: true})
-		prog := drawTarget(t, correct, sc)
-		sys := check.NewSystem(prog)
-		sys.RecordHistory()
-		schedule, f := walkDrawn(t, sys)
-		if f != nil {
-			t.Fatalf("%s: %s\n%s", f.Kind, f.Message, reproduce(prog, check.ScopeHarmful, schedule))
-		}
+		requireNeverHarmful(t, drawTarget(t, correct, drawScenario(t, genOptions{maxHosts: 1, branch: true})))
 	})
+}
+
+// requireNeverHarmful walks prog along a drawn schedule, its history
+// recorded for porcupine, and fails on any harmful violation.
+func requireNeverHarmful(t *rapid.T, prog *model.Program) {
+	sys := check.NewSystem(prog)
+	sys.RecordHistory()
+	schedule, f := walkDrawn(t, sys)
+	if f != nil {
+		t.Fatalf("%s: %s\n%s", f.Kind, f.Message, reproduce(prog, check.ScopeHarmful, schedule))
+	}
 }
 
 // TestPropertyProposedNeverHarmful: the project's fix (proposed) is never
@@ -271,21 +275,14 @@ func TestPropertyProposedNeverHarmful(t *testing.T) {
 	sequentialOnly(t)
 	proposed, err := check.Lookup("proposed")
 	require.NoError(t, err)
+	var vs []variants.Variant
+	for _, v := range variants.All() {
+		if v.Protocol == proposed {
+			vs = append(vs, v)
+		}
+	}
 	rapid.Check(t, func(t *rapid.T) {
-		sc := drawScenario(t, genWorld(t))
-		var vs []variants.Variant
-		for _, v := range variants.All() {
-			if v.Protocol == proposed {
-				vs = append(vs, v)
-			}
-		}
-		prog := drawTarget(t, vs, sc)
-		sys := check.NewSystem(prog)
-		sys.RecordHistory()
-		schedule, f := walkDrawn(t, sys)
-		if f != nil {
-			t.Fatalf("%s: %s\n%s", f.Kind, f.Message, reproduce(prog, check.ScopeHarmful, schedule))
-		}
+		requireNeverHarmful(t, drawTarget(t, vs, drawScenario(t, genWorld(t))))
 	})
 }
 
