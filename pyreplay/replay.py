@@ -400,7 +400,7 @@ def _landed(frame, exc, tb):
     if inner is not None:
         c = inner.tb_frame.f_code
         off = _instr_at(c, inner.tb_lasti)
-        raised = "%s:%d %s@%d" % (c.co_filename, inner.tb_lineno, _opname(c, off), off)
+        raised = "%s:%d %s@%d (in %s)" % (c.co_filename, inner.tb_lineno, _opname(c, off), off, c.co_name)
     if not TRIPPED:
         SCHED.fail("a KeyboardInterrupt the replay did not set was raised in the host at %s" % raised)
         return
