@@ -109,7 +109,8 @@ type turn struct {
 	Noop bool `json:"noop,omitempty"`
 	// Land is an interrupt's turn: the instruction of the host whose
 	// eval-breaker check raises it (interrupt.go).
-	Land *landing `json:"land,omitempty"`
+	Land   *landing `json:"land,omitempty"`
+	NBLand *landing `json:"nb_land,omitempty"` // on real numba, where it differs
 }
 
 // landing is the instruction whose own eval-breaker check an interrupt
@@ -124,7 +125,11 @@ type landing struct {
 	Op   string `json:"op"`
 	K    int    `json:"k"`
 	Comp bool   `json:"comp,omitempty"`
-	Text string `json:"text"` // for messages
+	// Callee: the check is the RESUME of the Python function the CALL
+	// calls (contextlib's helper), which checks before any trace event.
+	Callee bool   `json:"callee,omitempty"`
+	Key    string `json:"key,omitempty"` // tag "sim": a line of kernel.py, by key
+	Text   string `json:"text"`          // for messages
 }
 
 type module struct {
@@ -268,11 +273,17 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 		if s.Thread == p.Signal() || ev.Where == "host" {
 			tr := turn{Thread: s.Thread, Where: ev.Where + "  " + ev.Text, Noop: true}
 			if s.Thread == p.Signal() && ev.Raised != 0 {
-				l, err := landingOf(p, ev, hostLast)
+				l, err := landingOf(p, ev, hostLast, g)
 				if err != nil {
 					return nil, err
 				}
 				tr.Noop, tr.Land = false, l
+				if l.Tag == "scen" {
+					// the harness's with stands for FakeCUDAKernel.__call__'s
+					nb := *l
+					nb.Tag, nb.Line, nb.Key = "sim", 0, simSwapWith
+					tr.NBLand = &nb
+				}
 				tr.Where += " (" + l.Text + ")"
 			}
 			d.Turns = append(d.Turns, tr)
@@ -411,7 +422,7 @@ func protoAnchorFor(pr *model.Protocol, ev model.Event) anchor {
 // lands at, from the landing its trace names; last is the host's step
 // before it when that step ran an instruction of the swap. Landings
 // other than a protocol instruction's own check are refused.
-func landingOf(p *model.Program, ev model.Event, last *model.Event) (*landing, error) {
+func landingOf(p *model.Program, ev model.Event, last *model.Event, g *gen) (*landing, error) {
 	const at = "lands in the host at "
 	var where string
 	for _, e := range ev.Effects {
@@ -419,6 +430,12 @@ func landingOf(p *model.Program, ev model.Event, last *model.Event) (*landing, e
 			where = e
 			break
 		}
+	}
+	if strings.HasPrefix(where, "lands entering with swapped_cuda_module(...)") {
+		// the launch's swap is entered: contextlib's helper checks at its
+		// RESUME, called by the with's CALL, before anything ran
+		return &landing{Tag: "scen", Line: g.swapAt, Op: "CALL", Callee: true,
+			Text: "with swapped_cuda_module(...) CALL, at the RESUME of contextlib's helper"}, nil
 	}
 	rest, ok := strings.CutPrefix(where, at)
 	if !ok {

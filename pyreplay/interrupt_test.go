@@ -3,6 +3,7 @@ package pyreplay_test
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -109,6 +110,10 @@ func TestNumbaReplayOfInterrupts(t *testing.T) {
 	}
 }
 
+// interruptSeeds is how many random schedules with interrupts
+// TestReplayOfInterruptsObservesWhatTheModelSees replays per variant.
+var interruptSeeds = flag.Int("pyreplay.interrupt-seeds", 6, "random schedules with interrupts replayed per variant against the model")
+
 // supportedRandom returns up to n random full schedules of p (seeds from
 // 1) whose interrupts the replay can force, and how many seeds it tried.
 func supportedRandom(t *testing.T, p *model.Program, n int, walk func(uint64) ([]sched.ThreadID, []string)) (scripts []string, kinds [][]string, tried int) {
@@ -136,31 +141,53 @@ func supportedRandom(t *testing.T, p *model.Program, n int, walk func(uint64) ([
 // replay forces), the replay observes exactly the violation kinds the
 // model's steps and end state show.
 func TestReplayOfInterruptsObservesWhatTheModelSees(t *testing.T) {
-	n := 6
+	n := *interruptSeeds
 	if testing.Short() {
 		n = 2
 	}
 	for _, variant := range []string{"naive", "merged"} {
 		t.Run(variant, func(t *testing.T) {
-			py := python3(t)
-			pr, err := check.Lookup(variant)
-			require.NoError(t, err)
-			p, err := model.NewProgram(interruptScenario(t), pr, model.GIL)
-			require.NoError(t, err)
-			scripts, wants, tried := supportedRandom(t, p, n, func(seed uint64) ([]sched.ThreadID, []string) { return modelKinds(t, p, seed) })
-			require.Len(t, scripts, n, "only %d of %d seeds land where the replay can force", len(scripts), tried)
-			for i, r := range runPython(py, scripts) {
-				require.Contains(t, r.stdout, "replay: all ", "script %d:\n%s", i+1, r.stdout)
-				var got []string
-				for _, m := range observed.FindAllStringSubmatch(r.stdout, -1) {
-					if k := m[1]; k != "interrupt" && !slices.Contains(got, k) {
-						got = append(got, k)
-					}
-				}
-				slices.Sort(got)
-				require.Equal(t, wants[i], got, "script %d:\n%s", i+1, r.stdout)
-			}
+			interruptDifferential(t, python3(t), variant, n)
 		})
+	}
+}
+
+// The same on numba's real simulator: naive's own swap, merged's
+// rendition in its place.
+func TestNumbaReplayOfInterruptsObservesWhatTheModelSees(t *testing.T) {
+	n := 3
+	if testing.Short() {
+		n = 1
+	}
+	for _, variant := range []string{"naive", "merged"} {
+		t.Run(variant, func(t *testing.T) {
+			args := []string{"--target", "numba"}
+			if variant != "naive" {
+				args = append(args, "--swap", "rendition")
+			}
+			interruptDifferential(t, pythonWithNumba(t), variant, n, args...)
+		})
+	}
+}
+
+func interruptDifferential(t *testing.T, py, variant string, n int, args ...string) {
+	t.Helper()
+	pr, err := check.Lookup(variant)
+	require.NoError(t, err)
+	p, err := model.NewProgram(interruptScenario(t), pr, model.GIL)
+	require.NoError(t, err)
+	scripts, wants, tried := supportedRandom(t, p, n, func(seed uint64) ([]sched.ThreadID, []string) { return modelKinds(t, p, seed) })
+	require.Len(t, scripts, n, "only %d of %d seeds land where the replay can force", len(scripts), tried)
+	for i, r := range runPython(py, scripts, args...) {
+		require.Contains(t, r.stdout, "replay: all ", "script %d:\n%s", i+1, r.stdout)
+		var got []string
+		for _, m := range observed.FindAllStringSubmatch(r.stdout, -1) {
+			if k := m[1]; k != "interrupt" && !slices.Contains(got, k) {
+				got = append(got, k)
+			}
+		}
+		slices.Sort(got)
+		require.Equal(t, wants[i], got, "script %d:\n%s", i+1, r.stdout)
 	}
 }
 

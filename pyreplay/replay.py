@@ -109,6 +109,7 @@ class Target:
         self.show = {}        # tag -> file name shown in messages
         self.offset = {}      # tag -> what to add to a model line to show the real one
         self.turn_at = []     # per turn: the anchors that may begin it
+        self.turn_land = []   # per turn: an interrupt's landing instruction, or None
         self.anchors = {}     # (tag, line, k) -> opcode names
         self.scans = set()    # (tag, line, k) of the scan's passes
         self.uses = {}        # (tag, line) -> the global a use loads
@@ -406,7 +407,16 @@ def _landed(frame, exc, tb):
         return
     i, tframe, toff, where = TRIPPED
     del TRIPPED[:]
-    if inner is None or inner.tb_frame is not tframe or _instr_at(tframe.f_code, inner.tb_lasti) != toff:
+    at = tb
+    while at is not None and at.tb_frame is not tframe:
+        at = at.tb_next
+    if T.turn_land[i].get("callee"):
+        # raised by the RESUME of the function the landing CALL called
+        ok = (at is not None and at.tb_next is inner and inner is not None and _instr_at(tframe.f_code, at.tb_lasti) == toff
+              and _opname(inner.tb_frame.f_code, _instr_at(inner.tb_frame.f_code, inner.tb_lasti)) == "RESUME")
+    else:
+        ok = at is not None and at is inner and _instr_at(tframe.f_code, inner.tb_lasti) == toff
+    if not ok:
         SCHED.fail("turn %d of %d: the interrupt set at %s was raised at %s: the replay drifted from the model's landing"
                    % (i + 1, len(TURNS), where, raised))
         return
@@ -449,7 +459,7 @@ def _local_trace(frame, event, arg):
             SCHED.release(_me.t, "%s:%d" % (T.show.get(tag, tag), raw))
         i = SCHED.land
         if i is not None and _me.t == HOST and not TRIPPED:
-            land = TURNS[i]["land"]
+            land = T.turn_land[i]
             if (land["op"] == op and land["line"] == line and land["k"] == k and land["tag"] == tag
                     and (code.co_name in COMPREHENSIONS) == land.get("comp", False)):
                 TRIPPED[:] = [i, frame, off, "%s:%d %s@%d" % (T.show.get(tag, tag), raw, op, off)]
@@ -618,6 +628,7 @@ def setup_rendition():
     for a in DATA["anchors"]:
         add_anchor(a)
     T.turn_at = [[t["at"]] for t in TURNS]
+    T.turn_land = [t.get("land") for t in TURNS]
     T.check_codes = [("proto", swapped_cuda_module.__wrapped__.__code__, 0),
                      ("scen", compile(SCENARIO_SOURCE, SCENARIO_FILE, "exec"), 0)]
     check_anchors()
@@ -637,6 +648,8 @@ SIM_LINES = {
     "poll-loop": ("BlockManager.run", "while livethreads:"),
     "poll-abort": ("BlockManager.run", "for t_other in threads:"),
     "poll-done": ("BlockManager.run", "for t in threads:"),
+    # no step: where an interrupt entering the launch's swap is set
+    "swap-with": ("FakeCUDAKernel.__call__", "with swapped_cuda_module(self.fn, fake_cuda_module):"),
 }
 # The model's abort (a thread died with an exception) is either of the
 # real code's two raises: the poll that finds the exception, or the final
@@ -795,6 +808,12 @@ def setup_numba(swap):
         for r in resolve(a):
             add_anchor(r)
     T.turn_at = [resolve(t["nb"]) for t in TURNS]
+
+    def resolve_land(land):
+        if land is not None and land["tag"] == "sim":
+            land = dict(land, line=sim_at[land["key"]]["line"])
+        return land
+    T.turn_land = [resolve_land(t.get("nb_land") or t.get("land")) for t in TURNS]
     check_anchors()
 
     block_thread = simkernel.BlockThread
