@@ -127,9 +127,13 @@ type landing struct {
 	Comp bool   `json:"comp,omitempty"`
 	// Callee: the check is the RESUME of the Python function the CALL
 	// calls (contextlib's helper), which checks before any trace event.
-	Callee bool   `json:"callee,omitempty"`
-	Key    string `json:"key,omitempty"` // tag "sim": a line of kernel.py, by key
-	Text   string `json:"text"`          // for messages
+	Callee bool `json:"callee,omitempty"`
+	// Yield: the check is contextlib's __enter__'s, once next() returned
+	// from the generator's yield (Op YIELD_VALUE at Line): the pending
+	// SIGINT is set at the generator frame's "return" event there.
+	Yield bool   `json:"yield,omitempty"`
+	Key   string `json:"key,omitempty"` // tag "sim": a line of kernel.py, by key
+	Text  string `json:"text"`          // for messages
 }
 
 type module struct {
@@ -277,14 +281,24 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 				if err != nil {
 					return nil, err
 				}
-				tr.Noop, tr.Land = false, l
-				if l.Tag == "scen" {
+				tr.Noop, tr.Where = false, tr.Where+" ("+l.Text+")"
+				switch {
+				case l.Key == simContextYield:
+					// The harness sets _kernel_context by a statement, with
+					// no generator: its first check after it, the swap's
+					// helper, stands for the rest of the launch, which
+					// never starts either; numba's is the model's.
+					nb := *l
+					tr.NBLand = &nb
+					l = &landing{Tag: "scen", Line: g.swapAt, Op: "CALL", Callee: true,
+						Text: "with swapped_cuda_module(...) CALL, the harness's first check after _kernel_context = fake"}
+				case l.Tag == "scen":
 					// the harness's with stands for FakeCUDAKernel.__call__'s
 					nb := *l
 					nb.Tag, nb.Line, nb.Key = "sim", 0, simSwapWith
 					tr.NBLand = &nb
 				}
-				tr.Where += " (" + l.Text + ")"
+				tr.Land = l
 			}
 			d.Turns = append(d.Turns, tr)
 			continue
@@ -436,6 +450,18 @@ func landingOf(p *model.Program, ev model.Event, last *model.Event, g *gen) (*la
 		// RESUME, called by the with's CALL, before anything ran
 		return &landing{Tag: "scen", Line: g.swapAt, Op: "CALL", Callee: true,
 			Text: "with swapped_cuda_module(...) CALL, at the RESUME of contextlib's helper"}, nil
+	}
+	if strings.HasPrefix(where, "lands in _push_kernel_context's __enter__") {
+		return &landing{Tag: "sim", Key: simContextYield, Op: "YIELD_VALUE", Yield: true,
+			Text: "kernel.py _push_kernel_context's yield, raised in contextlib's __enter__ once next() returned"}, nil
+	}
+	if strings.HasPrefix(where, "lands in contextlib's __enter__ (next() returned)") {
+		for _, in := range p.Protocol.Code {
+			if in.Yield {
+				return &landing{Tag: "proto", Line: in.Line, Op: "YIELD_VALUE", Yield: true,
+					Text: fmt.Sprintf("%s:%d yield, raised in contextlib's __enter__ once next() returned", p.Protocol.Source, in.Line)}, nil
+			}
+		}
 	}
 	rest, ok := strings.CutPrefix(where, at)
 	if !ok {

@@ -155,7 +155,7 @@ func TestReplayOfInterruptsObservesWhatTheModelSees(t *testing.T) {
 // The same on numba's real simulator: naive's own swap, merged's
 // rendition in its place.
 func TestNumbaReplayOfInterruptsObservesWhatTheModelSees(t *testing.T) {
-	n := 3
+	n := *numbaSeeds
 	if testing.Short() {
 		n = 1
 	}
@@ -251,7 +251,7 @@ func TestReplayReportsADriftedInterrupt(t *testing.T) {
 
 // A landing the replay cannot force yet is refused in one line.
 func TestEmitRefusesAnInterruptItCannotForce(t *testing.T) {
-	pr, err := check.Lookup("merged")
+	pr, err := check.Lookup("naive")
 	require.NoError(t, err)
 	p, err := model.NewProgram(interruptScenario(t), pr, model.GIL)
 	require.NoError(t, err)
@@ -265,5 +265,5 @@ func TestEmitRefusesAnInterruptItCannotForce(t *testing.T) {
 		}
 		require.NoError(t, err)
 	}
-	t.Fatal("no random schedule of 50 lands where the replay cannot force")
+	t.Fatal("no random schedule of 50 lands where the replay cannot force (a pass of naive's generator expressions)")
 }

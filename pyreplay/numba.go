@@ -127,6 +127,8 @@ const (
 	// the launch's "with swapped_cuda_module(self.fn, fake_cuda_module):"
 	// in FakeCUDAKernel.__call__: no step, an interrupt's landing
 	simSwapWith = "swap-with"
+	// _push_kernel_context's "yield": no step, an interrupt's landing
+	simContextYield = "context-yield"
 )
 
 var simKeys = []string{simSetContext, simResetContext, simStart, simPollDone, simPollAbort}

@@ -213,7 +213,7 @@ class Scheduler:
         i = self._next(SIG)
         if i < self._next(HOST):
             self.land = i
-            self.state[SIG] = "due in turn %d: the host is to reach %s" % (i + 1, TURNS[i]["land"]["text"])
+            self.state[SIG] = "due in turn %d: the host is to reach %s" % (i + 1, T.turn_land[i]["text"])
 
     def fail(self, msg):
         if self.failure is None:
@@ -229,7 +229,7 @@ class Scheduler:
             if t == HOST and self.land is not None:
                 i = self.land
                 self.fail("turn %d of %d: the interrupt was to land at %s, but the host reached %s first"
-                          % (i + 1, len(TURNS), TURNS[i]["land"]["text"], where))
+                          % (i + 1, len(TURNS), T.turn_land[i]["text"], where))
                 return
             if self.pos[t] >= len(self.mine[t]):
                 # Its turns are over: it stays before its next step until the
@@ -410,7 +410,17 @@ def _landed(frame, exc, tb):
     at = tb
     while at is not None and at.tb_frame is not tframe:
         at = at.tb_next
-    if T.turn_land[i].get("callee"):
+    if T.turn_land[i].get("yield"):
+        # raised in contextlib's __enter__ by the CALL of next(), which
+        # returned from the tripped generator's yield
+        ok = False
+        if inner is not None and inner.tb_frame.f_code.co_name == "__enter__":
+            c = inner.tb_frame.f_code
+            cm = inner.tb_frame.f_locals.get("self")
+            gen = getattr(cm, "gen", None)
+            ok = (_opname(c, _instr_at(c, inner.tb_lasti)) == "CALL"
+                  and getattr(gen, "gi_frame", None) is tframe)
+    elif T.turn_land[i].get("callee"):
         # raised by the RESUME of the function the landing CALL called
         ok = (at is not None and at.tb_next is inner and inner is not None and _instr_at(tframe.f_code, at.tb_lasti) == toff
               and _opname(inner.tb_frame.f_code, _instr_at(inner.tb_frame.f_code, inner.tb_lasti)) == "RESUME")
@@ -458,7 +468,7 @@ def _local_trace(frame, event, arg):
         elif T.releases.get(key) == op:
             SCHED.release(_me.t, "%s:%d" % (T.show.get(tag, tag), raw))
         i = SCHED.land
-        if i is not None and _me.t == HOST and not TRIPPED:
+        if i is not None and _me.t == HOST and not TRIPPED and not T.turn_land[i].get("yield"):
             land = T.turn_land[i]
             if (land["op"] == op and land["line"] == line and land["k"] == k and land["tag"] == tag
                     and (code.co_name in COMPREHENSIONS) == land.get("comp", False)):
@@ -480,6 +490,17 @@ def _local_trace(frame, event, arg):
         _frames.pop(frame, None)
         if frame.f_code is T.thread_run_code:
             finish_thread()
+        i = SCHED.land
+        if i is not None and _me.t == HOST and not TRIPPED and T.turn_land[i].get("yield"):
+            land = T.turn_land[i]
+            tag, shift = _tag_of(frame.f_code)
+            if (tag == land["tag"] and frame.f_lineno - shift == land["line"]
+                    and _opname(frame.f_code, frame.f_lasti) == "YIELD_VALUE"):
+                TRIPPED[:] = [i, frame, frame.f_lasti, "%s:%d YIELD_VALUE@%d" % (T.show.get(tag, tag), frame.f_lineno, frame.f_lasti)]
+                # The last act: next() returns in contextlib's __enter__,
+                # whose CALL's check is the main thread's first since.
+                TRIP.fire
+                return _local_trace
     return _local_trace
 
 
@@ -511,6 +532,7 @@ class Outcome:
         self.died = {}          # thread -> exception
         self.host = []          # exceptions the host's launches raised
         self.other_fake = []    # (thread, what a use saw)
+        self.interrupts = []    # the KeyboardInterrupts the host caught, described
 
 
 OUT = Outcome()
@@ -600,7 +622,7 @@ def setup_rendition():
                 time.sleep(0.0005)
 
         def host_raised(self, e):
-            OUT.host.append(e)
+            host_caught(e)
 
         def use(self, value):
             if not isinstance(value, Marker) or value.launch != _me.launch:
@@ -618,7 +640,7 @@ def setup_rendition():
         try:
             host()
         except BaseException as e:
-            OUT.host.append(e)
+            host_caught(e)
 
     T.host = run_host
     for code in codes_of(swapped_cuda_module.__wrapped__.__code__):
@@ -650,6 +672,7 @@ SIM_LINES = {
     "poll-done": ("BlockManager.run", "for t in threads:"),
     # no step: where an interrupt entering the launch's swap is set
     "swap-with": ("FakeCUDAKernel.__call__", "with swapped_cuda_module(self.fn, fake_cuda_module):"),
+    "context-yield": ("_push_kernel_context", "yield"),
 }
 # The model's abort (a thread died with an exception) is either of the
 # real code's two raises: the poll that finds the exception, or the final
@@ -841,7 +864,7 @@ def setup_numba(swap):
             try:
                 kernel[DATA["blocks"], DATA["threads"]]()
             except BaseException as e:  # the caller catches a launch's error and goes on
-                OUT.host.append(e)
+                host_caught(e)
     T.host = run_host
 
 
@@ -859,6 +882,19 @@ def check_anchors():
             raise ReplayFailed("internal: no instruction %s at %s:%d" % ("/".join(ops), T.show.get(tag, tag), line))
 
 
+def host_caught(e):
+    """The host's caller caught e. A KeyboardInterrupt is described now and
+    not kept: it dies here, as a test runner's does, and with it a
+    generator its traceback holds suspended at its yield is closed, whose
+    finally runs now, in the host (model/interrupt.go)."""
+    if not isinstance(e, KeyboardInterrupt):
+        OUT.host.append(e)
+        return
+    _, f, line = origin(e)
+    OUT.interrupts.append("host: KeyboardInterrupt (raised at %s:%d%s)" % (f, line, when(e, HOST, False)))
+    EXC_TURN.pop(id(e), None)
+
+
 def host_main():
     _me.t, _me.launch = 0, 0
     SCHED.state[0] = "started"
@@ -866,7 +902,7 @@ def host_main():
     try:
         T.host()
     except BaseException as e:
-        OUT.host.append(e)
+        host_caught(e)
     finally:
         sys.settrace(None)
         threading.settrace(None)
@@ -940,6 +976,8 @@ def judge():
                 found.append(("use-saw-none", desc))
             else:
                 found.append(("other", desc))
+    for desc in OUT.interrupts:
+        found.append(("interrupt", desc))  # the schedule's own, checked to land where the model's did
     for t, v in OUT.other_fake:
         found.append(("use-saw-other-fake", "%s: a use saw %r" % (NAMES[t], v)))
     if T.identify is not None:
