@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -266,4 +267,19 @@ func TestEmitRefusesAnInterruptItCannotForce(t *testing.T) {
 		require.NoError(t, err)
 	}
 	t.Fatal("no random schedule of 50 lands where the replay cannot force (a pass of naive's generator expressions)")
+}
+
+// The CPython facts the interrupt replay rests on hold on this python3
+// (testdata/cpython/replay_interrupt.py): a SIGINT set pending as the
+// trace function's last act is raised by the next check of the traced
+// code (a C call's, a JUMP_BACKWARD's, a callee's RESUME, contextlib's
+// __enter__ after a yield), with the trace function kept; one the trace
+// function sets by a CALL is raised in itself.
+func TestReplayInterruptFacts(t *testing.T) {
+	py := python3(t)
+	out, err := exec.Command(py, "../testdata/cpython/replay_interrupt.py").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	for _, name := range []string{"c_call", "jump_backward", "callee_resume", "yield_return", "dies_closes", "control"} {
+		require.Contains(t, string(out), name+": ok (", "%s", out)
+	}
 }
