@@ -34,6 +34,15 @@ turn in TURNS; after the last turn every thread runs freely to its end. A
 turn that cannot be forced (the thread is blocked, finished, or reached
 another step than the model's) stops the replay: exit status 2.
 
+An interrupt (the model's SIGINT pseudo-thread) is a real pending SIGINT:
+the host is this script's main thread, and its trace function, at the
+instruction whose own eval-breaker check the model's interrupt lands at,
+sets SIGINT pending as its last act (_thread.interrupt_main, read as a
+property: no check follows in the trace function); CPython raises the
+KeyboardInterrupt at that check, and the script checks, from the
+traceback, that it was raised there. The host's caller catches it and goes
+on to the next launch, as a test runner does.
+
 Exit status: 1 when the violation the model found happened (for a schedule
 without one: when any violation happened), 0 when not, 2 when the replay
 failed. Usage:
