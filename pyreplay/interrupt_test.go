@@ -283,3 +283,31 @@ func TestReplayInterruptFacts(t *testing.T) {
 		require.Contains(t, string(out), name+": ok (", "%s", out)
 	}
 }
+
+// The harm an interrupt leaves, on numba's own simulator and swap: a
+// random schedule (the first seed whose model run has it) where the
+// interrupt lands in launch 1's swap of naive, and launch 2's thread then
+// runs with launch 1's FakeCUDAModule.
+func TestNumbaReplayShowsALaunchWithAnEarlierLaunchsFake(t *testing.T) {
+	pythonWithNumba(t)
+	pr, err := check.Lookup("naive")
+	require.NoError(t, err)
+	p, err := model.NewProgram(interruptScenario(t), pr, model.GIL)
+	require.NoError(t, err)
+	for seed := uint64(1); seed <= 100; seed++ {
+		sch, kinds := modelKinds(t, p, seed)
+		if !slices.Contains(kinds, check.KindUseSawOtherFake) {
+			continue
+		}
+		expect := &sched.Failure{Kind: check.KindUseSawOtherFake, Message: fmt.Sprintf("random schedule, seed %d", seed)}
+		script := writeScript(t, func(b *bytes.Buffer) error { return pyreplay.EmitSchedule(b, p, sch, expect) })
+		for i, r := range runNumba(t, script, 2, "--target", "numba") {
+			require.Equal(t, 1, r.code, "run %d:\n%s", i+1, r.stdout)
+			require.Regexp(t, landed, r.stdout, "run %d", i+1)
+			require.Regexp(t, `observed use-saw-other-fake: L2\.B0\.T0: a use saw <numba\.cuda\.simulator\.kernelapi\.FakeCUDAModule object at 0x[0-9a-f]+>, not its launch's`, r.stdout, "run %d", i+1)
+			require.Contains(t, r.stdout, "verdict: reproduced use-saw-other-fake", "run %d", i+1)
+		}
+		return
+	}
+	t.Fatal("no random schedule of 100 has launch 2 use launch 1's fake")
+}
