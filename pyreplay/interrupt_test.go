@@ -60,7 +60,7 @@ var landed = regexp.MustCompile(`(?m)^interrupt: turn \d+: KeyboardInterrupt rai
 // pending at the landing instruction is raised by CPython at that
 // instruction's own check, in the host (the main thread).
 func TestReplayOfInterrupts(t *testing.T) {
-	runs := 3
+	runs := 2
 	if testing.Short() {
 		runs = 1
 	}
@@ -88,7 +88,7 @@ func TestReplayOfInterrupts(t *testing.T) {
 // numba's own swapped_cuda_module, the others with their rendition in its
 // place.
 func TestNumbaReplayOfInterrupts(t *testing.T) {
-	runs := 2
+	runs := 1
 	if testing.Short() {
 		runs = 1
 	}
@@ -156,7 +156,7 @@ func TestReplayOfInterruptsObservesWhatTheModelSees(t *testing.T) {
 // The same on numba's real simulator: naive's own swap, merged's
 // rendition in its place.
 func TestNumbaReplayOfInterruptsObservesWhatTheModelSees(t *testing.T) {
-	n := *numbaSeeds
+	n := (*numbaSeeds + 1) / 2
 	if testing.Short() {
 		n = 1
 	}
@@ -195,7 +195,7 @@ func interruptDifferential(t *testing.T, py, variant string, n int, args ...stri
 // proposed under random schedules with interrupts (those the replay
 // forces) shows no violation.
 func TestReplayOfProposedUnderInterrupts(t *testing.T) {
-	n := 5
+	n := 3
 	if testing.Short() {
 		n = 2
 	}
