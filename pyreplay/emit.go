@@ -500,6 +500,16 @@ func landingOf(p *model.Program, ev model.Event, last *model.Event, g *gen) (*la
 		}
 	}
 	if pick < 0 {
+		// a local instruction that checked, in the window of the host's
+		// last step (which the event names by its shared instruction)
+		for i, in := range code {
+			if in.Line == line && in.Text == text && in.Check != model.CheckNone && in.Object == model.NoObject {
+				pick, first = i, false
+				break
+			}
+		}
+	}
+	if pick < 0 {
 		return nil, fmt.Errorf("internal: an interrupt lands at %s:%d, where no instruction checks", p.Protocol.Source, line)
 	}
 	in := code[pick]

@@ -151,6 +151,17 @@ func TestReplayOfInterruptsObservesWhatTheModelSees(t *testing.T) {
 			interruptDifferential(t, python3(t), variant, n)
 		})
 	}
+	// a larger world: 2 blocks of 2 threads, 2 calls into 2 modules of 2 names
+	t.Run("refcount-del/blocks 2, calls 2, modules 2, names 2", func(t *testing.T) {
+		py := python3(t)
+		pr, err := check.Lookup("refcount-del")
+		require.NoError(t, err)
+		sh := model.Shape{Threads: 2, Blocks: 2, Calls: 2, Modules: 2, Names: 2}
+		sh.Faults = sh.Faults.With(model.FaultInterrupt)
+		p, err := model.NewProgram(scenario(t, sh), pr, model.GIL)
+		require.NoError(t, err)
+		interruptDifferentialP(t, py, p, (n+2)/3)
+	})
 }
 
 // The same on numba's real simulator: naive's own swap, merged's
@@ -177,6 +188,13 @@ func interruptDifferential(t *testing.T, py, variant string, n int, args ...stri
 	require.NoError(t, err)
 	p, err := model.NewProgram(interruptScenario(t), pr, model.GIL)
 	require.NoError(t, err)
+	interruptDifferentialP(t, py, p, n, args...)
+}
+
+// interruptDifferentialP replays n random schedules of p whose landings
+// the script forces, and compares the kinds observed with the model's.
+func interruptDifferentialP(t *testing.T, py string, p *model.Program, n int, args ...string) {
+	t.Helper()
 	scripts, wants, tried := supportedRandom(t, p, n, func(seed uint64) ([]sched.ThreadID, []string) { return modelKinds(t, p, seed) })
 	require.Len(t, scripts, n, "only %d of %d seeds land where the replay can force", len(scripts), tried)
 	for i, r := range runPython(py, scripts, args...) {
