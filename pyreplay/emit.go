@@ -271,6 +271,11 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 	kernelAt := make([]int, p.NumThreads())
 	fnAt := make([]map[string]int, p.NumThreads())
 	var hostLast *model.Event // the host's last step that ran an instruction of the swap
+	// the host's steps of local steps since its last shared one, by the
+	// instruction they stopped at: the script sets an interrupt at the
+	// first such instruction after the host's last turn, which is the
+	// model's landing only if the host stopped there once
+	localStops := map[string]int{}
 	for i, s := range steps {
 		ev := s.Event
 		var a, nbA anchor
@@ -280,6 +285,9 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 				l, err := landingOf(p, ev, hostLast, g)
 				if err != nil {
 					return nil, err
+				}
+				if hostLast != nil && localStops[hostLast.Where+hostLast.Text] > 1 {
+					return nil, unsupported("an interrupt that lands at %s after the host stopped at the same check before (a local loop)", hostLast.Where)
 				}
 				tr.Noop, tr.Where = false, tr.Where+" ("+l.Text+")"
 				switch {
@@ -300,6 +308,9 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 				}
 				tr.Land = l
 			}
+			if ev.Where == "host" {
+				hostLast = nil
+			}
 			d.Turns = append(d.Turns, tr)
 			continue
 		}
@@ -307,6 +318,9 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 			hostLast = nil
 			if strings.HasPrefix(ev.Where, p.Protocol.Source+":") {
 				hostLast = &steps[i].Event
+			}
+			if local, first := localInstr(p.Protocol, ev); !local && !(first && len(ev.Effects) == 0) {
+				clear(localStops)
 			}
 		}
 		switch {
@@ -322,6 +336,7 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 					hostLast = nil
 					if local {
 						hostLast = &steps[i].Event
+						localStops[ev.Where+ev.Text]++
 					}
 					d.Turns = append(d.Turns, turn{Thread: s.Thread, Where: ev.Where + "  " + ev.Text + " (local steps)", Noop: true})
 					continue
