@@ -547,10 +547,15 @@ func landingOf(p *model.Program, ev model.Event, last *model.Event, g *gen) (*la
 			}
 		}
 		l.Text += " CALL " + strings.TrimPrefix(strings.SplitN(in.Bytecode, " / ", 2)[0], "CALL ")
+	case strings.Contains(in.Bytecode, "YIELD_VALUE"):
+		// naive's generator expressions: a pass's check is the
+		// generator's RESUME when dict() resumes it after a yield, its
+		// backward jump past an item it skips, or, once exhausted, the
+		// CALL of dict() that returns
+		l.Op, l.Comp = "PASS", true
+		l.Text += " (the generator expression's first check after the pass)"
 	default:
-		// naive's generator expressions: the pass's check is the
-		// generator's RESUME when dict() asks for the next item
-		return nil, unsupported("an interrupt that lands at %s:%d after a pass of a generator expression", p.Protocol.Source, line)
+		return nil, unsupported("an interrupt that lands at %s:%d after %s", p.Protocol.Source, line, in.Bytecode)
 	}
 	return l, nil
 }

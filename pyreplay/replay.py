@@ -414,12 +414,21 @@ def _landed(frame, exc, tb):
     if not TRIPPED:
         SCHED.fail("a KeyboardInterrupt the replay did not set was raised in the host at %s" % raised)
         return
-    i, tframe, toff, where = TRIPPED
+    i, tframe, toff, where, caller = TRIPPED
     del TRIPPED[:]
     at = tb
     while at is not None and at.tb_frame is not tframe:
         at = at.tb_next
-    if T.turn_land[i].get("yield"):
+    if T.turn_land[i]["op"] == "PASS":
+        # the generator expression's RESUME after its yield, the jump it
+        # was set at, or its caller's CALL of dict() once it returned
+        ok = False
+        if inner is not None:
+            c = inner.tb_frame.f_code
+            iop = _opname(c, _instr_at(c, inner.tb_lasti))
+            ok = (inner.tb_frame is tframe and (iop == "RESUME" or _instr_at(c, inner.tb_lasti) == toff)
+                  or inner.tb_frame is caller and iop == "CALL")
+    elif T.turn_land[i].get("yield"):
         # raised in contextlib's __enter__ by the CALL of next(), which
         # returned from the tripped generator's yield
         ok = False
@@ -479,9 +488,18 @@ def _local_trace(frame, event, arg):
         i = SCHED.land
         if i is not None and _me.t == HOST and not TRIPPED and not T.turn_land[i].get("yield"):
             land = T.turn_land[i]
-            if (land["op"] == op and land["line"] == line and land["k"] == k and land["tag"] == tag
-                    and (code.co_name in COMPREHENSIONS) == land.get("comp", False)):
-                TRIPPED[:] = [i, frame, off, "%s:%d %s@%d" % (T.show.get(tag, tag), raw, op, off)]
+            if land["op"] == "PASS":
+                # a generator expression's pass that skips its item
+                # jumps back, and the jump checks (naive.py:11's "if v
+                # is cuda")
+                match = (op == "POP_JUMP_BACKWARD_IF_FALSE" and code.co_name in COMPREHENSIONS
+                         and land["line"] == line and land["tag"] == tag
+                         and frame.f_locals.get("v") is not frame.f_locals.get("cuda"))
+            else:
+                match = (land["op"] == op and land["line"] == line and land["k"] == k and land["tag"] == tag
+                         and (code.co_name in COMPREHENSIONS) == land.get("comp", False))
+            if match:
+                TRIPPED[:] = [i, frame, off, "%s:%d %s@%d" % (T.show.get(tag, tag), raw, op, off), frame.f_back]
                 # The last act: the landing instruction runs next, and its
                 # own check is the main thread's first since.
                 TRIP.fire
@@ -500,12 +518,19 @@ def _local_trace(frame, event, arg):
         if frame.f_code is T.thread_run_code:
             finish_thread()
         i = SCHED.land
-        if i is not None and _me.t == HOST and not TRIPPED and T.turn_land[i].get("yield"):
-            land = T.turn_land[i]
+        land = T.turn_land[i] if i is not None else None
+        if land is not None and _me.t == HOST and not TRIPPED and (land.get("yield") or land["op"] == "PASS"):
             tag, shift = _tag_of(frame.f_code)
-            if (tag == land["tag"] and frame.f_lineno - shift == land["line"]
-                    and _opname(frame.f_code, frame.f_lasti) == "YIELD_VALUE"):
-                TRIPPED[:] = [i, frame, frame.f_lasti, "%s:%d YIELD_VALUE@%d" % (T.show.get(tag, tag), frame.f_lineno, frame.f_lasti)]
+            op = _opname(frame.f_code, frame.f_lasti)
+            if land["op"] == "PASS":
+                # the pass yielded (raised at the RESUME that resumes it)
+                # or found the items exhausted (raised by dict()'s CALL)
+                match = frame.f_code.co_name in COMPREHENSIONS and op in ("YIELD_VALUE", "RETURN_VALUE")
+            else:
+                match = op == "YIELD_VALUE"
+            if match and tag == land["tag"] and frame.f_lineno - shift == land["line"]:
+                TRIPPED[:] = [i, frame, frame.f_lasti, "%s:%d %s@%d" % (T.show.get(tag, tag), frame.f_lineno, op, frame.f_lasti),
+                              frame.f_back]
                 # The last act: next() returns in contextlib's __enter__,
                 # whose CALL's check is the main thread's first since.
                 TRIP.fire
