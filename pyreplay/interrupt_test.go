@@ -270,11 +270,11 @@ func TestReplayReportsADriftedInterrupt(t *testing.T) {
 
 // A landing the replay cannot force yet is refused in one line.
 func TestEmitRefusesAnInterruptItCannotForce(t *testing.T) {
-	pr, err := check.Lookup("naive")
+	pr, err := check.Lookup("proposed")
 	require.NoError(t, err)
 	p, err := model.NewProgram(interruptScenario(t), pr, model.GIL)
 	require.NoError(t, err)
-	for seed := uint64(1); seed <= 50; seed++ {
+	for seed := uint64(1); seed <= 300; seed++ {
 		err := pyreplay.EmitSchedule(&bytes.Buffer{}, p, randomSchedule(t, p, seed), nil)
 		var un *pyreplay.Unsupported
 		if errors.As(err, &un) {
@@ -284,7 +284,7 @@ func TestEmitRefusesAnInterruptItCannotForce(t *testing.T) {
 		}
 		require.NoError(t, err)
 	}
-	t.Fatal("no random schedule of 50 lands where the replay cannot force (a pass of naive's generator expressions)")
+	t.Fatal("no random schedule of 300 lands where the replay cannot force (the host's with-body, the polling loop)")
 }
 
 // The CPython facts the interrupt replay rests on hold on this python3
