@@ -30,4 +30,15 @@
 // waits until the schedule gives it the next one, so one turn is the
 // anchor's opcode and every opcode up to the thread's next anchor: exactly
 // the bytecodes the model folds into that step.
+//
+// # Interrupts
+//
+// The model's SIGINT pseudo-thread (-faults interrupt) is replayed as a
+// real pending SIGINT in the host, which is the script's main thread: at
+// the instruction whose eval-breaker check the model's interrupt lands at
+// (its opcode event, or a generator's return event at its yield), the
+// trace function sets SIGINT pending as its last act, CPython raises the
+// KeyboardInterrupt at that check, and the script checks from the
+// traceback that it did. Landings it cannot force yet are refused with
+// an *Unsupported error (docs/replay.md, "Interrupts").
 package pyreplay

@@ -101,6 +101,39 @@ type turn struct {
 	At     anchor `json:"at"`    // on the rendition
 	NB     anchor `json:"nb"`    // on real numba (--target numba)
 	Where  string `json:"where"` // the model's file:line and text, for messages
+	// Noop marks a turn in which nothing shared happens and no thread
+	// needs to be anywhere: the host's local steps after a landing (its
+	// turn before ran them already, up to its next anchor) and the
+	// interrupt's last step once the host has finished. The scheduler
+	// passes them.
+	Noop bool `json:"noop,omitempty"`
+	// Land is an interrupt's turn: the instruction of the host whose
+	// eval-breaker check raises it (interrupt.go).
+	Land   *landing `json:"land,omitempty"`
+	NBLand *landing `json:"nb_land,omitempty"` // on real numba, where it differs
+}
+
+// landing is the instruction whose own eval-breaker check an interrupt
+// lands at: opcode Op, the K-th on Line (counted as anchors count) in the
+// swap's generator (Comp false) or in its comprehension's frame (Comp
+// true). The script sets the pending SIGINT at this instruction's opcode
+// event, as the trace function's last act, so that the instruction's
+// check is the first the main thread makes afterwards.
+type landing struct {
+	Tag  string `json:"tag"`
+	Line int    `json:"line"`
+	Op   string `json:"op"`
+	K    int    `json:"k"`
+	Comp bool   `json:"comp,omitempty"`
+	// Callee: the check is the RESUME of the Python function the CALL
+	// calls (contextlib's helper), which checks before any trace event.
+	Callee bool `json:"callee,omitempty"`
+	// Yield: the check is contextlib's __enter__'s, once next() returned
+	// from the generator's yield (Op YIELD_VALUE at Line): the pending
+	// SIGINT is set at the generator frame's "return" event there.
+	Yield bool   `json:"yield,omitempty"`
+	Key   string `json:"key,omitempty"` // tag "sim": a line of kernel.py, by key
+	Text  string `json:"text"`          // for messages
 }
 
 type module struct {
@@ -125,6 +158,7 @@ type data struct {
 	Blocks         int        `json:"blocks"`
 	Launches       int        `json:"launches"`
 	ThreadNames    []string   `json:"thread_names"`
+	Signal         int        `json:"signal"` // the interrupt's pseudo-thread, or -1
 	Turns          []turn     `json:"turns"`
 	Anchors        []anchor   `json:"anchors"`
 	NBModules      []pyFile   `json:"nb_modules"`
@@ -164,11 +198,9 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 		// by every thread alike
 		return nil, unsupported("branches on the thread index and repeats")
 	}
-	if sc.Faults != 0 {
-		// forcing a KeyboardInterrupt at one eval-breaker check of the
-		// main thread needs the fixture's trick (testdata/cpython/
-		// switchpoints.py), not wired into replay.py
-		return nil, unsupported("faults (%s)", sc.Faults)
+	if other := sc.Faults &^ model.Faults(0).With(model.FaultInterrupt); other != 0 {
+		// other helpers add fault kinds; each needs its own forcing
+		return nil, unsupported("faults (%s): only interrupt", other)
 	}
 	for _, f := range sc.Functions {
 		for _, s := range f.Body {
@@ -191,7 +223,7 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 	nb := newNumbaGen(sc)
 	d := &data{
 		Variant: p.Protocol.Name, SourceFile: p.Protocol.Source, Atomicity: p.Atomicity.String(),
-		Threads: sc.Threads, Blocks: sc.Blocks, Launches: sc.Launches,
+		Threads: sc.Threads, Blocks: sc.Blocks, Launches: sc.Launches, Signal: p.Signal(),
 		ScenarioText: sc.String(), ScenarioSource: g.src.String(), Attrs: g.attrs,
 		NBModules: nb.files,
 	}
@@ -238,12 +270,78 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 	}
 	kernelAt := make([]int, p.NumThreads())
 	fnAt := make([]map[string]int, p.NumThreads())
+	var hostLast *model.Event // the host's last step that ran an instruction of the swap
+	// the host's steps of local steps since its last shared one, by the
+	// instruction they stopped at: the script sets an interrupt at the
+	// first such instruction after the host's last turn, which is the
+	// model's landing only if the host stopped there once
+	localStops := map[string]int{}
 	for i, s := range steps {
 		ev := s.Event
 		var a, nbA anchor
+		if s.Thread == p.Signal() || ev.Where == "host" {
+			tr := turn{Thread: s.Thread, Where: ev.Where + "  " + ev.Text, Noop: true}
+			if s.Thread == p.Signal() && ev.Raised != 0 {
+				l, err := landingOf(p, ev, hostLast, g)
+				if err != nil {
+					return nil, err
+				}
+				if hostLast != nil && localStops[hostLast.Where+hostLast.Text] > 1 {
+					return nil, unsupported("an interrupt that lands at %s after the host stopped at the same check before (a local loop)", hostLast.Where)
+				}
+				tr.Noop, tr.Where = false, tr.Where+" ("+l.Text+")"
+				switch {
+				case l.Key == simContextYield:
+					// The harness sets _kernel_context by a statement, with
+					// no generator: its first check after it, the swap's
+					// helper, stands for the rest of the launch, which
+					// never starts either; numba's is the model's.
+					nb := *l
+					tr.NBLand = &nb
+					l = &landing{Tag: "scen", Line: g.swapAt, Op: "CALL", Callee: true,
+						Text: "with swapped_cuda_module(...) CALL, the harness's first check after _kernel_context = fake"}
+				case l.Tag == "scen":
+					// the harness's with stands for FakeCUDAKernel.__call__'s
+					nb := *l
+					nb.Tag, nb.Line, nb.Key = "sim", 0, simSwapWith
+					tr.NBLand = &nb
+				}
+				tr.Land = l
+			}
+			if ev.Where == "host" {
+				hostLast = nil
+			}
+			d.Turns = append(d.Turns, tr)
+			continue
+		}
+		if s.Thread == model.Host {
+			hostLast = nil
+			if strings.HasPrefix(ev.Where, p.Protocol.Source+":") {
+				hostLast = &steps[i].Event
+			}
+			if local, first := localInstr(p.Protocol, ev); !local && !(first && len(ev.Effects) == 0) {
+				clear(localStops)
+			}
+		}
 		switch {
 		case strings.HasPrefix(ev.Where, p.Protocol.Source+":"):
 			a = protoAnchorFor(p.Protocol, ev)
+			if s.Thread == model.Host {
+				// A paused host's local steps up to another landing are
+				// named by the instruction there: a local one that
+				// checked, or a scan whose first pass checks before it
+				// (no pass ran: a pass always says what it read).
+				local, first := localInstr(p.Protocol, ev)
+				if local || first && len(ev.Effects) == 0 {
+					hostLast = nil
+					if local {
+						hostLast = &steps[i].Event
+						localStops[ev.Where+ev.Text]++
+					}
+					d.Turns = append(d.Turns, turn{Thread: s.Thread, Where: ev.Where + "  " + ev.Text + " (local steps)", Noop: true})
+					continue
+				}
+			}
 			if a.Tag == "" {
 				return nil, fmt.Errorf("internal: step %d (%s %s) matches no instruction of %s", i+1, ev.Where, ev.Bytecode, p.Protocol.Name)
 			}
@@ -347,4 +445,130 @@ func protoAnchorFor(pr *model.Protocol, ev model.Event) anchor {
 		}
 	}
 	return anchor{}
+}
+
+// landingOf finds the instruction an interrupt's step (ev, thread SIGINT)
+// lands at, from the landing its trace names; last is the host's step
+// before it when that step ran an instruction of the swap. Landings
+// other than a protocol instruction's own check are refused.
+func landingOf(p *model.Program, ev model.Event, last *model.Event, g *gen) (*landing, error) {
+	const at = "lands in the host at "
+	var where string
+	for _, e := range ev.Effects {
+		if strings.HasPrefix(e, "lands ") {
+			where = e
+			break
+		}
+	}
+	if strings.HasPrefix(where, "lands entering with swapped_cuda_module(...)") {
+		// the launch's swap is entered: contextlib's helper checks at its
+		// RESUME, called by the with's CALL, before anything ran
+		return &landing{Tag: "scen", Line: g.swapAt, Op: "CALL", Callee: true,
+			Text: "with swapped_cuda_module(...) CALL, at the RESUME of contextlib's helper"}, nil
+	}
+	if strings.HasPrefix(where, "lands in _push_kernel_context's __enter__") {
+		return &landing{Tag: "sim", Key: simContextYield, Op: "YIELD_VALUE", Yield: true,
+			Text: "kernel.py _push_kernel_context's yield, raised in contextlib's __enter__ once next() returned"}, nil
+	}
+	if strings.HasPrefix(where, "lands in contextlib's __enter__ (next() returned)") {
+		for _, in := range p.Protocol.Code {
+			if in.Yield {
+				return &landing{Tag: "proto", Line: in.Line, Op: "YIELD_VALUE", Yield: true,
+					Text: fmt.Sprintf("%s:%d yield, raised in contextlib's __enter__ once next() returned", p.Protocol.Source, in.Line)}, nil
+			}
+		}
+	}
+	rest, ok := strings.CutPrefix(where, at)
+	if !ok {
+		if where == "" {
+			where = "where its trace does not say"
+		}
+		return nil, unsupported("an interrupt that %s", strings.SplitN(where, ":", 2)[0])
+	}
+	loc, text, _ := strings.Cut(rest, "  ")
+	_, lineText, _ := strings.Cut(loc, ":")
+	line, err := strconv.Atoi(lineText)
+	if err != nil {
+		return nil, fmt.Errorf("internal: an interrupt lands at %q", rest)
+	}
+	code := p.Protocol.Code
+	// The instruction that ran and checked after its effect (the host's
+	// last step), or else the one whose first pass checks before it
+	// (CheckFirst: the items() call before a comprehension).
+	pick := -1
+	for i, in := range code {
+		if in.Line != line || in.Text != text {
+			continue
+		}
+		if in.Check != model.CheckNone && last != nil && last.Line == in.Line && last.Text == in.Text && last.Bytecode == in.Bytecode {
+			pick = i
+			break
+		}
+	}
+	first := pick < 0
+	if first {
+		for i, in := range code {
+			if in.Line == line && in.Text == text && in.CheckFirst {
+				pick = i
+				break
+			}
+		}
+	}
+	if pick < 0 {
+		// a local instruction that checked, in the window of the host's
+		// last step (which the event names by its shared instruction)
+		for i, in := range code {
+			if in.Line == line && in.Text == text && in.Check != model.CheckNone && in.Object == model.NoObject {
+				pick, first = i, false
+				break
+			}
+		}
+	}
+	if pick < 0 {
+		return nil, fmt.Errorf("internal: an interrupt lands at %s:%d, where no instruction checks", p.Protocol.Source, line)
+	}
+	in := code[pick]
+	l := &landing{Tag: "proto", Line: line, Text: fmt.Sprintf("%s:%d", p.Protocol.Source, line)}
+	switch {
+	case first:
+		// the comprehension's fn_globs.items(): the line's first CALL
+		l.Op, l.Text = "CALL", l.Text+" CALL (items(), before the comprehension's first pass)"
+	case in.Check == model.CheckLoop:
+		l.Op, l.Comp, l.Text = "JUMP_BACKWARD", true, l.Text+" JUMP_BACKWARD (the comprehension's next pass)"
+	case strings.Contains(in.Bytecode, "JUMP_BACKWARD"):
+		l.Op, l.Text = "JUMP_BACKWARD", l.Text+" JUMP_BACKWARD"
+	case strings.Contains(in.Bytecode, "CALL"):
+		// the K-th checking CALL of the line (line 43: pop, then update)
+		l.Op = "CALL"
+		for j := range pick {
+			o := code[j]
+			if o.Line == line && o.Check != model.CheckNone && strings.Contains(o.Bytecode, "CALL") && o.Bytecode != in.Bytecode {
+				l.K++
+			}
+		}
+		l.Text += " CALL " + strings.TrimPrefix(strings.SplitN(in.Bytecode, " / ", 2)[0], "CALL ")
+	case strings.Contains(in.Bytecode, "YIELD_VALUE"):
+		// naive's generator expressions: a pass's check is the
+		// generator's RESUME when dict() resumes it after a yield, its
+		// backward jump past an item it skips, or, once exhausted, the
+		// CALL of dict() that returns
+		l.Op, l.Comp = "PASS", true
+		l.Text += " (the generator expression's first check after the pass)"
+	default:
+		return nil, unsupported("an interrupt that lands at %s:%d after %s", p.Protocol.Source, line, in.Bytecode)
+	}
+	return l, nil
+}
+
+// localInstr reports whether ev is a local instruction of pr (no shared
+// object), and whether it is one whose first pass checks before it
+// (CheckFirst): a paused host's step of local steps that stopped at
+// another landing is named by such an instruction.
+func localInstr(pr *model.Protocol, ev model.Event) (local, checkFirst bool) {
+	for _, in := range pr.Code {
+		if in.Line == ev.Line && in.Text == ev.Text && in.Bytecode == ev.Bytecode {
+			return in.Object == model.NoObject, in.CheckFirst
+		}
+	}
+	return false, false
 }

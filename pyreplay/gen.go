@@ -20,6 +20,7 @@ type gen struct {
 	line    int
 	stmts   map[string][]int // code name: line of each statement
 	host    map[string]anchor
+	swapAt  int // the line of the launch's "with swapped_cuda_module(kernel, fake):"
 	anchors []anchor
 	attrs   []string
 }
@@ -41,6 +42,7 @@ func newGen(sc *model.Scenario) *gen {
 	g.hostAnchor("_kernel_context = mod", "        _kernel_context = fake", "STORE_GLOBAL")
 	g.emit("        try:")
 	g.emit("            with swapped_cuda_module(kernel, fake):")
+	g.swapAt = g.line
 	g.emit("                for block in range(BLOCKS):")
 	g.emit("                    threads = _sc.threads(launch, block)")
 	g.emit("                    for t in threads:")

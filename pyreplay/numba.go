@@ -124,6 +124,11 @@ const (
 	simStart        = "start"
 	simPollDone     = "poll-done"
 	simPollAbort    = "poll-abort"
+	// the launch's "with swapped_cuda_module(self.fn, fake_cuda_module):"
+	// in FakeCUDAKernel.__call__: no step, an interrupt's landing
+	simSwapWith = "swap-with"
+	// _push_kernel_context's "yield": no step, an interrupt's landing
+	simContextYield = "context-yield"
 )
 
 var simKeys = []string{simSetContext, simResetContext, simStart, simPollDone, simPollAbort}

@@ -34,6 +34,15 @@ turn in TURNS; after the last turn every thread runs freely to its end. A
 turn that cannot be forced (the thread is blocked, finished, or reached
 another step than the model's) stops the replay: exit status 2.
 
+An interrupt (the model's SIGINT pseudo-thread) is a real pending SIGINT:
+the host is this script's main thread, and its trace function, at the
+instruction whose own eval-breaker check the model's interrupt lands at,
+sets SIGINT pending as its last act (_thread.interrupt_main, read as a
+property: no check follows in the trace function); CPython raises the
+KeyboardInterrupt at that check, and the script checks, from the
+traceback, that it was raised there. The host's caller catches it and goes
+on to the next launch, as a test runner does.
+
 Exit status: 1 when the violation the model found happened (for a schedule
 without one: when any violation happened), 0 when not, 2 when the replay
 failed. Usage:
@@ -48,11 +57,13 @@ import inspect
 import json
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import threading
 import time
 import types
+import _thread
 
 if sys.version_info[:2] != (3, 11):
     # The model's steps name CPython 3.11's opcodes; 3.12 renames some
@@ -72,6 +83,9 @@ SCENARIO_FILE = "<scenario>"
 TIMEOUT = 5.0  # seconds without a turn ending before a turn counts as not forced
 NAMES = DATA["thread_names"]
 TURNS = DATA["turns"]
+SIG = DATA["signal"]  # the interrupt's pseudo-thread (SIGINT), or -1
+HOST = 0
+COMPREHENSIONS = ("<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>")
 
 
 class ReplayFailed(Exception):
@@ -104,6 +118,7 @@ class Target:
         self.show = {}        # tag -> file name shown in messages
         self.offset = {}      # tag -> what to add to a model line to show the real one
         self.turn_at = []     # per turn: the anchors that may begin it
+        self.turn_land = []   # per turn: an interrupt's landing instruction, or None
         self.anchors = {}     # (tag, line, k) -> opcode names
         self.scans = set()    # (tag, line, k) of the scan's passes
         self.uses = {}        # (tag, line) -> the global a use loads
@@ -157,24 +172,57 @@ class Scheduler:
     def __init__(self):
         self.cv = threading.Condition()
         self.turn = 0
-        self.free = not TURNS
         self.failure = None
         self.mine = [[] for _ in NAMES]
         for i, t in enumerate(TURNS):
-            self.mine[t["thread"]].append(i)
+            if not t.get("noop"):
+                self.mine[t["thread"]].append(i)
         self.pos = [0] * len(NAMES)
         self.holding = [False] * len(NAMES)
         self.state = ["not started"] * len(NAMES)
         self.last_progress = time.monotonic()
+        # land: the interrupt's turn that comes before the host's next
+        # turn, once the host holds its turn before it: the host sets the
+        # pending SIGINT at that turn's landing (see _local_trace).
+        self.land = None
+        self.landed = 0
+        self._pass_noops()
+        self.free = self.turn == len(TURNS)
+        if SIG >= 0:
+            self.state[SIG] = "not due"
+
+    def _pass_noops(self):
+        # A no-op turn (the host's local steps after a landing, which its
+        # turn before ran already; the interrupt's end once the host has
+        # finished) needs no thread anywhere: it passes at once.
+        while self.turn < len(TURNS) and TURNS[self.turn].get("noop"):
+            self.turn += 1
 
     def _end_turn(self, t):
-        if self.holding[t]:
-            self.holding[t] = False
-            self.turn += 1
-            self.last_progress = time.monotonic()
-            if self.turn == len(TURNS):
-                self.free = True
-            self.cv.notify_all()
+        # The host also runs the interrupt's turn: the unwinding from the
+        # check that raised it, up to the host's next anchor.
+        for u in ((t, SIG) if t == HOST and SIG >= 0 else (t,)):
+            if self.holding[u]:
+                self.holding[u] = False
+                self.turn += 1
+                self._pass_noops()
+                self.last_progress = time.monotonic()
+                if self.turn == len(TURNS):
+                    self.free = True
+                self.cv.notify_all()
+
+    def _next(self, t):
+        return self.mine[t][self.pos[t]] if self.pos[t] < len(self.mine[t]) else len(TURNS)
+
+    def _update_land(self):
+        """The host holds a turn: is an interrupt due before its next one?"""
+        self.land = None
+        if SIG < 0:
+            return
+        i = self._next(SIG)
+        if i < self._next(HOST):
+            self.land = i
+            self.state[SIG] = "due in turn %d: the host is to reach %s" % (i + 1, T.turn_land[i]["text"])
 
     def fail(self, msg):
         if self.failure is None:
@@ -186,6 +234,11 @@ class Scheduler:
         with self.cv:
             self._end_turn(t)
             if self.free or self.failure:
+                return
+            if t == HOST and self.land is not None:
+                i = self.land
+                self.fail("turn %d of %d: the interrupt was to land at %s, but the host reached %s first"
+                          % (i + 1, len(TURNS), T.turn_land[i]["text"], where))
                 return
             if self.pos[t] >= len(self.mine[t]):
                 # Its turns are over: it stays before its next step until the
@@ -209,6 +262,27 @@ class Scheduler:
             self.holding[t] = True
             self.pos[t] += 1
             self.state[t] = "running turn %d (%s)" % (i + 1, TURNS[i]["where"])
+            if t == HOST:
+                self._update_land()
+
+    def interrupted(self, i, where):
+        """The host's check raised the interrupt of turn i (at where): the
+        host ends the turn it held, waits for turn i, and runs it."""
+        with self.cv:
+            self._end_turn(HOST)
+            if self.free or self.failure:
+                return
+            self.state[HOST] = "interrupted at %s, waiting for turn %d" % (where, i + 1)
+            while self.turn != i and not self.failure:
+                self.cv.wait(0.05)
+            if self.failure:
+                return
+            self.holding[SIG] = True
+            self.pos[SIG] += 1
+            self.landed += 1
+            self.state[SIG] = "landed"
+            self.state[HOST] = "running turn %d (%s)" % (i + 1, TURNS[i]["where"])
+            self._update_land()
 
     def release(self, t, where):
         """Thread t (numba's host) polls its threads: a read of their
@@ -226,10 +300,12 @@ class Scheduler:
         with self.cv:
             self._end_turn(t)
             self.state[t] = "finished"
-            if not self.free and self.pos[t] < len(self.mine[t]):
-                i = self.mine[t][self.pos[t]]
-                self.fail("turn %d of %d: %s finished, but the model gives it %s" % (
-                    i + 1, len(TURNS), NAMES[t], TURNS[i]["where"]))
+            for u in ((t, SIG) if t == HOST and SIG >= 0 else (t,)):
+                if not self.free and self.pos[u] < len(self.mine[u]):
+                    i = self.mine[u][self.pos[u]]
+                    self.fail("turn %d of %d: %s finished, but the model gives %s %s" % (
+                        i + 1, len(TURNS), NAMES[t], NAMES[u], TURNS[i]["where"]))
+                    break
 
 
 SCHED = Scheduler()
@@ -245,12 +321,16 @@ FAKES = {}   # launch -> its fake module (numba: FakeCUDAModule)
 GLOBALS_OF = {}  # id(module globals) -> the model's globals of it
 
 
-def _opname(code, offset):
+def _opname_table(code):
     ops = _opnames.get(code)
     if ops is None:
         ops = {i.offset: i.opname for i in dis.get_instructions(code)}
         _opnames[code] = ops
-    return ops.get(offset, "?")
+    return ops
+
+
+def _opname(code, offset):
+    return _opname_table(code).get(offset, "?")
 
 
 def _tag_of(code):
@@ -301,6 +381,77 @@ def _scan_is_step(frame):
     return model is None or keys[n] in model
 
 
+class _Trip(int):
+    # Reading .fire calls _thread.interrupt_main(self) from C: the SIGINT
+    # becomes pending as a real one does (trip_signal, the C handler's own
+    # path) with no CALL instruction, so no eval-breaker check follows in
+    # the trace function (testdata/cpython/switchpoints.py's probe).
+    fire = property(_thread.interrupt_main)
+
+
+TRIP = _Trip(signal.SIGINT)
+TRIPPED = []  # [turn, frame, offset, where] of the interrupt set and not yet raised
+LANDINGS = []  # (turn, where): each interrupt, raised where its turn says
+
+
+def _instr_at(code, lasti):
+    """The offset of the instruction f_lasti / tb_lasti lasti is in (3.11
+    may leave it on a CALL's inline cache)."""
+    return max(o for o in _opname_table(code) if o <= lasti)
+
+
+def _landed(frame, exc, tb):
+    """The host's first trace event of a KeyboardInterrupt: it must be the
+    one the replay set, raised by the landing instruction's own check."""
+    inner = tb
+    while inner is not None and inner.tb_next is not None:
+        inner = inner.tb_next
+    raised = "?"
+    if inner is not None:
+        c = inner.tb_frame.f_code
+        off = _instr_at(c, inner.tb_lasti)
+        raised = "%s:%d %s@%d (in %s)" % (c.co_filename, inner.tb_lineno, _opname(c, off), off, c.co_name)
+    if not TRIPPED:
+        SCHED.fail("a KeyboardInterrupt the replay did not set was raised in the host at %s" % raised)
+        return
+    i, tframe, toff, where, caller = TRIPPED
+    del TRIPPED[:]
+    at = tb
+    while at is not None and at.tb_frame is not tframe:
+        at = at.tb_next
+    if T.turn_land[i]["op"] == "PASS":
+        # the generator expression's RESUME after its yield, the jump it
+        # was set at, or its caller's CALL of dict() once it returned
+        ok = False
+        if inner is not None:
+            c = inner.tb_frame.f_code
+            iop = _opname(c, _instr_at(c, inner.tb_lasti))
+            ok = (inner.tb_frame is tframe and (iop == "RESUME" or _instr_at(c, inner.tb_lasti) == toff)
+                  or inner.tb_frame is caller and iop == "CALL")
+    elif T.turn_land[i].get("yield"):
+        # raised in contextlib's __enter__ by the CALL of next(), which
+        # returned from the tripped generator's yield
+        ok = False
+        if inner is not None and inner.tb_frame.f_code.co_name == "__enter__":
+            c = inner.tb_frame.f_code
+            cm = inner.tb_frame.f_locals.get("self")
+            gen = getattr(cm, "gen", None)
+            ok = (_opname(c, _instr_at(c, inner.tb_lasti)) == "CALL"
+                  and getattr(gen, "gi_frame", None) is tframe)
+    elif T.turn_land[i].get("callee"):
+        # raised by the RESUME of the function the landing CALL called
+        ok = (at is not None and at.tb_next is inner and inner is not None and _instr_at(tframe.f_code, at.tb_lasti) == toff
+              and _opname(inner.tb_frame.f_code, _instr_at(inner.tb_frame.f_code, inner.tb_lasti)) == "RESUME")
+    else:
+        ok = at is not None and at is inner and _instr_at(tframe.f_code, inner.tb_lasti) == toff
+    if not ok:
+        SCHED.fail("turn %d of %d: the interrupt set at %s was raised at %s: the replay drifted from the model's landing"
+                   % (i + 1, len(TURNS), where, raised))
+        return
+    LANDINGS.append((i, where))
+    SCHED.interrupted(i, where)
+
+
 def _local_trace(frame, event, arg):
     if event == "opcode":
         code = frame.f_code
@@ -334,8 +485,30 @@ def _local_trace(frame, event, arg):
                 FAKES[_me.launch] = frame.f_locals.get("mod")
         elif T.releases.get(key) == op:
             SCHED.release(_me.t, "%s:%d" % (T.show.get(tag, tag), raw))
+        i = SCHED.land
+        if i is not None and _me.t == HOST and not TRIPPED and not T.turn_land[i].get("yield"):
+            land = T.turn_land[i]
+            if land["op"] == "PASS":
+                # a generator expression's pass that skips its item
+                # jumps back, and the jump checks (naive.py:11's "if v
+                # is cuda")
+                match = (op == "POP_JUMP_BACKWARD_IF_FALSE" and code.co_name in COMPREHENSIONS
+                         and land["line"] == line and land["tag"] == tag
+                         and frame.f_locals.get("v") is not frame.f_locals.get("cuda"))
+            else:
+                match = (land["op"] == op and land["line"] == line and land["k"] == k and land["tag"] == tag
+                         and (code.co_name in COMPREHENSIONS) == land.get("comp", False))
+            if match:
+                TRIPPED[:] = [i, frame, off, "%s:%d %s@%d" % (T.show.get(tag, tag), raw, op, off), frame.f_back]
+                # The last act: the landing instruction runs next, and its
+                # own check is the main thread's first since.
+                TRIP.fire
+                return _local_trace
     elif event == "exception":
         exc = arg[1]
+        if _me.t == HOST and isinstance(exc, KeyboardInterrupt) and id(exc) not in EXC_TURN:
+            EXC_TURN[id(exc)] = (_me.t, SCHED.turn, SCHED.free, _tag_of(frame.f_code)[0], frame.f_lineno)
+            _landed(frame, exc, arg[2])
         if id(exc) not in EXC_TURN:
             tag = _tag_of(frame.f_code)[0]
             EXC_TURN[id(exc)] = (_me.t, SCHED.turn, SCHED.free, tag, frame.f_lineno)
@@ -344,6 +517,24 @@ def _local_trace(frame, event, arg):
         _frames.pop(frame, None)
         if frame.f_code is T.thread_run_code:
             finish_thread()
+        i = SCHED.land
+        land = T.turn_land[i] if i is not None else None
+        if land is not None and _me.t == HOST and not TRIPPED and (land.get("yield") or land["op"] == "PASS"):
+            tag, shift = _tag_of(frame.f_code)
+            op = _opname(frame.f_code, frame.f_lasti)
+            if land["op"] == "PASS":
+                # the pass yielded (raised at the RESUME that resumes it)
+                # or found the items exhausted (raised by dict()'s CALL)
+                match = frame.f_code.co_name in COMPREHENSIONS and op in ("YIELD_VALUE", "RETURN_VALUE")
+            else:
+                match = op == "YIELD_VALUE"
+            if match and tag == land["tag"] and frame.f_lineno - shift == land["line"]:
+                TRIPPED[:] = [i, frame, frame.f_lasti, "%s:%d %s@%d" % (T.show.get(tag, tag), frame.f_lineno, op, frame.f_lasti),
+                              frame.f_back]
+                # The last act: next() returns in contextlib's __enter__,
+                # whose CALL's check is the main thread's first since.
+                TRIP.fire
+                return _local_trace
     return _local_trace
 
 
@@ -375,6 +566,7 @@ class Outcome:
         self.died = {}          # thread -> exception
         self.host = []          # exceptions the host's launches raised
         self.other_fake = []    # (thread, what a use saw)
+        self.interrupts = []    # the KeyboardInterrupts the host caught, described
 
 
 OUT = Outcome()
@@ -464,7 +656,7 @@ def setup_rendition():
                 time.sleep(0.0005)
 
         def host_raised(self, e):
-            OUT.host.append(e)
+            host_caught(e)
 
         def use(self, value):
             if not isinstance(value, Marker) or value.launch != _me.launch:
@@ -482,7 +674,7 @@ def setup_rendition():
         try:
             host()
         except BaseException as e:
-            OUT.host.append(e)
+            host_caught(e)
 
     T.host = run_host
     for code in codes_of(swapped_cuda_module.__wrapped__.__code__):
@@ -492,6 +684,7 @@ def setup_rendition():
     for a in DATA["anchors"]:
         add_anchor(a)
     T.turn_at = [[t["at"]] for t in TURNS]
+    T.turn_land = [t.get("land") for t in TURNS]
     T.check_codes = [("proto", swapped_cuda_module.__wrapped__.__code__, 0),
                      ("scen", compile(SCENARIO_SOURCE, SCENARIO_FILE, "exec"), 0)]
     check_anchors()
@@ -511,6 +704,9 @@ SIM_LINES = {
     "poll-loop": ("BlockManager.run", "while livethreads:"),
     "poll-abort": ("BlockManager.run", "for t_other in threads:"),
     "poll-done": ("BlockManager.run", "for t in threads:"),
+    # no step: where an interrupt entering the launch's swap is set
+    "swap-with": ("FakeCUDAKernel.__call__", "with swapped_cuda_module(self.fn, fake_cuda_module):"),
+    "context-yield": ("_push_kernel_context", "yield"),
 }
 # The model's abort (a thread died with an exception) is either of the
 # real code's two raises: the poll that finds the exception, or the final
@@ -669,6 +865,12 @@ def setup_numba(swap):
         for r in resolve(a):
             add_anchor(r)
     T.turn_at = [resolve(t["nb"]) for t in TURNS]
+
+    def resolve_land(land):
+        if land is not None and land["tag"] == "sim":
+            land = dict(land, line=sim_at[land["key"]]["line"])
+        return land
+    T.turn_land = [resolve_land(t.get("nb_land") or t.get("land")) for t in TURNS]
     check_anchors()
 
     block_thread = simkernel.BlockThread
@@ -696,7 +898,7 @@ def setup_numba(swap):
             try:
                 kernel[DATA["blocks"], DATA["threads"]]()
             except BaseException as e:  # the caller catches a launch's error and goes on
-                OUT.host.append(e)
+                host_caught(e)
     T.host = run_host
 
 
@@ -714,6 +916,19 @@ def check_anchors():
             raise ReplayFailed("internal: no instruction %s at %s:%d" % ("/".join(ops), T.show.get(tag, tag), line))
 
 
+def host_caught(e):
+    """The host's caller caught e. A KeyboardInterrupt is described now and
+    not kept: it dies here, as a test runner's does, and with it a
+    generator its traceback holds suspended at its yield is closed, whose
+    finally runs now, in the host (model/interrupt.go)."""
+    if not isinstance(e, KeyboardInterrupt):
+        OUT.host.append(e)
+        return
+    _, f, line = origin(e)
+    OUT.interrupts.append("host: KeyboardInterrupt (raised at %s:%d%s)" % (f, line, when(e, HOST, False)))
+    EXC_TURN.pop(id(e), None)
+
+
 def host_main():
     _me.t, _me.launch = 0, 0
     SCHED.state[0] = "started"
@@ -721,7 +936,7 @@ def host_main():
     try:
         T.host()
     except BaseException as e:
-        OUT.host.append(e)
+        host_caught(e)
     finally:
         sys.settrace(None)
         threading.settrace(None)
@@ -785,7 +1000,9 @@ def judge():
             tag, f, line = origin(e, tb if e is top else None)
             desc = "%s: %s: %s (raised at %s:%d%s)" % (who, type(e).__name__, e, f, line, when(e, t, tb is not None))
             msg = str(e)
-            if tag == "proto":
+            if isinstance(e, KeyboardInterrupt):
+                found.append(("interrupt", desc))  # the schedule's own, checked to land where the model's did
+            elif tag == "proto":
                 found.append(("exception", desc))
             elif isinstance(e, AttributeError) and "module 'numba.cuda' has no attribute" in msg:
                 found.append(("use-saw-real", desc))
@@ -793,6 +1010,8 @@ def judge():
                 found.append(("use-saw-none", desc))
             else:
                 found.append(("other", desc))
+    for desc in OUT.interrupts:
+        found.append(("interrupt", desc))  # the schedule's own, checked to land where the model's did
     for t, v in OUT.other_fake:
         found.append(("use-saw-other-fake", "%s: a use saw %r" % (NAMES[t], v)))
     if T.identify is not None:
@@ -859,35 +1078,40 @@ def main():
     else:
         print("model: no violation on this schedule")
     sys.stdout.flush()
-    host = threading.Thread(target=host_main, name="host", daemon=True)
-    host.start()
-    while True:
-        host.join(0.02)
-        with SCHED.cv:
-            failure = SCHED.failure
-            if failure is None and not SCHED.free and time.monotonic() - SCHED.last_progress > TIMEOUT:
-                i = SCHED.turn
-                t = TURNS[i]["thread"]
-                state = SCHED.state[t]
-                if SCHED.holding[t]:
-                    state += ", and has not reached its next step (blocked, on a lock for one)"
-                failure = ("turn %d of %d (%s: %s) could not be forced within %.1fs: %s is %s"
-                           % (i + 1, len(TURNS), NAMES[t], TURNS[i]["where"], TIMEOUT, NAMES[t], state))
-        if failure is not None:
-            fail_now(failure)
-        if not host.is_alive():
-            break
+    # The host is the main thread, the only one CPython raises a signal's
+    # exception in; a watchdog thread (never traced) stops the replay when
+    # a turn cannot be forced. SIGINT gets Python's own handler even when
+    # this process was started with it ignored (a shell's background job).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    host_done = threading.Event()
+    threading.Thread(target=watchdog, args=(host_done,), name="watchdog", daemon=True).start()
+    host_main()
+    host_done.set()
+    with SCHED.cv:
+        failure = SCHED.failure
+    if failure is not None:
+        fail_now(failure)
     deadline = time.monotonic() + TIMEOUT
     for th in T.gpu_threads + list(T.block_threads.values()):
         if th.is_alive():
             th.join(max(0.0, deadline - time.monotonic()))
+    with SCHED.cv:
+        failure = SCHED.failure
+    if failure is not None:
+        fail_now(failure)
     if not SCHED.free:
         fail_now("the schedule ended at turn %d of %d" % (SCHED.turn, len(TURNS)))
+    want = sum(1 for t in TURNS if t.get("land"))
+    if len(LANDINGS) != want:
+        fail_now("%d interrupts landed where the model's did, of %d" % (len(LANDINGS), want))
     print("replay: all %d turns forced" % len(TURNS))
+    for i, where in LANDINGS:
+        print("interrupt: turn %d: KeyboardInterrupt raised in the host (main thread) by the check of %s"
+              % (i + 1, where))
     found = judge()
     for kind, desc in found:
         print("observed %s: %s" % (kind, desc))
-    kinds = [k for k, _ in found if k != "other"]
+    kinds = [k for k, _ in found if k not in ("other", "interrupt")]
     want = DATA["expect_kind"]
     if want:
         if want in kinds:
@@ -900,6 +1124,22 @@ def main():
         return 1
     print("verdict: no violation")
     return 0
+
+
+def watchdog(host_done):
+    while not host_done.wait(0.02):
+        with SCHED.cv:
+            failure = SCHED.failure
+            if failure is None and not SCHED.free and time.monotonic() - SCHED.last_progress > TIMEOUT:
+                i = SCHED.turn
+                t = TURNS[i]["thread"]
+                state = SCHED.state[t]
+                if SCHED.holding[t]:
+                    state += ", and has not reached its next step (blocked, on a lock for one)"
+                failure = ("turn %d of %d (%s: %s) could not be forced within %.1fs: %s is %s"
+                           % (i + 1, len(TURNS), NAMES[t], TURNS[i]["where"], TIMEOUT, NAMES[t], state))
+        if failure is not None:
+            fail_now(failure)
 
 
 if __name__ == "__main__":
