@@ -93,7 +93,10 @@ func useAttr(ev *model.Event) string {
 // module's identity (cuda is numba.cuda is False); docs/proposed_fix.md
 // argues why the invariant, which is about what code sees after the
 // launches, holds, and what that costs. A fake or None left behind still
-// fails.
+// fails. A count entry of 0 in a registry whose zero reads as missing
+// (model.Protocol.ZeroCountIsMissing) is no leftover either: no later
+// step can tell it from none (an interrupt leaves it between line 26's
+// defaultdict miss and the increment).
 func finalFailure(w *model.World) *sched.Failure {
 	p := w.Program()
 	var swapped, left []string
@@ -105,7 +108,7 @@ func finalFailure(w *model.World) *sched.Failure {
 		}
 		r := w.Registry(m)
 		countName, savedName := p.Protocol.EntryNames(mod.Name)
-		if r.HasCount {
+		if r.HasCount && (r.Count != 0 || !p.Protocol.ZeroCountIsMissing) {
 			left = append(left, fmt.Sprintf("%s = %d", countName, r.Count))
 		}
 		if r.HasSaved {

@@ -101,6 +101,12 @@ type Protocol struct {
 	// Dispatch over Dispatch and changes nothing: POR's futures use it
 	// (futures.go, "Pinned modules").
 	StoresDispatchOverReal bool
+	// ZeroCountIsMissing: the count registry is a defaultdict(int) that
+	// every line reads through its default (if _swap_refcount[gid] ==
+	// 0, += 1) and deletes only once it read the entry, so an entry
+	// holding 0 behaves as a missing one to every later step: the end
+	// state does not count it as left over (check's finalFailure).
+	ZeroCountIsMissing bool
 	// Dispatches: the variant stores Dispatch rather than the fake it is
 	// passed, and runs with kernel.py patched as docs/proposed_fix.md
 	// shows: the kernel context is the thread's own (a BlockThread

@@ -144,7 +144,9 @@ func refcount(name, source, summary string, lines entryLines, registered, delete
 	// the swap (lines 27-30) runs only where line 26 read a zero count,
 	// the restore (43) only where line 42 did, both under "with lock:"
 	p := &model.Protocol{Name: name, Source: source, Summary: summary, Code: code, Handlers: handlers,
-		KeepsLockEntries: !deleteLock, CountGuardsGlobals: true}
+		KeepsLockEntries: !deleteLock, CountGuardsGlobals: true,
+		// _swap_refcount = defaultdict(int) (line 10 of each file)
+		ZeroCountIsMissing: true}
 	if registered {
 		p.GlobalLockName = "_locks_register_lock"
 	}
