@@ -27,4 +27,8 @@ var debug struct {
 	// dependence on all, so that a test can check that the agreement
 	// test of the reductions catches it (interrupt_export_test.go).
 	narrowSignal bool
+	// narrowRaise breaks the raise fault's footprint on purpose: the
+	// armed move of a thread declares its statement's object instead of
+	// a dependence on all (raisefault_export_test.go).
+	narrowRaise bool
 }

@@ -78,7 +78,7 @@ import (
 // every other and POR expands every state fully: sound, and as costly as
 // States.
 func (p *Program) futuresKnown() bool {
-	return p.Scenario.NumHosts() == 1 && p.Atomicity != GILBreaker && p.signal < 0
+	return p.Scenario.NumHosts() == 1 && p.Atomicity != GILBreaker && p.signal < 0 && p.raiser < 0
 }
 
 // futStep is one step of a thread's future.
