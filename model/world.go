@@ -318,7 +318,10 @@ func (w *World) Footprint(t int) sched.Footprint {
 		// stops every thread that cannot, and the armed move raises and
 		// lets them go again: both change which threads can run
 		// (raisefault.go).
-		if debug.narrowRaise && t != w.p.raiser { // wrong on purpose
+		if debug.narrowRaise { // wrong on purpose
+			if t == w.p.raiser {
+				return sched.Footprint{Access: sched.Local}
+			}
 			return w.objectFootprint(t)
 		}
 		return sched.Footprint{Access: sched.Write, All: true}
