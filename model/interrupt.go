@@ -130,14 +130,16 @@ func (pr *Program) Signal() int { return pr.signal }
 // (armed), and its frame's fSub counts the interrupts that landed.
 
 // Faults counts the faults that fell in w's execution so far, interrupts
-// and raise faults (raisefault.go).
+// and raise faults (raisefault.go keeps the count when it has both).
 func (w *World) Faults() int {
 	w.sync()
-	n := w.raiseFaults()
-	if w.p.signal >= 0 {
-		n += int(w.s[w.thread(w.p.signal)+tFrames+fSub])
+	if n, ok := w.faultCount(); ok {
+		return n
 	}
-	return n
+	if w.p.signal < 0 {
+		return 0
+	}
+	return int(w.s[w.thread(w.p.signal)+tFrames+fSub])
 }
 
 // splits reports whether thread t's steps stop at their first check: t is
@@ -262,6 +264,7 @@ func (w *World) interrupt() {
 		return
 	}
 	w.s[sig+tFrames+fSub]++
+	w.countFault()
 	w.ev.Raised = KeyboardInterrupt
 	what := w.s[hb+tLanding]
 	w.s[hb+tLanding] = 0

@@ -38,8 +38,11 @@ package model
 // a subset of the executions without) and keeps RAISE's own readiness a
 // function of its slots and the globals, as the status memo needs.
 //
-// The armed flag and the count of raise faults are two slots after the
-// globals (layout.fault), so a GPU thread's readiness reads the globals
+// The armed flag and the count of faults so far, of both kinds, are two
+// slots after the globals (layout.fault): the count is there, not in
+// SIGINT's frame, since it outlives SIGINT (a finished thread's slots are
+// dead to the canonical key) and RAISE reads it. A GPU thread's readiness
+// reads the globals
 // (readsGlobals) and the step memo keys a thread's step with them. The
 // raising step itself is never memoised (memoKeyOf): with interrupts it
 // also re-arms SIGINT, whose budget it spends.
@@ -85,10 +88,10 @@ func (pr *Program) addRaiser() {
 func (pr *Program) Raiser() int { return pr.raiser }
 
 // The fault slots (layout.fault, when the scenario has the raise fault):
-// the armed flag, then the count of raise faults that fell.
+// the armed flag, then the count of faults that fell, of both kinds.
 const (
 	faultArmed = iota
-	faultRaised
+	faultCount
 	faultSlots
 )
 
@@ -101,12 +104,22 @@ func (p *Program) armedIn(gnum uint32) bool {
 	return p.raiser >= 0 && p.globals.run(gnum)[p.lay.fault+faultArmed] != 0
 }
 
-// raiseFaults counts the raise faults that fell in w's execution so far.
-func (w *World) raiseFaults() int {
+// faultCount is the count of faults that fell in w's execution so far,
+// when the scenario has the raise fault (which keeps it: see above), and
+// whether it has.
+func (w *World) faultCount() (int, bool) {
 	if w.p.raiser < 0 {
-		return 0
+		return 0, false
 	}
-	return int(w.s[w.p.lay.fault+faultRaised])
+	return int(w.s[w.p.lay.fault+faultCount]), true
+}
+
+// countFault counts a fault that fell, when the scenario has the raise
+// fault (without it, SIGINT's own count is the count).
+func (w *World) countFault() {
+	if w.p.raiser >= 0 {
+		w.s[w.p.lay.fault+faultCount]++
+	}
 }
 
 // faultsLeft reports whether another fault may fall: the faults so far,
@@ -200,7 +213,7 @@ func (w *World) fall(t int) {
 	w.ev.Raised = KernelError
 	w.ev.Aborted = w.s[w.thread(t)+tAbort] != 0
 	w.s[l.fault+faultArmed] = 0
-	w.s[l.fault+faultRaised]++
+	w.countFault()
 	if w.Trace {
 		w.effect("a fault: %s raised here instead", KernelError)
 	}
