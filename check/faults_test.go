@@ -114,9 +114,9 @@ func TestInterruptIsAThreadOfItsOwn(t *testing.T) {
 // Bad fault input is one line naming the problem.
 func TestBadFaults(t *testing.T) {
 	_, err := model.ParseFaults("interrupt,nosuch")
-	require.EqualError(t, err, `unknown fault "nosuch" (want interrupt)`)
+	require.EqualError(t, err, `unknown fault "nosuch" (want interrupt, raise)`)
 	for text, want := range map[string]string{
-		"faults nosuch\nmodule k cuda\nkernel: use cuda.x\n":                      `line 1: unknown fault "nosuch" (want interrupt)`,
+		"faults nosuch\nmodule k cuda\nkernel: use cuda.x\n":                      `line 1: unknown fault "nosuch" (want interrupt, raise)`,
 		"faults interrupt\nmax-faults 9\nmodule k cuda\nkernel: use cuda.x\n":     "line 2: max-faults must be 1..3, got 9",
 		"hosts 2\nfaults interrupt\nmodule k cuda\nkernel: use cuda.x\n":          "faults interrupt is modelled with one host only, got hosts 2",
 		"faults interrupt\nfaults interrupt\nmodule k cuda\nkernel: use cuda.x\n": "line 2: faults given twice",

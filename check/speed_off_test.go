@@ -67,6 +67,9 @@ func TestSpeedMachineryChangesNothing(t *testing.T) {
 		"host calls":         {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Syncthreads: true, HostCalls: true},
 		"two hosts":          {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Hosts: 2, HostCalls: true},
 		"interrupts":         {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, HostCalls: true, Faults: model.Faults(0).With(model.FaultInterrupt), MaxFaults: 2},
+		"raise faults":       {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Faults: model.Faults(0).With(model.FaultRaise), MaxFaults: 2},
+		"raise, barrier":     {Threads: 1, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Syncthreads: true, HostCalls: true, Faults: model.Faults(0).With(model.FaultRaise)},
+		"both faults":        {Threads: 1, Blocks: 2, Calls: 1, Modules: 1, Names: 1, Faults: model.Faults(0).With(model.FaultInterrupt).With(model.FaultRaise), MaxFaults: 2},
 	}
 	lim := sched.Limits{MaxExecutions: 5000}
 	for name, shape := range shapes {

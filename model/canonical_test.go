@@ -123,6 +123,24 @@ module kernels cuda
 module dev cuda
 device f in dev: use cuda.local
 kernel: call f; raise`)
+	// raise faults (raisefault.go): in GPU threads and in a host's call,
+	// two per execution; and with interrupts, sharing the bound
+	sc["raise faults"] = parse(t, `threads 2
+faults raise
+max-faults 2
+module kernels cuda
+module dev cuda
+device f in dev: use cuda.local
+kernel: call f; syncthreads
+host: call f; launch`)
+	sc["raise and interrupt"] = parse(t, `threads 1
+launches 2
+faults interrupt,raise
+max-faults 2
+module kernels cuda
+module dev cuda
+device f in dev: use cuda.local
+kernel: call f`)
 	for name, b := range branchScenarios(t) {
 		sc[name] = b
 	}

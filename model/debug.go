@@ -27,4 +27,9 @@ var debug struct {
 	// dependence on all, so that a test can check that the agreement
 	// test of the reductions catches it (interrupt_export_test.go).
 	narrowSignal bool
+	// narrowRaise breaks the raise fault's footprints on purpose: RAISE's
+	// move declares nothing shared and the armed move of a thread its
+	// statement's object, instead of a dependence on all
+	// (raisefault_export_test.go).
+	narrowRaise bool
 }

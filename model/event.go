@@ -77,6 +77,9 @@ type EventNumbers struct {
 	// checked: the step checked the eval breaker (switchpoint.go);
 	// keepsGIL: it ended at no switch point (Event.KeepsGIL).
 	checked, keepsGIL bool
+	// Fault is the fault this step is (FaultRaise: its statement raised
+	// instead of running, raisefault.go), 0 for none.
+	Fault Fault
 }
 
 // source is where an Event's texts come from.
@@ -88,6 +91,7 @@ const (
 	srcStmt          // a kernel or device statement, or the host's
 	srcLocal         // a paused host's local steps only (interrupt.go)
 	srcSignal        // the interrupt's landing (interrupt.go)
+	srcRaiser        // the raise fault's pseudo-thread (raisefault.go)
 )
 
 // pollText is which pass of the host's poll a step was.
@@ -125,6 +129,11 @@ func (p *Program) Describe(ev *Event) {
 		ev.Where, ev.Text, ev.Bytecode = "signal", "KeyboardInterrupt (SIGINT) raised in the host at its eval-breaker check", "(eval breaker: handle_signals)"
 		if ev.pc == 1 {
 			ev.Text, ev.Bytecode = "the host's program ended: no interrupt lands any more", "-"
+		}
+	case srcRaiser:
+		ev.Where, ev.Text, ev.Bytecode = "fault", "a raise fault is armed: the next move's thread raises at its statement", "-"
+		if ev.pc == 1 {
+			ev.Text = "no raise fault falls any more (none can here, or the bound is spent)"
 		}
 	case srcStmt:
 		cd := &p.codes[ev.code]
@@ -176,5 +185,6 @@ func (p *Program) Describe(ev *Event) {
 				ev.Text = pollTexts[ev.pollText]
 			}
 		}
+		p.describeFault(ev)
 	}
 }

@@ -23,6 +23,10 @@ const (
 	// host (main) thread at one of CPython 3.11's eval-breaker checks
 	// (interrupt.go; docs/cpython-switch-points.md).
 	FaultInterrupt Fault = 1 + iota
+	// FaultRaise: a statement of a kernel or device-function body raises
+	// an exception (a user's kernel error) instead of running, in
+	// whichever thread runs it (raisefault.go).
+	FaultRaise
 )
 
 // FaultKind names a fault and says in one line what it is.
@@ -35,6 +39,7 @@ type FaultKind struct {
 // FaultKinds lists every fault kind, in the order -list prints them.
 var FaultKinds = []FaultKind{
 	{FaultInterrupt, "interrupt", "a KeyboardInterrupt (Ctrl-C) reaches the host (main) thread at one of CPython 3.11's eval-breaker checks; the host's caller catches it and goes on"},
+	{FaultRaise, "raise", "a statement of a kernel or device-function body raises (KernelError, standing for any exception a user's kernel raises) instead of running, in whichever thread runs it, as a scenario's raise statement there would"},
 }
 
 // Faults is a set of fault kinds (bit f-1 for Fault f); the zero value

@@ -109,11 +109,13 @@ import (
 // futures. They assume that a step enables or disables no other thread's
 // step but as the group rules say, which does not hold under GILBreaker,
 // where a step that keeps the GIL stops every other thread, nor with an
-// interrupt, whose landing depends on where the host stopped. There every
+// interrupt, whose landing depends on where the host stopped, nor with a
+// raise fault, whose armed move lets only a thread at a statement run
+// (raisefault.go). There every
 // thread may conflict with every other and POR expands every state fully:
 // sound, and as costly as States.
 func (p *Program) futuresKnown() bool {
-	return p.Atomicity != GILBreaker && p.signal < 0
+	return p.Atomicity != GILBreaker && p.signal < 0 && p.raiser < 0
 }
 
 // FuturesKnown reports whether POR's persistent sets can reduce this
@@ -121,10 +123,14 @@ func (p *Program) futuresKnown() bool {
 func (p *Program) FuturesKnown() bool { return p.futuresKnown() }
 
 // hostOf is the host that starts thread t, releases its barrier and polls
-// its block (t itself for a host): launch l is host (l-1)/Launches's.
+// its block (t itself for a host, Host for a fault's pseudo-thread):
+// launch l is host (l-1)/Launches's.
 func (p *Program) hostOf(t int) int {
-	if p.isHost(t) {
+	switch {
+	case p.isHost(t):
 		return t
+	case p.threadLaunch[t] < 1:
+		return Host
 	}
 	return (p.threadLaunch[t] - 1) / p.Scenario.Launches
 }

@@ -18,8 +18,18 @@ func (w *World) interpret(t int) {
 		}
 		return
 	}
+	if t == w.p.raiser {
+		w.raiseMove()
+		if w.Trace {
+			w.p.Describe(&w.ev)
+		}
+		return
+	}
 	start := w.startStep(t)
-	if !w.paused(t) || w.resume(t) {
+	if w.armed() {
+		w.fall(t)
+		w.settle(t)
+	} else if !w.paused(t) || w.resume(t) {
 		f := w.top(t)
 		if w.s[f+fInBody] == 1 {
 			w.execStmt(t, f, true)
@@ -30,8 +40,8 @@ func (w *World) interpret(t int) {
 		w.settle(t)
 	}
 	w.endStep(t, start)
-	if w.p.signal >= 0 && w.p.isHost(t) {
-		w.arm()
+	if w.p.signal >= 0 && (w.p.isHost(t) || w.ev.Fault != 0) {
+		w.arm() // a raise fault spends the budget the interrupt shares
 	}
 	if w.Trace {
 		w.p.Describe(&w.ev)

@@ -129,12 +129,16 @@ func (pr *Program) Signal() int { return pr.signal }
 // The signal thread's slots: tEvent is 1 while the interrupt can land
 // (armed), and its frame's fSub counts the interrupts that landed.
 
-// Faults counts the faults that fell in w's execution so far.
+// Faults counts the faults that fell in w's execution so far, interrupts
+// and raise faults (raisefault.go keeps the count when it has both).
 func (w *World) Faults() int {
+	w.sync()
+	if n, ok := w.faultCount(); ok {
+		return n
+	}
 	if w.p.signal < 0 {
 		return 0
 	}
-	w.sync()
 	return int(w.s[w.thread(w.p.signal)+tFrames+fSub])
 }
 
@@ -145,7 +149,7 @@ func (w *World) splits(t int) bool {
 	if t != Host || w.p.signal < 0 {
 		return false
 	}
-	return w.s[w.thread(w.p.signal)+tStatus] != finished && w.s[w.thread(Host)+tDeferred] == 0
+	return w.s[w.thread(w.p.signal)+tStatus] != finished && w.s[w.thread(Host)+tDeferred] == 0 && w.faultsLeft()
 }
 
 // paused reports whether thread t stopped at a landing, in the middle of a
@@ -239,7 +243,8 @@ func (w *World) arm() {
 		return
 	}
 	var armed slot
-	if w.s[hb+tStatus] == finished || w.s[hb+tDeferred] == 0 && (w.s[hb+tLanding] != 0 || w.atPoll(Host)) {
+	// (raise faults may have spent the bound the interrupt shares)
+	if w.s[hb+tStatus] == finished || w.faultsLeft() && w.s[hb+tDeferred] == 0 && (w.s[hb+tLanding] != 0 || w.atPoll(Host)) {
 		armed = 1
 	}
 	w.s[sig+tEvent] = armed
@@ -259,6 +264,7 @@ func (w *World) interrupt() {
 		return
 	}
 	w.s[sig+tFrames+fSub]++
+	w.countFault()
 	w.ev.Raised = KeyboardInterrupt
 	what := w.s[hb+tLanding]
 	w.s[hb+tLanding] = 0

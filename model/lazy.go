@@ -129,6 +129,12 @@ func (w *World) statusOf(t int) statusInfo {
 	case finished:
 		return info | stFinished
 	}
+	if r, ok := w.raiseReady(t); ok { // the raise fault decides (raisefault.go)
+		if r {
+			return info | stReady
+		}
+		return info | stWaiting
+	}
 	if w.paused(t) {
 		return info | stReady
 	}
@@ -251,6 +257,9 @@ func (p *Program) rememberStatus(k memoKey, info statusInfo) {
 // instruction that may wait (Instr.Ready, which reads locks and
 // registries; see ready).
 func (w *World) readsGlobals(t int) bool {
+	if w.p.raiser >= 0 {
+		return true // the raise fault's armed flag (raisefault.go)
+	}
 	base := w.thread(t)
 	if st := w.s[base+tStatus]; st == notStarted || st == finished || w.paused(t) {
 		return false

@@ -162,7 +162,7 @@ func (e *events) event(id uint32) *Event { return &(*e.byID.Load())[id-1] }
 // whether the memo applies: w knows its block and globals numbers and
 // nothing watches the step.
 func (w *World) memoKeyOf(t int) (memoKey, bool) {
-	if w.p.isHost(t) || t == w.p.signal || w.cache.blocks == nil || w.cache.gnum == 0 || w.Trace || w.History != nil {
+	if w.p.isHost(t) || t == w.p.signal || t == w.p.raiser || w.cache.blocks == nil || w.cache.gnum == 0 || w.Trace || w.History != nil || w.p.armedIn(w.cache.gnum) {
 		return memoKey{}, false
 	}
 	b := w.cache.blocks[t]

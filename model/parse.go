@@ -16,7 +16,7 @@ import (
 //	blocks 1                   blocks per launch (default 1)
 //	launches 1                 launches, one after another (default 1)
 //	hosts 1                    host threads, each launching at once (default 1)
-//	faults interrupt           faults to explore (faults.go; default none)
+//	faults interrupt,raise     faults to explore (faults.go; default none)
 //	max-faults 1               faults per execution (default 1)
 //	module kernels cuda        a module and the globals bound to the real
 //	module helpers cuda cu     cuda module; the first is the kernel's

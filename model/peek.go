@@ -74,5 +74,5 @@ func (w *World) peekAt(t int, block, globals uint32) (word uint64, note sched.Pe
 // key from w's numbers as they are: w is stale (so numbered), and keeps
 // no trace or history, which a recalled step would not write.
 func (w *World) peekable(t int) bool {
-	return w.cache.stale && !w.p.isHost(t) && t != w.p.signal && !w.Trace && w.History == nil
+	return w.cache.stale && !w.p.isHost(t) && t != w.p.signal && t != w.p.raiser && !w.Trace && w.History == nil
 }

@@ -24,6 +24,7 @@ const (
 	sStart        // host: t.start() of the block's lowest-indexed thread not yet started
 	sPoll         // host: the BlockManager's polling loop
 	sInterrupt    // the signal pseudo-thread: a KeyboardInterrupt lands in the host
+	sRaiseFault   // the raise fault's pseudo-thread: arms a raise (raisefault.go)
 )
 
 type stmt struct {
@@ -103,6 +104,9 @@ type Program struct {
 	// thread, or -1 when the scenario has no interrupt fault; maxFaults
 	// bounds the faults of one execution
 	signal, maxFaults, signalCode int
+	// raiser is the raise fault's pseudo-thread (raisefault.go), the
+	// last thread, or -1 when the scenario has no raise fault
+	raiser, raiserCode int
 }
 
 // maxLocks bounds the locks a program may make (one per call at most): lock
@@ -238,6 +242,7 @@ func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
 		pr.globalNames = append(pr.globalNames, names)
 	}
 	pr.addSignal()
+	pr.addRaiser()
 	pr.lay = newLayout(pr)
 	return pr, nil
 }
@@ -495,6 +500,9 @@ func (pr *Program) ThreadName(t int) string {
 	if t == pr.signal {
 		return SignalName
 	}
+	if t == pr.raiser {
+		return RaiseName
+	}
 	if pr.isHost(t) {
 		if pr.hosts == 1 {
 			return "host"
@@ -521,6 +529,7 @@ type layout struct {
 	lockReg, countP, count, origP, orig int // per module: base + module
 	nextLock                            int // per module: locks it made so far
 	lockOwner                           int // base + lock ref
+	fault                               int // the raise fault's slots (raisefault.go)
 	threads                             int
 	threadSize                          int
 	size                                int
@@ -585,6 +594,9 @@ func newLayout(pr *Program) layout {
 	l.orig, n = n, n+M
 	l.nextLock, n = n, n+M
 	l.lockOwner, n = n-1, n+pr.maxLocks // refs 1..maxLocks
+	if pr.raiser >= 0 {
+		l.fault, n = n, n+faultSlots
+	}
 	l.threads = n
 	l.threadSize = tFrames + pr.maxFrames*frameSize
 	n += l.threadSize * pr.NumThreads()

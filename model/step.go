@@ -44,7 +44,7 @@ func (w *World) forget(t int) {
 		if t == s {
 			w.touch(Host)
 			w.forgetHostWrites() // it may end a launch's threads (endUnstarted)
-		} else if w.p.isHost(t) {
+		} else if w.p.isHost(t) || w.ev.Fault != 0 {
 			w.touch(s)
 		}
 	}

@@ -143,6 +143,9 @@ func New(p *Program) *World {
 		case t == p.signal:
 			w.s[f+fCode] = slot(p.signalCode)
 			w.s[base+tStatus] = alive
+		case t == p.raiser:
+			w.s[f+fCode] = slot(p.raiserCode)
+			w.s[base+tStatus] = alive
 		default:
 			w.s[f+fCode] = slot(p.threadCode[t])
 		}
@@ -273,6 +276,9 @@ func (w *World) appendRunnable(buf []sched.ThreadID) ([]sched.ThreadID, bool) {
 }
 
 func (w *World) ready(t int) bool {
+	if r, ok := w.raiseReady(t); ok {
+		return r
+	}
 	if w.paused(t) {
 		return true // local steps come first
 	}
@@ -306,6 +312,19 @@ func (w *World) Footprint(t int) sched.Footprint {
 			return sched.Footprint{Access: sched.Local}
 		}
 		return w.objectFootprint(Host)
+	}
+	if t == w.p.raiser || w.armed() {
+		// RAISE's move arms the fault where some thread can raise, which
+		// stops every thread that cannot, and the armed move raises and
+		// lets them go again: both change which threads can run
+		// (raisefault.go).
+		if debug.narrowRaise { // wrong on purpose
+			if t == w.p.raiser {
+				return sched.Footprint{Access: sched.Local}
+			}
+			return w.objectFootprint(t)
+		}
+		return sched.Footprint{Access: sched.Write, All: true}
 	}
 	if t == w.p.signal || w.paused(t) {
 		// The interrupt changes where the host is, and a paused host's

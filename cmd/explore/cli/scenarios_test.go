@@ -184,6 +184,22 @@ func TestScenarioFiles(t *testing.T) {
 			"merged":                same(interruptedHurtLaunch2),
 			"proposed":              same(verified),
 		}},
+		// A raise fault anywhere in the kernel or f: the aborted launch's
+		// harm, with the raise wherever the search puts it (as in
+		// aborted-launch.txt: naive's and the refcount variants' own races
+		// among launch 1's threads come first).
+		{"raise-fault.txt", map[string][]want{
+			"naive":       same(violation(check.KindUseSawReal, "L1.B0.T1")),
+			"global-lock": same(launch2SawFake1),
+			"refcount-unregistered": modes(
+				violation(check.KindException, "T1: KeyError", "refcount_unregistered.py:45: del _globals_locks[gid]"),
+				violation(check.KindException, "T1: KeyError", "refcount_unregistered.py:45: del _globals_locks[gid]"),
+				violation(check.KindUseSawReal, "L1.B0.T1"),
+				violation(check.KindException, "T1: KeyError", "refcount_unregistered.py:45: del _globals_locks[gid]")),
+			"refcount-del": same(violation(check.KindException, "T1: KeyError", "refcount_del.py:45: del _globals_locks[gid]")),
+			"merged":       same(launch2SawFake1),
+			"proposed":     same(verified),
+		}},
 		// No variant of numba-cuda can tell: the swap installs whatever
 		// fake its caller passes. proposed's kernel.py has no module-level
 		// context to share.
@@ -328,6 +344,11 @@ func TestScenarioFilesShape(t *testing.T) {
 		{"interrupt.txt", func(t *testing.T, sc *model.Scenario) {
 			require.Equal(t, "interrupt", sc.Faults.String())
 			require.Equal(t, 2, sc.Launches)
+		}},
+		{"raise-fault.txt", func(t *testing.T, sc *model.Scenario) {
+			require.Equal(t, "raise", sc.Faults.String())
+			require.Equal(t, 2, sc.Launches)
+			require.Equal(t, "call use", kinds(sc.Kernel), "no raise statement: the fault raises")
 		}},
 		{"host-call-after-abort.txt", func(t *testing.T, sc *model.Scenario) {
 			require.Equal(t, []model.HostStmt{{Kind: model.HostLaunch}, {Kind: model.HostCall}, {Kind: model.HostLaunch}}, sc.Host)
