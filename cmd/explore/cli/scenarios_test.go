@@ -195,6 +195,14 @@ func TestScenarioFiles(t *testing.T) {
 			"merged":                same(inlineSawFake1),
 			"proposed":              same(verified),
 		}},
+		// Two hosts and Ctrl-C, which only host 0 (the main thread)
+		// receives: numba-cuda's variants fail on the two hosts' shared
+		// _kernel_context before any interrupt; proposed's dispatcher
+		// survives both.
+		{"two-hosts-interrupt.txt", map[string][]want{
+			"merged":   same(inlineSawFake1),
+			"proposed": same(verified),
+		}},
 		// Threads that take different arms: naive's race reaches a use
 		// in one arm (the condition's own load of cuda in g among them);
 		// the refcount variants fail as on -threads 3; no variant's swap
@@ -324,6 +332,10 @@ func TestScenarioFilesShape(t *testing.T) {
 		}},
 		{"two-hosts.txt", func(t *testing.T, sc *model.Scenario) {
 			require.Equal(t, 2, sc.NumHosts())
+		}},
+		{"two-hosts-interrupt.txt", func(t *testing.T, sc *model.Scenario) {
+			require.Equal(t, 2, sc.NumHosts())
+			require.Equal(t, "interrupt", sc.Faults.String())
 		}},
 		{"interrupt.txt", func(t *testing.T, sc *model.Scenario) {
 			require.Equal(t, "interrupt", sc.Faults.String())
