@@ -112,11 +112,6 @@ func (sc *Scenario) validateFaults() error {
 	switch {
 	case sc.MaxFaults < 0 || sc.MaxFaults > MaxFaultsBound:
 		return fmt.Errorf("max-faults must be 1..%d, got %d", MaxFaultsBound, sc.MaxFaults)
-	case sc.Faults.Has(FaultInterrupt) && sc.NumHosts() > 1:
-		// With several hosts the interrupt would reach host 0 while
-		// others launch; the landings of FakeCUDAKernel.__call__'s
-		// device check and assert are not modelled yet.
-		return fmt.Errorf("faults interrupt is modelled with one host only, got hosts %d", sc.NumHosts())
 	}
 	return nil
 }

@@ -356,9 +356,11 @@ func (w *World) execStmt(t, f int, visible bool) {
 			w.endLaunch(st.arg)
 			w.ev.skipped = true
 			w.s[f+fBody] += slot(st.to - 1) // to the inline run
+			w.land(t, landDevice)           // _get_kernel_context's RESUME
 			return
 		}
 		next()
+		w.land(t, landDevice) // normalize_kernel_dimensions's RESUME
 	case sCheckContext:
 		ctx := Value(w.s[l.ctx])
 		if w.Trace {

@@ -18,6 +18,16 @@ import "fmt"
 // The scenario's fault bound (FaultBound) ends the pseudo-thread once that
 // many have landed, or once the host has finished.
 //
+// # Which host is the main thread
+//
+// With several hosts (Scenario.Hosts), host 0 (thread Host) is the main
+// thread: a test runner or threaded program whose main thread launches
+// kernels too, while hosts 1.. are threading.Thread's it started. Only
+// host 0 ever takes the KeyboardInterrupt; the others run on through the
+// eval-breaker checks that would raise it in the main thread (fact
+// signals_only_in_main_thread), so their steps have no landings and never
+// stop at one (splits, land).
+//
 // # Where it lands
 //
 // A host step is a window of bytecode: one shared operation and the local
@@ -63,6 +73,33 @@ import "fmt"
 //     starts, and _kernel_context stays set while the exception lives; the
 //     generator's finally (kernel.py:36) runs where it dies, as the host's
 //     next step;
+//   - several hosts only, after FakeCUDAKernel.__call__'s device check
+//     ("if self._device or _kernel_context:", k:84, which has no check of
+//     its own) read _kernel_context: when it read None, at the RESUME of
+//     normalize_kernel_dimensions (k:89), before the assert; when it read
+//     another host's fake, at the RESUME of _get_kernel_context (k:85),
+//     before the inline run reads the context again (scenarios launch and
+//     inline of the golden file). Nothing of the launch ran: its threads
+//     never start, and the caller goes on past it (skipAfterCheck);
+//   - several hosts, in _push_kernel_context: the assert (k:31) and the
+//     store (k:32) have no check between them or before them, so the
+//     interrupt lands only once the store is done (landContext above);
+//     when the assert fails, at the CALL that makes the AssertionError,
+//     whose KeyboardInterrupt then leaves the generator before its try as
+//     the AssertionError would (scenario push_busy): the caller catches it
+//     and goes on, as it does the AssertionError, so it is no landing of
+//     its own;
+//   - several hosts, while host 0 runs the kernel inline as a device
+//     function (k:85-86, another host's launch running): the landings of
+//     a device call from the host, in the kernel's with swapped_cuda_module
+//     and its body (scenario inline: the helper's, __enter__'s and the
+//     generator's RESUMEs, the body's own RESUME and statements,
+//     __exit__'s): the exception leaves the inline run as from a host's
+//     device call, and the caller goes on past the launch;
+//   - _push_kernel_context's finally (k:36) stores None whether an
+//     interrupt lands before it (the generator's RESUME after its yield:
+//     the finally runs with the exception) or after it (outside): the
+//     store happens, with several hosts as with one;
 //   - while the host polls a block (BlockManager.run's loop, k:297-319):
 //     the loop's checks land it at any time, waiting or not; the launch
 //     ends without the abort path: no thread is aborted or released from
@@ -102,6 +139,7 @@ const (
 	landAfterWith                  // a with statement ended; __exit__ returned to the caller
 	landStmt                       // a statement of a with-body run by the host ended
 	landContext                    // _kernel_context = mod: _push_kernel_context's yield
+	landDevice                     // several hosts: FakeCUDAKernel.__call__'s device check read _kernel_context
 )
 
 // addSignal adds the interrupt's pseudo-thread, when the scenario asks for
@@ -297,6 +335,8 @@ func (w *World) interrupt() {
 		w.endUnstarted(Host, f)
 		w.s[f+fBody]++ // past the launch, to the finally's _kernel_context = None
 		w.s[f+fExc] = slot(KeyboardInterrupt)
+	case what == landDevice:
+		w.skipAfterCheck(f)
 	case what == landAfterWith && w.s[f+fPC] < 0:
 		if w.Trace {
 			w.effect("lands in FakeCUDAKernel.__call__ after the launch's swap ended: _push_kernel_context's finally runs")
@@ -361,4 +401,31 @@ func (w *World) closed(t int) bool {
 	}
 	w.s[base+tDeferred] = 0
 	return true
+}
+
+// skipAfterCheck is an interrupt landed after FakeCUDAKernel.__call__'s
+// device check (landDevice), on host frame f: at the check's next
+// eval-breaker check, the RESUME of normalize_kernel_dimensions (the check
+// read None: before the assert) or of _get_kernel_context (it read a fake:
+// before the inline run reads the context again). Nothing of the launch
+// ran: its threads will never start, and the caller catches the exception
+// and goes on past the launch's statements.
+func (w *World) skipAfterCheck(f int) {
+	st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]
+	switch st.kind {
+	case sCheckContext:
+		if w.Trace {
+			w.effect("lands in FakeCUDAKernel.__call__ after its device check read None (normalize_kernel_dimensions's RESUME): the launch does not start; the caller goes on")
+		}
+		w.endLaunch(st.arg)
+		w.ev.skipped = true // the step wrote other threads (forgetHostWrites)
+	case sInline: // the check found a fake and ended the launch already
+		if w.Trace {
+			w.effect("lands in FakeCUDAKernel.__call__ after its device check read a fake (_get_kernel_context's RESUME): the kernel does not run inline; the caller goes on")
+		}
+	default:
+		panic(fmt.Sprintf("model: an interrupt after the device check finds the host at a statement of kind %d", st.kind))
+	}
+	w.s[f+fBody] += slot(st.to)
+	w.s[f+fSub] = 0
 }

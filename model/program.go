@@ -460,7 +460,7 @@ func (pr *Program) launchStmts(l int, kernelFor []int) []stmt {
 	}
 	out = append(out, launch...)
 	out[len(out)-1].to = 2 // the reset: past the inline run
-	return append(out, stmt{kind: sInline, arg: pr.kernelCode, text: "with swapped_cuda_module(self.fn, _get_kernel_context()): return self.fn(*args)"})
+	return append(out, stmt{kind: sInline, arg: pr.kernelCode, text: "with swapped_cuda_module(self.fn, _get_kernel_context()): return self.fn(*args)", to: 1})
 }
 
 // callsPerThread counts the device calls one run of code c makes, nested

@@ -326,6 +326,12 @@ func (w *World) Footprint(t int) sched.Footprint {
 		}
 		return sched.Footprint{Access: sched.Write, All: true}
 	}
+	if t == w.p.signal && w.s[w.thread(Host)+tStatus] == finished {
+		// The signal's last step, once host 0 ended: it ends the
+		// pseudo-thread and touches nothing else (interrupt), so it
+		// changes no other thread's step nor whether one can run.
+		return sched.Footprint{Access: sched.Local}
+	}
 	if t == w.p.signal || w.paused(t) {
 		// The interrupt changes where the host is, and a paused host's
 		// step runs local steps before a shared one it does not name:

@@ -283,8 +283,48 @@ def sc_host_device_call(world):
     return run
 
 
+def sc_inline(world):
+    """Several host threads: another host's launch has set _kernel_context
+    (truthy) when this one calls a kernel, so FakeCUDAKernel.__call__ runs
+    the kernel at once as a device function (k:84-86) instead of launching
+    it. The kernel's body is dev_body (no syncthreads: the main thread has
+    none)."""
+    globs, kern = kernel_module(world)
+    other = world.launch.FakeCUDAModule((1,), (1,), 0)
+    inline = world.launch.FakeCUDAKernel(globs["dev_body"], False)
+
+    def run():
+        world.launch._kernel_context = other  # the other host's launch runs
+        try:
+            inline()
+        finally:
+            world.launch._kernel_context = None
+    return run
+
+
+def sc_push_busy(world):
+    """Several host threads: another host's launch stored _kernel_context
+    after this host's device check read None, so _push_kernel_context's
+    assert fails (k:31); the caller catches the AssertionError."""
+    globs, kern = kernel_module(world)
+    other = world.launch.FakeCUDAModule((1,), (1,), 0)
+    mine = world.launch.FakeCUDAModule((1,), (1,), 0)
+
+    def run():
+        world.launch._kernel_context = other
+        try:
+            with world.launch._push_kernel_context(mine):
+                pass
+        except AssertionError:
+            pass
+        finally:
+            world.launch._kernel_context = None
+    return run
+
+
 SCENARIOS = {"single": sc_single, "nested": sc_nested, "raise": sc_raise,
-             "launch": sc_launch, "host_device_call": sc_host_device_call}
+             "launch": sc_launch, "host_device_call": sc_host_device_call,
+             "inline": sc_inline, "push_busy": sc_push_busy}
 
 # Target functions: (name, how to get its code from a world, scenarios).
 SWAP_SCENARIOS = ["single", "nested", "raise"]
@@ -302,9 +342,9 @@ TARGETS = [("%s.swapped_cuda_module" % v, v, v, _gen_code, SWAP_SCENARIOS) for v
     ("contextlib._GeneratorContextManager.__exit__", "merged", "contextlib",
      lambda w: w.ctx._GeneratorContextManager.__exit__.__code__, SWAP_SCENARIOS),
     ("launch.FakeCUDAKernel.__call__", "merged", "launch",
-     lambda w: w.launch.FakeCUDAKernel.__call__.__code__, ["launch", "host_device_call"]),
+     lambda w: w.launch.FakeCUDAKernel.__call__.__code__, ["launch", "host_device_call", "inline"]),
     ("launch._push_kernel_context", "merged", "launch",
-     lambda w: w.launch._push_kernel_context.__wrapped__.__code__, ["launch"]),
+     lambda w: w.launch._push_kernel_context.__wrapped__.__code__, ["launch", "push_busy"]),
     ("launch.BlockManager.run", "merged", "launch", lambda w: w.launch.BlockManager.run.__code__, ["launch"]),
     # These two run only in simulated (non-main) threads: no interrupt can
     # land there (signals are handled by the main thread only); GIL only.

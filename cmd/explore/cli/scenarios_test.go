@@ -211,6 +211,17 @@ func TestScenarioFiles(t *testing.T) {
 			"merged":                same(inlineSawFake1),
 			"proposed":              same(verified),
 		}},
+		// Two hosts and Ctrl-C, which only host 0 (the main thread)
+		// receives. The depth-first search meets an interrupt's harm
+		// first: in merged, one between _swap_orig.pop and
+		// fn_globs.update's restore (merged.py:43) leaves a zero count
+		// behind; the two hosts' shared _kernel_context fails every
+		// numba-cuda variant besides (two-hosts.txt). proposed's
+		// dispatcher survives both.
+		{"two-hosts-interrupt.txt", map[string][]want{
+			"merged":   same(violation(check.KindRegistryLeft, "_swap_refcount[kernels] = 0")),
+			"proposed": same(verified),
+		}},
 		// Threads that take different arms: naive's race reaches a use
 		// in one arm (the condition's own load of cuda in g among them);
 		// the refcount variants fail as on -threads 3; no variant's swap
@@ -340,6 +351,10 @@ func TestScenarioFilesShape(t *testing.T) {
 		}},
 		{"two-hosts.txt", func(t *testing.T, sc *model.Scenario) {
 			require.Equal(t, 2, sc.NumHosts())
+		}},
+		{"two-hosts-interrupt.txt", func(t *testing.T, sc *model.Scenario) {
+			require.Equal(t, 2, sc.NumHosts())
+			require.Equal(t, "interrupt", sc.Faults.String())
 		}},
 		{"interrupt.txt", func(t *testing.T, sc *model.Scenario) {
 			require.Equal(t, "interrupt", sc.Faults.String())
