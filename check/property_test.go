@@ -134,10 +134,6 @@ func drawScenario(t *rapid.T, o genOptions) *model.Scenario {
 			sc.Faults = sc.Faults.With(k.Fault)
 		}
 	}
-	if sc.Faults.Has(model.FaultInterrupt) && sc.NumHosts() > 1 {
-		// the model delivers interrupts with one host only (Validate)
-		sc.Faults = 0
-	}
 	if sc.Faults != 0 {
 		sc.MaxFaults = rapid.IntRange(1, 2).Draw(t, "max faults")
 	}

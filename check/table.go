@@ -29,6 +29,7 @@ var TableShapes = []struct {
 	{"-threads 2 -host-calls", model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, HostCalls: true}},
 	{"-threads 3 -branch", model.Shape{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Branch: true}},
 	{"-threads 2 -faults interrupt", model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Faults: model.Faults(0).With(model.FaultInterrupt)}},
+	{"-threads 2 -faults raise", model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Faults: model.Faults(0).With(model.FaultRaise)}},
 	{"-threads 2 -hosts 2", model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Hosts: 2}},
 }
 
