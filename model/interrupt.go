@@ -150,14 +150,8 @@ func (pr *Program) addSignal() {
 		return
 	}
 	pr.maxFaults = pr.Scenario.FaultBound()
-	pr.signal = len(pr.threadLaunch)
-	pr.threadLaunch = append(pr.threadLaunch, -1)
-	pr.threadBlock = append(pr.threadBlock, -1)
-	pr.threadIndex = append(pr.threadIndex, -1)
-	pr.startText = append(pr.startText, "")
-	pr.signalCode = len(pr.codes)
-	pr.codes = append(pr.codes, code{name: SignalName, stmts: []stmt{{kind: sInterrupt,
-		text: "KeyboardInterrupt raised in the host (main thread) at its eval-breaker check"}}})
+	pr.signal, pr.signalCode = pr.addFaultThread(SignalName, sInterrupt,
+		"KeyboardInterrupt raised in the host (main thread) at its eval-breaker check")
 }
 
 // Signal is the interrupt's pseudo-thread, or -1 when the scenario has no

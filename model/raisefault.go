@@ -73,14 +73,8 @@ func (pr *Program) addRaiser() {
 	}
 	pr.maxFaults = pr.Scenario.FaultBound()
 	pr.raises = true // any body statement may raise (World.MayConflict)
-	pr.raiser = len(pr.threadLaunch)
-	pr.threadLaunch = append(pr.threadLaunch, -1)
-	pr.threadBlock = append(pr.threadBlock, -1)
-	pr.threadIndex = append(pr.threadIndex, -1)
-	pr.startText = append(pr.startText, "")
-	pr.raiserCode = len(pr.codes)
-	pr.codes = append(pr.codes, code{name: RaiseName, stmts: []stmt{{kind: sRaiseFault,
-		text: "a fault: the statement the next move's thread stands at raises"}}})
+	pr.raiser, pr.raiserCode = pr.addFaultThread(RaiseName, sRaiseFault,
+		"a fault: the statement the next move's thread stands at raises")
 }
 
 // Raiser is the raise fault's pseudo-thread, or -1 when the scenario has
