@@ -47,6 +47,9 @@ func Write(w io.Writer, r *check.Report, repro string) error {
 	if t.Shrunk != "" {
 		fmt.Fprintf(&b, "What swapcheck's shrinking (a smaller scenario, then fewer preemptions, then fewer steps, keeping the violation kind) made of the counterexample its search found, from what to what: %s.\n\n", t.Shrunk)
 	}
+	if t.FreeThreadedOnly != "" {
+		fmt.Fprintf(&b, "Only a free-threaded CPython runs this interleaving: %s.\n\n", strings.TrimPrefix(t.FreeThreadedOnly, "needs a free-threaded build: "))
+	}
 	if t.Corpus != "" {
 		fmt.Fprintf(&b, "The schedule came from swapcheck's corpus of known counterexamples (`%s`), replayed on this scenario before any search.\n\n", t.Corpus)
 	}

@@ -3,6 +3,8 @@ package check
 import (
 	"fmt"
 	"strings"
+
+	"swapcheck/model"
 )
 
 // switchMark is the trace's mark of a thread switch that CPython 3.11 with
@@ -45,4 +47,23 @@ func (t *Trace) unrealSwitches() int {
 		}
 	}
 	return n
+}
+
+// freeThreadedOnly says, for a counterexample of a free-threaded mode,
+// why no GIL build can run it: a thread's defaultdict miss split between
+// its lookup and its __missing__ (model.Event.SplitHalf) by another
+// thread's step. The free-threaded modes differ from gil in that split
+// alone (model.Atomicity), so a trace without such a switch runs the
+// same under the GIL, one miss a step; "" then, and for the GIL modes.
+func freeThreadedOnly(p *model.Program, steps []TraceStep) string {
+	for i := range steps {
+		if !steps[i].Event.SplitHalf() {
+			continue
+		}
+		if j := i + 1; j < len(steps) && steps[j].Thread != steps[i].Thread {
+			return fmt.Sprintf("needs a free-threaded build: %s's defaultdict miss at step %d (%s) is split from its __missing__ by %s's step %d, a switch no GIL build makes (under the GIL the miss is one step)",
+				p.ThreadName(steps[i].Thread), i+1, steps[i].Event.Where, p.ThreadName(steps[j].Thread), j+1)
+		}
+	}
+	return ""
 }

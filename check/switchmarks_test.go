@@ -51,3 +51,31 @@ func TestUnrealSwitches(t *testing.T) {
 	require.NotEqual(t, steps[first-1].Thread, steps[first].Thread)
 	require.Contains(t, trace, "~ marks a thread switch CPython 3.11 cannot make")
 }
+
+// TestFreeThreadedOnlyIsSaid: refcount-unregistered's counterexample
+// under free-threaded-overwrite splits a defaultdict miss between two
+// threads, a switch no GIL build makes, and its trace says so; its
+// counterexamples under gil and free-threaded, and naive's under
+// free-threaded-overwrite, need no such switch, and theirs do not.
+func TestFreeThreadedOnlyIsSaid(t *testing.T) {
+	sc := mergedScenario(t, 2)
+	trace := func(name string, a model.Atomicity) *check.Trace {
+		rep, err := check.Explore(check.Config{Protocol: protocol(t, name), Scenario: sc, Atomicity: a, Strategy: check.StrategyDFS})
+		require.NoError(t, err)
+		require.Equal(t, sched.Violation, rep.Result.Verdict)
+		tr, err := check.NewTrace(rep, "repro")
+		require.NoError(t, err)
+		return tr
+	}
+	tr := trace("refcount-unregistered", model.FreeThreadedOverwrite)
+	require.Regexp(t, `^needs a free-threaded build: T\d's defaultdict miss at step \d+ \(refcount_unregistered\.py:22\) is split from its __missing__ by T\d's step \d+`, tr.FreeThreadedOnly)
+	var text strings.Builder
+	require.NoError(t, tr.WriteText(&text))
+	require.Contains(t, text.String(), "needs a free-threaded build")
+	for _, c := range []struct {
+		name string
+		a    model.Atomicity
+	}{{"refcount-unregistered", model.GIL}, {"refcount-unregistered", model.FreeThreaded}, {"naive", model.FreeThreadedOverwrite}} {
+		require.Empty(t, trace(c.name, c.a).FreeThreadedOnly, "%s under %s", c.name, c.a)
+	}
+}

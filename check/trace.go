@@ -66,6 +66,9 @@ type Trace struct {
 	// Shrunk says what shrinking made smaller, from what to what
 	// (Shrinking.String); absent when it did not run.
 	Shrunk string `json:"shrunk,omitempty"`
+	// FreeThreadedOnly says why only a free-threaded build can run this
+	// counterexample (see freeThreadedOnly); absent when a GIL build can.
+	FreeThreadedOnly string `json:"free_threaded_only,omitempty"`
 	// Corpus is the corpus file whose schedule, replayed before any
 	// search, gave this counterexample; absent when a search found it.
 	Corpus string `json:"corpus,omitempty"`
@@ -177,6 +180,7 @@ func NewTrace(r *Report, repro string) (*Trace, error) {
 	}
 	t.Preemptions = r.Preemptions
 	t.Shrunk, t.Corpus = r.ShrunkText(), r.Corpus
+	t.FreeThreadedOnly = freeThreadedOnly(p, steps)
 	harm := FailureHarm(p, res.Schedule, res.Failure)
 	t.Violation = &TraceViolation{Kind: res.Failure.Kind, Harm: harm.String(), Thread: FailureThread(p, *res.Failure), Step: len(steps), Message: res.Failure.Message}
 	return t, nil
@@ -234,6 +238,10 @@ func (t *Trace) WriteText(out io.Writer) error {
 	}
 	if t.Shrunk != "" {
 		para(&b, "shrunk: "+t.Shrunk)
+		b.WriteString("\n")
+	}
+	if t.FreeThreadedOnly != "" {
+		para(&b, t.FreeThreadedOnly)
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "scenario:\n")

@@ -50,6 +50,11 @@ func (c *Ctx) DefaultCount() (v int32, done bool) {
 	return 0, true
 }
 
+// SplitHalf reports whether the step was the lookup half of a
+// free-threaded defaultdict miss, whose __missing__ runs as the thread's
+// next step: a switch between the two is one no GIL build makes.
+func (ev *Event) SplitHalf() bool { return ev.splitHalf }
+
 // splitMiss ends the lookup half of a free-threaded miss: the instruction
 // runs again as the thread's next step, for __missing__'s factory and store.
 // Under the GIL it returns false and the caller completes the miss now.
@@ -60,6 +65,7 @@ func (c *Ctx) splitMiss() bool {
 	if c.w.Trace {
 		c.w.effect("miss: __missing__ runs next step")
 	}
+	c.w.ev.splitHalf = true
 	c.SetSub(1)
 	c.Stay()
 	return true

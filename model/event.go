@@ -77,6 +77,10 @@ type EventNumbers struct {
 	// checked: the step checked the eval breaker (switchpoint.go);
 	// keepsGIL: it ended at no switch point (Event.KeepsGIL).
 	checked, keepsGIL bool
+	// splitHalf: the step was the lookup half of a free-threaded
+	// defaultdict miss, whose __missing__ runs as the thread's next step
+	// (defaultdict.go); under the GIL the two are one step
+	splitHalf bool
 	// Fault is the fault this step is (FaultRaise: its statement raised
 	// instead of running, raisefault.go), 0 for none.
 	Fault Fault
