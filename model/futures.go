@@ -208,22 +208,9 @@ type futureScan struct {
 	words    int
 }
 
-// cut starts a new segment behind cut c, reusing a segment's sets from
-// an earlier walk where there is one.
+// cut starts a new segment behind cut c. Every walk makes segments of its
+// own: futures.memo keeps them for good.
 func (sc *futureScan) cut(c futCut) {
-	if len(sc.segs) < cap(sc.segs) {
-		sc.segs = sc.segs[:len(sc.segs)+1]
-		g := &sc.segs[len(sc.segs)-1]
-		reads, writes, gwrites := g.reads, g.writes, g.gwrites
-		if len(reads) != sc.words { // capacity append left unused
-			reads, writes, gwrites = make([]uint64, sc.words), make([]uint64, sc.words), make([]uint64, sc.words)
-		}
-		clear(reads)
-		clear(writes)
-		clear(gwrites)
-		*g = futSeg{cut: c, reads: reads, writes: writes, gwrites: gwrites}
-		return
-	}
 	sc.segs = append(sc.segs, futSeg{cut: c, reads: make([]uint64, sc.words), writes: make([]uint64, sc.words), gwrites: make([]uint64, sc.words)})
 }
 
