@@ -16,7 +16,9 @@ import (
 type Expected uint8
 
 const (
-	// Correct: every row is verified.
+	// Correct: every row is verified but those of a world with faults or
+	// several hosts (check.TableShapes), which no swap protocol alone need
+	// survive.
 	Correct Expected = 1 + iota
 	// Buggy: some row is a violation.
 	Buggy
