@@ -319,7 +319,13 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 	}
 	fmt.Fprintf(stderr, "explore: %s, %s: %s, %s, %s in %.1f ms (%.2fM steps/s)\n",
 		sum.Protocol, verdict, check.Count(sum.Executions, "execution"), check.Count(sum.States, "state"), check.Count(sum.Steps, "step"), sum.ElapsedMS, sum.StepsPerSec/1e6)
-	if sum.Faults != "" {
+	if sum.Faults != "" && sum.States > 0 {
+		// a stateful search stores each end state once: an execution
+		// with a fault whose end state one without reached first is not
+		// counted
+		fmt.Fprintf(stderr, "explore: faults %s (at most %d per execution): %s stored first reached through one\n",
+			sum.Faults, rep.Config.Scenario.FaultBound(), check.Count(sum.FaultedExecutions, "end state"))
+	} else if sum.Faults != "" {
 		fmt.Fprintf(stderr, "explore: faults %s: %s ended with one (at most %d per execution)\n",
 			sum.Faults, check.Count(sum.FaultedExecutions, "execution"), rep.Config.Scenario.FaultBound())
 	}
@@ -573,6 +579,23 @@ func resources(sum check.Summary) string {
 	return strings.Join(parts, "; ")
 }
 
+// world says which world a verdict covers: its bounds (hosts, launches,
+// blocks, threads), its faults and the atomicity mode; the scenario's
+// code is the one the command gave.
+func world(sc *model.Scenario, a model.Atomicity) string {
+	faults := "no faults"
+	if sc.Faults != 0 {
+		faults = fmt.Sprintf("faults %s, at most %d per execution", sc.Faults, sc.FaultBound())
+	}
+	launches := "1 launch"
+	if sc.Launches > 1 {
+		launches = fmt.Sprintf("%d launches", sc.Launches)
+	}
+	return fmt.Sprintf("%s, each making %s of %s of %s; %s; atomicity %s",
+		check.Count(sc.NumHosts(), "host"), launches, check.Count(sc.Blocks, "block"),
+		check.Count(sc.Threads, "GPU thread"), faults, a)
+}
+
 // human prints the verdict for a person: the trace of a violation, or a
 // line saying what was covered.
 func human(out io.Writer, rep *check.Report, repro string) error {
@@ -597,6 +620,7 @@ func human(out io.Writer, rep *check.Report, repro string) error {
 		}
 		fmt.Fprintf(&b, "%s: verified: the %s search covered every reachable state: %d states, %d executions, %d steps\n",
 			name, strat, res.Stats.States, res.Stats.Executions, res.Stats.Steps)
+		fmt.Fprintf(&b, "%s: the world verified: %s\n", name, world(rep.Config.Scenario, rep.Config.Atomicity))
 	case sched.NoViolationFound:
 		fmt.Fprintf(&b, "%s: no violation found by %s (%d executions, %d steps", name, strat, res.Stats.Executions, res.Stats.Steps)
 		if res.Cut != "" {

@@ -672,3 +672,17 @@ func TestScenarioFileForGoroutines(t *testing.T) {
 	require.Equal(t, cli.ExitUsage, search.code)
 	require.Contains(t, search.stderr, "threads must be 1..64")
 }
+
+// TestVerifiedNamesItsWorld: a verified verdict says which world it
+// covers (hosts, launches, blocks, threads, faults and their bound,
+// atomicity), and a stateful search's fault count says it counts stored
+// end states.
+func TestVerifiedNamesItsWorld(t *testing.T) {
+	r := explore(t, "-protocol", "proposed", "-threads", "2", "-hosts", "2", "-faults", "interrupt", "-atomicity", "free-threaded")
+	require.Equal(t, cli.ExitOK, r.code, r.stderr)
+	require.Contains(t, r.stdout, "proposed (free-threaded): the world verified: 2 hosts, each making 1 launch of 1 block of 2 GPU threads; faults interrupt, at most 1 per execution; atomicity free-threaded\n")
+	require.Regexp(t, `(?m)^explore: faults interrupt \(at most 1 per execution\): \d+ end states? stored first reached through one$`, r.stderr)
+	r = explore(t, "-protocol", "merged", "-threads", "2")
+	require.Equal(t, cli.ExitOK, r.code, r.stderr)
+	require.Contains(t, r.stdout, "merged (gil): the world verified: 1 host, each making 1 launch of 1 block of 2 GPU threads; no faults; atomicity gil\n")
+}
