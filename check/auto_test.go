@@ -64,7 +64,7 @@ func TestAutoProvesWithOneCompleteSearchAlone(t *testing.T) {
 		plan      string
 	}{
 		{model.GIL, check.StrategyPOR, "por (persistent sets, symmetry reduction, 1 worker): verified"},
-		{model.GILBreaker, check.StrategyStates, "states (symmetry reduction, 1 workers): verified"},
+		{model.GILBreaker, check.StrategyStates, "states (symmetry reduction, 1 worker): verified"},
 	} {
 		auto := explore(t, "merged", 4, c.atomicity, check.Config{Workers: 1})
 		alone := explore(t, "merged", 4, c.atomicity, check.Config{Strategy: c.strategy, Workers: 1})

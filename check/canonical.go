@@ -58,7 +58,7 @@ func byWorkers(cfg Config) (sched.Strategy, bool) {
 	switch cfg.Strategy {
 	case StrategyAuto:
 		return sched.Parallel{Workers: 1, Symmetry: true}, true
-	case StrategyStates, StrategyDFS:
+	case StrategyStates, StrategyDFS, StrategyPOR:
 		one := cfg
 		one.Workers = 1
 		s, err := strategy(one)

@@ -35,7 +35,7 @@ var StrategyDoc = map[string]string{
 	StrategyDFS:     "exhaustive depth-first search with a visited set; -workers in parallel (proves)",
 	StrategyBFS:     "exhaustive breadth-first search: the shortest counterexample (proves)",
 	StrategyDPOR:    "exhaustive stateless search with source-set partial-order reduction and sleep sets; reports the reduction against every interleaving (proves); from three threads, or two calls per thread, on, por proves faster (docs/performance.md)",
-	StrategyPOR:     "exhaustive stateful search with persistent sets from exact footprints and the stack proviso, states equal up to permuting a block's threads counted once; one worker (proves)",
+	StrategyPOR:     "exhaustive stateful search with persistent sets from exact footprints, states equal up to permuting a block's threads counted once; -workers in parallel, counting the same (proves)",
 	StrategyBounded: "every schedule with at most -preemptions preemptions, the fewest first (proves only when the bound never mattered)",
 	StrategyPCT:     "-runs PCT runs aimed at bugs of depth -depth, with a per-run probability guarantee (finds, never proves)",
 	StrategyRandom:  "-runs seeded random walks (finds, never proves)",
@@ -207,7 +207,7 @@ func strategy(cfg Config) (sched.Strategy, error) {
 	case StrategyDPOR:
 		return sched.DPOR{}, nil
 	case StrategyPOR:
-		return sched.POR{}, nil
+		return sched.POR{Workers: cfg.Workers}, nil
 	case StrategyBounded:
 		if cfg.Preemptions < 0 {
 			return nil, fmt.Errorf("bounded needs -preemptions of at least 0, got %d", cfg.Preemptions)
@@ -328,19 +328,20 @@ func Explore(cfg Config) (rep *Report, err error) {
 // 0.04 s for merged with 7 threads.
 //
 // The complete search is por where the program's futures are known
-// (model.Program.FuturesKnown), states with symmetry on the workers
-// otherwise: por ran faster on every scenario of docs/performance.md's
+// (model.Program.FuturesKnown), states with symmetry otherwise, each on
+// the workers: por ran faster on every scenario of docs/performance.md's
 // tables, from 1.2 times (-threads 4 -branch) to hundreds of times,
 // where its persistent sets reduce anything; where they cannot it is
-// states on one worker.
+// states. On several workers por counts as on one (sched.POR), so the
+// output does not depend on them but for the preemption statistics.
 func (r *Report) auto(sys *System, lim sched.Limits) sched.Result {
 	workers := max(r.Config.Workers, 1)
 	var complete sched.Result
-	name := fmt.Sprintf("states (symmetry reduction, %d workers)", workers)
+	name := fmt.Sprintf("states (symmetry reduction, %s)", Count(workers, "worker"))
 	por := r.Program.FuturesKnown()
 	if por {
-		name = "por (persistent sets, symmetry reduction, 1 worker)"
-		complete = sched.POR{}.Run(sys, lim)
+		name = fmt.Sprintf("por (persistent sets, symmetry reduction, %s)", Count(workers, "worker"))
+		complete = sched.POR{Workers: workers}.Run(sys, lim)
 	} else {
 		complete = sched.Parallel{Workers: workers, Symmetry: true}.Run(sys, lim)
 	}
@@ -354,9 +355,10 @@ func (r *Report) auto(sys *System, lim sched.Limits) sched.Result {
 		return complete
 	}
 	var line string
-	if one, ok := byWorkers(r.Config); ok && !por {
-		// por runs on one worker: its counterexample is the same on
-		// every run already
+	if one, ok := byWorkers(r.Config); ok {
+		if por {
+			one = sched.POR{}
+		}
 		complete, line = r.canonical(complete, one, sys, lim)
 	}
 	p := sched.CountPreemptions(NewScopedSystem(r.Program, r.Config.Scope), complete.Schedule)

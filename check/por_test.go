@@ -19,7 +19,9 @@ import (
 // shapes with several calls, modules, nesting, barriers and blocks: the
 // same verdict; for a violation, a counterexample that replays, of the
 // same kind, and of the same length when Explore's breadth-first search
-// shortened either (then both are shortest); never more states.
+// shortened either (then both are shortest); never more states. And por
+// on two workers against por on one: the same verdict and kind, and the
+// same counts (see sched.POR, "Several workers").
 func TestPORAgreesWithStates(t *testing.T) {
 	sequentialOnly(t)
 	scenarios := map[string]*model.Scenario{}
@@ -59,18 +61,24 @@ kernel: call f; use cuda.threadIdx`))
 		for _, p := range check.Protocols() {
 			for _, a := range model.Atomicities() {
 				t.Run(fmt.Sprintf("%s/%s/%s", name, p.Name, a), func(t *testing.T) {
-					run := func(strategy string) *check.Report {
-						rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: a, Strategy: strategy})
+					run := func(strategy string, workers int) *check.Report {
+						rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: a, Strategy: strategy, Workers: workers})
 						require.NoError(t, err)
 						require.NotEqual(t, sched.Incomplete, rep.Result.Verdict, strategy)
 						return rep
 					}
-					st, por := run(check.StrategyStates), run(check.StrategyPOR)
+					st, por, por2 := run(check.StrategyStates, 1), run(check.StrategyPOR, 1), run(check.StrategyPOR, 2)
 					require.Equal(t, st.Result.Verdict, por.Result.Verdict, "states: %+v, por: %+v", st.Result.Failure, por.Result.Failure)
+					require.Equal(t, por.Result.Verdict, por2.Result.Verdict, "por on two workers")
 					if st.Result.Verdict == sched.Verified {
 						require.LessOrEqual(t, por.Result.Stats.States, st.Result.Stats.States)
+						one, two := por.Result.Stats, por2.Result.Stats
+						require.False(t, two.CountsByTiming)
+						require.Equal(t, [4]int64{one.States, one.Steps, one.Matched, one.Executions},
+							[4]int64{two.States, two.Steps, two.Matched, two.Executions}, "por's counts on one worker and on two")
 						return
 					}
+					require.Equal(t, por.Result.Failure.Kind, por2.Result.Failure.Kind, "por on two workers")
 					build := func() sched.System { return check.NewSystem(por.Program) }
 					requireModelReplays(t, build, "por", por.Result)
 					require.Equal(t, st.Result.Failure.Kind, por.Result.Failure.Kind)

@@ -92,6 +92,20 @@ func (s *System) MayConflict(p, q sched.ThreadID, frozen []bool) bool {
 	return s.w.MayConflict(int(p), int(q), frozen, true)
 }
 
+// Acyclic implements sched.Acyclic (model.World.Acyclic).
+func (s *System) Acyclic() bool { return s.w.Acyclic() }
+
+// NewFuturesScratch implements sched.FuturesScratch.
+func (s *System) NewFuturesScratch() any { return s.w.NewFuturesScratch() }
+
+// UseFuturesScratch implements sched.FuturesScratch.
+func (s *System) UseFuturesScratch(x any) { s.w.UseFuturesScratch(x) }
+
+// AppendCanonicalOrder implements sched.CanonicalOrderer.
+func (s *System) AppendCanonicalOrder(buf []sched.ThreadID) []sched.ThreadID {
+	return s.w.AppendCanonicalOrder(buf)
+}
+
 // AppendEnablers implements sched.Futures.
 func (s *System) AppendEnablers(q sched.ThreadID, frozen []bool, buf []sched.ThreadID) []sched.ThreadID {
 	return s.w.AppendEnablers(int(q), frozen, buf)

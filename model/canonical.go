@@ -1,9 +1,13 @@
 package model
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"unsafe"
+
+	"swapcheck/sched"
 )
 
 // Symmetry between GPU threads.
@@ -121,10 +125,36 @@ type canonScratch struct {
 // not through a handle from Share: w keeps each thread's part number until
 // one of its steps may change it.
 func (w *World) AppendCanonicalKey(b []byte) []byte {
-	w.sync()
 	p, l := w.p, &w.p.lay
-	c := w.canonScratch()
+	c := w.canonicalOrder()
+	owners := l.lockOwner + 1
 
+	// The globals and registries, with the lock owners renamed, as their
+	// number in the program's table of them.
+	c.globals = append(c.globals[:0], w.s[:l.threads]...)
+	for i, o := range c.globals[owners : owners+p.maxLocks] {
+		switch {
+		case o == 0 || debug.brokenSymmetry == brokenNoRename:
+		case debug.brokenSymmetry == brokenNoOwners:
+			o = 0
+		default:
+			o = c.pos[o-1] + 1
+		}
+		c.globals[owners+i] = o
+	}
+	b = binary.AppendUvarint(b, uint64(p.globals.number(c.globals)))
+	for _, t := range c.order {
+		b = binary.AppendUvarint(b, uint64(c.part[t]))
+	}
+	return b
+}
+
+// canonicalOrder sorts w's threads into the canonical key's order (see
+// AppendCanonicalKey): c.order, and each thread's position in it, c.pos.
+func (w *World) canonicalOrder() *canonScratch {
+	w.sync()
+	p := w.p
+	c := w.canonScratch()
 	for t, fresh := range c.fresh {
 		if !fresh {
 			c.part[t], c.fresh[t] = p.liveParts.number(w.live(t, c)), true
@@ -149,26 +179,40 @@ func (w *World) AppendCanonicalKey(b []byte) []byte {
 	for i, t := range c.order {
 		c.pos[t] = slot(i)
 	}
+	return c
+}
 
-	// The globals and registries, with the lock owners renamed, as their
-	// number in the program's table of them.
-	owners := l.lockOwner + 1
-	c.globals = append(c.globals[:0], w.s[:l.threads]...)
-	for i, o := range c.globals[owners : owners+p.maxLocks] {
-		switch {
-		case o == 0 || debug.brokenSymmetry == brokenNoRename:
-		case debug.brokenSymmetry == brokenNoOwners:
-			o = 0
-		default:
-			o = c.pos[o-1] + 1
+// AppendCanonicalOrder appends w's threads in an order of the canonical
+// key's kind (sched.CanonicalOrderer): the host and the groups in their
+// order, each group's threads by the contents of their live parts, then
+// by the locks they hold. It sorts by contents, not by the parts' numbers
+// as the key does: the numbers are given in the order a search meets the
+// parts, which differs between runs, and between workers' races. Threads
+// it ties have equal live parts and hold no lock, so swapping them leaves
+// the state as it is (but for dead slots, which no step reads).
+func (w *World) AppendCanonicalOrder(buf []sched.ThreadID) []sched.ThreadID {
+	c := w.canonicalOrder() // every part numbered, firstHeld found
+	parts := w.p.liveParts
+	start := len(buf)
+	for t := range sched.ThreadID(w.p.NumThreads()) {
+		buf = append(buf, t)
+	}
+	if debug.orderByNumber {
+		for i, t := range c.order {
+			buf[start+i] = sched.ThreadID(t)
 		}
-		c.globals[owners+i] = o
+		return buf
 	}
-	b = binary.AppendUvarint(b, uint64(p.globals.number(c.globals)))
-	for _, t := range c.order {
-		b = binary.AppendUvarint(b, uint64(c.part[t]))
+	for _, members := range w.p.blockThreads {
+		lo := start + members[0] // a block's threads are consecutive
+		slices.SortStableFunc(buf[lo:lo+len(members)], func(t, u sched.ThreadID) int {
+			if pt, pu := c.part[t], c.part[u]; pt != pu { // a bijection: unequal runs
+				return slices.Compare(parts.run(pt), parts.run(pu))
+			}
+			return cmp.Compare(c.firstHeld[t], c.firstHeld[u])
+		})
 	}
-	return b
+	return buf
 }
 
 // canonScratch returns w's scratch, sized for its program.

@@ -120,3 +120,11 @@ func (w *World) ContextForTest() Value {
 	w.sync()
 	return Value(w.s[w.p.lay.ctx])
 }
+
+// OrderByNumberForTest makes AppendCanonicalOrder sort by the parts'
+// numbers (see debug.orderByNumber) until the returned function is
+// called.
+func OrderByNumberForTest() (restore func()) {
+	debug.orderByNumber = true
+	return func() { debug.orderByNumber = false }
+}

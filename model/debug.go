@@ -32,4 +32,9 @@ var debug struct {
 	// statement's object, instead of a dependence on all
 	// (raisefault_export_test.go).
 	narrowRaise bool
+	// orderByNumber breaks AppendCanonicalOrder on purpose: it sorts a
+	// group's threads by their live parts' numbers, as the key does,
+	// which depend on the order a search met the parts, instead of by
+	// their contents (canonical_export_test.go).
+	orderByNumber bool
 }

@@ -428,19 +428,21 @@ func (sc *futureScan) thread(t int) {
 // futures is every thread's future at w's state, each made when first
 // asked for. It keeps the last one it made, for the state whose vector it
 // was made from: the closure of a persistent set asks MayConflict of one
-// state many times over. It is kept in the Program, which the World's
-// clones share: only POR asks, on one goroutine; two goroutines asking at
-// once of one program would race.
+// state many times over. It is the scratch UseFuturesScratch gave w, or,
+// if none, the Program's, which the World's clones share: two goroutines
+// asking at once of one program with no scratch of their own would race.
 func (w *World) futures(deathsFail bool) *futures {
 	w.sync()
 	noDeaths := deathsFail && !w.p.raises
-	f := w.p.fut
-	if f != nil && f.noDeaths == noDeaths && bytes.Equal(f.key, w.KeyView()) {
-		return f
-	}
+	f := w.fut
 	if f == nil {
-		f = &futures{objWords: (w.p.NumObjects() + 63) / 64}
-		w.p.fut = f
+		if w.p.fut == nil {
+			w.p.fut = w.NewFuturesScratch().(*futures)
+		}
+		f = w.p.fut
+	}
+	if f.key != nil && f.noDeaths == noDeaths && bytes.Equal(f.key, w.KeyView()) {
+		return f
 	}
 	f.key = append(f.key[:0], w.KeyView()...)
 	f.noDeaths = noDeaths
@@ -452,6 +454,17 @@ func (w *World) futures(deathsFail bool) *futures {
 	clear(f.made)
 	return f
 }
+
+// NewFuturesScratch implements sched.FuturesScratch: a futures memo of
+// its own for one goroutine (see futures).
+func (w *World) NewFuturesScratch() any {
+	return &futures{objWords: (w.p.NumObjects() + 63) / 64}
+}
+
+// UseFuturesScratch implements sched.FuturesScratch: w's MayConflict and
+// AppendEnablers use x, made by NewFuturesScratch of a world of the same
+// program, until told otherwise. Clone and CopyFrom do not pass it on.
+func (w *World) UseFuturesScratch(x any) { w.fut = x.(*futures) }
 
 // thread is thread t's future, in segments.
 func (f *futures) thread(w *World, t int) []futSeg {

@@ -40,6 +40,9 @@ type World struct {
 	raising  bool
 	visFrame int
 	visPC    slot
+	// fut is the futures scratch UseFuturesScratch gave (futures.go);
+	// nil: the Program's
+	fut *futures
 }
 
 // worldCache is what a World's speed machinery (the compact key, the
@@ -232,6 +235,17 @@ func (w *World) top(t int) int {
 	base := w.thread(t)
 	return base + tFrames + (int(w.s[base+tDepth])-1)*frameSize
 }
+
+// Acyclic implements sched.Acyclic: no execution of a world returns to a
+// state it left. Every step moves its thread on through code that runs
+// once: a code is one run of a body, its branches decided and its
+// repeats unrolled (Program.compileFor), a call pushes a frame that its
+// return pops past the call, a host moves through its launches in order
+// and waits for its threads by blocking, not by a step, and a fault's
+// pseudo-thread fires at most -max-faults times, each firing counted in
+// the state. TestStateGraphsAreAcyclic walks every scenario file's graph
+// in every mode, with faults, for a state that reaches itself.
+func (w *World) Acyclic() bool { return true }
 
 // NumThreads is the host plus every GPU thread.
 func (w *World) NumThreads() int { return w.p.NumThreads() }

@@ -36,8 +36,9 @@ func (DFS) Exhaustive() bool { return true }
 // after 8.6 s (merged, 2 workers).
 type dfsFrame struct {
 	via ThreadID // the thread whose step led here
-	// viaFirst: via can run on, so preferring put it first (order[0]),
-	// and every other child is a preemption
+	// viaFirst: via can run on, so preferring put it first (order[0],
+	// unless a persistent set left it out), and every other child is a
+	// preemption
 	viaFirst bool
 	order    []ThreadID
 	next     int
@@ -118,6 +119,9 @@ type depthFirst struct {
 	stats Stats
 	stack []dfsFrame
 	buf   []ThreadID
+	// reduce, when set, cuts each state's runnable threads down to a
+	// persistent set's (POR on several workers)
+	reduce *porReducer
 }
 
 // dfsEnd is how a depthFirst search ended: cut, when set, says why it stopped
@@ -146,6 +150,12 @@ func (d *depthFirst) push(s System, peeker WordPeeker, via ThreadID, preempts in
 	f.via, f.next, f.preempts = via, 0, preempts
 	f.order = preferring(f.order[:0], d.buf, via)
 	f.viaFirst = len(f.order) > 0 && f.order[0] == via
+	if d.reduce != nil {
+		// via stays first if kept; if not, every child is a preemption
+		// (searchFrom counts one for each child but via's)
+		f.order = d.reduce.keep(s, f.order)
+		d.polls += len(d.buf) // the closure's cost grows with the threads
+	}
 	for len(f.kids) < len(f.order) {
 		f.kids = append(f.kids, dfsKid{})
 	}
@@ -293,7 +303,7 @@ func (d *depthFirst) searchFrom(root System, via ThreadID, base, preempts int, p
 		t := top.order[i]
 		top.next++
 		pre := top.preempts
-		if i > 0 && top.viaFirst { // order's threads are distinct
+		if top.viaFirst && t != top.via {
 			pre++
 		}
 		d.stats.Steps++

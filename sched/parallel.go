@@ -43,6 +43,16 @@ type Canonical interface {
 	AppendCanonicalKey(b []byte) []byte
 }
 
+// CanonicalOrderer is implemented by Canonical systems that can list
+// their threads in the order their canonical key takes them: for states s
+// and π(s), π a permutation the key ignores, the orders are each other's
+// image under π, but for threads whose swap leaves the state as it is.
+// POR takes threads in this order, so that its persistent sets are the
+// same up to symmetry at every state of an orbit.
+type CanonicalOrderer interface {
+	AppendCanonicalOrder(buf []ThreadID) []ThreadID
+}
+
 // Name implements Strategy.
 func (p Parallel) Name() string {
 	if p.Symmetry {
@@ -61,6 +71,8 @@ type parallelRun struct {
 	maxDepth int
 	symmetry bool
 	visited  *visitedSet
+	// reducer, when set, makes each goroutine's persistent-set reducer
+	reducer func() *porReducer
 
 	stop atomic.Bool // a worker found a violation, or Limits.Stop said so
 
@@ -87,9 +99,13 @@ func (r *parallelRun) key(s System, buf []byte) []byte {
 }
 
 // Run implements Strategy.
-func (p Parallel) Run(init System, lim Limits) Result {
+func (p Parallel) Run(init System, lim Limits) Result { return p.run(init, lim, nil) }
+
+// run is Run, each state's runnable threads cut down by a reducer that
+// reducer makes for each goroutine, when it is not nil (POR).
+func (p Parallel) run(init System, lim Limits, reducer func() *porReducer) Result {
 	workers := max(p.Workers, 1)
-	r := &parallelRun{lim: lim, maxDepth: lim.maxDepth(), symmetry: p.Symmetry, visited: newSearchSet(workers, lim), workers: workers}
+	r := &parallelRun{lim: lim, maxDepth: lim.maxDepth(), symmetry: p.Symmetry, visited: newSearchSet(workers, lim), workers: workers, reducer: reducer}
 	var res Result
 	defer r.visited.free() // after result has read its size and the workers are done
 
@@ -132,6 +148,9 @@ func (p Parallel) Run(init System, lim Limits) Result {
 		go func() {
 			defer wg.Done()
 			w := worker{run: r, depthFirst: depthFirst{set: r.visited.join(), key: r.key, maxDepth: r.maxDepth}}
+			if r.reducer != nil {
+				w.reduce = r.reducer()
+			}
 			_, canonical := init.(Canonical)
 			w.useWords(init, !(r.symmetry && canonical))
 			defer w.set.leave()
@@ -156,7 +175,11 @@ func (p Parallel) Run(init System, lim Limits) Result {
 // threads makes thousands of states, which in a large model take seconds.
 func (r *parallelRun) prefix(u *setUser, init System, want int) ([]root, bool) {
 	var buf, key []byte
-	var threads []ThreadID
+	var threads, kept []ThreadID
+	var red *porReducer
+	if r.reducer != nil {
+		red = r.reducer()
+	}
 	stop := newStopper(r.lim, &r.total) // the workers have not started
 	stop.weigh(init)
 	level := []root{{state: init.Clone()}}
@@ -172,7 +195,11 @@ func (r *parallelRun) prefix(u *setUser, init System, want int) ([]root, bool) {
 				r.cut = fmt.Sprintf("an execution reached the step budget of %d", r.maxDepth)
 				return nil, true
 			}
-			for _, t := range threads {
+			kept = append(kept[:0], threads...)
+			if red != nil {
+				kept = red.keep(it.state, kept)
+			}
+			for _, t := range kept {
 				if stop.stopped() {
 					r.cut = "stopped"
 					return nil, true

@@ -5,8 +5,9 @@ import "fmt"
 // POR is the states search (a visited set keyed up to symmetry where the
 // system is Canonical) with a stateful partial-order reduction: at each
 // state it runs only the threads of a persistent set, worked out from what
-// the system says of its threads' futures (Futures), and every runnable
-// thread where the stack proviso asks for it. A system that does not
+// the system says of its threads' futures (Futures), and, on a system
+// that is not Acyclic, every runnable thread where the stack proviso asks
+// for it. A system that does not
 // implement Futures gets no reduction: POR is then States, counts
 // included.
 //
@@ -23,8 +24,8 @@ import "fmt"
 //     set (Futures.Enablers), threads one of which steps in every
 //     execution that unblocks it without a step of T, joins T.
 //
-// Every seed is tried (the thread that ran last first) and the closure
-// with the fewest runnable threads is kept. Its runnable threads are a
+// Every seed is tried (in the state's canonical order, see "Several
+// workers") and the closure with the fewest runnable threads is kept. Its runnable threads are a
 // persistent set: in any execution from the state made of steps of other
 // threads only, every step is independent of every next step of T, and
 // none enables a blocked step of T (by the two rules, by induction along
@@ -41,15 +42,35 @@ import "fmt"
 //
 // Searched with a visited set, persistent sets alone can lose states
 // through the ignoring problem: a cycle on which some thread never runs,
-// closed by a match, postpones that thread for ever. The model's state
-// graph has no cycle (every step advances its thread's code position,
-// loops included, and the host's busy-wait is modelled as blocking, not
-// as a step), but a match up to symmetry closes a cycle of orbits just as
-// well: a state whose renaming is on the stack. So POR applies the stack
-// proviso (Peled's C3, as SPIN does it): a state one of whose reduced
-// children's keys is the key of a state on the depth-first stack is
-// expanded fully. Keys are canonical keys, so the proviso sees cycles of
-// orbits, and the cycles of real states among them.
+// closed by a match, postpones that thread for ever. A match up to
+// symmetry closes a cycle of orbits just as well: a state whose renaming
+// is on the stack. But a cycle of orbits is a cycle of states: if s
+// reaches π(s), then π(s) reaches π²(s), and so on to π^k(s) = s, π
+// being an automorphism of the state graph of finite order k. So a
+// system that is Acyclic (the model's worlds are: every step moves its
+// thread on through code that runs once) has neither, and needs no
+// proviso. For it POR is Parallel's depth-first search on a shared
+// visited set, each state's children cut down to its persistent set's.
+// Soundness, by induction on the length of the longest path from a state
+// (finite, the graph being acyclic and finite): let an execution w from
+// an expanded state s end in a failure, T the persistent set taken at s.
+// If w has a step of T, the first such step can be moved to the front of
+// w (each step before it is another thread's, independent of it), so a
+// child of s by T, whose longest path is shorter, reaches a failure. If w
+// has none, every thread of T stays runnable along w with its next step
+// independent of w's (T is persistent), so w does not end in a deadlock
+// or an end state, and its failing step fails after a step of T as well:
+// again a child by T reaches a failure. That child, or a state of its
+// orbit (which reaches the failure's image), is expanded by whoever
+// stored it first, and by induction its search finds a failure. Nothing
+// of this depends on the order in which states are expanded, so it holds
+// for any number of workers.
+//
+// Systems that are not Acyclic are searched on one goroutine with the
+// stack proviso (Peled's C3, as SPIN does it): a state one of whose
+// reduced children's keys is the key of a state on the depth-first stack
+// is expanded fully. Keys are canonical keys, so the proviso sees cycles
+// of orbits, and the cycles of real states among them.
 //
 // Symmetry and partial order are combined as Emerson, Jha and Peled
 // ("Combining partial order and symmetry reductions", TACAS 1997) require:
@@ -60,18 +81,35 @@ import "fmt"
 // threads, was reached before; every failure reachable from s is π⁻¹ of a
 // failure reachable from r (π is an automorphism of the state graph and
 // of its failures), so the question is only whether r's reduced search
-// reaches one. It does, by induction over the depth-first order with the
-// proviso: r's search either finished, and its persistent sets, each
-// persistent in the real graph, lead to a failure as above; or r is on
-// the stack, and then s's parent was expanded fully. The search moves
-// through real states, so a counterexample's schedule really runs.
+// reaches one, which the induction above answers (or, with the proviso,
+// the induction over the depth-first order: r's search either finished,
+// or r is on the stack, and then s's parent was expanded fully). The
+// search moves through real states, so a counterexample's schedule
+// really runs.
+//
+// # Several workers
+//
+// Which state of an orbit is expanded depends, on several workers, on
+// which reaches it first. The persistent set taken at a state is made a
+// function of the state alone (not of the path to it), and the same, up
+// to the permutation, at every state of its orbit, by taking threads in
+// the state's canonical order (CanonicalOrderer; see porReducer.ample):
+// the reduced graph's orbits are then one set however the workers race,
+// and so are the counts. A Canonical system without a canonical order
+// gets counts that can differ between runs (Stats.CountsByTiming).
 //
 // The tests that guard this: TestPORAgreesWithEnumeration (random toy
-// programs against the enumeration of every interleaving), the cyclic
-// toy programs against DFS, TestBrokenPORCaught (each deliberately
-// broken variant is caught), and check's every-variant and every-scenario
-// comparisons with states.
+// programs against the enumeration of every interleaving, on one worker,
+// on two, and with the proviso), the cyclic toy programs against DFS,
+// TestBrokenPORCaught (each deliberately broken variant is caught),
+// TestPORTrustsAcyclic (a cycle said not to be one is missed), and
+// check's every-variant and every-scenario comparisons with states, its
+// check that every scenario's graph is acyclic, and that the counts do
+// not depend on the workers.
 type POR struct {
+	// Workers: goroutines to search on, for a system that is Acyclic
+	// (one, otherwise); see "Several workers".
+	Workers int
 	// fault breaks the search on purpose, for tests that must see a
 	// broken reduction caught (see por_export_test.go). Zero: none.
 	fault porFault
@@ -88,6 +126,21 @@ const (
 	// porNoProviso drops the stack proviso.
 	porNoProviso
 )
+
+// Acyclic is implemented by systems that can say their state graph has
+// no cycle: no execution returns to a state it left. POR needs no proviso
+// for them (see POR), and can run on several workers.
+type Acyclic interface {
+	Acyclic() bool
+}
+
+// FuturesScratch is implemented by Futures systems whose answers use
+// scratch (a memo) that two goroutines must not share: POR makes one for
+// each goroutine it runs on and hands it to every state before it asks.
+type FuturesScratch interface {
+	NewFuturesScratch() any
+	UseFuturesScratch(scratch any)
+}
 
 // Futures is implemented by systems that can bound what their threads may
 // still do, for POR. frozen marks the threads of a set T, which take no
@@ -114,16 +167,14 @@ func (POR) Name() string { return "por" }
 // Exhaustive implements Strategy.
 func (POR) Exhaustive() bool { return true }
 
-// porRun is one run of POR.
+// porRun is one run of POR on one goroutine.
 type porRun struct {
-	fault porFault
-	// futures: the states are Futures (else every state is expanded
-	// fully); fut is the one being expanded
-	futures  bool
-	fut      Futures
+	red porReducer
+	// proviso: the stack proviso is needed, the system not being Acyclic
+	proviso  bool
 	key      func(System, []byte) []byte
 	set      *setUser
-	stack    map[string]int // the keys of the states on the stack
+	stack    map[string]int // the keys of the states on the stack (proviso)
 	stats    Stats
 	stop     stopper
 	maxDepth int
@@ -131,21 +182,24 @@ type porRun struct {
 	path     []ThreadID
 	// states recycles the children once searched (Copier)
 	states pool
-	// the closure's scratch
-	inT, status []bool
-	work, ens   []ThreadID
 }
 
 // Run implements Strategy.
 func (p POR) Run(init System, lim Limits) Result {
-	x := &porRun{fault: p.fault, key: keyOf, maxDepth: lim.maxDepth(), maxExec: lim.MaxExecutions,
-		stack: map[string]int{}}
+	_, futures := init.(Futures)
+	if a, ok := init.(Acyclic); futures && ok && a.Acyclic() {
+		return p.parallel(init, lim)
+	}
+	x := &porRun{red: newPORReducer(p.fault, init), key: keyOf, maxDepth: lim.maxDepth(), maxExec: lim.MaxExecutions}
 	if _, ok := init.(Canonical); ok {
 		x.key = canonicalKeyOf
 	}
-	_, x.futures = init.(Futures)
+	a, ok := init.(Acyclic)
+	x.proviso = x.red.futures && !(ok && a.Acyclic()) && p.fault != porNoProviso
+	if x.proviso {
+		x.stack = map[string]int{}
+	}
 	n := init.NumThreads()
-	x.inT, x.status = make([]bool, n), make([]bool, n)
 	vs := newSearchSet(1, lim)
 	x.set = vs.join()
 	defer vs.free()
@@ -174,6 +228,22 @@ func (p POR) Run(init System, lim Limits) Result {
 	return res
 }
 
+// parallel is Run for an acyclic system with futures, on p.Workers
+// goroutines (at least one): Parallel's search, each state's children cut
+// down to a persistent set's (see POR).
+func (p POR) parallel(init System, lim Limits) Result {
+	fault := p.fault
+	workers := max(p.Workers, 1)
+	res := Parallel{Workers: workers, Symmetry: true}.run(init, lim, func() *porReducer {
+		r := newPORReducer(fault, init)
+		return &r
+	})
+	_, canonical := init.(Canonical)
+	_, ordered := init.(CanonicalOrderer)
+	res.Stats.CountsByTiming = workers > 1 && canonical && !ordered
+	return res
+}
+
 // porKid is a child of a state being expanded.
 type porKid struct {
 	s    System
@@ -197,13 +267,15 @@ func (x *porRun) expand(s System, key string, via ThreadID, pre int) dfsEnd {
 	}
 	x.stats.Depth = max(x.stats.Depth, len(x.path)+1)
 	order := preferring(nil, enabled, via)
-	amp := x.ample(s, order)
-	x.stack[key]++
-	defer func() {
-		if x.stack[key]--; x.stack[key] == 0 {
-			delete(x.stack, key)
-		}
-	}()
+	amp := x.red.ample(s, order)
+	if x.proviso {
+		x.stack[key]++
+		defer func() {
+			if x.stack[key]--; x.stack[key] == 0 {
+				delete(x.stack, key)
+			}
+		}()
+	}
 	// The reduced set's children are made first, for the proviso to see
 	// their keys; the others, when every thread runs, in their turn, so
 	// that a search that reduces nothing tries them in States' order.
@@ -212,13 +284,13 @@ func (x *porRun) expand(s System, key string, via ThreadID, pre int) dfsEnd {
 	for _, t := range order {
 		reduced = reduced || !amp[t]
 	}
-	if reduced {
+	if reduced && x.proviso {
 		for i, t := range order {
 			if amp[t] {
 				kids[i] = x.child(s, t)
 			}
 		}
-		if x.fault != porNoProviso && x.onStack(kids) {
+		if x.onStack(kids) {
 			for _, t := range order {
 				amp[t] = true
 			}
@@ -282,91 +354,4 @@ func (x *porRun) onStack(kids []porKid) bool {
 		}
 	}
 	return false
-}
-
-// ample marks the threads to run from s, whose runnable threads are
-// order: a persistent set's (see POR), or all of them.
-func (x *porRun) ample(s System, order []ThreadID) []bool {
-	n := s.NumThreads()
-	amp := make([]bool, n)
-	if !x.futures || len(order) == 1 {
-		for _, t := range order {
-			amp[t] = true
-		}
-		return amp
-	}
-	x.fut = s.(Futures)
-	clear(x.status)
-	for _, t := range order {
-		x.status[t] = true
-	}
-	best, bestN := -1, len(order)
-	for i, seed := range order {
-		if got := x.closure(s, seed, bestN); got < bestN {
-			best, bestN = i, got
-			if bestN == 1 {
-				break
-			}
-		}
-	}
-	if best < 0 {
-		for _, t := range order {
-			amp[t] = true
-		}
-		return amp
-	}
-	x.closure(s, order[best], len(order)+1)
-	for _, t := range order {
-		amp[t] = x.inT[t]
-	}
-	return amp
-}
-
-// closure computes in x.inT the closed set T from seed (see POR) and
-// returns how many of its threads can run; it gives up, returning at
-// least limit, once that many can.
-func (x *porRun) closure(s System, seed ThreadID, limit int) int {
-	clear(x.inT)
-	x.inT[seed] = true
-	x.work = append(x.work[:0], seed)
-	runnable := 1
-	n := ThreadID(len(x.inT))
-	add := func(q ThreadID) {
-		if !x.inT[q] {
-			x.inT[q] = true
-			x.work = append(x.work, q)
-			if x.status[q] {
-				runnable++
-			}
-		}
-	}
-	for len(x.work) > 0 && runnable < limit {
-		p := x.work[len(x.work)-1]
-		x.work = x.work[:len(x.work)-1]
-		if s.Status(p) == Done { // an enabler that ended: it never steps again
-			continue
-		}
-		if x.status[p] {
-			for q := range n {
-				if !x.inT[q] && s.Status(q) != Done && x.conflicts(s, p, q) {
-					add(q)
-				}
-			}
-			continue
-		}
-		x.ens = x.fut.AppendEnablers(p, x.inT, x.ens[:0])
-		for _, q := range x.ens {
-			add(q)
-		}
-	}
-	return runnable
-}
-
-// conflicts is Futures.MayConflict, or, in the broken variant that
-// ignores futures, the dependence of the two next steps.
-func (x *porRun) conflicts(s System, p, q ThreadID) bool {
-	if x.fault == porNextStepsOnly {
-		return s.Footprint(p).Dependent(s.Footprint(q))
-	}
-	return x.fut.MayConflict(p, q, x.inT)
 }

@@ -30,9 +30,13 @@ func TestPORAgreesWithEnumeration(t *testing.T) {
 				p := g.gen.Draw(t, "program")
 				build := func() sched.System { return newToy(p) }
 				require.Empty(t, dporMismatch(sched.POR{}, build), "program %s", p)
+				require.Empty(t, dporMismatch(sched.POR{Workers: 2}, build), "program %s, 2 workers", p)
+				cyclic := func() sched.System { return notAcyclic{newToy(p)} }
+				require.Empty(t, dporMismatch(sched.POR{}, cyclic), "program %s, with the proviso", p)
 				if g.name == "symmetric" {
 					sym := func() sched.System { return symToy{newToy(p)} }
 					require.Empty(t, dporMismatch(sched.POR{}, sym), "symmetric program %s", p)
+					require.Empty(t, dporMismatch(sched.POR{Workers: 2}, sym), "symmetric program %s, 2 workers", p)
 				}
 				res := sched.POR{}.Run(newToy(p), sched.Limits{})
 				if res.Verdict == sched.Violation {
@@ -102,6 +106,20 @@ func (y spinSystem) MayConflict(p, q sched.ThreadID, frozen []bool) bool {
 
 func (y spinSystem) Clone() sched.System { return spinSystem{y.toySystem.Clone().(*toySystem)} }
 
+// Acyclic implements sched.Acyclic: a busy-wait steps back to the state
+// it left.
+func (y spinSystem) Acyclic() bool { return false }
+
+// notAcyclic is a toy system that does not say it is acyclic, so that POR
+// searches it on one goroutine with the stack proviso.
+type notAcyclic struct{ *toySystem }
+
+func (y notAcyclic) Acyclic() bool       { return false }
+func (y notAcyclic) Clone() sched.System { return notAcyclic{y.toySystem.Clone().(*toySystem)} }
+func (y notAcyclic) CopyFrom(src sched.System) {
+	y.toySystem.CopyFrom(src.(notAcyclic).toySystem)
+}
+
 // genSpinProgram is genProgram with busy-waits for values the writes can
 // make.
 func genSpinProgram(t *rapid.T) *program {
@@ -163,6 +181,26 @@ func TestPORProvisoRunsIgnoredThread(t *testing.T) {
 	require.Equal(t, kindAssert, res.Failure.Kind)
 	res = sched.PORNoProviso.Run(spinSystem{newToy(p)}, sched.Limits{})
 	require.Equal(t, sched.Verified, res.Verdict, "the broken search ignores T1")
+}
+
+// lyingSpin is a spinSystem that says it is acyclic.
+type lyingSpin struct{ spinSystem }
+
+func (y lyingSpin) Acyclic() bool       { return true }
+func (y lyingSpin) Clone() sched.System { return lyingSpin{y.spinSystem.Clone().(spinSystem)} }
+
+// Acyclic is what lets POR drop the proviso: told so by a system with a
+// cycle, on one worker or two, it ignores T1 as PORNoProviso does. (The
+// model's claim is checked by check's TestStateGraphsAreAcyclic.)
+func TestPORTrustsAcyclic(t *testing.T) {
+	p := toy("r0", "f1=0")
+	p.Threads[0] = []op{{Kind: opSpin, Reg: 0, V: 1}}
+	for _, workers := range []int{1, 2} {
+		res := sched.POR{Workers: workers}.Run(spinSystem{newToy(p)}, sched.Limits{})
+		require.Equal(t, sched.Violation, res.Verdict, "%d workers, the system honest", workers)
+		res = sched.POR{Workers: workers}.Run(lyingSpin{spinSystem{newToy(p)}}, sched.Limits{})
+		require.Equal(t, sched.Verified, res.Verdict, "%d workers: told the graph is acyclic, POR ignores T1", workers)
+	}
 }
 
 // Each deliberately broken POR misses an outcome on some small program.

@@ -105,6 +105,10 @@ type Stats struct {
 	// several workers reached a state first (Parallel with Workers > 1),
 	// so they can differ between runs; the other counts do not.
 	PreemptionsByTiming bool
+	// CountsByTiming: States, Steps, Matched and Executions, too, can
+	// differ between runs (POR with Workers > 1: which state of an orbit
+	// a worker reaches first decides which persistent sets are taken).
+	CountsByTiming bool
 }
 
 // PreemptionsMean is the mean number of preemptions per execution (0 when
@@ -129,6 +133,7 @@ func (s *Stats) AddExecutions(o Stats) {
 	s.PreemptionsSum += o.PreemptionsSum
 	s.Executions += o.Executions
 	s.PreemptionsByTiming = s.PreemptionsByTiming || o.PreemptionsByTiming
+	s.CountsByTiming = s.CountsByTiming || o.CountsByTiming
 }
 
 // execution counts one execution that had p preemptions.

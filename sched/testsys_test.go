@@ -1,6 +1,7 @@
 package sched_test
 
 import (
+	"sync"
 	"encoding/binary"
 	"fmt"
 	"strconv"
@@ -245,6 +246,10 @@ func (y *toySystem) Clone() sched.System {
 	return &toySystem{p: y.p, s: append([]int32(nil), y.s...)}
 }
 
+// Acyclic implements sched.Acyclic: every step moves its thread's pc on
+// (spinSystem's busy-waits do not).
+func (y *toySystem) Acyclic() bool { return true }
+
 // CopyFrom implements sched.Copier, so that searches recycle toy states.
 func (y *toySystem) CopyFrom(src sched.System) {
 	o := src.(*toySystem)
@@ -272,12 +277,19 @@ func (y *toySystem) AppendKey(b []byte) []byte {
 type recorder struct {
 	sched.System
 	tolerant bool
+	mu       *sync.Mutex // guards the maps, which the clones share
 	finals   map[string]bool
 	kinds    map[string]bool
 }
 
 func newRecorder(s sched.System, tolerant bool) *recorder {
-	return &recorder{System: s, tolerant: tolerant, finals: map[string]bool{}, kinds: map[string]bool{}}
+	return &recorder{System: s, tolerant: tolerant, mu: new(sync.Mutex), finals: map[string]bool{}, kinds: map[string]bool{}}
+}
+
+// Acyclic implements sched.Acyclic for the recorder's system.
+func (r *recorder) Acyclic() bool {
+	a, ok := r.System.(sched.Acyclic)
+	return ok && a.Acyclic()
 }
 
 // system is r as a search sees it: a Copier when copying is set.
@@ -291,15 +303,20 @@ func (r *recorder) system(copying bool) sched.System {
 func (r *recorder) Step(t sched.ThreadID) *sched.Failure {
 	f := r.System.Step(t)
 	if f != nil && r.tolerant {
+		r.mu.Lock()
 		r.kinds[f.Kind] = true
+		r.mu.Unlock()
 		return nil
 	}
 	return f
 }
 
 func (r *recorder) Final() *sched.Failure {
-	r.finals[string(r.System.AppendKey(nil))] = true
+	key := string(r.System.AppendKey(nil))
 	f := r.System.Final()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.finals[key] = true
 	if f != nil && r.tolerant {
 		r.kinds[f.Kind] = true
 		return nil

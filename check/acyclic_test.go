@@ -1,0 +1,116 @@
+package check_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swapcheck/check"
+	"swapcheck/model"
+	"swapcheck/sched"
+)
+
+// model.World says its state graph is Acyclic, and por then drops the
+// stack proviso and runs on several workers (see sched.POR): a cycle it
+// did not see would let it ignore a thread for ever. Every scenario
+// file's graph, with its faults, for every protocol and atomicity mode,
+// and searched past failures (ScopeAll, so that more of it is walked), is
+// walked depth-first for a step back to a state on the stack.
+func TestStateGraphsAreAcyclic(t *testing.T) {
+	sequentialOnly(t)
+	files, err := filepath.Glob("../testdata/scenarios/*.txt")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	var total, cut int
+	cutNames := map[string]int{}
+	for _, f := range files {
+		r, err := os.Open(f)
+		require.NoError(t, err)
+		sc, err := model.Parse(r)
+		r.Close()
+		require.NoError(t, err, f)
+		for _, p := range check.Protocols() {
+			for _, a := range model.Atomicities() {
+				prog, err := model.NewProgram(sc, p, a)
+				require.NoError(t, err)
+				sys := check.NewSystem(prog)
+				require.True(t, sys.Acyclic())
+				n, complete, cycle := walkForCycle(sys, walkBudget)
+				require.Empty(t, cycle, "%s, %s, %s: a state reaches itself", filepath.Base(f), p.Name, a)
+				total += n
+				if !complete {
+					cut++
+					cutNames[p.Name]++
+				}
+			}
+		}
+	}
+	t.Logf("%d orbits walked; %d of the walks cut at %d orbits: %v", total, cut, walkBudget, cutNames)
+}
+
+// walkBudget is how many orbits one walk of TestStateGraphsAreAcyclic
+// may store: proposed's and global-lock's graphs are walked whole; those
+// of variants with violations can go on for millions of states past the
+// first, where a search stops (the test logs which walks were cut).
+const walkBudget = 100_000
+
+// walkForCycle walks the orbits reachable from init depth-first, states
+// equal up to symmetry once (sched.Canonical), until it has stored budget
+// of them; it returns how many it stored, whether that was all, and, at
+// the first step back to an orbit on the stack, the schedule to it. The graph of orbits has a cycle exactly when the graph of states
+// does: a state that reaches π(s) from s reaches s again after as many
+// turns as π's order.
+func walkForCycle(init sched.System, budget int) (int, bool, string) {
+	const onStack, done = 1, 2
+	colour := map[string]uint8{}
+	type frame struct {
+		s    sched.System
+		key  string
+		kids []sched.ThreadID
+		via  sched.ThreadID
+	}
+	runnable := func(s sched.System) []sched.ThreadID {
+		var ts []sched.ThreadID
+		for t := range sched.ThreadID(s.NumThreads()) {
+			if s.Status(t) == sched.Runnable {
+				ts = append(ts, t)
+			}
+		}
+		return ts
+	}
+	key := func(s sched.System) string { return string(s.(sched.Canonical).AppendCanonicalKey(nil)) }
+	k := key(init)
+	colour[k] = onStack
+	stack := []frame{{s: init.Clone(), key: k, kids: runnable(init), via: -1}}
+	for len(stack) > 0 && len(colour) < budget {
+		top := &stack[len(stack)-1]
+		if len(top.kids) == 0 {
+			colour[top.key] = done
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		t := top.kids[0]
+		top.kids = top.kids[1:]
+		c := top.s.Clone()
+		if c.Step(t) != nil {
+			continue // the execution ends here
+		}
+		ck := key(c)
+		switch colour[ck] {
+		case onStack:
+			var path []sched.ThreadID
+			for _, f := range stack[1:] {
+				path = append(path, f.via)
+			}
+			return len(colour), false, fmt.Sprint(append(path, t))
+		case done:
+			continue
+		}
+		colour[ck] = onStack
+		stack = append(stack, frame{s: c, key: ck, kids: runnable(c), via: t})
+	}
+	return len(colour), len(stack) == 0, ""
+}

@@ -1,0 +1,160 @@
+package sched
+
+// porReducer works out persistent sets (see POR) for one goroutine: its
+// fields are the closure's scratch.
+type porReducer struct {
+	fault porFault
+	// futures: the states are Futures (else every state is expanded
+	// fully); fut is the one being reduced
+	futures bool
+	fut     Futures
+	// inT marks the closure's threads, status the runnable ones
+	inT, status []bool
+	work, ens   []ThreadID
+	// scratch is this goroutine's FuturesScratch, if the system has one
+	scratch any
+	// rank is the order the closure takes threads in: the state's
+	// canonical order where it has one (CanonicalOrderer), else their
+	// numbers'; marked is the enablers' scratch
+	rank   []ThreadID
+	marked []bool
+}
+
+func newPORReducer(fault porFault, init System) porReducer {
+	n := init.NumThreads()
+	_, futures := init.(Futures)
+	x := porReducer{fault: fault, futures: futures, inT: make([]bool, n), status: make([]bool, n), marked: make([]bool, n)}
+	if fs, ok := init.(FuturesScratch); ok {
+		x.scratch = fs.NewFuturesScratch()
+	}
+	return x
+}
+
+// keep cuts order, the runnable threads of s, down to a persistent set's,
+// in place and in their order.
+func (x *porReducer) keep(s System, order []ThreadID) []ThreadID {
+	amp := x.ample(s, order)
+	kept := order[:0]
+	for _, t := range order {
+		if amp[t] {
+			kept = append(kept, t)
+		}
+	}
+	return kept
+}
+
+// ample marks the threads to run from s, whose runnable threads are
+// order: a persistent set's (see POR), or all of them.
+//
+// The seeds are tried, and each closure takes threads, in the state's
+// canonical order (CanonicalOrderer), not in order's, which puts first
+// the thread that ran last: the set kept is then a function of the state
+// alone, not of the path that reached it, and the sets kept at two states
+// of one orbit are each other's image under the permutation between them
+// (threads the canonical order ties are ones whose swap leaves the state
+// as it is). The reduced graph's orbits are then the same whichever state
+// of an orbit is expanded, so a search on several workers reaches the
+// same ones, and counts the same, however the workers race.
+func (x *porReducer) ample(s System, order []ThreadID) []bool {
+	n := s.NumThreads()
+	amp := make([]bool, n)
+	if !x.futures || len(order) == 1 {
+		for _, t := range order {
+			amp[t] = true
+		}
+		return amp
+	}
+	x.fut = s.(Futures)
+	if x.scratch != nil {
+		s.(FuturesScratch).UseFuturesScratch(x.scratch)
+	}
+	clear(x.status)
+	for _, t := range order {
+		x.status[t] = true
+	}
+	x.rank = x.rank[:0]
+	if co, ok := s.(CanonicalOrderer); ok {
+		x.rank = co.AppendCanonicalOrder(x.rank)
+	} else {
+		for t := range ThreadID(n) {
+			x.rank = append(x.rank, t)
+		}
+	}
+	best, bestN := ThreadID(-1), len(order)
+	for _, seed := range x.rank {
+		if !x.status[seed] {
+			continue
+		}
+		if got := x.closure(s, seed, bestN); got < bestN {
+			best, bestN = seed, got
+			if bestN == 1 {
+				break
+			}
+		}
+	}
+	if best < 0 {
+		for _, t := range order {
+			amp[t] = true
+		}
+		return amp
+	}
+	x.closure(s, best, len(order)+1)
+	for _, t := range order {
+		amp[t] = x.inT[t]
+	}
+	return amp
+}
+
+// closure computes in x.inT the closed set T from seed (see POR) and
+// returns how many of its threads can run; it gives up, returning at
+// least limit, once that many can.
+func (x *porReducer) closure(s System, seed ThreadID, limit int) int {
+	clear(x.inT)
+	x.inT[seed] = true
+	x.work = append(x.work[:0], seed)
+	runnable := 1
+	add := func(q ThreadID) {
+		if !x.inT[q] {
+			x.inT[q] = true
+			x.work = append(x.work, q)
+			if x.status[q] {
+				runnable++
+			}
+		}
+	}
+	for len(x.work) > 0 && runnable < limit {
+		p := x.work[len(x.work)-1]
+		x.work = x.work[:len(x.work)-1]
+		if s.Status(p) == Done { // an enabler that ended: it never steps again
+			continue
+		}
+		if x.status[p] {
+			for _, q := range x.rank {
+				if !x.inT[q] && s.Status(q) != Done && x.conflicts(s, p, q) {
+					add(q)
+				}
+			}
+			continue
+		}
+		x.ens = x.fut.AppendEnablers(p, x.inT, x.ens[:0])
+		for _, q := range x.ens {
+			x.marked[q] = true
+		}
+		for _, q := range x.rank {
+			if x.marked[q] {
+				x.marked[q] = false
+				add(q)
+			}
+		}
+	}
+	return runnable
+}
+
+// conflicts is Futures.MayConflict, or, in the broken variant that
+// ignores futures, the dependence of the two next steps.
+func (x *porReducer) conflicts(s System, p, q ThreadID) bool {
+	if x.fault == porNextStepsOnly {
+		return s.Footprint(p).Dependent(s.Footprint(q))
+	}
+	return x.fut.MayConflict(p, q, x.inT)
+}
