@@ -1,11 +1,11 @@
 package sched_test
 
 import (
-	"sync"
 	"encoding/binary"
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"swapcheck/sched"
 )
