@@ -150,6 +150,7 @@ func TestSummaryMaxDepthOnlyWhereMeasured(t *testing.T) {
 		{check.StrategyStates, 2, false},
 		{check.StrategyAuto, 1, true}, // auto verifies with por, on one worker
 		{check.StrategyPOR, 1, true},
+		{check.StrategyPOR, 2, false},
 	}
 	for _, tt := range tests {
 		rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: model.GIL, Strategy: tt.strategy, Workers: tt.workers})

@@ -19,8 +19,8 @@ import (
 // Executions do not depend on the number of workers or on timing. A
 // violation stops all workers; which one is found first can depend on
 // timing (check.Explore then reports the one a search on one worker finds).
-// Stats.Depth is not measured (Stats.DepthUnmeasured): the longest path
-// depends on the interleaving.
+// On several workers Stats.Depth is not measured (Stats.DepthUnmeasured):
+// the longest path depends on the interleaving.
 // The preemption statistics are counted as DFS counts them, along the path
 // that first reached each state; with more than one worker, which path
 // that is can depend on timing, and so can PreemptionsMax and the mean
@@ -207,6 +207,7 @@ func (r *parallelRun) prefix(u *setUser, init System, want int) ([]root, bool) {
 				s := it.state.Clone()
 				r.total.Steps++
 				path := append(append([]ThreadID(nil), it.path...), t)
+				r.total.Depth = max(r.total.Depth, len(path))
 				pre := it.preempts
 				if preempts(threads, last, t) {
 					pre++
@@ -251,7 +252,9 @@ func (r *parallelRun) fail(f *Failure, path []ThreadID, preempts int) {
 
 func (r *parallelRun) result(res *Result) Result {
 	res.Stats = r.total
-	res.Stats.Depth, res.Stats.DepthUnmeasured = 0, true
+	if r.workers > 1 {
+		res.Stats.Depth, res.Stats.DepthUnmeasured = 0, true
+	}
 	res.Stats.PreemptionsByTiming = r.workers > 1
 	res.Stats.MemoryBytes = r.visited.bytes()
 	if m := r.lim.MaxExecutions; m > 0 && r.total.Executions > m && r.cut == "" {
@@ -284,6 +287,7 @@ func (w *worker) flush() {
 	r.total.Steps += w.stats.Steps
 	r.total.States += w.stats.States
 	r.total.Matched += w.stats.Matched
+	r.total.Depth = max(r.total.Depth, w.stats.Depth)
 	r.total.AddExecutions(w.stats)
 	w.stats = Stats{}
 	if r.lim.Progress != nil {
