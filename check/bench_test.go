@@ -77,8 +77,20 @@ func benchParallel(b *testing.B, threads int) {
 }
 
 // BenchmarkPORMerged is the por search of merged with three threads, three
-// calls each into three modules, each nesting one more (68,837 states):
+// calls each into three modules, each nesting one more (68,949 states):
 // what the persistent sets cost per state, the futures' memo among it.
 func BenchmarkPORMerged(b *testing.B) {
 	benchExplore(b, "merged", model.Shape{Threads: 3, Blocks: 1, Calls: 3, Modules: 3, Names: 1, Nest: 1}, check.StrategyPOR)
+}
+
+// BenchmarkPORMerged4 is the same with four threads (717,060 states,
+// issue 20's side-by-side scenario), on one worker and on two: compare
+// their steps/s.
+func BenchmarkPORMerged4(b *testing.B) {
+	sh := model.Shape{Threads: 4, Blocks: 1, Calls: 3, Modules: 3, Names: 1, Nest: 1}
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			benchConfig(b, "merged", sh, check.Config{Strategy: check.StrategyPOR, Workers: workers})
+		})
+	}
 }

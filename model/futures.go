@@ -184,7 +184,8 @@ type futSeg struct {
 // are key), cut into segments; World.futures keeps the last one made, in
 // the Program (see there).
 type futures struct {
-	key      []byte // the vector's bytes (KeyView)
+	key      []byte // the vector's bytes (KeyView), for the Program's
+	fresh    bool   // made for the state, for a scratch (UseFuturesScratch)
 	noDeaths bool
 	threads  [][]futSeg
 	made     []bool
@@ -428,9 +429,11 @@ func (sc *futureScan) thread(t int) {
 // futures is every thread's future at w's state, each made when first
 // asked for. It keeps the last one it made, for the state whose vector it
 // was made from: the closure of a persistent set asks MayConflict of one
-// state many times over. It is the scratch UseFuturesScratch gave w, or,
-// if none, the Program's, which the World's clones share: two goroutines
-// asking at once of one program with no scratch of their own would race.
+// state many times over. It is the scratch UseFuturesScratch gave w,
+// which holds the futures of w's state as it was then; or, if none, the
+// Program's, which the World's clones share, and which is checked against
+// w's vector on every call: two goroutines asking at once of one program
+// with no scratch of their own would race.
 func (w *World) futures(deathsFail bool) *futures {
 	w.sync()
 	noDeaths := deathsFail && !w.p.raises
@@ -440,11 +443,14 @@ func (w *World) futures(deathsFail bool) *futures {
 			w.p.fut = w.NewFuturesScratch().(*futures)
 		}
 		f = w.p.fut
-	}
-	if f.key != nil && f.noDeaths == noDeaths && bytes.Equal(f.key, w.KeyView()) {
+		if f.key != nil && f.noDeaths == noDeaths && bytes.Equal(f.key, w.KeyView()) {
+			return f
+		}
+		f.key = append(f.key[:0], w.KeyView()...)
+	} else if f.fresh && f.noDeaths == noDeaths {
 		return f
 	}
-	f.key = append(f.key[:0], w.KeyView()...)
+	f.fresh = true
 	f.noDeaths = noDeaths
 	n := w.p.NumThreads()
 	for len(f.threads) < n {
@@ -463,8 +469,13 @@ func (w *World) NewFuturesScratch() any {
 
 // UseFuturesScratch implements sched.FuturesScratch: w's MayConflict and
 // AppendEnablers use x, made by NewFuturesScratch of a world of the same
-// program, until told otherwise. Clone and CopyFrom do not pass it on.
-func (w *World) UseFuturesScratch(x any) { w.fut = x.(*futures) }
+// program, for w's state as it is now: x forgets the futures it held,
+// and w must not change until it is given a scratch again. Clone and
+// CopyFrom do not pass it on.
+func (w *World) UseFuturesScratch(x any) {
+	w.fut = x.(*futures)
+	w.fut.fresh = false
+}
 
 // thread is thread t's future, in segments.
 func (f *futures) thread(w *World, t int) []futSeg {

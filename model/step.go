@@ -14,6 +14,7 @@ package model
 // TestStepMemoIsExact and check's TestSpeedMachineryChangesNothing check
 // that searches report the same with the machinery and without.
 func (w *World) Step(t int) *Event {
+	w.fut = nil // it held the futures of the state before (UseFuturesScratch)
 	k, memo := w.memoKeyOf(t)
 	if memo && !debug.verifyMemo {
 		if value, aux, word, ok := w.p.steps.find(k); ok {

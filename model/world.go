@@ -177,6 +177,7 @@ func (w *World) CopyFrom(src *World) {
 	if w.p != src.p {
 		panic("model: CopyFrom between worlds of different programs")
 	}
+	w.fut = nil
 	if w.cache.stale = src.cache.stale; !w.cache.stale {
 		copy(w.s, src.s)
 	}

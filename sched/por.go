@@ -1,6 +1,9 @@
 package sched
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // POR is the states search (a visited set keyed up to symmetry where the
 // system is Canonical) with a stateful partial-order reduction: at each
@@ -136,7 +139,9 @@ type Acyclic interface {
 
 // FuturesScratch is implemented by Futures systems whose answers use
 // scratch (a memo) that two goroutines must not share: POR makes one for
-// each goroutine it runs on and hands it to every state before it asks.
+// each goroutine it runs on and hands it to a state each time before it
+// asks of it; the state may keep in it what it worked out of itself
+// until it is handed one again.
 type FuturesScratch interface {
 	NewFuturesScratch() any
 	UseFuturesScratch(scratch any)
@@ -267,7 +272,8 @@ func (x *porRun) expand(s System, key string, via ThreadID, pre int) dfsEnd {
 	}
 	x.stats.Depth = max(x.stats.Depth, len(x.path)+1)
 	order := preferring(nil, enabled, via)
-	amp := x.red.ample(s, order)
+	amp := slices.Clone(x.red.ample(s, order)) // the scratch is reused below
+
 	if x.proviso {
 		x.stack[key]++
 		defer func() {
