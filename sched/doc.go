@@ -14,6 +14,11 @@
 //     instead, and its packing in a word) and WordPeeker (tell a child's
 //     word key without making it); and Canonical (a key up to symmetry,
 //     for States and Parallel with Symmetry, which changes the counts);
+//     for POR, Futures (what the threads may still do), Acyclic (no
+//     state reaches itself: no proviso, and several workers),
+//     FuturesScratch (a memo per goroutine) and CanonicalOrderer (the
+//     threads in their canonical order, so that the counts do not depend
+//     on the workers);
 //  2. pick a Strategy: DFS or BFS (exhaustive, with a visited set of states),
 //     States (DFS keyed up to symmetry), POR (States running only a
 //     persistent set of threads at each state, from what Futures says
@@ -39,6 +44,7 @@
 //	DFS            yes     yes             key        key, word      yes         -
 //	States         yes     yes             -          -              -           key
 //	POR            yes     yes             -          -              -           key
+//	(Acyclic)      as Parallel with Symmetry
 //	Parallel       yes     yes             key        key, word      yes         with Symmetry
 //	BFS            yes     yes             key        key            -           -
 //	Bounded        yes     yes             key        key            -           -
