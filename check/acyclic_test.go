@@ -2,8 +2,6 @@ package check_test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -17,21 +15,13 @@ import (
 // stack proviso and runs on several workers (see sched.POR): a cycle it
 // did not see would let it ignore a thread for ever. Every scenario
 // file's graph, with its faults, for every protocol and atomicity mode,
-// and searched past failures (ScopeAll, so that more of it is walked), is
-// walked depth-first for a step back to a state on the stack.
+// as a search sees it (a failing step ends an execution), is walked
+// depth-first for a step back to a state on the stack.
 func TestStateGraphsAreAcyclic(t *testing.T) {
 	sequentialOnly(t)
-	files, err := filepath.Glob("../testdata/scenarios/*.txt")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
 	var total, cut int
 	cutNames := map[string]int{}
-	for _, f := range files {
-		r, err := os.Open(f)
-		require.NoError(t, err)
-		sc, err := model.Parse(r)
-		r.Close()
-		require.NoError(t, err, f)
+	for name, sc := range scenarioFiles(t) {
 		for _, p := range check.Protocols() {
 			for _, a := range model.Atomicities() {
 				prog, err := model.NewProgram(sc, p, a)
@@ -39,7 +29,7 @@ func TestStateGraphsAreAcyclic(t *testing.T) {
 				sys := check.NewSystem(prog)
 				require.True(t, sys.Acyclic())
 				n, complete, cycle := walkForCycle(sys, walkBudget)
-				require.Empty(t, cycle, "%s, %s, %s: a state reaches itself", filepath.Base(f), p.Name, a)
+				require.Empty(t, cycle, "%s, %s, %s: a state reaches itself", name, p.Name, a)
 				total += n
 				if !complete {
 					cut++

@@ -106,15 +106,7 @@ func TestWalksNeverEndNotLinearizable(t *testing.T) {
 		require.NoError(t, err)
 		scenarios = append(scenarios, sc)
 	}
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "scenarios", "*.txt"))
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, name := range files {
-		f, err := os.Open(name)
-		require.NoError(t, err)
-		sc, err := model.Parse(f)
-		f.Close()
-		require.NoError(t, err, name)
+	for _, sc := range scenarioFiles(t) {
 		scenarios = append(scenarios, sc)
 	}
 	const walks = 60

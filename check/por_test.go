@@ -2,8 +2,6 @@ package check_test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -24,18 +22,7 @@ import (
 // same counts (see sched.POR, "Several workers").
 func TestPORAgreesWithStates(t *testing.T) {
 	sequentialOnly(t)
-	scenarios := map[string]*model.Scenario{}
-	files, err := filepath.Glob("../testdata/scenarios/*.txt")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, f := range files {
-		r, err := os.Open(f)
-		require.NoError(t, err)
-		sc, err := model.Parse(r)
-		r.Close()
-		require.NoError(t, err, f)
-		scenarios[filepath.Base(f)] = sc
-	}
+	scenarios := scenarioFiles(t)
 	for name, sh := range map[string]model.Shape{
 		"3 threads, 2 calls, 2 modules, nest 1": {Threads: 3, Blocks: 1, Calls: 2, Modules: 2, Names: 1, Nest: 1},
 		"3 threads, syncthreads":                {Threads: 3, Blocks: 1, Calls: 2, Modules: 2, Names: 2, Syncthreads: true},
