@@ -175,7 +175,8 @@ func (POR) Exhaustive() bool { return true }
 // porRun is one run of POR on one goroutine.
 type porRun struct {
 	red porReducer
-	// proviso: the stack proviso is needed, the system not being Acyclic
+	// proviso: the stack proviso is needed (the system has futures, and
+	// is not Acyclic)
 	proviso  bool
 	key      func(System, []byte) []byte
 	set      *setUser
@@ -199,8 +200,7 @@ func (p POR) Run(init System, lim Limits) Result {
 	if _, ok := init.(Canonical); ok {
 		x.key = canonicalKeyOf
 	}
-	a, ok := init.(Acyclic)
-	x.proviso = x.red.futures && !(ok && a.Acyclic()) && p.fault != porNoProviso
+	x.proviso = x.red.futures && p.fault != porNoProviso // the system is not Acyclic
 	if x.proviso {
 		x.stack = map[string]int{}
 	}
