@@ -50,14 +50,12 @@ func (r *Report) canonical(found sched.Result, sequential sched.Strategy, sys *S
 
 // byWorkers reports whether cfg's strategy runs on several workers, whose
 // counterexample depends on timing, and gives the strategy a run with
-// one worker uses.
+// one worker uses. (auto pairs its searches itself: Report.auto.)
 func byWorkers(cfg Config) (sched.Strategy, bool) {
 	if cfg.Workers <= 1 || cfg.Shards > 1 {
 		return nil, false
 	}
 	switch cfg.Strategy {
-	case StrategyAuto:
-		return sched.Parallel{Workers: 1, Symmetry: true}, true
 	case StrategyStates, StrategyDFS, StrategyPOR:
 		one := cfg
 		one.Workers = 1

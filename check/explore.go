@@ -335,16 +335,16 @@ func Explore(cfg Config) (rep *Report, err error) {
 // states. On several workers por counts as on one (sched.POR), so the
 // output does not depend on them but for the preemption statistics.
 func (r *Report) auto(sys *System, lim sched.Limits) sched.Result {
-	workers := max(r.Config.Workers, 1)
-	var complete sched.Result
+	workers := max(r.Config.Workers, 1) // auto refuses -shard (Explore)
+	// search runs on the workers, one on one worker: its counterexample,
+	// the same on every run
+	var search, one sched.Strategy = sched.Parallel{Workers: workers, Symmetry: true}, sched.Parallel{Workers: 1, Symmetry: true}
 	name := fmt.Sprintf("states (symmetry reduction, %s)", Count(workers, "worker"))
-	por := r.Program.FuturesKnown()
-	if por {
+	if r.Program.FuturesKnown() {
+		search, one = sched.POR{Workers: workers}, sched.POR{}
 		name = fmt.Sprintf("por (persistent sets, symmetry reduction, %s)", Count(workers, "worker"))
-		complete = sched.POR{Workers: workers}.Run(sys, lim)
-	} else {
-		complete = sched.Parallel{Workers: workers, Symmetry: true}.Run(sys, lim)
 	}
+	complete := search.Run(sys, lim)
 	switch complete.Verdict {
 	case sched.Verified:
 		r.Plan = append(r.Plan, name+": verified")
@@ -355,10 +355,7 @@ func (r *Report) auto(sys *System, lim sched.Limits) sched.Result {
 		return complete
 	}
 	var line string
-	if one, ok := byWorkers(r.Config); ok {
-		if por {
-			one = sched.POR{}
-		}
+	if workers > 1 {
 		complete, line = r.canonical(complete, one, sys, lim)
 	}
 	p := sched.CountPreemptions(NewScopedSystem(r.Program, r.Config.Scope), complete.Schedule)
