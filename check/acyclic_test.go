@@ -62,19 +62,11 @@ func walkForCycle(init sched.System, budget int) (int, bool, string) {
 		kids []sched.ThreadID
 		via  sched.ThreadID
 	}
-	runnable := func(s sched.System) []sched.ThreadID {
-		var ts []sched.ThreadID
-		for t := range sched.ThreadID(s.NumThreads()) {
-			if s.Status(t) == sched.Runnable {
-				ts = append(ts, t)
-			}
-		}
-		return ts
-	}
 	key := func(s sched.System) string { return string(s.(sched.Canonical).AppendCanonicalKey(nil)) }
 	k := key(init)
 	colour[k] = onStack
-	stack := []frame{{s: init.Clone(), key: k, kids: runnable(init), via: -1}}
+	kids, _ := runnableOf(init)
+	stack := []frame{{s: init.Clone(), key: k, kids: kids, via: -1}}
 	for len(stack) > 0 && len(colour) < budget {
 		top := &stack[len(stack)-1]
 		if len(top.kids) == 0 {
@@ -100,7 +92,8 @@ func walkForCycle(init sched.System, budget int) (int, bool, string) {
 			continue
 		}
 		colour[ck] = onStack
-		stack = append(stack, frame{s: c, key: ck, kids: runnable(c), via: t})
+		kids, _ := runnableOf(c)
+		stack = append(stack, frame{s: c, key: ck, kids: kids, via: t})
 	}
 	return len(colour), len(stack) == 0, ""
 }

@@ -111,9 +111,8 @@ import (
 // where a step that keeps the GIL stops every other thread, nor with an
 // interrupt, whose landing depends on where the host stopped, nor with a
 // raise fault, whose armed move lets only a thread at a statement run
-// (raisefault.go). There every
-// thread may conflict with every other and POR expands every state fully:
-// sound, and as costly as States.
+// (raisefault.go). There every thread may conflict with every other and
+// POR expands every state fully: sound, and as costly as States.
 func (p *Program) futuresKnown() bool {
 	return p.Atomicity != GILBreaker && p.signal < 0 && p.raiser < 0
 }
@@ -153,8 +152,8 @@ type futStep struct {
 // futCut is a place where a thread's future stops when some threads are
 // frozen: before an acquire of a lock (cutLock, arg the lock) when its
 // owner is frozen; at a barrier wait or before its start (cutHost, arg
-// the thread's host) when that host is frozen; before the host's poll of a block (cutPoll, arg the
-// block) when pollHeld says so.
+// the thread's host) when that host is frozen; before the host's poll of
+// a block (cutPoll, arg the block) when pollHeld says so.
 type futCut struct {
 	kind uint8
 	arg  int
@@ -180,9 +179,9 @@ type futSeg struct {
 	anyLock, polls         uint64
 }
 
-// futures is every thread's future at one state (whose vector's bytes
-// are key), cut into segments; World.futures keeps the last one made, in
-// the Program (see there).
+// futures is every thread's future at one state, cut into segments: a
+// goroutine's scratch (UseFuturesScratch), or the Program's, whose
+// vector's bytes are key (see World.futures).
 type futures struct {
 	key      []byte // the vector's bytes (KeyView), for the Program's
 	fresh    bool   // made for the state, for a scratch (UseFuturesScratch)

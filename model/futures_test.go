@@ -53,12 +53,7 @@ func checkFutures(t *testing.T, w *model.World, c sched.Chooser, frozen []bool, 
 	var past []*model.World
 	for step := 0; step < 2000; step++ {
 		past = append(past, w.Clone())
-		var r []sched.ThreadID
-		for _, u := range runnable(w) {
-			if !frozen[u] {
-				r = append(r, u)
-			}
-		}
+		r := runnableUnfrozen(w, frozen)
 		if len(r) == 0 {
 			return
 		}

@@ -81,12 +81,7 @@ kernel: call f; use cuda.threadIdx`)
 								}
 							}
 						}
-						var r []sched.ThreadID
-						for _, u := range runnable(w) {
-							if !frozen[u] {
-								r = append(r, u)
-							}
-						}
+						r := runnableUnfrozen(w, frozen)
 						if len(r) == 0 {
 							break
 						}

@@ -103,6 +103,17 @@ func runnable(w *model.World) []sched.ThreadID {
 	return out
 }
 
+// runnableUnfrozen lists w's runnable threads that frozen does not mark.
+func runnableUnfrozen(w *model.World, frozen []bool) []sched.ThreadID {
+	var out []sched.ThreadID
+	for _, u := range runnable(w) {
+		if !frozen[u] {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
 // walk runs w until no thread can move, choosing with c, and calls visit
 // (when not nil) at every state before a step. It returns the steps taken.
 func walk(w *model.World, c sched.Chooser, visit func(*model.World)) int {

@@ -10,9 +10,8 @@ import (
 // state it runs only the threads of a persistent set, worked out from what
 // the system says of its threads' futures (Futures), and, on a system
 // that is not Acyclic, every runnable thread where the stack proviso asks
-// for it. A system that does not
-// implement Futures gets no reduction: POR is then States, counts
-// included.
+// for it. A system that does not implement Futures gets no reduction: POR
+// is then States, counts included.
 //
 // # The persistent set
 //
@@ -28,11 +27,11 @@ import (
 //     execution that unblocks it without a step of T, joins T.
 //
 // Every seed is tried (in the state's canonical order, see "Several
-// workers") and the closure with the fewest runnable threads is kept. Its runnable threads are a
-// persistent set: in any execution from the state made of steps of other
-// threads only, every step is independent of every next step of T, and
-// none enables a blocked step of T (by the two rules, by induction along
-// the execution). Hence any execution from the state that ends in a
+// workers") and the closure with the fewest runnable threads is kept. Its
+// runnable threads are a persistent set: in any execution from the state
+// made of steps of other threads only, every step is independent of every
+// next step of T, and none enables a blocked step of T (by the two rules,
+// by induction along the execution). Hence any execution from the state that ends in a
 // failing step, a failing end state or a deadlock is, by swapping
 // independent adjacent steps, equivalent to one that begins with a step of
 // T; equivalent executions end in the same state and fail alike (a step's
@@ -273,7 +272,6 @@ func (x *porRun) expand(s System, key string, via ThreadID, pre int) dfsEnd {
 	x.stats.Depth = max(x.stats.Depth, len(x.path)+1)
 	order := preferring(nil, enabled, via)
 	amp := slices.Clone(x.red.ample(s, order)) // the scratch is reused below
-
 	if x.proviso {
 		x.stack[key]++
 		defer func() {
