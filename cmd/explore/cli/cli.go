@@ -667,7 +667,8 @@ func plural(n, noun string) string {
 // pctLine says, of a pct search, with what probability each run finds a
 // bug of the depth it aims at in this scenario ("" for other strategies).
 func pctLine(rep *check.Report) string {
-	if rep.Config.Strategy != check.StrategyPCT {
+	if rep.Config.Strategy != check.StrategyPCT || rep.Corpus != "" {
+		// a counterexample from the corpus: pct never ran
 		return ""
 	}
 	n, k, d := rep.Program.NumThreads(), check.PCTLength(rep), rep.Config.Depth
