@@ -23,7 +23,9 @@ func (v Verdict) String() string {
 // Limits bound a search. The zero value means: no execution limit, the
 // default depth budget, never stop early.
 type Limits struct {
-	// MaxExecutions stops the search after this many executions (0: none).
+	// MaxExecutions stops the search after this many executions (0: none):
+	// exactly so on one worker; Parallel on W workers counts at most W-1
+	// more (each worker stops within one execution of the run's limit).
 	MaxExecutions int64
 	// MaxDepth is the per-execution step budget (0: DefaultMaxDepth). An
 	// execution that reaches it makes the verdict Incomplete, never silently
