@@ -287,12 +287,11 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 		}
 	}
 	sum := check.Summarize(rep)
+	var outErr error // said after the verdict, which it must not hide
 	if o.out != "" {
-		if err := writeOut(o.out, rep, sum, repro); err != nil {
-			return 0, err
-		}
+		outErr = writeOut(o.out, rep, sum, repro, stderr)
 	}
-	if err := emitPython(o, rep, stderr); err != nil {
+	if err := emitPython(o, rep); err != nil {
 		return 0, err
 	}
 	if o.json {
@@ -341,13 +340,27 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 		// report), so the guarantee goes with the counts
 		fmt.Fprintf(stderr, "explore: %s\n", line)
 	}
-	switch rep.Result.Verdict {
-	case sched.Violation:
-		return ExitViolation, nil
-	case sched.Incomplete:
-		return ExitIncomplete, nil
+	return exitStatus(rep.Result.Verdict, outErr, stderr), nil
+}
+
+// exitStatus is the exit status of a run whose verdict is v; outErr, when
+// set, is why its -out files could not be written, said on stderr: a
+// violation still exits 1 (the counterexample is on stdout, and real),
+// any other verdict 2.
+func exitStatus(v sched.Verdict, outErr error, stderr io.Writer) int {
+	if outErr != nil {
+		fmt.Fprintf(stderr, "explore: %s\n", oneLine(outErr.Error()))
+		if v != sched.Violation {
+			return ExitUsage
+		}
 	}
-	return ExitOK, nil
+	switch v {
+	case sched.Violation:
+		return ExitViolation
+	case sched.Incomplete:
+		return ExitIncomplete
+	}
+	return ExitOK
 }
 
 // target resolves what a run checks: the protocol, the atomicity model
@@ -488,42 +501,23 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// outFiles are what -out writes.
-var outFiles = []string{"trace.txt", "trace.json", htmlFile, "schedule.txt", "summary.json", reportFile, replayScript}
-
-// prepareOut makes DIR, refuses to overwrite earlier results unless
-// forced, and writes a probe file there: a directory the results cannot
-// be written to is found before the search, not after it (when the
-// verdict would be lost).
-func prepareOut(dir string, force bool) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return usagef("-out: %v", unwrapPath(err))
-	}
-	if !force {
-		for _, name := range outFiles {
-			if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-				return usagef("-out %s already holds %s; pass -force to overwrite, or pick another directory", dir, name)
-			}
-		}
-	}
-	probe, err := os.CreateTemp(dir, ".explore-probe-*")
-	if err == nil {
-		_, err = probe.WriteString("probe\n")
-		if cerr := probe.Close(); err == nil {
-			err = cerr
-		}
-		if rerr := os.Remove(probe.Name()); err == nil {
-			err = rerr
-		}
-	}
+// writeOut writes -out's files (and, for a violation, its replay.py) in
+// dir, all or none; stderr hears why a replay.py could not be made.
+func writeOut(dir string, rep *check.Report, sum check.Summary, repro string, stderr io.Writer) error {
+	st, err := stageOut(dir)
 	if err != nil {
-		return usagef("-out %s: cannot write there: %v", dir, unwrapPath(err))
+		return err
 	}
-	return nil
+	defer st.abort()
+	if err := writeStaged(st, rep, sum, repro, stderr); err != nil {
+		return fmt.Errorf("-out %s: %v", dir, err)
+	}
+	return st.commit()
 }
 
-func writeOut(dir string, rep *check.Report, sum check.Summary, repro string) error {
-	write := func(name string, fill func(io.Writer) error) error { return writeFile(dir, name, fill) }
+// writeStaged writes a run's files into st.
+func writeStaged(st *stagedOut, rep *check.Report, sum check.Summary, repro string, stderr io.Writer) error {
+	write := st.write
 	trace, err := check.NewTrace(rep, repro)
 	if err != nil {
 		return err
@@ -545,7 +539,10 @@ func writeOut(dir string, rep *check.Report, sum check.Summary, repro string) er
 	if err := write("schedule.txt", func(w io.Writer) error { return check.WriteSchedule(w, rep) }); err != nil {
 		return err
 	}
-	return write("summary.json", sum.WriteJSON)
+	if err := write("summary.json", sum.WriteJSON); err != nil {
+		return err
+	}
+	return writeReplayScript(st, rep, stderr)
 }
 
 // writeFile creates dir/name and fills it.

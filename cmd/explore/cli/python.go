@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"swapcheck/check"
 	"swapcheck/pyreplay"
@@ -37,26 +36,32 @@ func checkEmitPath(o *options) error {
 // when the verdict is not a violation, or the replay does not support the
 // scenario) and, with -out, to DIR/replay.py (skipped, with a line on
 // stderr, when the replay does not support it).
-func emitPython(o *options, rep *check.Report, stderr io.Writer) error {
-	violation := rep.Result.Verdict == sched.Violation
-	if o.emitPython != "" {
-		if !violation {
-			return usagef("-emit-python: the verdict is %s, not a violation: there is no counterexample to replay", rep.Result.Verdict)
-		}
-		if err := writeScript(o.emitPython, rep); err != nil {
-			return usagef("-emit-python: %v", err)
-		}
+func emitPython(o *options, rep *check.Report) error {
+	if o.emitPython == "" {
+		return nil
 	}
-	if o.out != "" && violation {
-		err := writeScript(filepath.Join(o.out, replayScript), rep)
-		var un *pyreplay.Unsupported
-		if errors.As(err, &un) {
-			fmt.Fprintf(stderr, "explore: no %s in %s: %v\n", replayScript, o.out, err)
-			return nil
-		}
-		return err
+	if rep.Result.Verdict != sched.Violation {
+		return usagef("-emit-python: the verdict is %s, not a violation: there is no counterexample to replay", rep.Result.Verdict)
+	}
+	if err := writeScript(o.emitPython, rep); err != nil {
+		return usagef("-emit-python: %v", err)
 	}
 	return nil
+}
+
+// writeReplayScript stages -out's replay.py for a violation; one the
+// replay cannot force is left out, and stderr says why.
+func writeReplayScript(st *stagedOut, rep *check.Report, stderr io.Writer) error {
+	if rep.Result.Verdict != sched.Violation {
+		return nil
+	}
+	err := writeScript(st.path(replayScript), rep)
+	var un *pyreplay.Unsupported
+	if errors.As(err, &un) {
+		fmt.Fprintf(stderr, "explore: no %s in %s: %v\n", replayScript, st.dir, err)
+		return nil
+	}
+	return err
 }
 
 // writeScript renders the script first, so that a refusal leaves path

@@ -95,10 +95,9 @@ func runStress(o *options, stdout, stderr io.Writer) (int, error) {
 		repro = ""
 	}
 	sum := stress.Summarize(res)
+	var outErr error // said after the verdict, which it must not hide
 	if o.out != "" {
-		if err := writeStressOut(o.out, res, sum, repro); err != nil {
-			return 0, err
-		}
+		outErr = writeStressOut(o.out, res, sum, repro)
 	}
 	if o.json {
 		err = sum.WriteJSON(stdout)
@@ -114,26 +113,27 @@ func runStress(o *options, stdout, stderr io.Writer) (int, error) {
 		line += fmt.Sprintf("; first violation after %.3f ms and %d calls", v.AfterMS, v.CallsBefore)
 	}
 	fmt.Fprintln(stderr, line)
-	switch res.Verdict {
-	case sched.Violation:
-		return ExitViolation, nil
-	case sched.Incomplete:
-		return ExitIncomplete, nil
-	}
-	return ExitOK, nil
+	return exitStatus(res.Verdict, outErr, stderr), nil
 }
 
 // writeStressOut writes trace.txt (the report), schedule.txt (the failing
 // launch's steps, for -replay) and summary.json.
 func writeStressOut(dir string, res *stress.Result, sum stress.Summary, repro string) error {
-	write := func(name string, fill func(io.Writer) error) error { return writeFile(dir, name, fill) }
-	if err := write("trace.txt", func(w io.Writer) error { return stress.WriteReport(w, res, repro) }); err != nil {
+	st, err := stageOut(dir)
+	if err != nil {
 		return err
 	}
-	if err := write("schedule.txt", func(w io.Writer) error { return check.WriteSchedule(w, res.CheckReport()) }); err != nil {
+	defer st.abort()
+	if err := st.write("trace.txt", func(w io.Writer) error { return stress.WriteReport(w, res, repro) }); err != nil {
 		return err
 	}
-	return write("summary.json", sum.WriteJSON)
+	if err := st.write("schedule.txt", func(w io.Writer) error { return check.WriteSchedule(w, res.CheckReport()) }); err != nil {
+		return err
+	}
+	if err := st.write("summary.json", sum.WriteJSON); err != nil {
+		return err
+	}
+	return st.commit()
 }
 
 // runCompare prints the comparison table; -duration caps each trial. Each
