@@ -423,6 +423,13 @@ func config(o *options) (check.Config, error) {
 		return cfg, usagef("-max-depth must be 0 or more, got %d", o.maxDepth)
 	case o.timeout < 0:
 		return cfg, usagef("-timeout must be 0 or more, got %s", o.timeout)
+	case o.maxMemory > 0 && o.maxMemory < memory.Minimum:
+		return cfg, usagef("-max-memory must be 0 (no bound) or at least %s (the process holds about 30 MiB before it searches), got %s", memory.Size(memory.Minimum), o.maxMemory)
+	}
+	if o.mode == nil || o.mode.flag == "" { // the search (-compare sets its own)
+		if err := checkStrategyFlags(o); err != nil {
+			return cfg, err
+		}
 	}
 	var shard, shards int
 	strategy := o.strategy

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"swapcheck/check"
 )
 
 // A mode is one thing explore does: the flag that picks it and every flag
@@ -139,6 +140,40 @@ func wrap(s string, width int, indent string) string {
 		}
 		b.WriteString(w)
 		n += len(w)
+	}
+	return b.String()
+}
+
+// strategyFlags are the search's flags that only some strategies read:
+// one given to another strategy is refused (one line, exit 2) rather than
+// silently ignored.
+var strategyFlags = []struct {
+	flag       string
+	strategies []string
+}{
+	{"preemptions", []string{check.StrategyBounded}},
+	{"runs", []string{check.StrategyRandom, check.StrategyPCT}},
+	{"seed", []string{check.StrategyRandom, check.StrategyPCT}},
+	{"depth", []string{check.StrategyPCT}},
+	{"workers", []string{check.StrategyAuto, check.StrategyStates, check.StrategyDFS, check.StrategyPOR}},
+}
+
+// checkStrategyFlags refuses a flag given that the chosen strategy does
+// not read.
+func checkStrategyFlags(o *options) error {
+	for _, sf := range strategyFlags {
+		if o.set[sf.flag] && !slices.Contains(sf.strategies, o.strategy) {
+			return usagef("-strategy %s does not read -%s (read by -strategy %s)", o.strategy, sf.flag, strings.Join(sf.strategies, ", "))
+		}
+	}
+	return nil
+}
+
+// strategyFlagsHelp says, for -h, which strategies read which flags.
+func strategyFlagsHelp() string {
+	var b strings.Builder
+	for _, sf := range strategyFlags {
+		fmt.Fprintf(&b, "  -%-12s only with -strategy %s\n", sf.flag, strings.Join(sf.strategies, ", "))
 	}
 	return b.String()
 }

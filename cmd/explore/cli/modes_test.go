@@ -39,6 +39,14 @@ func TestModesRefuseFlagsTheyDoNotRead(t *testing.T) {
 		{"-replay -timeout", []string{"-replay", "x", "-timeout", "1s"}, "-replay and -timeout both given"},
 		{"-force without -out", []string{"-protocol", "merged", "-force"}, "-force needs -out"},
 		{"-backend goroutines -workers", []string{"-backend", "goroutines", "-protocol", "merged", "-workers", "2"}, "-backend goroutines and -workers both given"},
+		{"dfs -preemptions", []string{"-protocol", "merged", "-strategy", "dfs", "-preemptions", "3"}, "-strategy dfs does not read -preemptions (read by -strategy bounded)"},
+		{"dfs -runs", []string{"-protocol", "merged", "-strategy", "dfs", "-runs", "10"}, "-strategy dfs does not read -runs"},
+		{"dfs -seed", []string{"-protocol", "merged", "-strategy", "dfs", "-seed", "5"}, "-strategy dfs does not read -seed"},
+		{"dfs -depth", []string{"-protocol", "merged", "-strategy", "dfs", "-depth", "3"}, "-strategy dfs does not read -depth (read by -strategy pct)"},
+		{"random -depth", []string{"-protocol", "merged", "-strategy", "random", "-depth", "3"}, "-strategy random does not read -depth"},
+		{"auto -preemptions", []string{"-protocol", "merged", "-preemptions", "3"}, "-strategy auto does not read -preemptions"},
+		{"bfs -workers", []string{"-protocol", "merged", "-strategy", "bfs", "-workers", "2"}, "-strategy bfs does not read -workers"},
+		{"dpor -workers", []string{"-protocol", "merged", "-strategy", "dpor", "-workers", "2"}, "-strategy dpor does not read -workers"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
