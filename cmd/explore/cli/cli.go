@@ -162,7 +162,9 @@ func parse(args []string, stdout io.Writer) (*options, error) {
 		o.given = append(o.given, f.Name)
 		var words []string
 		switch {
-		case f.Name == "out" || f.Name == "json" || f.Name == "force" || f.Name == "quiet":
+		case f.Name == "out" || f.Name == "json" || f.Name == "force" || f.Name == "quiet" || f.Name == "emit-python":
+			// where the results go, not what is searched: the replay line
+			// reruns the search, and must not fail on a file it wrote
 		case f.Value.String() == "true":
 			words = []string{"-" + f.Name}
 		case isBool(f) && f.Value.String() == "false":

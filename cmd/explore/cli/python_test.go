@@ -3,6 +3,8 @@ package cli_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -20,6 +22,14 @@ func TestEmitPython(t *testing.T) {
 	b, err := os.ReadFile(script)
 	require.NoError(t, err)
 	require.Contains(t, string(b), "def swapped_cuda_module(fn, fake_cuda_module):")
+
+	// the replay line reruns the search without writing the script
+	// again (which would fail: it exists)
+	replay := regexp.MustCompile(`(?m)^replay: go run \./cmd/explore (.*)$`).FindStringSubmatch(r.stdout)
+	require.NotNil(t, replay, r.stdout)
+	require.NotContains(t, replay[1], "-emit-python")
+	again := explore(t, append(strings.Fields(replay[1]), "-quiet")...)
+	require.Equal(t, 1, again.code, again.stderr)
 
 	r = explore(t, "-protocol", "naive", "-emit-python", script, "-quiet")
 	requireUsageError(t, r)
