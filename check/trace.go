@@ -294,7 +294,7 @@ func harmWords(harm string) string {
 // coverage says what a search covered, in words.
 func coverage(r *Report) string {
 	st := r.Result.Stats
-	s := fmt.Sprintf("%d executions, %d states, %d steps", st.Executions, st.States, st.Steps)
+	s := Count(st.Executions, "execution") + ", " + Count(st.States, "state") + ", " + Count(st.Steps, "step")
 	if r.Result.Cut != "" {
 		s += "; stopped: " + r.Result.Cut
 	}

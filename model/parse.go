@@ -74,6 +74,10 @@ func ParseUpTo(r io.Reader, maxThreads int) (*Scenario, error) {
 	for in.Scan() {
 		n++
 		line := in.Text()
+		if n == 1 {
+			// a byte order mark, as some Windows editors write
+			line = strings.TrimPrefix(line, "\ufeff")
+		}
 		if i := strings.IndexByte(line, '#'); i >= 0 {
 			line = line[:i]
 		}
@@ -97,8 +101,14 @@ func ParseUpTo(r io.Reader, maxThreads int) (*Scenario, error) {
 			}
 			switch word {
 			case "threads":
+				if v < 1 || v > maxThreads {
+					return fail("threads must be 1..%d, got %d", maxThreads, v)
+				}
 				sc.Threads = v
 			case "blocks":
+				if v < 1 || v > MaxBlocks {
+					return fail("blocks must be 1..%d, got %d", MaxBlocks, v)
+				}
 				sc.Blocks = v
 			case "hosts":
 				if v < 1 || v > MaxHosts {
@@ -108,6 +118,9 @@ func ParseUpTo(r io.Reader, maxThreads int) (*Scenario, error) {
 					sc.Hosts = v
 				}
 			default:
+				if v < 1 || v > MaxLaunches {
+					return fail("launches must be 1..%d, got %d", MaxLaunches, v)
+				}
 				sc.Launches = v
 			}
 		case word == "module":
@@ -248,7 +261,7 @@ func parseHost(sc *Scenario, text string, functions map[string]int, launchesGive
 	case launches == 0:
 		return fmt.Errorf("the host never launches the kernel (want at least one launch)")
 	case launchesGiven && launches != sc.Launches:
-		return fmt.Errorf("%d launches, but the launches line says %d", launches, sc.Launches)
+		return fmt.Errorf("the host launches %d, but the launches line says %d", launches, sc.Launches)
 	}
 	sc.Launches = launches
 	if calls {

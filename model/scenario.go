@@ -430,7 +430,7 @@ func (sc *Scenario) ValidateUpTo(maxThreads int) error {
 			return fmt.Errorf("the host has %d statements, at most %d", len(sc.Host), MaxStmts)
 		}
 		if launches != sc.Launches {
-			return fmt.Errorf("the host launches %d times, but the scenario has %d launches", launches, sc.Launches)
+			return fmt.Errorf("the host launches %d, but the scenario's launches say %d", launches, sc.Launches)
 		}
 	}
 	for _, f := range sc.Functions {

@@ -212,7 +212,10 @@ func TestParseErrors(t *testing.T) {
 		{"statement with extra words", mod + "kernel: syncthreads now", `line 2: kernel: unknown statement "syncthreads now"`},
 		{"host unknown call", mod + "kernel: use cuda.x\nhost: launch; call g", "line 3: host: call g: no such device function"},
 		{"host never launches", mod + "device f in k: use cuda.x\nkernel: call f\nhost: call f", "line 4: host: the host never launches the kernel"},
-		{"host against launches", "launches 2\n" + mod + "device f in k: use cuda.x\nkernel: call f\nhost: call f; launch", "line 5: host: 1 launches, but the launches line says 2"},
+		{"host against launches", "launches 2\n" + mod + "device f in k: use cuda.x\nkernel: call f\nhost: call f; launch", "line 5: host: the host launches 1, but the launches line says 2"},
+		{"threads over the bound", "threads 65\n" + mod + "kernel: use cuda.x", "line 1: threads must be 1..64, got 65"},
+		{"blocks over the bound", "blocks 0\n" + mod + "kernel: use cuda.x", "line 1: blocks must be 1..16, got 0"},
+		{"launches over the bound", "launches 5\n" + mod + "kernel: use cuda.x", "line 1: launches must be 1..4, got 5"},
 		{"host unknown statement", mod + "kernel: use cuda.x\nhost: launch; use cuda.x", `line 3: host: unknown statement "use cuda.x" (want launch or call FUNC)`},
 		{"host twice", mod + "kernel: use cuda.x\nhost: launch\nhost: launch", "line 4: host given twice"},
 		{"host no colon", mod + "kernel: use cuda.x\nhost launch", "line 3: want: host: launch; call FUNC"},
@@ -303,7 +306,7 @@ func TestValidate(t *testing.T) {
 		err  string
 	}{
 		{"host calls no such function", []model.HostStmt{{Kind: model.HostLaunch}, {Kind: model.HostCall, Func: 1}}, "the host calls device function #1, which does not exist"},
-		{"host launches too often", []model.HostStmt{{Kind: model.HostLaunch}, {Kind: model.HostLaunch}}, "the host launches 2 times, but the scenario has 1 launches"},
+		{"host launches too often", []model.HostStmt{{Kind: model.HostLaunch}, {Kind: model.HostLaunch}}, "the host launches 2, but the scenario's launches say 1"},
 		{"host statement of unknown kind", []model.HostStmt{{Kind: 9}}, "the host has a statement of unknown kind 9"},
 	}
 	for _, tt := range hostTests {
@@ -347,4 +350,15 @@ func TestNewProgramCallTree(t *testing.T) {
 	require.NoError(t, err)
 	_, err = model.NewProgram(sc, swap.Merged, model.GIL)
 	require.ErrorContains(t, err, "device calls per thread")
+}
+
+// A file that starts with a UTF-8 byte order mark, as some editors write
+// one, reads as the same file without it.
+func TestParseAcceptsAByteOrderMark(t *testing.T) {
+	text := "threads 3\nmodule k cuda\nkernel: use cuda.local\n"
+	plain, err := model.Parse(strings.NewReader(text))
+	require.NoError(t, err)
+	marked, err := model.Parse(strings.NewReader("\ufeff" + text))
+	require.NoError(t, err)
+	require.Equal(t, plain.String(), marked.String())
 }

@@ -615,20 +615,20 @@ func human(out io.Writer, rep *check.Report, repro string) error {
 		if c := rep.Config; c.Shards > 1 {
 			// a part covered its share of the roots; only every part
 			// together covers the reachable states
-			fmt.Fprintf(&b, "%s: part %d/%d of the %s search: no violation in its share (%d states, %d executions, %d steps); a part proves nothing alone: explore merge of all %d parts' summary.json gives the verdict\n",
-				name, c.Shard, c.Shards, strat, res.Stats.States, res.Stats.Executions, res.Stats.Steps, c.Shards)
+			fmt.Fprintf(&b, "%s: part %d/%d of the %s search: no violation in its share (%s); a part proves nothing alone: explore merge of all %d parts' summary.json gives the verdict\n",
+				name, c.Shard, c.Shards, strat, statsText(res.Stats, true), c.Shards)
 			break
 		}
 		if strat == check.StrategyDPOR { // stateless: it need not visit every state
-			fmt.Fprintf(&b, "%s: verified: the dpor search ran an execution from every class of interleavings that differ only in the order of independent steps: %d executions, %d steps\n",
-				name, res.Stats.Executions, res.Stats.Steps)
+			fmt.Fprintf(&b, "%s: verified: the dpor search ran an execution from every class of interleavings that differ only in the order of independent steps: %s\n",
+				name, statsText(res.Stats, false))
 			break
 		}
-		fmt.Fprintf(&b, "%s: verified: the %s search covered every reachable state: %d states, %d executions, %d steps\n",
-			name, strat, res.Stats.States, res.Stats.Executions, res.Stats.Steps)
+		fmt.Fprintf(&b, "%s: verified: the %s search covered every reachable state: %s\n",
+			name, strat, statsText(res.Stats, true))
 		fmt.Fprintf(&b, "%s: the world verified: %s\n", name, world(rep.Config.Scenario, rep.Config.Atomicity))
 	case sched.NoViolationFound:
-		fmt.Fprintf(&b, "%s: no violation found by %s (%d executions, %d steps", name, strat, res.Stats.Executions, res.Stats.Steps)
+		fmt.Fprintf(&b, "%s: no violation found by %s (%s", name, strat, statsText(res.Stats, false))
 		if res.Cut != "" {
 			fmt.Fprintf(&b, "; covered: %s", res.Cut)
 		}
@@ -642,8 +642,8 @@ func human(out io.Writer, rep *check.Report, repro string) error {
 		} else {
 			strat += " search"
 		}
-		fmt.Fprintf(&b, "%s: incomplete: the %s stopped (%s) after %d states, %d executions, %d steps, without a violation; nothing is proved\n",
-			name, strat, res.Cut, res.Stats.States, res.Stats.Executions, res.Stats.Steps)
+		fmt.Fprintf(&b, "%s: incomplete: the %s stopped (%s) after %s, without a violation; nothing is proved\n",
+			name, strat, res.Cut, statsText(res.Stats, true))
 	}
 	if line := check.AfterFailureLine(rep); line != "" {
 		// the verdict is about harmful violations; say what it left aside
@@ -719,4 +719,14 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// statsText is a search's counts for a person: "29 states, 1 execution,
+// 28 steps" (without the states for a stateless search).
+func statsText(st sched.Stats, states bool) string {
+	s := check.Count(st.Executions, "execution") + ", " + check.Count(st.Steps, "step")
+	if states {
+		s = check.Count(st.States, "state") + ", " + s
+	}
+	return s
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
+	"swapcheck/check"
 	"swapcheck/check/memory"
 	"swapcheck/sched"
 )
@@ -80,7 +81,7 @@ func (p *progress) update(st sched.Stats) {
 		return
 	}
 	p.last, p.shown = now, true
-	line := fmt.Sprintf("explore: %s elapsed, %d executions, %s", elapsed.Truncate(time.Second), st.Executions, desc)
+	line := fmt.Sprintf("explore: %s elapsed, %s, %s", elapsed.Truncate(time.Second), check.Count(st.Executions, "execution"), desc)
 	if p.total > 0 && st.Executions > 0 {
 		left := time.Duration(float64(elapsed) * float64(p.total-st.Executions) / float64(st.Executions))
 		line += fmt.Sprintf(", about %s left", left.Truncate(time.Second))

@@ -107,8 +107,8 @@ func runStress(o *options, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	line := fmt.Sprintf("explore: %s, %s: %d launches, %d calls, %d steps in %.1f ms (%.0f calls/s)",
-		sum.Protocol, sum.Verdict, sum.Launches, sum.Calls, sum.Steps, sum.ElapsedMS, sum.CallsPerSec)
+	line := fmt.Sprintf("explore: %s, %s: %s, %s, %s in %.1f ms (%.0f calls/s)",
+		sum.Protocol, sum.Verdict, check.Count(sum.Launches, "launch"), check.Count(sum.Calls, "call"), check.Count(sum.Steps, "step"), sum.ElapsedMS, sum.CallsPerSec)
 	if v := sum.Violation; v != nil {
 		line += fmt.Sprintf("; first violation after %.3f ms and %d calls", v.AfterMS, v.CallsBefore)
 	}
