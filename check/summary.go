@@ -289,6 +289,7 @@ func versionText(v string) string {
 // WriteJSON writes the summary as indented JSON.
 func (s Summary) WriteJSON(out io.Writer) error {
 	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false) // read by people: "threads 4 -> 2", not put in HTML
 	enc.SetIndent("", "  ")
 	return enc.Encode(s)
 }
