@@ -574,7 +574,7 @@ func writeFile(dir, name string, fill func(io.Writer) error) error {
 func resources(sum check.Summary) string {
 	var parts []string
 	if sum.Preemptions != nil {
-		parts = append(parts, "preemptions per execution: "+sum.Preemptions.String())
+		parts = append(parts, "preemptions per execution searched (not the trace's, which the trace counts): "+sum.Preemptions.String())
 	}
 	if sum.MemoryBytes > 0 { // a stateful search
 		parts = append(parts, fmt.Sprintf("visited set: %d states stored, %d steps matched one, %.1f MiB", sum.States, sum.Matched, float64(sum.MemoryBytes)/(1<<20)))

@@ -62,15 +62,21 @@ func (p *progress) update(st sched.Stats) {
 			if p.total > 0 {
 				max = p.total
 			}
-			p.bar = progressbar.NewOptions64(max,
+			opts := []progressbar.Option{
 				progressbar.OptionSetWriter(p.out),
 				progressbar.OptionSetDescription("exploring"),
-				progressbar.OptionShowCount(),
-				progressbar.OptionSetItsString("executions"),
-				progressbar.OptionShowIts(),
 				progressbar.OptionThrottle(200*time.Millisecond),
 				progressbar.OptionClearOnFinish(),
-			)
+			}
+			if max > 0 {
+				// a count and a rate of executions only where there is
+				// a total (the walks): an exhaustive search's showed as
+				// "(35192413/-", with a rate of its own that disagreed
+				// with the steps/s of the description
+				opts = append(opts, progressbar.OptionShowCount(),
+					progressbar.OptionSetItsString("executions"), progressbar.OptionShowIts())
+			}
+			p.bar = progressbar.NewOptions64(max, opts...)
 		}
 		p.bar.Describe(desc)
 		_ = p.bar.Set64(st.Executions)
