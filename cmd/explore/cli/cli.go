@@ -137,7 +137,7 @@ func parse(args []string, stdout io.Writer) (*options, error) {
 	fs.Var(&o.maxMemory, "max-memory", fmt.Sprintf("stop the search once the process holds this much memory, `SIZE` such as 500MiB, 2GiB or 1GB (0: no bound; the default is %.0f%% of this machine's memory); the verdict is then incomplete", 100*memory.DefaultShare))
 	fs.StringVar(&o.replay, "replay", "", "replay the trace.json or schedule.txt `FILE` written by -out (its protocol, atomicity and scenario)")
 	fs.StringVar(&o.out, "out", "", "write trace.txt, trace.json, trace.html, schedule.txt and summary.json (and, for a violation, report.md and replay.py) into `DIR`")
-	fs.BoolVar(&o.force, "force", false, "with -out, overwrite files already there")
+	fs.BoolVar(&o.force, "force", false, "with -out, replace an earlier run's files there, all of them (none is left beside the new ones); with -emit-python, overwrite FILE")
 	fs.StringVar(&o.shard, "shard", "", "run part `i/n` (0 <= i < n) of an exhaustive stateful search (states, the default, or dfs); a part proves nothing alone: explore merge of every part's summary.json gives the verdict (see docs/sharding.md)")
 	fs.BoolVar(&o.json, "json", false, "print the JSON summary on stdout instead of the trace")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress report on stderr")

@@ -41,7 +41,7 @@ var modes = []mode{
 	{name: "stress the protocol on real goroutines", picks: "-backend goroutines", flag: "backend",
 		reads: append(slices.Clone(targetFlags), "duration", "max-calls", "gosched", "seed", "out", "force", "json")},
 	{name: "replay a trace.json or schedule.txt written by -out", picks: "-replay", flag: "replay",
-		reads: []string{"backend", "out", "force", "json", "emit-python", "report"},
+		reads: []string{"out", "force", "json", "emit-python", "report"},
 		why:   "the file names its protocol, atomicity, scenario and the violations searched for"},
 	{name: "search the interleavings (the default)",
 		// max-memory: the search's memory bound
