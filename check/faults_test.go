@@ -8,24 +8,25 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
 // faultScenarios are small scenarios with interrupts: shapes of the verdict
 // table with -faults interrupt, a host call, two faults, and the scenario
 // file of two launches.
-func faultScenarios(t *testing.T) map[string]*model.Scenario {
+func faultScenarios(t *testing.T) map[string]*scenario.Scenario {
 	t.Helper()
-	out := map[string]*model.Scenario{"interrupt.txt": interruptScenario(t)}
-	for name, sh := range map[string]model.Shape{
-		"-threads 2 -faults interrupt":                                 {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Faults: model.Faults(0).With(model.FaultInterrupt)},
-		"-threads 1 -host-calls -faults interrupt":                     {Threads: 1, Blocks: 1, Calls: 1, Modules: 1, Names: 1, HostCalls: true, Faults: model.Faults(0).With(model.FaultInterrupt)},
-		"-threads 1 -nest 1 -host-calls -faults interrupt":             {Threads: 1, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Nest: 1, HostCalls: true, Faults: model.Faults(0).With(model.FaultInterrupt)},
-		"-threads 2 -syncthreads -faults interrupt":                    {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Syncthreads: true, Faults: model.Faults(0).With(model.FaultInterrupt)},
-		"-threads 1 -blocks 2 -faults interrupt -max-faults 2":         {Threads: 1, Blocks: 2, Calls: 1, Modules: 1, Names: 1, Faults: model.Faults(0).With(model.FaultInterrupt), MaxFaults: 2},
-		"-threads 1 -host-calls -faults interrupt -max-faults 3":       {Threads: 1, Blocks: 1, Calls: 1, Modules: 1, Names: 1, HostCalls: true, Faults: model.Faults(0).With(model.FaultInterrupt), MaxFaults: 3},
-		"-threads 1 -calls 0 -hosts 2 -faults interrupt":               {Threads: 1, Blocks: 1, Calls: 0, Modules: 1, Names: 1, Hosts: 2, Faults: model.Faults(0).With(model.FaultInterrupt)},
-		"-threads 1 -calls 0 -hosts 2 -faults interrupt -max-faults 2": {Threads: 1, Blocks: 1, Calls: 0, Modules: 1, Names: 1, Hosts: 2, Faults: model.Faults(0).With(model.FaultInterrupt), MaxFaults: 2},
+	out := map[string]*scenario.Scenario{"interrupt.txt": interruptScenario(t)}
+	for name, sh := range map[string]scenario.Shape{
+		"-threads 2 -faults interrupt":                                 {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Faults: scenario.Faults(0).With(scenario.FaultInterrupt)},
+		"-threads 1 -host-calls -faults interrupt":                     {Threads: 1, Blocks: 1, Calls: 1, Modules: 1, Names: 1, HostCalls: true, Faults: scenario.Faults(0).With(scenario.FaultInterrupt)},
+		"-threads 1 -nest 1 -host-calls -faults interrupt":             {Threads: 1, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Nest: 1, HostCalls: true, Faults: scenario.Faults(0).With(scenario.FaultInterrupt)},
+		"-threads 2 -syncthreads -faults interrupt":                    {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Syncthreads: true, Faults: scenario.Faults(0).With(scenario.FaultInterrupt)},
+		"-threads 1 -blocks 2 -faults interrupt -max-faults 2":         {Threads: 1, Blocks: 2, Calls: 1, Modules: 1, Names: 1, Faults: scenario.Faults(0).With(scenario.FaultInterrupt), MaxFaults: 2},
+		"-threads 1 -host-calls -faults interrupt -max-faults 3":       {Threads: 1, Blocks: 1, Calls: 1, Modules: 1, Names: 1, HostCalls: true, Faults: scenario.Faults(0).With(scenario.FaultInterrupt), MaxFaults: 3},
+		"-threads 1 -calls 0 -hosts 2 -faults interrupt":               {Threads: 1, Blocks: 1, Calls: 0, Modules: 1, Names: 1, Hosts: 2, Faults: scenario.Faults(0).With(scenario.FaultInterrupt)},
+		"-threads 1 -calls 0 -hosts 2 -faults interrupt -max-faults 2": {Threads: 1, Blocks: 1, Calls: 0, Modules: 1, Names: 1, Hosts: 2, Faults: scenario.Faults(0).With(scenario.FaultInterrupt), MaxFaults: 2},
 	} {
 		sc, err := sh.Build()
 		require.NoError(t, err, name)
@@ -136,7 +137,7 @@ func TestDPORWithTwoHostsAndInterrupts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("about a million executions")
 	}
-	sc, err := model.Shape{Threads: 1, Blocks: 1, Calls: 0, Modules: 1, Names: 1, Hosts: 2, Faults: model.Faults(0).With(model.FaultInterrupt)}.Build()
+	sc, err := scenario.Shape{Threads: 1, Blocks: 1, Calls: 0, Modules: 1, Names: 1, Hosts: 2, Faults: scenario.Faults(0).With(scenario.FaultInterrupt)}.Build()
 	require.NoError(t, err)
 	p, err := check.Lookup("proposed")
 	require.NoError(t, err)
@@ -172,14 +173,14 @@ func TestInterruptIsAThreadOfItsOwn(t *testing.T) {
 	w := model.New(prog)
 	require.Equal(t, sched.Blocked, w.Status(sig), "nothing ran: no landing yet")
 
-	none, err := model.NewProgram(&model.Scenario{Modules: sc.Modules, Functions: sc.Functions, Kernel: sc.Kernel, Threads: 1, Blocks: 1, Launches: 1}, p, model.GIL)
+	none, err := model.NewProgram(&scenario.Scenario{Modules: sc.Modules, Functions: sc.Functions, Kernel: sc.Kernel, Threads: 1, Blocks: 1, Launches: 1}, p, model.GIL)
 	require.NoError(t, err)
 	require.Equal(t, -1, none.Signal(), "no faults, no SIGINT")
 }
 
 // Bad fault input is one line naming the problem.
 func TestBadFaults(t *testing.T) {
-	_, err := model.ParseFaults("interrupt,nosuch")
+	_, err := scenario.ParseFaults("interrupt,nosuch")
 	require.EqualError(t, err, `unknown fault "nosuch" (want interrupt, raise)`)
 	for text, want := range map[string]string{
 		"faults nosuch\nmodule k cuda\nkernel: use cuda.x\n":                           `line 1: unknown fault "nosuch" (want interrupt, raise)`,
@@ -188,7 +189,7 @@ func TestBadFaults(t *testing.T) {
 		"hosts 4\nfaults interrupt\nmodule k cuda\nkernel: use cuda.x\n":               "line 1: hosts must be 1..3, got 4",
 		"faults interrupt\nfaults interrupt\nmodule k cuda\nkernel: use cuda.x\n":      "line 2: faults given twice",
 	} {
-		_, err := model.Parse(strings.NewReader(text))
+		_, err := scenario.Parse(strings.NewReader(text))
 		require.EqualError(t, err, want, text)
 	}
 }

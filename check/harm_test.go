@@ -9,6 +9,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -23,14 +24,14 @@ device f in dev1: use cuda.local
 kernel: call f; raise
 `
 
-func parseScenario(t *testing.T, text string) *model.Scenario {
+func parseScenario(t *testing.T, text string) *scenario.Scenario {
 	t.Helper()
-	sc, err := model.Parse(strings.NewReader(text))
+	sc, err := scenario.Parse(strings.NewReader(text))
 	require.NoError(t, err)
 	return sc
 }
 
-func scenarioFile(t *testing.T, name string) *model.Scenario {
+func scenarioFile(t *testing.T, name string) *scenario.Scenario {
 	t.Helper()
 	data, err := os.ReadFile("../testdata/scenarios/" + name)
 	require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -16,26 +17,26 @@ import (
 // cuda, the host's own device calls, several hosts and threads that
 // differ matter: the scenario files made for them and shapes with
 // -host-calls, -hosts and -branch (thread 0 calls once, thread 1 twice).
-func hostAndBarrierScenarios(t *testing.T) map[string]*model.Scenario {
+func hostAndBarrierScenarios(t *testing.T) map[string]*scenario.Scenario {
 	t.Helper()
-	out := map[string]*model.Scenario{}
+	out := map[string]*scenario.Scenario{}
 	for _, name := range []string{"device-syncthreads.txt", "host-calls.txt", "host-call-after-abort.txt", "two-hosts.txt"} {
 		f, err := os.Open(filepath.Join("..", "testdata", "scenarios", name))
 		require.NoError(t, err)
-		sc, err := model.Parse(f)
+		sc, err := scenario.Parse(f)
 		f.Close()
 		require.NoError(t, err, name)
 		out[name] = sc
 	}
-	sc, err := model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Syncthreads: true, HostCalls: true}.Build()
+	sc, err := scenario.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Syncthreads: true, HostCalls: true}.Build()
 	require.NoError(t, err)
 	out["-host-calls -syncthreads"] = sc
-	sc, err = model.Shape{Threads: 1, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Hosts: 2, HostCalls: true}.Build()
+	sc, err = scenario.Shape{Threads: 1, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Hosts: 2, HostCalls: true}.Build()
 	require.NoError(t, err)
 	out["-threads 1 -hosts 2 -host-calls"] = sc
 	// (branching.txt's 3 threads take DPOR minutes in the free-threaded
 	// modes; TestPORAgreesWithStates runs it)
-	sc, err = model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Branch: true}.Build()
+	sc, err = scenario.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Branch: true}.Build()
 	require.NoError(t, err)
 	out["-threads 2 -branch"] = sc
 	return out

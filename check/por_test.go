@@ -9,6 +9,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -23,7 +24,7 @@ import (
 func TestPORAgreesWithStates(t *testing.T) {
 	sequentialOnly(t)
 	scenarios := scenarioFiles(t)
-	for name, sh := range map[string]model.Shape{
+	for name, sh := range map[string]scenario.Shape{
 		"3 threads, 2 calls, 2 modules, nest 1": {Threads: 3, Blocks: 1, Calls: 2, Modules: 2, Names: 1, Nest: 1},
 		"3 threads, syncthreads":                {Threads: 3, Blocks: 1, Calls: 2, Modules: 2, Names: 2, Syncthreads: true},
 		"2 blocks":                              {Threads: 2, Blocks: 2, Calls: 1, Modules: 2, Names: 1},
@@ -35,7 +36,7 @@ func TestPORAgreesWithStates(t *testing.T) {
 		require.NoError(t, err)
 		scenarios[name] = sc
 	}
-	twoLaunches, err := model.Parse(strings.NewReader(`threads 2
+	twoLaunches, err := scenario.Parse(strings.NewReader(`threads 2
 launches 2
 hosts 2
 module kernels cuda

@@ -10,12 +10,13 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
 // scenarioAt parses a scenario file of testdata/scenarios with its
 // threads line set to threads (0: as the file says).
-func scenarioAt(t *testing.T, file string, threads int) *model.Scenario {
+func scenarioAt(t *testing.T, file string, threads int) *scenario.Scenario {
 	t.Helper()
 	raw, err := os.ReadFile("../testdata/scenarios/" + file)
 	require.NoError(t, err)
@@ -26,7 +27,7 @@ func scenarioAt(t *testing.T, file string, threads int) *model.Scenario {
 		}
 		lines = append(lines, l)
 	}
-	sc, err := model.Parse(strings.NewReader(strings.Join(lines, "\n")))
+	sc, err := scenario.Parse(strings.NewReader(strings.Join(lines, "\n")))
 	require.NoError(t, err)
 	return sc
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -41,7 +42,7 @@ type Schedule struct {
 	Atomicity model.Atomicity
 	// Scope is which violations the search that wrote it looked for.
 	Scope    Scope
-	Scenario *model.Scenario
+	Scenario *scenario.Scenario
 	Steps    []sched.ThreadID
 	// Recorded is the violation a trace.json recorded, which its replay
 	// should end in again (nil for a schedule.txt, which records none).
@@ -98,13 +99,13 @@ func WriteSchedule(out io.Writer, r *Report) error {
 // ReadSchedule parses a schedule file.
 func ReadSchedule(in io.Reader) (*Schedule, error) {
 	var (
-		s        Schedule
-		scenario strings.Builder
-		inScen   bool
-		sawSteps bool
-		n        int
-		format   int
-		first    = map[string]int{} // the line of each directive
+		s            Schedule
+		scenarioText strings.Builder
+		inScen       bool
+		sawSteps     bool
+		n            int
+		format       int
+		first        = map[string]int{} // the line of each directive
 	)
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<16), maxScheduleLine+1) // the line and its newline
@@ -116,7 +117,7 @@ func ReadSchedule(in io.Reader) (*Schedule, error) {
 				inScen = false
 				continue
 			}
-			scenario.WriteString(strings.TrimSpace(line) + "\n")
+			scenarioText.WriteString(strings.TrimSpace(line) + "\n")
 			continue
 		}
 		line = strings.TrimSpace(line)
@@ -187,12 +188,12 @@ func ReadSchedule(in io.Reader) (*Schedule, error) {
 		return nil, fmt.Errorf("no protocol line")
 	case s.Atomicity == 0:
 		return nil, fmt.Errorf("no atomicity line")
-	case scenario.Len() == 0:
+	case scenarioText.Len() == 0:
 		return nil, fmt.Errorf("no scenario block")
 	case !sawSteps:
 		return nil, fmt.Errorf("no steps line")
 	}
-	scen, err := model.Parse(strings.NewReader(scenario.String()))
+	scen, err := scenario.Parse(strings.NewReader(scenarioText.String()))
 	if err != nil {
 		return nil, fmt.Errorf("scenario block: %v", err)
 	}

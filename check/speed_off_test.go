@@ -8,6 +8,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -58,18 +59,18 @@ func speedOffStrategies() []sched.Strategy {
 // both must be cut for the same reason, with no failure.
 func TestSpeedMachineryChangesNothing(t *testing.T) {
 	sequentialOnly(t)
-	shapes := map[string]model.Shape{
-		"2 threads":          model.DefaultShape,
+	shapes := map[string]scenario.Shape{
+		"2 threads":          scenario.DefaultShape,
 		"3 threads":          {Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1},
 		"2 blocks, 2 calls":  {Threads: 2, Blocks: 2, Calls: 2, Modules: 1, Names: 1},
 		"2 modules, nested":  {Threads: 2, Blocks: 1, Calls: 1, Modules: 2, Names: 2, Nest: 1},
 		"2 threads, barrier": {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Syncthreads: true},
 		"host calls":         {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Syncthreads: true, HostCalls: true},
 		"two hosts":          {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Hosts: 2, HostCalls: true},
-		"interrupts":         {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, HostCalls: true, Faults: model.Faults(0).With(model.FaultInterrupt), MaxFaults: 2},
-		"raise faults":       {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Faults: model.Faults(0).With(model.FaultRaise), MaxFaults: 2},
-		"raise, barrier":     {Threads: 1, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Syncthreads: true, HostCalls: true, Faults: model.Faults(0).With(model.FaultRaise)},
-		"both faults":        {Threads: 1, Blocks: 2, Calls: 1, Modules: 1, Names: 1, Faults: model.Faults(0).With(model.FaultInterrupt).With(model.FaultRaise), MaxFaults: 2},
+		"interrupts":         {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, HostCalls: true, Faults: scenario.Faults(0).With(scenario.FaultInterrupt), MaxFaults: 2},
+		"raise faults":       {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Faults: scenario.Faults(0).With(scenario.FaultRaise), MaxFaults: 2},
+		"raise, barrier":     {Threads: 1, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Syncthreads: true, HostCalls: true, Faults: scenario.Faults(0).With(scenario.FaultRaise)},
+		"both faults":        {Threads: 1, Blocks: 2, Calls: 1, Modules: 1, Names: 1, Faults: scenario.Faults(0).With(scenario.FaultInterrupt).With(scenario.FaultRaise), MaxFaults: 2},
 	}
 	lim := sched.Limits{MaxExecutions: 5000}
 	for name, shape := range shapes {

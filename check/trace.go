@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -190,13 +191,13 @@ func NewTrace(r *Report, repro string) (*Trace, error) {
 }
 
 // traceScenario is a scenario as a Trace holds it.
-func traceScenario(sc *model.Scenario) TraceScenario {
+func traceScenario(sc *scenario.Scenario) TraceScenario {
 	ts := TraceScenario{Text: sc.String(), Threads: sc.Threads, Blocks: sc.Blocks, Launches: sc.Launches,
 		Modules: []TraceModule{}, Functions: []TraceFunction{}, Kernel: []string{}}
 	for _, m := range sc.Modules {
 		ts.Modules = append(ts.Modules, TraceModule{Name: m.Name, Names: m.Names})
 	}
-	body := func(mod int, stmts []model.Stmt) []string {
+	body := func(mod int, stmts []scenario.Stmt) []string {
 		out := []string{}
 		for _, s := range stmts {
 			out = append(out, sc.StmtString(mod, s))

@@ -14,6 +14,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 	"swapcheck/variants"
 )
@@ -113,9 +114,9 @@ func acrossGroups(w *model.World, rng *rand.Rand) []int {
 
 // keyScenarios are walkScenarios plus groups of three threads with nested
 // calls into two modules, and two blocks of two launches.
-func keyScenarios(t testing.TB) map[string]*model.Scenario {
+func keyScenarios(t testing.TB) map[string]*scenario.Scenario {
 	sc := walkScenarios(t)
-	sc["nested"] = build(t, model.Shape{Threads: 3, Blocks: 1, Calls: 2, Modules: 2, Names: 1, Nest: 1})
+	sc["nested"] = build(t, scenario.Shape{Threads: 3, Blocks: 1, Calls: 2, Modules: 2, Names: 1, Nest: 1})
 	sc["launches"] = parse(t, `threads 2
 blocks 2
 launches 2
@@ -150,8 +151,8 @@ kernel: call f`)
 // branchScenarios are kernels whose threads differ: arms taken by some
 // threads only, a raise in one arm, a repeat around a branch, and a
 // device function that branches itself.
-func branchScenarios(t testing.TB) map[string]*model.Scenario {
-	return map[string]*model.Scenario{
+func branchScenarios(t testing.TB) map[string]*scenario.Scenario {
+	return map[string]*scenario.Scenario{
 		"branch arms": parse(t, `threads 2
 module kernels cuda
 module dev cuda
@@ -335,7 +336,7 @@ func TestTmpReadLaterPanics(t *testing.T) {
 			Exec: func(c *model.Ctx) { c.StoreCount(c.Tmp() + 1) }},
 		{Label: "try", Line: 4, Text: "yield", Bytecode: "YIELD_VALUE", Object: model.NoObject, Yield: true},
 	}}).Compile()
-	w := model.New(program(t, build(t, model.DefaultShape), p, model.GIL))
+	w := model.New(program(t, build(t, scenario.DefaultShape), p, model.GIL))
 	require.PanicsWithValue(t, "model: protocol reads-late: instruction 2 reads a tmp that the frame's previous step did not set",
 		func() { walk(w, first{}, nil) })
 }
@@ -349,7 +350,7 @@ func TestCanonicalKeyMatchesReference(t *testing.T) {
 // The key is built in scratch space its World keeps: after the first call
 // it allocates nothing but the bytes it appends.
 func TestCanonicalKeyAllocations(t *testing.T) {
-	w := model.New(program(t, build(t, model.Shape{Threads: 4, Blocks: 2, Calls: 2, Modules: 2, Names: 2, Nest: 1}), protocols[len(protocols)-1], model.GIL))
+	w := model.New(program(t, build(t, scenario.Shape{Threads: 4, Blocks: 2, Calls: 2, Modules: 2, Names: 2, Nest: 1}), protocols[len(protocols)-1], model.GIL))
 	for range 20 {
 		w.Step(int(runnable(w)[0]))
 	}
@@ -421,7 +422,7 @@ func checkBisimulation(prog *model.Program, limit int) string {
 }
 
 // bisimShapes are the shapes TestKeysAreABisimulation walks.
-var bisimShapes = []model.Shape{
+var bisimShapes = []scenario.Shape{
 	{Threads: 3, Blocks: 1, Calls: 2, Modules: 2, Names: 1, Syncthreads: true},
 	{Threads: 2, Blocks: 2, Calls: 1, Modules: 1, Names: 2, Nest: 1},
 }
@@ -488,8 +489,8 @@ func compareSearches(prog *model.Program, polls int) (diff string, skipped bool)
 // gridShapes are the shapes of the exhaustive comparison: 2 to 4 threads,
 // 1 or 2 calls into 1 or 2 modules, with and without syncthreads, but the
 // largest (4 threads with 2 calls) only where they end quickly.
-func gridShapes(short bool) []model.Shape {
-	var shapes []model.Shape
+func gridShapes(short bool) []scenario.Shape {
+	var shapes []scenario.Shape
 	for threads := 2; threads <= 4; threads++ {
 		for calls := 1; calls <= 2; calls++ {
 			for modules := 1; modules <= 2; modules++ {
@@ -497,7 +498,7 @@ func gridShapes(short bool) []model.Shape {
 					if short && threads+calls > 4 {
 						continue
 					}
-					shapes = append(shapes, model.Shape{Threads: threads, Blocks: 1, Calls: calls, Modules: modules, Names: 1, Syncthreads: sync})
+					shapes = append(shapes, scenario.Shape{Threads: threads, Blocks: 1, Calls: calls, Modules: modules, Names: 1, Syncthreads: sync})
 				}
 			}
 		}
@@ -508,7 +509,7 @@ func gridShapes(short bool) []model.Shape {
 // gridTooBig: DFS needs more than a second or two for these (the
 // variants registered as correct verify, so their whole space is
 // searched).
-func gridTooBig(p *model.Protocol, sh model.Shape) bool {
+func gridTooBig(p *model.Protocol, sh scenario.Shape) bool {
 	v, err := variants.Lookup(p.Name)
 	verifies := err == nil && v.Expected == variants.Correct
 	return verifies && sh.Threads == 4 && sh.Calls == 2
@@ -559,8 +560,8 @@ func TestStatesAgreesWithDFSOnShapes(t *testing.T) {
 // modules with 1 or 2 names, up to 3 device functions calling later ones
 // (so calls nest), and kernel and device bodies of uses, calls,
 // syncthreads and raises.
-func genSearchScenario(t *rapid.T) *model.Scenario {
-	sc := &model.Scenario{Threads: rapid.IntRange(2, 3).Draw(t, "threads"), Blocks: 1, Launches: 1}
+func genSearchScenario(t *rapid.T) *scenario.Scenario {
+	sc := &scenario.Scenario{Threads: rapid.IntRange(2, 3).Draw(t, "threads"), Blocks: 1, Launches: 1}
 	if sc.Threads == 2 {
 		switch rapid.IntRange(0, 2).Draw(t, "repeat") {
 		case 1:
@@ -571,29 +572,29 @@ func genSearchScenario(t *rapid.T) *model.Scenario {
 	}
 	names := []string{"cuda", "cu"}
 	for m := range rapid.IntRange(1, 3).Draw(t, "modules") {
-		sc.Modules = append(sc.Modules, model.Module{Name: fmt.Sprintf("mod%d", m), Names: names[:rapid.IntRange(1, 2).Draw(t, "names")]})
+		sc.Modules = append(sc.Modules, scenario.Module{Name: fmt.Sprintf("mod%d", m), Names: names[:rapid.IntRange(1, 2).Draw(t, "names")]})
 	}
 	nf := rapid.IntRange(0, 3).Draw(t, "functions")
-	body := func(mod, callFrom, most int) []model.Stmt {
-		var out []model.Stmt
+	body := func(mod, callFrom, most int) []scenario.Stmt {
+		var out []scenario.Stmt
 		for range rapid.IntRange(1, most).Draw(t, "statements") {
 			switch k := rapid.IntRange(0, 9).Draw(t, "kind"); {
 			case k <= 3:
-				out = append(out, model.Stmt{Kind: model.OpUse, Attr: "local",
+				out = append(out, scenario.Stmt{Kind: scenario.OpUse, Attr: "local",
 					Name: rapid.IntRange(0, len(sc.Modules[mod].Names)-1).Draw(t, "name")})
 			case k <= 6 && callFrom < nf:
-				out = append(out, model.Stmt{Kind: model.OpCall, Func: rapid.IntRange(callFrom, nf-1).Draw(t, "callee")})
+				out = append(out, scenario.Stmt{Kind: scenario.OpCall, Func: rapid.IntRange(callFrom, nf-1).Draw(t, "callee")})
 			case k <= 7:
-				out = append(out, model.Stmt{Kind: model.OpSync})
+				out = append(out, scenario.Stmt{Kind: scenario.OpSync})
 			case k == 8:
-				out = append(out, model.Stmt{Kind: model.OpRaise})
+				out = append(out, scenario.Stmt{Kind: scenario.OpRaise})
 			}
 		}
 		return out
 	}
 	for i := range nf {
 		m := rapid.IntRange(0, len(sc.Modules)-1).Draw(t, "module")
-		sc.Functions = append(sc.Functions, model.Function{Name: fmt.Sprintf("f%d", i), Module: m, Body: body(m, i+1, 2)})
+		sc.Functions = append(sc.Functions, scenario.Function{Name: fmt.Sprintf("f%d", i), Module: m, Body: body(m, i+1, 2)})
 	}
 	sc.Kernel = body(0, 0, 3)
 	if sc.Threads == 2 && sc.Blocks == 1 && sc.Launches == 1 && rapid.IntRange(0, 3).Draw(t, "two hosts") == 0 {
@@ -601,12 +602,12 @@ func genSearchScenario(t *rapid.T) *model.Scenario {
 	}
 	if nf > 0 && rapid.IntRange(0, 3).Draw(t, "host calls") == 0 {
 		// the host calls a device function before or after its launches
-		f := model.HostStmt{Kind: model.HostCall, Func: rapid.IntRange(0, nf-1).Draw(t, "host callee")}
+		f := scenario.HostStmt{Kind: scenario.HostCall, Func: rapid.IntRange(0, nf-1).Draw(t, "host callee")}
 		for l := range sc.Launches {
 			if l == 0 && rapid.Bool().Draw(t, "host call first") {
 				sc.Host = append(sc.Host, f)
 			}
-			sc.Host = append(sc.Host, model.HostStmt{Kind: model.HostLaunch})
+			sc.Host = append(sc.Host, scenario.HostStmt{Kind: scenario.HostLaunch})
 		}
 		sc.Host = append(sc.Host, f)
 	}
@@ -618,19 +619,19 @@ func genSearchScenario(t *rapid.T) *model.Scenario {
 		tail := slices.Clone(sc.Kernel[k:])
 		switch rapid.IntRange(0, 3).Draw(t, "branch") {
 		case 1:
-			sc.Kernel = append(sc.Kernel[:k:k], model.Stmt{Kind: model.OpIf, Cond: model.Cond{Op: model.CmpEq, Than: 0}, Then: tail})
+			sc.Kernel = append(sc.Kernel[:k:k], scenario.Stmt{Kind: scenario.OpIf, Cond: scenario.Cond{Op: scenario.CmpEq, Than: 0}, Then: tail})
 		case 2:
 			split := rapid.IntRange(0, len(tail)).Draw(t, "else from")
-			sc.Kernel = append(sc.Kernel[:k:k], model.Stmt{Kind: model.OpIf, Cond: model.Cond{Op: model.CmpLt, Than: 1}, Then: tail[:split], Else: tail[split:]})
+			sc.Kernel = append(sc.Kernel[:k:k], scenario.Stmt{Kind: scenario.OpIf, Cond: scenario.Cond{Op: scenario.CmpLt, Than: 1}, Then: tail[:split], Else: tail[split:]})
 		case 3:
-			sc.Kernel = append(sc.Kernel[:k:k], model.Stmt{Kind: model.OpRepeat, Times: 2, Body: tail})
+			sc.Kernel = append(sc.Kernel[:k:k], scenario.Stmt{Kind: scenario.OpRepeat, Times: 2, Body: tail})
 		}
 	}
 	return sc
 }
 
 var genSearch = rapid.Custom(func(t *rapid.T) (g struct {
-	sc *model.Scenario
+	sc *scenario.Scenario
 	p  *model.Protocol
 	a  model.Atomicity
 }) {

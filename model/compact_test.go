@@ -9,6 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 	"swapcheck/swap"
 )
@@ -59,7 +60,7 @@ func TestCompactKeyIsExact(t *testing.T) {
 // The compact key of merged with three threads is several times shorter
 // than the vector's bytes.
 func TestCompactKeyIsShort(t *testing.T) {
-	w := model.New(program(t, build(t, model.Shape{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1}), swap.Merged, model.GIL))
+	w := model.New(program(t, build(t, scenario.Shape{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1}), swap.Merged, model.GIL))
 	walk(w, sched.NewSeeded(1), nil)
 	full, compact := len(w.AppendKey(nil)), len(w.AppendCompactKey(nil))
 	t.Logf("merged, 3 threads: AppendKey %d bytes, AppendCompactKey %d", full, compact)

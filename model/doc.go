@@ -28,7 +28,7 @@
 // setdefault, so two threads that both miss get the same lock; before the
 // fix (FreeThreadedOverwrite) it overwrites, and each gets its own.
 //
-// A scenario with faults (faults.go) gets one more thread, SIGINT, whose
+// A scenario with faults (scenario/faults.go) gets one more thread, SIGINT, whose
 // step raises KeyboardInterrupt in the host at one of CPython 3.11's
 // eval-breaker checks (interrupt.go): a search explores where the
 // interrupt lands as it explores the order of threads.

@@ -1,6 +1,10 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+
+	"swapcheck/scenario"
+)
 
 // EventKind says what a step did, for the invariants.
 type EventKind uint8
@@ -83,7 +87,7 @@ type EventNumbers struct {
 	splitHalf bool
 	// Fault is the fault this step is (FaultRaise: its statement raised
 	// instead of running, raisefault.go), 0 for none.
-	Fault Fault
+	Fault scenario.Fault
 }
 
 // source is where an Event's texts come from.

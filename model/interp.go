@@ -1,6 +1,8 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+)
 
 // interpret runs thread t's next step (t must be runnable), then the
 // local steps that follow it, on w's vector, and records what the step

@@ -1,6 +1,10 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+
+	"swapcheck/scenario"
+)
 
 // The interrupt: a KeyboardInterrupt (SIGINT, Ctrl-C) explored like an
 // interleaving.
@@ -146,7 +150,7 @@ const (
 // interrupts: the last thread, running a code of one statement.
 func (pr *Program) addSignal() {
 	pr.signal = -1
-	if !pr.Scenario.Faults.Has(FaultInterrupt) {
+	if !pr.Scenario.Faults.Has(scenario.FaultInterrupt) {
 		return
 	}
 	pr.maxFaults = pr.Scenario.FaultBound()

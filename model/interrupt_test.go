@@ -9,6 +9,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -41,7 +42,7 @@ func TestNarrowSignalFootprintIsCaught(t *testing.T) {
 	sequentialOnly(t)
 	p, err := check.Lookup("merged")
 	require.NoError(t, err)
-	sc, err := model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Faults: model.Faults(0).With(model.FaultInterrupt)}.Build()
+	sc, err := scenario.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Faults: scenario.Faults(0).With(scenario.FaultInterrupt)}.Build()
 	require.NoError(t, err)
 	prog, err := model.NewProgram(sc, p, model.GIL)
 	require.NoError(t, err)

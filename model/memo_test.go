@@ -9,6 +9,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 	"swapcheck/swap"
 )
@@ -133,7 +134,7 @@ func TestStepMemoVerified(t *testing.T) {
 // of merged with 4 threads takes 300,404 steps from a few thousand GPU
 // steps met (the README quotes the figure this logs).
 func TestStepMemoIsSmall(t *testing.T) {
-	prog := program(t, build(t, model.Shape{Threads: 4, Blocks: 1, Calls: 1, Modules: 1, Names: 1}), swap.Merged, model.GIL)
+	prog := program(t, build(t, scenario.Shape{Threads: 4, Blocks: 1, Calls: 1, Modules: 1, Names: 1}), swap.Merged, model.GIL)
 	res := sched.DFS{}.Run(check.NewSystem(prog), sched.Limits{})
 	require.Equal(t, sched.Verified, res.Verdict)
 	n := prog.StepsMemoizedForTest()

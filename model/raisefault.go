@@ -1,5 +1,7 @@
 package model
 
+import "swapcheck/scenario"
+
 // The raise fault: an exception raised by the code a thread runs, at a
 // place the search chooses.
 //
@@ -68,7 +70,7 @@ const RaiseName = "RAISE"
 // for it: the last thread, running a code of one statement.
 func (pr *Program) addRaiser() {
 	pr.raiser = -1
-	if !pr.Scenario.Faults.Has(FaultRaise) {
+	if !pr.Scenario.Faults.Has(scenario.FaultRaise) {
 		return
 	}
 	pr.maxFaults = pr.Scenario.FaultBound()
@@ -203,7 +205,7 @@ func (w *World) fall(t int) {
 	l := &w.p.lay
 	f := w.top(t)
 	w.ev.src, w.ev.code, w.ev.body = srcStmt, int(w.s[f+fCode]), int(w.s[f+fBody])
-	w.ev.Fault = FaultRaise
+	w.ev.Fault = scenario.FaultRaise
 	w.ev.Raised = KernelError
 	w.ev.Aborted = w.s[w.thread(t)+tAbort] != 0
 	w.s[l.fault+faultArmed] = 0
@@ -218,7 +220,7 @@ func (w *World) fall(t int) {
 // describeFault fills in the texts of a raise fault's step: the statement
 // it fell at, marked.
 func (p *Program) describeFault(ev *Event) {
-	if ev.Fault != FaultRaise {
+	if ev.Fault != scenario.FaultRaise {
 		return
 	}
 	ev.Text = "raise KernelError  # a fault, instead of: " + ev.Text

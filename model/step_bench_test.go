@@ -5,6 +5,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 	"swapcheck/swap"
 )
@@ -63,7 +64,7 @@ func BenchmarkPeek(b *testing.B) {
 // threads, each with a GPU thread whose step the memo holds, after a
 // search has filled the memo.
 func warmStates(b *testing.B) ([]*model.World, []int) {
-	prog := program(b, build(b, model.Shape{Threads: 4, Blocks: 1, Calls: 1, Modules: 1, Names: 1}), swap.Merged, model.GIL)
+	prog := program(b, build(b, scenario.Shape{Threads: 4, Blocks: 1, Calls: 1, Modules: 1, Names: 1}), swap.Merged, model.GIL)
 	sched.DFS{}.Run(check.NewSystem(prog), sched.Limits{})
 	var parents []*model.World
 	var threads []int

@@ -13,6 +13,7 @@ import (
 	"swapcheck/check"
 	"swapcheck/model"
 	"swapcheck/pyreplay"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -77,10 +78,10 @@ func TestReplayObservesWhatTheModelSees(t *testing.T) {
 	if testing.Short() {
 		seeds = 2
 	}
-	twoBlocks := model.Shape{Threads: 2, Blocks: 2, Calls: 2, Modules: 2, Names: 1}
+	twoBlocks := scenario.Shape{Threads: 2, Blocks: 2, Calls: 2, Modules: 2, Names: 1}
 	for _, tc := range []struct {
 		variant string
-		sh      model.Shape
+		sh      scenario.Shape
 	}{
 		{"naive", shape(2)},
 		{"naive", shape(3)},
@@ -93,7 +94,7 @@ func TestReplayObservesWhatTheModelSees(t *testing.T) {
 			python3(t)
 			pr, err := check.Lookup(tc.variant)
 			require.NoError(t, err)
-			p, err := model.NewProgram(scenario(t, tc.sh), pr, model.GIL)
+			p, err := model.NewProgram(buildScenario(t, tc.sh), pr, model.GIL)
 			require.NoError(t, err)
 			for seed := range uint64(seeds) {
 				sch, want := modelKinds(t, p, seed+1)

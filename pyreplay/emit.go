@@ -12,6 +12,7 @@ import (
 	"swapcheck"
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -191,30 +192,30 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 	if sc.NumHosts() > 1 {
 		return nil, unsupported("several host threads")
 	}
-	if slices.ContainsFunc(append([][]model.Stmt{sc.Kernel}, funcBodies(sc)...), func(body []model.Stmt) bool {
-		return slices.ContainsFunc(body, func(s model.Stmt) bool { return s.Kind == model.OpIf || s.Kind == model.OpRepeat })
+	if slices.ContainsFunc(append([][]scenario.Stmt{sc.Kernel}, funcBodies(sc)...), func(body []scenario.Stmt) bool {
+		return slices.ContainsFunc(body, func(s scenario.Stmt) bool { return s.Kind == scenario.OpIf || s.Kind == scenario.OpRepeat })
 	}) {
 		// the harness anchors each statement on a line of its own, run
 		// by every thread alike
 		return nil, unsupported("branches on the thread index and repeats")
 	}
-	if other := sc.Faults &^ model.Faults(0).With(model.FaultInterrupt); other != 0 {
+	if other := sc.Faults &^ scenario.Faults(0).With(scenario.FaultInterrupt); other != 0 {
 		// other helpers add fault kinds; each needs its own forcing
 		return nil, unsupported("faults (%s): only interrupt", other)
 	}
 	for _, f := range sc.Functions {
 		for _, s := range f.Body {
-			if s.Kind == model.OpCall {
+			if s.Kind == scenario.OpCall {
 				return nil, unsupported("nested device calls (%s calls a device function)", f.Name)
 			}
 		}
 	}
-	for _, body := range append([][]model.Stmt{sc.Kernel}, funcBodies(sc)...) {
+	for _, body := range append([][]scenario.Stmt{sc.Kernel}, funcBodies(sc)...) {
 		for _, s := range body {
 			switch s.Kind {
-			case model.OpSync:
+			case scenario.OpSync:
 				return nil, unsupported("syncthreads()")
-			case model.OpRaise:
+			case scenario.OpRaise:
 				return nil, unsupported("kernel code that raises (aborted launches)")
 			}
 		}
@@ -359,7 +360,7 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 			if k >= len(sc.Kernel) {
 				return nil, fmt.Errorf("internal: step %d: the kernel has no statement %d", i+1, k)
 			}
-			if st := sc.Kernel[k]; st.Kind == model.OpCall {
+			if st := sc.Kernel[k]; st.Kind == scenario.OpCall {
 				if fnAt[s.Thread] == nil {
 					fnAt[s.Thread] = map[string]int{}
 				}
@@ -382,8 +383,8 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 	return d, nil
 }
 
-func funcBodies(sc *model.Scenario) [][]model.Stmt {
-	var out [][]model.Stmt
+func funcBodies(sc *scenario.Scenario) [][]scenario.Stmt {
+	var out [][]scenario.Stmt
 	for _, f := range sc.Functions {
 		out = append(out, f.Body)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"swapcheck/model"
+	"swapcheck/scenario"
 )
 
 // gen writes the scenario as Python (the kernel, the device functions and
@@ -25,7 +26,7 @@ type gen struct {
 	attrs   []string
 }
 
-func newGen(sc *model.Scenario) *gen {
+func newGen(sc *scenario.Scenario) *gen {
 	g := &gen{stmts: map[string][]int{}, host: map[string]anchor{}}
 	g.emit("# The scenario as Python, written by swapcheck's pyreplay. Every")
 	g.emit("# statement is one line; _sc is the replay harness (a builtin).")
@@ -69,7 +70,7 @@ func (g *gen) hostAnchor(key, line, op string) {
 	g.anchors = append(g.anchors, a)
 }
 
-func (g *gen) body(name string, sc *model.Scenario, mod int, body []model.Stmt) {
+func (g *gen) body(name string, sc *scenario.Scenario, mod int, body []scenario.Stmt) {
 	g.emit("")
 	g.emit(fmt.Sprintf("def %s():", name))
 	if len(body) == 0 {
@@ -78,12 +79,12 @@ func (g *gen) body(name string, sc *model.Scenario, mod int, body []model.Stmt) 
 	for _, s := range body {
 		var text string
 		switch s.Kind {
-		case model.OpUse:
+		case scenario.OpUse:
 			text = fmt.Sprintf("    _sc.use(%s.%s)", sc.Modules[mod].Names[s.Name], s.Attr)
 			if !slices.Contains(g.attrs, s.Attr) {
 				g.attrs = append(g.attrs, s.Attr)
 			}
-		case model.OpCall:
+		case scenario.OpCall:
 			text = fmt.Sprintf("    _sc.call(%d)  # %s()", s.Func, sc.Functions[s.Func].Name)
 		default: // refused before: syncthreads, raise
 			text = "    pass"

@@ -18,32 +18,33 @@ import (
 	"swapcheck/check"
 	"swapcheck/model"
 	"swapcheck/pyreplay"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
 // interruptScenario is testdata/scenarios/interrupt.txt: two launches of
 // one thread calling a device function, with an interrupt.
-func interruptScenario(t *testing.T) *model.Scenario {
+func interruptScenario(t *testing.T) *scenario.Scenario {
 	t.Helper()
 	f, err := os.Open("../testdata/scenarios/interrupt.txt")
 	require.NoError(t, err)
 	defer f.Close()
-	sc, err := model.Parse(f)
+	sc, err := scenario.Parse(f)
 	require.NoError(t, err)
-	require.True(t, sc.Faults.Has(model.FaultInterrupt))
+	require.True(t, sc.Faults.Has(scenario.FaultInterrupt))
 	return sc
 }
 
 // interruptShape is the README table's "-threads 2 -faults interrupt".
-func interruptShape() model.Shape {
+func interruptShape() scenario.Shape {
 	sh := shape(2)
-	sh.Faults = sh.Faults.With(model.FaultInterrupt)
+	sh.Faults = sh.Faults.With(scenario.FaultInterrupt)
 	return sh
 }
 
 // exploreInterrupt runs the default search (harmful violations, shrunk
 // as explore shrinks) of variant on sc under the GIL.
-func exploreInterrupt(t *testing.T, variant string, sc *model.Scenario) *check.Report {
+func exploreInterrupt(t *testing.T, variant string, sc *scenario.Scenario) *check.Report {
 	t.Helper()
 	pr, err := check.Lookup(variant)
 	require.NoError(t, err)
@@ -65,9 +66,9 @@ func TestReplayOfInterrupts(t *testing.T) {
 		runs = 1
 	}
 	for _, variant := range []string{"naive", "global-lock", "refcount-unregistered", "refcount-del", "merged"} {
-		for name, sc := range map[string]func(*testing.T) *model.Scenario{
+		for name, sc := range map[string]func(*testing.T) *scenario.Scenario{
 			"interrupt.txt": interruptScenario,
-			"threads 2":     func(t *testing.T) *model.Scenario { return scenario(t, interruptShape()) },
+			"threads 2":     func(t *testing.T) *scenario.Scenario { return buildScenario(t, interruptShape()) },
 		} {
 			t.Run(variant+"/"+name, func(t *testing.T) {
 				python3(t)
@@ -156,9 +157,9 @@ func TestReplayOfInterruptsObservesWhatTheModelSees(t *testing.T) {
 		py := python3(t)
 		pr, err := check.Lookup("refcount-del")
 		require.NoError(t, err)
-		sh := model.Shape{Threads: 2, Blocks: 2, Calls: 2, Modules: 2, Names: 2}
-		sh.Faults = sh.Faults.With(model.FaultInterrupt)
-		p, err := model.NewProgram(scenario(t, sh), pr, model.GIL)
+		sh := scenario.Shape{Threads: 2, Blocks: 2, Calls: 2, Modules: 2, Names: 2}
+		sh.Faults = sh.Faults.With(scenario.FaultInterrupt)
+		p, err := model.NewProgram(buildScenario(t, sh), pr, model.GIL)
 		require.NoError(t, err)
 		interruptDifferentialP(t, py, p, (n+2)/3)
 	})
@@ -217,9 +218,9 @@ func TestReplayOfProposedUnderInterrupts(t *testing.T) {
 	if testing.Short() {
 		n = 2
 	}
-	for name, sc := range map[string]func(*testing.T) *model.Scenario{
+	for name, sc := range map[string]func(*testing.T) *scenario.Scenario{
 		"interrupt.txt": interruptScenario,
-		"threads 2":     func(t *testing.T) *model.Scenario { return scenario(t, interruptShape()) },
+		"threads 2":     func(t *testing.T) *scenario.Scenario { return buildScenario(t, interruptShape()) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			py := python3(t)

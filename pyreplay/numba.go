@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"swapcheck/model"
+	"swapcheck/scenario"
 )
 
 // pyFile is a scenario module written out as a real Python file for the
@@ -31,7 +32,7 @@ type numbaGen struct {
 	anchors []anchor
 }
 
-func newNumbaGen(sc *model.Scenario) *numbaGen {
+func newNumbaGen(sc *scenario.Scenario) *numbaGen {
 	n := &numbaGen{stmts: map[string][]anchor{}}
 	for m, mod := range sc.Modules {
 		var lines []string
@@ -47,7 +48,7 @@ func newNumbaGen(sc *model.Scenario) *numbaGen {
 		emit("import numpy as np")
 		if m == 0 {
 			for _, s := range sc.Kernel {
-				if s.Kind != model.OpCall {
+				if s.Kind != scenario.OpCall {
 					continue
 				}
 				f := sc.Functions[s.Func]
@@ -58,7 +59,7 @@ func newNumbaGen(sc *model.Scenario) *numbaGen {
 			}
 		}
 		jit := "@" + mod.Names[0] + ".jit"
-		body := func(deco, name string, stmts []model.Stmt) {
+		body := func(deco, name string, stmts []scenario.Stmt) {
 			emit("")
 			emit("")
 			emit(deco)
@@ -69,10 +70,10 @@ func newNumbaGen(sc *model.Scenario) *numbaGen {
 			for _, s := range stmts {
 				a := anchor{Tag: "mod:" + mod.Name, Ops: []string{"LOAD_GLOBAL"}}
 				switch s.Kind {
-				case model.OpUse:
+				case scenario.OpUse:
 					a.Use = mod.Names[s.Name]
 					emit("    " + useStmt(a.Use, s.Attr))
-				case model.OpCall:
+				case scenario.OpCall:
 					emit(fmt.Sprintf("    %s()", sc.Functions[s.Func].Name))
 				default: // refused before: syncthreads, raise
 					emit("    pass")

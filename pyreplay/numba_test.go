@@ -17,6 +17,7 @@ import (
 	"swapcheck/check"
 	"swapcheck/model"
 	"swapcheck/pyreplay"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -190,15 +191,15 @@ func TestNumbaReplayReportsATurnItCannotForce(t *testing.T) {
 
 // numbaScenarios are the fault-free single-host scenarios the correct
 // variants replay on.
-func numbaScenarios(t *testing.T) map[string]*model.Scenario {
+func numbaScenarios(t *testing.T) map[string]*scenario.Scenario {
 	t.Helper()
-	out := map[string]*model.Scenario{
-		"threads 2":          scenario(t, shape(2)),
-		"threads 3":          scenario(t, shape(3)),
-		"calls 2, modules 2": scenario(t, model.Shape{Threads: 2, Blocks: 1, Calls: 2, Modules: 2, Names: 1}),
-		"blocks 2, names 2":  scenario(t, model.Shape{Threads: 2, Blocks: 2, Calls: 1, Modules: 1, Names: 2}),
+	out := map[string]*scenario.Scenario{
+		"threads 2":          buildScenario(t, shape(2)),
+		"threads 3":          buildScenario(t, shape(3)),
+		"calls 2, modules 2": buildScenario(t, scenario.Shape{Threads: 2, Blocks: 1, Calls: 2, Modules: 2, Names: 1}),
+		"blocks 2, names 2":  buildScenario(t, scenario.Shape{Threads: 2, Blocks: 2, Calls: 1, Modules: 1, Names: 2}),
 	}
-	two, err := model.Parse(strings.NewReader("threads 2\nlaunches 2\nmodule kernels cuda\nmodule dev1 cuda\n" +
+	two, err := scenario.Parse(strings.NewReader("threads 2\nlaunches 2\nmodule kernels cuda\nmodule dev1 cuda\n" +
 		"device f1 in dev1: use cuda.local\nkernel: use cuda.threadIdx; call f1\n"))
 	require.NoError(t, err)
 	out["launches 2"] = two
@@ -251,10 +252,10 @@ func TestNumbaReplayObservesWhatTheModelSees(t *testing.T) {
 	if testing.Short() {
 		seeds = 1
 	}
-	twoBlocks := model.Shape{Threads: 2, Blocks: 2, Calls: 2, Modules: 2, Names: 1}
+	twoBlocks := scenario.Shape{Threads: 2, Blocks: 2, Calls: 2, Modules: 2, Names: 1}
 	for _, tc := range []struct {
 		variant string
-		sh      model.Shape
+		sh      scenario.Shape
 		args    []string
 	}{
 		{"naive", shape(3), []string{"--target", "numba"}},
@@ -266,7 +267,7 @@ func TestNumbaReplayObservesWhatTheModelSees(t *testing.T) {
 			pythonWithNumba(t)
 			pr, err := check.Lookup(tc.variant)
 			require.NoError(t, err)
-			p, err := model.NewProgram(scenario(t, tc.sh), pr, model.GIL)
+			p, err := model.NewProgram(buildScenario(t, tc.sh), pr, model.GIL)
 			require.NoError(t, err)
 			var scripts []string
 			var wants [][]string

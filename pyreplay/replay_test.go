@@ -19,6 +19,7 @@ import (
 	"swapcheck/check"
 	"swapcheck/model"
 	"swapcheck/pyreplay"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -112,7 +113,7 @@ func runPython(py string, scripts []string, args ...string) []run {
 	return out
 }
 
-func scenario(t *testing.T, sh model.Shape) *model.Scenario {
+func buildScenario(t *testing.T, sh scenario.Shape) *scenario.Scenario {
 	t.Helper()
 	sc, err := sh.Build()
 	require.NoError(t, err)
@@ -128,18 +129,18 @@ func writeScript(t *testing.T, emit func(*bytes.Buffer) error) string {
 	return path
 }
 
-func shape(threads int) model.Shape {
-	sh := model.DefaultShape
+func shape(threads int) scenario.Shape {
+	sh := scenario.DefaultShape
 	sh.Threads = threads
 	return sh
 }
 
 // explore runs the tool's default search on a shape under the GIL.
-func explore(t *testing.T, variant string, sh model.Shape) *check.Report {
+func explore(t *testing.T, variant string, sh scenario.Shape) *check.Report {
 	t.Helper()
 	p, err := check.Lookup(variant)
 	require.NoError(t, err)
-	rep, err := check.Explore(check.Config{Protocol: p, Scenario: scenario(t, sh), Atomicity: model.GIL})
+	rep, err := check.Explore(check.Config{Protocol: p, Scenario: buildScenario(t, sh), Atomicity: model.GIL})
 	require.NoError(t, err)
 	return rep
 }
@@ -180,7 +181,7 @@ func TestReplayOfGILBreaker(t *testing.T) {
 	python3(t)
 	p, err := check.Lookup("naive")
 	require.NoError(t, err)
-	rep, err := check.Explore(check.Config{Protocol: p, Scenario: scenario(t, shape(2)), Atomicity: model.GILBreaker})
+	rep, err := check.Explore(check.Config{Protocol: p, Scenario: buildScenario(t, shape(2)), Atomicity: model.GILBreaker})
 	require.NoError(t, err)
 	require.Equal(t, sched.Violation, rep.Result.Verdict)
 	script := writeScript(t, func(b *bytes.Buffer) error { return pyreplay.Emit(b, rep) })
@@ -230,17 +231,17 @@ func TestReplayOfCorrectVariantsSeesNoViolation(t *testing.T) {
 	if testing.Short() {
 		seeds = 1
 	}
-	shapes := map[string]model.Shape{
+	shapes := map[string]scenario.Shape{
 		"threads 2":          shape(2),
 		"threads 3":          shape(3),
 		"calls 2, modules 2": {Threads: 2, Blocks: 1, Calls: 2, Modules: 2, Names: 1},
 		"blocks 2, names 2":  {Threads: 2, Blocks: 2, Calls: 1, Modules: 1, Names: 2},
 	}
-	scenarios := map[string]*model.Scenario{}
+	scenarios := map[string]*scenario.Scenario{}
 	for name, sh := range shapes {
-		scenarios[name] = scenario(t, sh)
+		scenarios[name] = buildScenario(t, sh)
 	}
-	twoLaunches, err := model.Parse(strings.NewReader(`threads 2
+	twoLaunches, err := scenario.Parse(strings.NewReader(`threads 2
 launches 2
 module kernels cuda
 module dev1 cuda
@@ -316,7 +317,7 @@ func TestReplayReportsABlockedTurn(t *testing.T) {
 	py := python3(t)
 	pr, err := check.Lookup("merged")
 	require.NoError(t, err)
-	p, err := model.NewProgram(scenario(t, shape(2)), pr, model.GIL)
+	p, err := model.NewProgram(buildScenario(t, shape(2)), pr, model.GIL)
 	require.NoError(t, err)
 	for seed := uint64(1); seed <= 50; seed++ {
 		sch := randomSchedule(t, p, seed)
@@ -363,7 +364,7 @@ func TestEmitRefusesWhatItDoesNotSupport(t *testing.T) {
 	deadlock := &sched.Failure{Kind: check.KindDeadlock, Thread: -1}
 	for _, tc := range []struct {
 		name   string
-		sh     model.Shape
+		sh     scenario.Shape
 		a      model.Atomicity
 		expect *sched.Failure
 		want   string
@@ -379,7 +380,7 @@ func TestEmitRefusesWhatItDoesNotSupport(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			pr, err := check.Lookup("naive")
 			require.NoError(t, err)
-			p, err := model.NewProgram(scenario(t, tc.sh), pr, tc.a)
+			p, err := model.NewProgram(buildScenario(t, tc.sh), pr, tc.a)
 			require.NoError(t, err)
 			err = pyreplay.EmitSchedule(&bytes.Buffer{}, p, nil, tc.expect)
 			var un *pyreplay.Unsupported
@@ -395,7 +396,7 @@ func TestEmitRefusesAnAbortedLaunch(t *testing.T) {
 	f, err := os.Open("../testdata/scenarios/aborted-launch.txt")
 	require.NoError(t, err)
 	defer f.Close()
-	sc, err := model.Parse(f)
+	sc, err := scenario.Parse(f)
 	require.NoError(t, err)
 	pr, err := check.Lookup("merged")
 	require.NoError(t, err)

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"swapcheck/model"
+	"swapcheck/scenario"
 )
 
 // File is one Python source file of UserCode.
@@ -23,7 +23,7 @@ type File struct {
 // harness (gen.go), one statement a line, so that every statement has an
 // anchor. A use of cuda.ATTR is written as a user would use that
 // attribute (cuda.local.array(...), cuda.threadIdx.x).
-func UserCode(sc *model.Scenario) []File {
+func UserCode(sc *scenario.Scenario) []File {
 	var files []File
 	for m, mod := range sc.Modules {
 		files = append(files, File{Name: mod.Name + ".py", Text: moduleSource(sc, m)})
@@ -31,7 +31,7 @@ func UserCode(sc *model.Scenario) []File {
 	return append(files, File{Name: "main.py", Text: mainSource(sc)})
 }
 
-func moduleSource(sc *model.Scenario, m int) string {
+func moduleSource(sc *scenario.Scenario, m int) string {
 	mod := sc.Modules[m]
 	var b strings.Builder
 	b.WriteString("import numba\n")
@@ -45,9 +45,9 @@ func moduleSource(sc *model.Scenario, m int) string {
 	// the device functions of other modules this module's code calls,
 	// imported by name, modules and functions in scenario order
 	var imports []string
-	calls := func(body []model.Stmt) {
+	calls := func(body []scenario.Stmt) {
 		for _, s := range allStmts(body) {
-			if s.Kind != model.OpCall {
+			if s.Kind != scenario.OpCall {
 				continue
 			}
 			if f := sc.Functions[s.Func]; f.Module != m && !slices.Contains(imports, f.Name) {
@@ -98,7 +98,7 @@ func moduleSource(sc *model.Scenario, m int) string {
 
 // importsFrom reports whether module from's code calls, directly or
 // through other modules' calls, a device function of module to.
-func importsFrom(sc *model.Scenario, from, to int) bool {
+func importsFrom(sc *scenario.Scenario, from, to int) bool {
 	seen := map[int]bool{}
 	var visit func(m int) bool
 	visit = func(m int) bool {
@@ -111,7 +111,7 @@ func importsFrom(sc *model.Scenario, from, to int) bool {
 				continue
 			}
 			for _, s := range allStmts(f.Body) {
-				if s.Kind != model.OpCall {
+				if s.Kind != scenario.OpCall {
 					continue
 				}
 				if callee := sc.Functions[s.Func].Module; callee == to || callee != m && visit(callee) {
@@ -126,8 +126,8 @@ func importsFrom(sc *model.Scenario, from, to int) bool {
 
 // allStmts is body's statements, those in branches and repeats included,
 // each before the statements it holds.
-func allStmts(body []model.Stmt) []model.Stmt {
-	var out []model.Stmt
+func allStmts(body []scenario.Stmt) []scenario.Stmt {
+	var out []scenario.Stmt
 	for _, s := range body {
 		out = append(out, s)
 		out = append(out, allStmts(s.Then)...)
@@ -137,27 +137,27 @@ func allStmts(body []model.Stmt) []model.Stmt {
 	return out
 }
 
-func writeBody(b *strings.Builder, sc *model.Scenario, m int, body []model.Stmt, whole map[int]bool) {
+func writeBody(b *strings.Builder, sc *scenario.Scenario, m int, body []scenario.Stmt, whole map[int]bool) {
 	writeBlock(b, sc, m, body, whole, "    ")
 }
 
 // writeBlock writes body's statements at indent: a branch as "if
 // cuda.threadIdx.x == 0:" with its arms, a repeat as "for _ in
 // range(N):", an empty block as pass.
-func writeBlock(b *strings.Builder, sc *model.Scenario, m int, body []model.Stmt, whole map[int]bool, indent string) {
+func writeBlock(b *strings.Builder, sc *scenario.Scenario, m int, body []scenario.Stmt, whole map[int]bool, indent string) {
 	if len(body) == 0 {
 		fmt.Fprintf(b, "%spass\n", indent)
 	}
 	for _, s := range body {
 		switch s.Kind {
-		case model.OpIf:
+		case scenario.OpIf:
 			fmt.Fprintf(b, "%sif %s.threadIdx.x %s %d:\n", indent, sc.Modules[m].Names[s.Name], s.Cond.Op, s.Cond.Than)
 			writeBlock(b, sc, m, s.Then, whole, indent+"    ")
 			if len(s.Else) > 0 {
 				fmt.Fprintf(b, "%selse:\n", indent)
 				writeBlock(b, sc, m, s.Else, whole, indent+"    ")
 			}
-		case model.OpRepeat:
+		case scenario.OpRepeat:
 			fmt.Fprintf(b, "%sfor _ in range(%d):\n", indent, s.Times)
 			writeBlock(b, sc, m, s.Body, whole, indent+"    ")
 		default:
@@ -168,10 +168,10 @@ func writeBlock(b *strings.Builder, sc *model.Scenario, m int, body []model.Stmt
 
 // userStmt is a statement as a user writes it; whole are the modules
 // imported whole, whose functions are called through the module.
-func userStmt(sc *model.Scenario, m int, s model.Stmt, whole map[int]bool) string {
+func userStmt(sc *scenario.Scenario, m int, s scenario.Stmt, whole map[int]bool) string {
 	names := sc.Modules[m].Names
 	switch s.Kind {
-	case model.OpUse:
+	case scenario.OpUse:
 		name := names[s.Name]
 		switch s.Attr {
 		case "local", "shared":
@@ -182,27 +182,27 @@ func userStmt(sc *model.Scenario, m int, s model.Stmt, whole map[int]bool) strin
 			return fmt.Sprintf("b = %s.blockIdx.x", name)
 		}
 		return name + "." + s.Attr
-	case model.OpCall:
+	case scenario.OpCall:
 		f := sc.Functions[s.Func]
 		if whole[f.Module] && f.Module != m {
 			return sc.Modules[f.Module].Name + "." + f.Name + "()"
 		}
 		return f.Name + "()"
-	case model.OpSync:
+	case scenario.OpSync:
 		return names[0] + ".syncthreads()"
-	case model.OpRaise:
+	case scenario.OpRaise:
 		return `raise RuntimeError("the kernel fails")`
 	}
 	return "pass"
 }
 
-func mainSource(sc *model.Scenario) string {
+func mainSource(sc *scenario.Scenario) string {
 	var b strings.Builder
 	b.WriteString("# Run with NUMBA_ENABLE_CUDASIM=1 python3 main.py\n")
 	fmt.Fprintf(&b, "from %s import kernel\n\n", sc.Modules[0].Name)
-	raises := slices.ContainsFunc(allStmts(sc.Kernel), func(s model.Stmt) bool { return s.Kind == model.OpRaise })
+	raises := slices.ContainsFunc(allStmts(sc.Kernel), func(s scenario.Stmt) bool { return s.Kind == scenario.OpRaise })
 	for _, f := range sc.Functions {
-		raises = raises || slices.ContainsFunc(allStmts(f.Body), func(s model.Stmt) bool { return s.Kind == model.OpRaise })
+		raises = raises || slices.ContainsFunc(allStmts(f.Body), func(s scenario.Stmt) bool { return s.Kind == scenario.OpRaise })
 	}
 	launch := fmt.Sprintf("kernel[%d, %d]()", sc.Blocks, sc.Threads)
 	if sc.Launches > 1 {

@@ -20,6 +20,7 @@ import (
 	"swapcheck/check"
 	"swapcheck/check/memory"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 	"swapcheck/variants"
 )
@@ -37,7 +38,7 @@ type options struct {
 	protocol, scenario, atomicity, strategy, replay, out, shard string
 	emitPython                                                  string // -emit-python (python.go)
 	report                                                      string // -report (report.go)
-	shape                                                       model.Shape
+	shape                                                       scenario.Shape
 	faults                                                      string // -faults (faults.go)
 	maxFaults                                                   int    // -max-faults
 	runs, maxExecutions                                         int64
@@ -111,14 +112,14 @@ func parse(args []string, stdout io.Writer) (*options, error) {
 	fs.BoolVar(&o.list, "list", false, "list the variants, strategies and violation kinds, then exit")
 	fs.BoolVar(&o.table, "table", false, "verify every variant on the README's scenarios and print the verdicts as a Markdown table")
 	fs.BoolVar(&o.version, "version", false, "print the version of explore and of its file formats, then exit")
-	fs.IntVar(&o.shape.Threads, "threads", model.DefaultShape.Threads, fmt.Sprintf("GPU threads per block, 1..%d (1..%d with -backend goroutines)", model.MaxThreads, model.MaxStressThreads))
-	fs.IntVar(&o.shape.Blocks, "blocks", model.DefaultShape.Blocks, fmt.Sprintf("blocks per launch (run one after another), 1..%d", model.MaxBlocks))
-	fs.IntVar(&o.shape.Calls, "calls", model.DefaultShape.Calls, fmt.Sprintf("device-function calls each thread makes, 0..%d", model.MaxStmts/2))
-	fs.IntVar(&o.shape.Modules, "modules", model.DefaultShape.Modules, fmt.Sprintf("device modules the calls go to, round-robin, 1..%d (besides the kernel's)", model.MaxModules-1))
-	fs.IntVar(&o.shape.Names, "names", model.DefaultShape.Names, fmt.Sprintf("globals per module bound to cuda (cuda, cu, ...), 1..%d", model.MaxNames))
-	fs.IntVar(&o.shape.Nest, "nest", model.DefaultShape.Nest, fmt.Sprintf("depth of nested device calls inside each call, 0..%d; modules x (nest+1) at most %d", model.MaxNest, model.MaxFunctions))
+	fs.IntVar(&o.shape.Threads, "threads", scenario.DefaultShape.Threads, fmt.Sprintf("GPU threads per block, 1..%d (1..%d with -backend goroutines)", scenario.MaxThreads, scenario.MaxStressThreads))
+	fs.IntVar(&o.shape.Blocks, "blocks", scenario.DefaultShape.Blocks, fmt.Sprintf("blocks per launch (run one after another), 1..%d", scenario.MaxBlocks))
+	fs.IntVar(&o.shape.Calls, "calls", scenario.DefaultShape.Calls, fmt.Sprintf("device-function calls each thread makes, 0..%d", scenario.MaxStmts/2))
+	fs.IntVar(&o.shape.Modules, "modules", scenario.DefaultShape.Modules, fmt.Sprintf("device modules the calls go to, round-robin, 1..%d (besides the kernel's)", scenario.MaxModules-1))
+	fs.IntVar(&o.shape.Names, "names", scenario.DefaultShape.Names, fmt.Sprintf("globals per module bound to cuda (cuda, cu, ...), 1..%d", scenario.MaxNames))
+	fs.IntVar(&o.shape.Nest, "nest", scenario.DefaultShape.Nest, fmt.Sprintf("depth of nested device calls inside each call, 0..%d; modules x (nest+1) at most %d", scenario.MaxNest, scenario.MaxFunctions))
 	fs.BoolVar(&o.shape.Syncthreads, "syncthreads", false, "call cuda.syncthreads() after each device call")
-	fs.IntVar(&o.shape.Hosts, "hosts", 1, fmt.Sprintf("host threads, each launching the kernel at once, 1..%d", model.MaxHosts))
+	fs.IntVar(&o.shape.Hosts, "hosts", 1, fmt.Sprintf("host threads, each launching the kernel at once, 1..%d", scenario.MaxHosts))
 	fs.BoolVar(&o.shape.HostCalls, "host-calls", false, "the host also calls f1 itself, before and after the launch (a device function called from the host)")
 	fs.BoolVar(&o.shape.Branch, "branch", false, "threads differ: thread 0 makes the kernel's calls once, the others twice (if cuda.threadIdx.x == 0: ... else: for _ in range(2): ...)")
 	registerFaultFlags(fs, o)
@@ -219,10 +220,10 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 	case "backend":
 		return runStress(o, stdout, stderr)
 	}
-	if o.shape.Threads > model.MaxThreads {
+	if o.shape.Threads > scenario.MaxThreads {
 		// (no "goroutine" in a usage error: tests take it for a panic's dump)
 		return 0, usagef("-threads %d: the searches take at most %d threads per block; stress testing on real threads takes up to %d (see -backend)",
-			o.shape.Threads, model.MaxThreads, model.MaxStressThreads)
+			o.shape.Threads, scenario.MaxThreads, scenario.MaxStressThreads)
 	}
 	ctx, stop := interruptContext()
 	defer stop()
@@ -368,7 +369,7 @@ func exitStatus(v sched.Verdict, outErr error, stderr io.Writer) int {
 // target resolves what a run checks: the protocol, the atomicity model
 // and the scenario (from -scenario, or built from the shape flags with at
 // most maxThreads threads per block).
-func target(o *options, maxThreads int) (*model.Protocol, model.Atomicity, *model.Scenario, error) {
+func target(o *options, maxThreads int) (*model.Protocol, model.Atomicity, *scenario.Scenario, error) {
 	if o.protocol == "" {
 		return nil, 0, nil, usagef("missing -protocol (one of %s; -list describes them)", strings.Join(protocolNames(), ", "))
 	}
@@ -393,9 +394,9 @@ func target(o *options, maxThreads int) (*model.Protocol, model.Atomicity, *mode
 		return p, a, sc, err
 	}
 	if o.shape.Hosts < 1 { // Build reads 0 as one host; the flag says 1
-		return nil, 0, nil, usagef("hosts must be 1..%d, got %d", model.MaxHosts, o.shape.Hosts)
+		return nil, 0, nil, usagef("hosts must be 1..%d, got %d", scenario.MaxHosts, o.shape.Hosts)
 	}
-	sc := &model.Scenario{}
+	sc := &scenario.Scenario{}
 	if err := applyFaults(o, sc, 0); err != nil {
 		return nil, 0, nil, err
 	}
@@ -410,7 +411,7 @@ func target(o *options, maxThreads int) (*model.Protocol, model.Atomicity, *mode
 // config builds the search from the flags.
 func config(o *options) (check.Config, error) {
 	var cfg check.Config
-	p, a, sc, err := target(o, model.MaxThreads)
+	p, a, sc, err := target(o, scenario.MaxThreads)
 	if err != nil {
 		return cfg, err
 	}
@@ -445,7 +446,7 @@ func config(o *options) (check.Config, error) {
 			strategy = check.StrategyStates
 		}
 	}
-	var shape *model.Shape
+	var shape *scenario.Shape
 	if o.scenario == "" {
 		shape = &o.shape
 	}
@@ -461,13 +462,13 @@ func config(o *options) (check.Config, error) {
 	}, nil
 }
 
-func readScenario(path string, maxThreads int) (*model.Scenario, error) {
+func readScenario(path string, maxThreads int) (*scenario.Scenario, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, usagef("scenario: %v", unwrapPath(err))
 	}
 	defer f.Close()
-	sc, err := model.ParseUpTo(f, maxThreads)
+	sc, err := scenario.ParseUpTo(f, maxThreads)
 	if err != nil {
 		return nil, usagef("scenario %s: %v", path, err)
 	}
@@ -588,7 +589,7 @@ func resources(sum check.Summary) string {
 // world says which world a verdict covers: its bounds (hosts, launches,
 // blocks, threads), its faults and the atomicity mode; the scenario's
 // code is the one the command gave.
-func world(sc *model.Scenario, a model.Atomicity) string {
+func world(sc *scenario.Scenario, a model.Atomicity) string {
 	faults := "no faults"
 	if sc.Faults != 0 {
 		faults = fmt.Sprintf("faults %s, at most %d per execution", sc.Faults, sc.FaultBound())
@@ -702,7 +703,7 @@ func list(out io.Writer) error {
 		fmt.Fprintf(&b, "  %-24s %s\n", a, a.Doc())
 	}
 	b.WriteString("faults (-faults):\n")
-	for _, k := range model.FaultKinds {
+	for _, k := range scenario.FaultKinds {
 		fmt.Fprintf(&b, "  %-22s %s\n", k.Name, k.Summary)
 	}
 	b.WriteString("violation kinds:\n")

@@ -11,7 +11,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/cmd/explore/cli"
-	"swapcheck/model"
+	"swapcheck/scenario"
 )
 
 // TestModesRefuseFlagsTheyDoNotRead: a flag the chosen mode would ignore
@@ -63,12 +63,12 @@ func TestModesRefuseFlagsTheyDoNotRead(t *testing.T) {
 // flags with their ranges (from the model's limits).
 func TestHelp(t *testing.T) {
 	ranges := []string{
-		fmt.Sprintf("1..%d (1..%d with -backend goroutines)", model.MaxThreads, model.MaxStressThreads),
-		fmt.Sprintf("1..%d", model.MaxBlocks),
-		fmt.Sprintf("0..%d", model.MaxStmts/2),
-		fmt.Sprintf("1..%d (besides the kernel's)", model.MaxModules-1),
-		fmt.Sprintf("(cuda, cu, ...), 1..%d", model.MaxNames),
-		fmt.Sprintf("0..%d", model.MaxNest),
+		fmt.Sprintf("1..%d (1..%d with -backend goroutines)", scenario.MaxThreads, scenario.MaxStressThreads),
+		fmt.Sprintf("1..%d", scenario.MaxBlocks),
+		fmt.Sprintf("0..%d", scenario.MaxStmts/2),
+		fmt.Sprintf("1..%d (besides the kernel's)", scenario.MaxModules-1),
+		fmt.Sprintf("(cuda, cu, ...), 1..%d", scenario.MaxNames),
+		fmt.Sprintf("0..%d", scenario.MaxNest),
 		"1..1024",
 	}
 	tests := []struct {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"swapcheck/check"
-	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 	"swapcheck/stress"
 )
@@ -47,7 +47,7 @@ func registerStressFlags(fs *flag.FlagSet, o *options) {
 // stressConfig builds a stress run from the flags.
 func stressConfig(o *options) (stress.Config, error) {
 	var cfg stress.Config
-	p, a, sc, err := target(o, model.MaxStressThreads)
+	p, a, sc, err := target(o, scenario.MaxStressThreads)
 	if err != nil {
 		return cfg, err
 	}
@@ -79,9 +79,9 @@ func runStress(o *options, stdout, stderr io.Writer) (int, error) {
 			return 0, err
 		}
 		repro = "go run ./cmd/explore -replay " + filepath.Join(o.out, "schedule.txt")
-		if cfg.Scenario.Threads > model.MaxThreads {
+		if cfg.Scenario.Threads > scenario.MaxThreads {
 			repro = fmt.Sprintf("the simulator replays %s in-process (explore -replay reads at most %d threads per block)",
-				filepath.Join(o.out, "schedule.txt"), model.MaxThreads)
+				filepath.Join(o.out, "schedule.txt"), scenario.MaxThreads)
 		}
 	}
 	res, err := stress.Run(cfg)

@@ -1,4 +1,4 @@
-package model
+package scenario
 
 import (
 	"fmt"
@@ -70,7 +70,7 @@ func (c Cond) Holds(tid int) bool {
 	case CmpGe:
 		return tid >= c.Than
 	}
-	panic(fmt.Sprintf("model: condition with unknown comparison %d", c.Op))
+	panic(fmt.Sprintf("scenario: condition with unknown comparison %d", c.Op))
 }
 
 // String renders c as the scenario file spells it ("tid == 0").
@@ -439,7 +439,7 @@ func (sc *Scenario) ValidateUpTo(maxThreads int) error {
 		}
 	}
 	// Calls must not recurse: the model gives each thread a fixed stack.
-	if d := sc.callDepth(); d < 0 {
+	if d := sc.CallDepth(); d < 0 {
 		return fmt.Errorf("device functions call each other in a cycle")
 	} else if d > MaxNest+1 {
 		return fmt.Errorf("device calls nest %d deep, at most %d", d, MaxNest+1)
@@ -447,9 +447,9 @@ func (sc *Scenario) ValidateUpTo(maxThreads int) error {
 	return nil
 }
 
-// callDepth is the deepest chain of device calls from the kernel or from
+// CallDepth is the deepest chain of device calls from the kernel or from
 // the host, or -1 on a cycle.
-func (sc *Scenario) callDepth() int {
+func (sc *Scenario) CallDepth() int {
 	const (
 		unseen = iota
 		active
@@ -565,8 +565,8 @@ func (sc *Scenario) Branches() bool {
 	return false
 }
 
-// stmtText renders a statement as the Python line it stands for.
-func (sc *Scenario) stmtText(mod int, s Stmt) string {
+// PythonText renders a statement as the Python line it stands for.
+func (sc *Scenario) PythonText(mod int, s Stmt) string {
 	switch s.Kind {
 	case OpUse:
 		return fmt.Sprintf("%s.%s", sc.Modules[mod].Names[s.Name], s.Attr)
@@ -598,7 +598,7 @@ func (sc *Scenario) StmtString(mod int, s Stmt) string {
 	case OpRepeat:
 		return fmt.Sprintf("repeat %d: %s; end", s.Times, sc.blockString(mod, s.Body))
 	case OpUse:
-		return "use " + sc.stmtText(mod, s)
+		return "use " + sc.PythonText(mod, s)
 	case OpCall:
 		return "call " + sc.Functions[s.Func].Name
 	case OpSync:

@@ -1,4 +1,4 @@
-package model_test
+package scenario_test
 
 import (
 	"os"
@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode"
 
-	"swapcheck/model"
+	"swapcheck/scenario"
 )
 
 // FuzzScenario: the scenario parser, on any bytes, returns a scenario or
@@ -17,7 +17,7 @@ import (
 // text it parses back to the same scenario. Seeded with the scenario files
 // under testdata/scenarios and the rendering of the default shape.
 //
-//	go test -run '^$' -fuzz '^FuzzScenario$' -fuzztime 60s ./model
+//	go test -run '^$' -fuzz '^FuzzScenario$' -fuzztime 60s ./scenario
 func FuzzScenario(f *testing.F) {
 	files, err := filepath.Glob(filepath.Join("..", "testdata", "scenarios", "*.txt"))
 	if err != nil || len(files) == 0 {
@@ -30,7 +30,7 @@ func FuzzScenario(f *testing.F) {
 		}
 		f.Add(data)
 	}
-	sc, err := model.DefaultShape.Build()
+	sc, err := scenario.DefaultShape.Build()
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -38,9 +38,9 @@ func FuzzScenario(f *testing.F) {
 	f.Add([]byte("module m cuda\nkernel: use cuda.local; raise\nthreads 1024\n"))
 	f.Add([]byte("module m cuda\ndevice f in m: repeat 2: if tid != 1: pass; else: raise; end; end\nkernel: if tid < 2: call f; repeat 3: use cuda.x\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		strict, strictErr := model.Parse(strings.NewReader(string(data)))
+		strict, strictErr := scenario.Parse(strings.NewReader(string(data)))
 		requireOneLine(t, strictErr)
-		wide, err := model.ParseUpTo(strings.NewReader(string(data)), model.MaxStressThreads)
+		wide, err := scenario.ParseUpTo(strings.NewReader(string(data)), scenario.MaxStressThreads)
 		requireOneLine(t, err)
 		if strictErr == nil && err != nil {
 			t.Fatalf("Parse accepts what ParseUpTo refuses: %v", err)
@@ -52,7 +52,7 @@ func FuzzScenario(f *testing.F) {
 			return
 		}
 		text := wide.String()
-		again, err := model.ParseUpTo(strings.NewReader(text), model.MaxStressThreads)
+		again, err := scenario.ParseUpTo(strings.NewReader(text), scenario.MaxStressThreads)
 		if err != nil {
 			t.Fatalf("the rendering of a parsed scenario does not parse: %v\n%s", err, text)
 		}
@@ -81,7 +81,7 @@ func requireOneLine(t *testing.T, err error) {
 
 // requireSameScenario compares what the rendering could hide: the
 // statements' indices and the function list.
-func requireSameScenario(t *testing.T, a, b *model.Scenario) {
+func requireSameScenario(t *testing.T, a, b *scenario.Scenario) {
 	t.Helper()
 	if a.Threads != b.Threads || a.Blocks != b.Blocks || a.Launches != b.Launches || a.NumHosts() != b.NumHosts() ||
 		len(a.Modules) != len(b.Modules) || len(a.Functions) != len(b.Functions) || len(a.Kernel) != len(b.Kernel) {
@@ -101,7 +101,7 @@ func requireSameScenario(t *testing.T, a, b *model.Scenario) {
 	}
 }
 
-func sameStmts(a, b []model.Stmt) bool {
+func sameStmts(a, b []scenario.Stmt) bool {
 	if len(a) != len(b) {
 		return false
 	}

@@ -1,45 +1,44 @@
-package model_test
+package scenario_test
 
 import (
 	"fmt"
 	"strings"
 	"testing"
 
+	"swapcheck/scenario"
+
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
-
-	"swapcheck/model"
-	"swapcheck/swap"
 )
 
 func TestShapeBuildRejects(t *testing.T) {
-	ok := model.DefaultShape
-	with := func(f func(*model.Shape)) model.Shape {
+	ok := scenario.DefaultShape
+	with := func(f func(*scenario.Shape)) scenario.Shape {
 		sh := ok
 		f(&sh)
 		return sh
 	}
 	tests := []struct {
 		name  string
-		shape model.Shape
+		shape scenario.Shape
 		err   string
 	}{
-		{"no threads", with(func(s *model.Shape) { s.Threads = 0 }), "threads must be 1..64, got 0"},
-		{"too many hosts", with(func(s *model.Shape) { s.Hosts = model.MaxHosts + 1 }), "hosts must be 1..3, got 4"},
-		{"too many threads", with(func(s *model.Shape) { s.Threads = model.MaxThreads + 1 }), "threads must be 1..64, got 65"},
-		{"no blocks", with(func(s *model.Shape) { s.Blocks = 0 }), "blocks must be 1..16, got 0"},
-		{"too many blocks", with(func(s *model.Shape) { s.Blocks = model.MaxBlocks + 1 }), "blocks must be 1..16, got 17"},
-		{"negative calls", with(func(s *model.Shape) { s.Calls = -1 }), "calls must be 0..32, got -1"},
-		{"too many calls", with(func(s *model.Shape) { s.Calls = model.MaxStmts/2 + 1 }), "calls must be 0..32, got 33"},
-		{"no modules", with(func(s *model.Shape) { s.Modules = 0 }), "modules must be 1..15, got 0"},
-		{"too many modules", with(func(s *model.Shape) { s.Modules = model.MaxModules }), "modules must be 1..15, got 16"},
-		{"no names", with(func(s *model.Shape) { s.Names = 0 }), "names must be 1..8, got 0"},
-		{"too many names", with(func(s *model.Shape) { s.Names = model.MaxNames + 1 }), "names must be 1..8, got 9"},
-		{"negative nest", with(func(s *model.Shape) { s.Nest = -1 }), "nest must be 0..8, got -1"},
-		{"too deep", with(func(s *model.Shape) { s.Nest = model.MaxNest + 1 }), "nest must be 0..8, got 9"},
-		{"too many functions", with(func(s *model.Shape) { s.Modules, s.Nest = 15, 4 }), "modules x (nest+1) must be at most 64, got 75"},
-		{"too many globals in a module", with(func(s *model.Shape) { s.Names, s.Nest = 8, 8 }), "module dev1 has 18 globals (names and functions), at most 16"},
-		{"kernel too long", with(func(s *model.Shape) { s.Calls, s.Syncthreads = 32, true }), "the kernel has 65 statements, at most 64"},
+		{"no threads", with(func(s *scenario.Shape) { s.Threads = 0 }), "threads must be 1..64, got 0"},
+		{"too many hosts", with(func(s *scenario.Shape) { s.Hosts = scenario.MaxHosts + 1 }), "hosts must be 1..3, got 4"},
+		{"too many threads", with(func(s *scenario.Shape) { s.Threads = scenario.MaxThreads + 1 }), "threads must be 1..64, got 65"},
+		{"no blocks", with(func(s *scenario.Shape) { s.Blocks = 0 }), "blocks must be 1..16, got 0"},
+		{"too many blocks", with(func(s *scenario.Shape) { s.Blocks = scenario.MaxBlocks + 1 }), "blocks must be 1..16, got 17"},
+		{"negative calls", with(func(s *scenario.Shape) { s.Calls = -1 }), "calls must be 0..32, got -1"},
+		{"too many calls", with(func(s *scenario.Shape) { s.Calls = scenario.MaxStmts/2 + 1 }), "calls must be 0..32, got 33"},
+		{"no modules", with(func(s *scenario.Shape) { s.Modules = 0 }), "modules must be 1..15, got 0"},
+		{"too many modules", with(func(s *scenario.Shape) { s.Modules = scenario.MaxModules }), "modules must be 1..15, got 16"},
+		{"no names", with(func(s *scenario.Shape) { s.Names = 0 }), "names must be 1..8, got 0"},
+		{"too many names", with(func(s *scenario.Shape) { s.Names = scenario.MaxNames + 1 }), "names must be 1..8, got 9"},
+		{"negative nest", with(func(s *scenario.Shape) { s.Nest = -1 }), "nest must be 0..8, got -1"},
+		{"too deep", with(func(s *scenario.Shape) { s.Nest = scenario.MaxNest + 1 }), "nest must be 0..8, got 9"},
+		{"too many functions", with(func(s *scenario.Shape) { s.Modules, s.Nest = 15, 4 }), "modules x (nest+1) must be at most 64, got 75"},
+		{"too many globals in a module", with(func(s *scenario.Shape) { s.Names, s.Nest = 8, 8 }), "module dev1 has 18 globals (names and functions), at most 16"},
+		{"kernel too long", with(func(s *scenario.Shape) { s.Calls, s.Syncthreads = 32, true }), "the kernel has 65 statements, at most 64"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,12 +50,12 @@ func TestShapeBuildRejects(t *testing.T) {
 }
 
 // shapes are a few scenarios Shape.Build makes, at and inside its bounds.
-var shapes = []model.Shape{
-	model.DefaultShape,
+var shapes = []scenario.Shape{
+	scenario.DefaultShape,
 	{Threads: 1, Blocks: 1, Calls: 0, Modules: 1, Names: 1},
 	{Threads: 3, Blocks: 2, Calls: 2, Modules: 2, Names: 2, Nest: 1, Syncthreads: true},
 	{Threads: 2, Blocks: 1, Calls: 3, Modules: 3, Names: 3, Nest: 2},
-	{Threads: model.MaxThreads, Blocks: model.MaxBlocks, Calls: model.MaxStmts / 2, Modules: 7, Names: 7, Nest: 7},
+	{Threads: scenario.MaxThreads, Blocks: scenario.MaxBlocks, Calls: scenario.MaxStmts / 2, Modules: 7, Names: 7, Nest: 7},
 	{Threads: 1, Blocks: 1, Calls: 31, Modules: 1, Names: 8, Nest: 6, Syncthreads: true},
 	{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Hosts: 2, HostCalls: true},
 }
@@ -81,7 +80,7 @@ func TestParseRoundTripShapes(t *testing.T) {
 			sc, err := sh.Build()
 			require.NoError(t, err)
 			text := sc.String()
-			back, err := model.Parse(strings.NewReader(text))
+			back, err := scenario.Parse(strings.NewReader(text))
 			require.NoError(t, err, "parsing:\n%s", text)
 			require.Equal(t, text, back.String())
 			require.Equal(t, sc, back)
@@ -91,26 +90,26 @@ func TestParseRoundTripShapes(t *testing.T) {
 
 // genScenario draws a small valid scenario: calls only go to functions
 // defined later, so there is no cycle.
-func genScenario(t *rapid.T) *model.Scenario {
-	sc := &model.Scenario{
-		Threads:  rapid.IntRange(1, model.MaxThreads).Draw(t, "threads"),
-		Blocks:   rapid.IntRange(1, model.MaxBlocks).Draw(t, "blocks"),
-		Launches: rapid.IntRange(1, model.MaxLaunches).Draw(t, "launches"),
+func genScenario(t *rapid.T) *scenario.Scenario {
+	sc := &scenario.Scenario{
+		Threads:  rapid.IntRange(1, scenario.MaxThreads).Draw(t, "threads"),
+		Blocks:   rapid.IntRange(1, scenario.MaxBlocks).Draw(t, "blocks"),
+		Launches: rapid.IntRange(1, scenario.MaxLaunches).Draw(t, "launches"),
 	}
-	if h := rapid.IntRange(1, model.MaxHosts).Draw(t, "hosts"); h > 1 {
+	if h := rapid.IntRange(1, scenario.MaxHosts).Draw(t, "hosts"); h > 1 {
 		sc.Hosts = h // one host is the zero value
 	}
 	pool := []string{"cuda", "cu", "numba_cuda", "c2"}
 	attrs := []string{"local", "threadIdx", "shared", "blockIdx", "grid"}
 	for m := range rapid.IntRange(1, 3).Draw(t, "modules") {
 		n := rapid.IntRange(1, len(pool)).Draw(t, "names")
-		sc.Modules = append(sc.Modules, model.Module{Name: fmt.Sprintf("mod%d", m), Names: pool[:n]})
+		sc.Modules = append(sc.Modules, scenario.Module{Name: fmt.Sprintf("mod%d", m), Names: pool[:n]})
 	}
 	nf := rapid.IntRange(0, 4).Draw(t, "functions")
-	var body func(mod, callFrom int) []model.Stmt
+	var body func(mod, callFrom int) []scenario.Stmt
 	depth := 0
-	body = func(mod, callFrom int) []model.Stmt {
-		var out []model.Stmt
+	body = func(mod, callFrom int) []scenario.Stmt {
+		var out []scenario.Stmt
 		for range rapid.IntRange(0, 4).Draw(t, "statements") {
 			kinds := 3
 			if depth < 2 { // branches and repeats, nested up to 2 deep
@@ -119,8 +118,8 @@ func genScenario(t *rapid.T) *model.Scenario {
 			switch rapid.IntRange(0, kinds).Draw(t, "kind") {
 			case 4:
 				depth++
-				s := model.Stmt{Kind: model.OpIf, Cond: model.Cond{
-					Op:   model.CmpOp(rapid.IntRange(int(model.CmpEq), int(model.CmpGe)).Draw(t, "op")),
+				s := scenario.Stmt{Kind: scenario.OpIf, Cond: scenario.Cond{
+					Op:   scenario.CmpOp(rapid.IntRange(int(scenario.CmpEq), int(scenario.CmpGe)).Draw(t, "op")),
 					Than: rapid.IntRange(0, 4).Draw(t, "than")}}
 				s.Then = body(mod, callFrom)
 				if rapid.Bool().Draw(t, "else") {
@@ -130,27 +129,27 @@ func genScenario(t *rapid.T) *model.Scenario {
 				out = append(out, s)
 			case 5:
 				depth++
-				out = append(out, model.Stmt{Kind: model.OpRepeat, Times: rapid.IntRange(1, 3).Draw(t, "times"), Body: body(mod, callFrom)})
+				out = append(out, scenario.Stmt{Kind: scenario.OpRepeat, Times: rapid.IntRange(1, 3).Draw(t, "times"), Body: body(mod, callFrom)})
 				depth--
 			case 0:
-				out = append(out, model.Stmt{Kind: model.OpUse,
+				out = append(out, scenario.Stmt{Kind: scenario.OpUse,
 					Name: rapid.IntRange(0, len(sc.Modules[mod].Names)-1).Draw(t, "name"),
 					Attr: rapid.SampledFrom(attrs).Draw(t, "attr")})
 			case 1:
 				if callFrom < nf {
-					out = append(out, model.Stmt{Kind: model.OpCall, Func: rapid.IntRange(callFrom, nf-1).Draw(t, "callee")})
+					out = append(out, scenario.Stmt{Kind: scenario.OpCall, Func: rapid.IntRange(callFrom, nf-1).Draw(t, "callee")})
 				}
 			case 2:
-				out = append(out, model.Stmt{Kind: model.OpSync})
+				out = append(out, scenario.Stmt{Kind: scenario.OpSync})
 			default:
-				out = append(out, model.Stmt{Kind: model.OpRaise})
+				out = append(out, scenario.Stmt{Kind: scenario.OpRaise})
 			}
 		}
 		return out
 	}
 	for i := range nf {
 		m := rapid.IntRange(0, len(sc.Modules)-1).Draw(t, "module")
-		sc.Functions = append(sc.Functions, model.Function{Name: fmt.Sprintf("f%d", i), Module: m, Body: body(m, i+1)})
+		sc.Functions = append(sc.Functions, scenario.Function{Name: fmt.Sprintf("f%d", i), Module: m, Body: body(m, i+1)})
 	}
 	sc.Kernel = body(0, 0)
 	if nf > 0 && rapid.Bool().Draw(t, "host calls") {
@@ -158,10 +157,10 @@ func genScenario(t *rapid.T) *model.Scenario {
 		// between and after them
 		for l := 0; l <= sc.Launches; l++ {
 			for range rapid.IntRange(0, 2).Draw(t, "host calls here") {
-				sc.Host = append(sc.Host, model.HostStmt{Kind: model.HostCall, Func: rapid.IntRange(0, nf-1).Draw(t, "host callee")})
+				sc.Host = append(sc.Host, scenario.HostStmt{Kind: scenario.HostCall, Func: rapid.IntRange(0, nf-1).Draw(t, "host callee")})
 			}
 			if l < sc.Launches {
-				sc.Host = append(sc.Host, model.HostStmt{Kind: model.HostLaunch})
+				sc.Host = append(sc.Host, scenario.HostStmt{Kind: scenario.HostLaunch})
 			}
 		}
 		if len(sc.Host) == sc.Launches { // no call drawn: the host only launches
@@ -176,7 +175,7 @@ func TestParseRoundTrip(t *testing.T) {
 		sc := genScenario(t)
 		require.NoError(t, sc.Validate())
 		text := sc.String()
-		back, err := model.Parse(strings.NewReader(text))
+		back, err := scenario.Parse(strings.NewReader(text))
 		require.NoError(t, err, "parsing:\n%s", text)
 		require.Equal(t, text, back.String())
 		require.Equal(t, sc, back)
@@ -242,7 +241,7 @@ func TestParseErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := model.Parse(strings.NewReader(tt.text))
+			_, err := scenario.Parse(strings.NewReader(tt.text))
 			require.ErrorContains(t, err, tt.err)
 		})
 	}
@@ -262,103 +261,82 @@ func TestParseScenarioErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := model.Parse(strings.NewReader(tt.text))
+			_, err := scenario.Parse(strings.NewReader(tt.text))
 			require.ErrorContains(t, err, tt.err)
 		})
 	}
 }
 
 func TestValidate(t *testing.T) {
-	use := model.Stmt{Kind: model.OpUse, Name: 0, Attr: "local"}
-	call := func(f int) model.Stmt { return model.Stmt{Kind: model.OpCall, Func: f} }
-	mods := []model.Module{{Name: "k", Names: []string{"cuda"}}}
-	chain := func(n int) []model.Function { // f0 calls f1 calls ... f(n-1)
-		fs := make([]model.Function, n)
+	use := scenario.Stmt{Kind: scenario.OpUse, Name: 0, Attr: "local"}
+	call := func(f int) scenario.Stmt { return scenario.Stmt{Kind: scenario.OpCall, Func: f} }
+	mods := []scenario.Module{{Name: "k", Names: []string{"cuda"}}}
+	chain := func(n int) []scenario.Function { // f0 calls f1 calls ... f(n-1)
+		fs := make([]scenario.Function, n)
 		for i := range fs {
-			fs[i] = model.Function{Name: fmt.Sprintf("f%d", i), Body: []model.Stmt{use}}
+			fs[i] = scenario.Function{Name: fmt.Sprintf("f%d", i), Body: []scenario.Stmt{use}}
 			if i+1 < n {
-				fs[i].Body = []model.Stmt{call(i + 1)}
+				fs[i].Body = []scenario.Stmt{call(i + 1)}
 			}
 		}
 		return fs
 	}
 	tests := []struct {
 		name      string
-		functions []model.Function
-		kernel    []model.Stmt
+		functions []scenario.Function
+		kernel    []scenario.Stmt
 		err       string
 	}{
-		{"self call", []model.Function{{Name: "f", Body: []model.Stmt{call(0)}}}, []model.Stmt{call(0)}, "cycle"},
-		{"two-function cycle", []model.Function{
-			{Name: "f", Body: []model.Stmt{use, call(1)}},
-			{Name: "g", Body: []model.Stmt{call(0)}},
-		}, []model.Stmt{call(0)}, "cycle"},
-		{"cycle below a chain", append(chain(3)[:2], model.Function{Name: "f2", Body: []model.Stmt{call(1)}}), []model.Stmt{call(0)}, "cycle"},
-		{"too deep", chain(model.MaxNest + 2), []model.Stmt{call(0)}, "device calls nest 10 deep, at most 9"},
-		{"no such function", nil, []model.Stmt{call(0)}, "the kernel calls device function #0, which does not exist"},
-		{"no such name", nil, []model.Stmt{{Kind: model.OpUse, Name: 1, Attr: "x"}}, "the kernel uses name #1, but module k binds 1 names"},
-		{"unknown kind", nil, []model.Stmt{{Kind: 99}}, "the kernel has a statement of unknown kind 99"},
-		{"no such module", []model.Function{{Name: "f", Module: 3}}, nil, "device function f: no module 3"},
+		{"self call", []scenario.Function{{Name: "f", Body: []scenario.Stmt{call(0)}}}, []scenario.Stmt{call(0)}, "cycle"},
+		{"two-function cycle", []scenario.Function{
+			{Name: "f", Body: []scenario.Stmt{use, call(1)}},
+			{Name: "g", Body: []scenario.Stmt{call(0)}},
+		}, []scenario.Stmt{call(0)}, "cycle"},
+		{"cycle below a chain", append(chain(3)[:2], scenario.Function{Name: "f2", Body: []scenario.Stmt{call(1)}}), []scenario.Stmt{call(0)}, "cycle"},
+		{"too deep", chain(scenario.MaxNest + 2), []scenario.Stmt{call(0)}, "device calls nest 10 deep, at most 9"},
+		{"no such function", nil, []scenario.Stmt{call(0)}, "the kernel calls device function #0, which does not exist"},
+		{"no such name", nil, []scenario.Stmt{{Kind: scenario.OpUse, Name: 1, Attr: "x"}}, "the kernel uses name #1, but module k binds 1 names"},
+		{"unknown kind", nil, []scenario.Stmt{{Kind: 99}}, "the kernel has a statement of unknown kind 99"},
+		{"no such module", []scenario.Function{{Name: "f", Module: 3}}, nil, "device function f: no module 3"},
 	}
 	hostTests := []struct {
 		name string
-		host []model.HostStmt
+		host []scenario.HostStmt
 		err  string
 	}{
-		{"host calls no such function", []model.HostStmt{{Kind: model.HostLaunch}, {Kind: model.HostCall, Func: 1}}, "the host calls device function #1, which does not exist"},
-		{"host launches too often", []model.HostStmt{{Kind: model.HostLaunch}, {Kind: model.HostLaunch}}, "the host launches 2, but the scenario's launches say 1"},
-		{"host statement of unknown kind", []model.HostStmt{{Kind: 9}}, "the host has a statement of unknown kind 9"},
+		{"host calls no such function", []scenario.HostStmt{{Kind: scenario.HostLaunch}, {Kind: scenario.HostCall, Func: 1}}, "the host calls device function #1, which does not exist"},
+		{"host launches too often", []scenario.HostStmt{{Kind: scenario.HostLaunch}, {Kind: scenario.HostLaunch}}, "the host launches 2, but the scenario's launches say 1"},
+		{"host statement of unknown kind", []scenario.HostStmt{{Kind: 9}}, "the host has a statement of unknown kind 9"},
 	}
 	for _, tt := range hostTests {
 		t.Run(tt.name, func(t *testing.T) {
-			sc := &model.Scenario{Threads: 1, Blocks: 1, Launches: 1, Modules: mods, Functions: chain(1), Kernel: []model.Stmt{use}, Host: tt.host}
+			sc := &scenario.Scenario{Threads: 1, Blocks: 1, Launches: 1, Modules: mods, Functions: chain(1), Kernel: []scenario.Stmt{use}, Host: tt.host}
 			require.ErrorContains(t, sc.Validate(), tt.err)
 		})
 	}
-	for _, hosts := range []int{-1, model.MaxHosts + 1} {
-		sc := &model.Scenario{Threads: 1, Blocks: 1, Launches: 1, Hosts: hosts, Modules: mods, Kernel: []model.Stmt{use}}
+	for _, hosts := range []int{-1, scenario.MaxHosts + 1} {
+		sc := &scenario.Scenario{Threads: 1, Blocks: 1, Launches: 1, Hosts: hosts, Modules: mods, Kernel: []scenario.Stmt{use}}
 		require.ErrorContains(t, sc.Validate(), fmt.Sprintf("hosts must be 1..3, got %d", hosts))
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sc := &model.Scenario{Threads: 1, Blocks: 1, Launches: 1, Modules: mods, Functions: tt.functions, Kernel: tt.kernel}
+			sc := &scenario.Scenario{Threads: 1, Blocks: 1, Launches: 1, Modules: mods, Functions: tt.functions, Kernel: tt.kernel}
 			require.ErrorContains(t, sc.Validate(), tt.err)
 		})
 	}
 	t.Run("deepest allowed", func(t *testing.T) {
-		sc := &model.Scenario{Threads: 1, Blocks: 1, Launches: 1, Modules: mods, Functions: chain(model.MaxNest + 1), Kernel: []model.Stmt{call(0)}}
+		sc := &scenario.Scenario{Threads: 1, Blocks: 1, Launches: 1, Modules: mods, Functions: chain(scenario.MaxNest + 1), Kernel: []scenario.Stmt{call(0)}}
 		require.NoError(t, sc.Validate())
 	})
-}
-
-// A valid scenario whose call tree is exponential in its depth (64 calls
-// at each of 9 levels) is rejected at once, not after counting every call
-// path (which would never end).
-func TestNewProgramCallTree(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("threads 1\nmodule kernels cuda\n")
-	const levels = model.MaxNest + 1
-	for i := 1; i <= levels; i++ {
-		fmt.Fprintf(&b, "module m%d cuda\n", i)
-	}
-	fmt.Fprintf(&b, "device f%d in m%d: use cuda.local\n", levels, levels)
-	for i := levels - 1; i >= 1; i-- {
-		fmt.Fprintf(&b, "device f%d in m%d: %s\n", i, i, strings.Repeat(fmt.Sprintf("call f%d; ", i+1), model.MaxStmts))
-	}
-	fmt.Fprintf(&b, "kernel: %s\n", strings.Repeat("call f1; ", model.MaxStmts))
-	sc, err := model.Parse(strings.NewReader(b.String()))
-	require.NoError(t, err)
-	_, err = model.NewProgram(sc, swap.Merged, model.GIL)
-	require.ErrorContains(t, err, "device calls per thread")
 }
 
 // A file that starts with a UTF-8 byte order mark, as some editors write
 // one, reads as the same file without it.
 func TestParseAcceptsAByteOrderMark(t *testing.T) {
 	text := "threads 3\nmodule k cuda\nkernel: use cuda.local\n"
-	plain, err := model.Parse(strings.NewReader(text))
+	plain, err := scenario.Parse(strings.NewReader(text))
 	require.NoError(t, err)
-	marked, err := model.Parse(strings.NewReader("\ufeff" + text))
+	marked, err := scenario.Parse(strings.NewReader("\ufeff" + text))
 	require.NoError(t, err)
 	require.Equal(t, plain.String(), marked.String())
 }
