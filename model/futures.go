@@ -322,64 +322,18 @@ func (sc *futureScan) call(t, c int) {
 }
 
 // stmts walks code c's statements from from on; sub is the sub-step the
-// first is at (-1: a statement not started).
+// first is at (-1: a statement not started). Each statement's steps are
+// its row's (stmts.go).
 func (sc *futureScan) stmts(t, c, from, sub int) {
-	w, l := sc.w, &sc.w.p.lay
-	cd := &w.p.codes[c]
-	local := futStep{fp: sched.Footprint{Access: sched.Local}}
+	cd := &sc.w.p.codes[c]
 	for b := from; b < len(cd.stmts); b++ {
 		st := &cd.stmts[b]
-		switch st.kind {
-		case sUse:
-			sc.step(futStep{fp: sched.Footprint{Object: l.objGlobals + cd.module, Access: sched.Read}})
-		case sCall:
-			if w.p.Protocol.Dispatches {
-				sc.step(local) // the thread's own context
-			} else {
-				sc.step(futStep{fp: sched.Footprint{Object: l.objContext, Access: sched.Read}})
-			}
-			sc.call(t, st.arg)
-		case sLaunch:
-			sc.call(t, st.arg)
-		case sSetContext, sResetContext:
-			if w.p.Protocol.Dispatches {
-				sc.step(local) // no shared context
-			} else {
-				sc.step(futStep{fp: sched.Footprint{Object: l.objContext, Access: sched.Write}})
-			}
-		case sPoll:
-			if sc.noDeaths {
-				sc.cut(futCut{cutPoll, st.arg})
-			}
-			sc.step(futStep{fp: local.fp, poll: 1 + st.arg})
-		case sSync:
-			// its first sub-step reads cuda from the module's globals
-			// (LOAD_GLOBAL cuda; LOAD_METHOD syncthreads); taken as still
-			// ahead until the barrier's wait has passed, which errs on
-			// the side of a conflict
-			if !(b == from && sub > syncWait) {
-				sc.step(futStep{fp: sched.Footprint{Object: l.objGlobals + cd.module, Access: sched.Read}})
-			}
-			sc.step(local)
-			passed := b == from && sub > syncWait
-			if !passed && w.s[w.thread(t)+tEvent] == 0 {
-				// the barrier's wait, which only the host's poll releases
-				sc.cut(futCut{kind: cutHost, arg: w.p.hostOf(t)})
-				sc.step(local)
-			}
-		case sCheckContext, sDeviceCheck:
-			// the host's test of _kernel_context (kernel.py:84, :31); a
-			// launch it skips ends threads of its own that never started
-			sc.step(futStep{fp: sched.Footprint{Object: l.objContext, Access: sched.Read}})
-		case sInline:
-			// the kernel run as a device function (kernel.py:85-86)
-			sc.step(futStep{fp: sched.Footprint{Object: l.objContext, Access: sched.Read}})
-			sc.call(t, st.arg)
-		case sRaise, sStart:
-			sc.step(local)
-		default: // a statement this file has no row for: it may touch anything
+		future := rowOf(st).future
+		if future == nil { // a statement with no row for it: it may touch anything
 			sc.step(futStep{unknown: true})
+			continue
 		}
+		future(sc, t, cd, b, from, sub, st)
 	}
 }
 
@@ -626,7 +580,7 @@ func (w *World) MayConflict(p, q int, frozen []bool, deathsFail bool) bool {
 	pollOf := -1
 	if w.p.isHost(p) {
 		if fr := w.top(p); w.s[fr+fInBody] == 1 {
-			if st := &w.p.codes[w.s[fr+fCode]].stmts[w.s[fr+fBody]]; st.kind == sPoll {
+			if _, st := w.stmtAt(fr); rowOf(st).polls {
 				pollOf = st.arg
 			}
 		}
@@ -681,8 +635,10 @@ func (w *World) MayConflict(p, q int, frozen []bool, deathsFail bool) bool {
 // the step on a copy.
 func (w *World) quiet(p int) bool {
 	f := w.top(p)
-	if w.s[f+fInBody] == 1 && w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]].kind == sSync {
-		return false
+	if w.s[f+fInBody] == 1 {
+		if _, st := w.stmtAt(f); rowOf(st).barrier {
+			return false
+		}
 	}
 	c := &World{p: w.p, s: make([]slot, len(w.s))}
 	copy(c.s, w.s)
@@ -714,17 +670,8 @@ func (w *World) AppendEnablers(q int, frozen []bool, buf []sched.ThreadID) []sch
 	}
 	f := w.top(q)
 	if w.s[f+fInBody] == 1 {
-		switch st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]; st.kind {
-		case sSync:
-			return append(buf, sched.ThreadID(w.p.hostOf(q)))
-		case sPoll:
-			for _, u := range w.p.blockThreads[st.arg] {
-				b := w.thread(u)
-				if w.s[b+tStatus] != finished && w.s[b+tBlocked] == 0 {
-					buf = append(buf, sched.ThreadID(u))
-				}
-			}
-			return buf
+		if _, st := w.stmtAt(f); rowOf(st).enablers != nil {
+			return rowOf(st).enablers(w, q, st, buf)
 		}
 	} else if fp := w.objectFootprint(q); fp.Object >= l.objLock {
 		if o := int(w.s[l.lockOwner+fp.Object-l.objLock]) - 1; o >= 0 {

@@ -200,7 +200,7 @@ func (w *World) unwind(t int, e Exc) {
 		// GPU thread dies and BlockThread.run records the exception for
 		// the host to see.
 		if w.p.isHost(t) {
-			if k := w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]].kind; k == sCall || k == sInline {
+			if _, st := w.stmtAt(f); rowOf(st).callLike {
 				if w.Trace {
 					w.effect("the host's call raised %s; the caller goes on", e)
 				}
@@ -246,179 +246,170 @@ var syncLines = [...]struct {
 }
 
 // execStmt runs one kernel, device-function or host statement; a local
-// one (visible false) leaves the step's description alone.
+// one (visible false) leaves the step's description alone. What each
+// kind does is its row's (stmts.go).
 func (w *World) execStmt(t, f int, visible bool) {
-	p, l := w.p, &w.p.lay
-	cd := &p.codes[w.s[f+fCode]]
-	st := &cd.stmts[w.s[f+fBody]]
-	base := w.thread(t)
+	cd, st := w.stmtAt(f)
+	row := rowOf(st)
 	if !visible {
-		switch st.kind {
-		case sLaunch:
-			w.push(t, st.arg, Fake(p.codes[st.arg].launch))
-		case sRaise:
-			w.raise(t, KernelError)
-		default:
-			panic(fmt.Sprintf("model: statement kind %d is not local", st.kind))
+		if !row.local {
+			panic(fmt.Sprintf("model: statement kind %s is not local", row.name))
 		}
+		row.execLocal(w, t, st)
 		return
 	}
 	w.ev.src, w.ev.code, w.ev.body = srcStmt, int(w.s[f+fCode]), int(w.s[f+fBody])
-	next := func() { w.s[f+fBody]++; w.s[f+fSub] = 0 }
-	switch st.kind {
-	case sUse:
+	if row.exec == nil {
+		noExec(st)
+	}
+	row.exec(w, t, f, cd, st)
+}
+
+// execUse is a use of cuda in a body (sUse), a branch's condition among
+// them.
+func (w *World) execUse(t, f int, cd *code, st *stmt) {
+	if !w.use(t, cd.module, st.arg) {
+		return
+	}
+	if st.cond && w.p.isHost(t) {
+		// A branch on threadIdx in code a host runs (a device
+		// function it calls, or the kernel it runs inline): the
+		// fake's threadIdx property reads
+		// threading.current_thread().threadIdx (kernelapi.py:396).
+		w.ev.Raised = AttributeError
+		if w.Trace {
+			w.effect("AttributeError: '_MainThread' object has no attribute 'threadIdx'")
+		}
+		w.raise(t, AttributeError)
+		return
+	}
+	w.nextStmt(f)
+	w.land(t, landStmt) // the property's getter: RESUME
+}
+
+// execCall is a device call, or the kernel run inline as one
+// (kernel.py:85-86): with swapped_cuda_module(self.fn,
+// _get_kernel_context()).
+func (w *World) execCall(t int, st *stmt) {
+	ctx := Value(w.s[w.p.lay.ctx])
+	switch {
+	case w.p.Protocol.Dispatches:
+		ctx = w.ownContext(t)
+		if w.Trace {
+			w.effect("_get_kernel_context() is %s (the thread's own)", ctx)
+		}
+	case w.Trace:
+		w.effect("_kernel_context is %s", ctx)
+	}
+	w.push(t, st.arg, ctx)
+}
+
+// execSync is one sub-step of cuda.syncthreads() (sSync).
+func (w *World) execSync(t, f int, cd *code, st *stmt) {
+	base := w.thread(t)
+	sub := w.s[f+fSub]
+	w.ev.sub = int(sub)
+	switch sub {
+	case syncUse:
 		if !w.use(t, cd.module, st.arg) {
 			return
 		}
-		if st.cond && p.isHost(t) {
-			// A branch on threadIdx in code a host runs (a device
-			// function it calls, or the kernel it runs inline): the
-			// fake's threadIdx property reads
-			// threading.current_thread().threadIdx (kernelapi.py:396).
+		if w.p.isHost(t) {
+			// A device function called from the host that reached a
+			// fake: FakeCUDAModule.syncthreads calls
+			// threading.current_thread().syncthreads(), and the host's
+			// _MainThread has no such method.
 			w.ev.Raised = AttributeError
 			if w.Trace {
-				w.effect("AttributeError: '_MainThread' object has no attribute 'threadIdx'")
+				w.effect("AttributeError: '_MainThread' object has no attribute 'syncthreads'")
 			}
 			w.raise(t, AttributeError)
 			return
 		}
-		next()
-		w.land(t, landStmt) // the property's getter: RESUME
-	case sCall, sInline: // a device call, or the kernel run inline as one (kernel.py:85-86)
-		ctx := Value(w.s[l.ctx])
-		switch {
-		case p.Protocol.Dispatches:
-			ctx = w.ownContext(t)
-			if w.Trace {
-				w.effect("_get_kernel_context() is %s (the thread's own)", ctx)
-			}
-		case w.Trace:
-			w.effect("_kernel_context is %s", ctx)
-		}
-		w.push(t, st.arg, ctx)
-	case sLaunch:
-		w.push(t, st.arg, Fake(p.codes[st.arg].launch))
-	case sRaise:
-		w.ev.Raised = KernelError
-		w.raise(t, KernelError)
-	case sSync:
-		sub := w.s[f+fSub]
-		w.ev.sub = int(sub)
-		switch sub {
-		case syncUse:
-			if !w.use(t, cd.module, st.arg) {
-				return
-			}
-			if p.isHost(t) {
-				// A device function called from the host that reached a
-				// fake: FakeCUDAModule.syncthreads calls
-				// threading.current_thread().syncthreads(), and the host's
-				// _MainThread has no such method.
-				w.ev.Raised = AttributeError
-				if w.Trace {
-					w.effect("AttributeError: '_MainThread' object has no attribute 'syncthreads'")
-				}
-				w.raise(t, AttributeError)
-				return
-			}
-		case syncCheckAbort, syncRecheck:
-			if w.s[base+tAbort] == 1 {
-				w.ev.Raised = RuntimeError
-				w.raise(t, RuntimeError)
-				return
-			}
-		case syncBlock:
-			if w.s[base+tAbort] == orphaned {
-				// the barrier will never be released: the thread waits
-				// on its event for good, which no one sees
-				if w.Trace {
-					w.effect("no one polls this block any more: the thread waits at the barrier for good")
-				}
-				w.s[base+tStatus] = finished
-				return
-			}
-			w.s[base+tBlocked] = 1
-		case syncWait:
-			w.s[base+tEvent] = 0
-		}
-		if sub == syncRecheck {
-			next()
-		} else {
-			w.s[f+fSub]++
-		}
-	case sDeviceCheck:
-		ctx := Value(w.s[l.ctx])
-		if w.Trace {
-			w.effect("_kernel_context is %s", ctx)
-		}
-		if ctx.IsFake() { // truthy: another host's launch runs
-			if w.Trace {
-				w.effect("the kernel runs here, as a device function, not launched")
-			}
-			w.endLaunch(st.arg)
-			w.ev.skipped = true
-			w.s[f+fBody] += slot(st.to - 1) // to the inline run
-			w.land(t, landDevice)           // _get_kernel_context's RESUME
+	case syncCheckAbort, syncRecheck:
+		if w.s[base+tAbort] == 1 {
+			w.ev.Raised = RuntimeError
+			w.raise(t, RuntimeError)
 			return
 		}
-		next()
-		w.land(t, landDevice) // normalize_kernel_dimensions's RESUME
-	case sCheckContext:
-		ctx := Value(w.s[l.ctx])
-		if w.Trace {
-			w.effect("_kernel_context is %s", ctx)
-		}
-		if ctx != None {
-			w.skipLaunch(f, st)
+	case syncBlock:
+		if w.s[base+tAbort] == orphaned {
+			// the barrier will never be released: the thread waits
+			// on its event for good, which no one sees
+			if w.Trace {
+				w.effect("no one polls this block any more: the thread waits at the barrier for good")
+			}
+			w.s[base+tStatus] = finished
 			return
 		}
-		next()
-	case sSetContext:
-		if !p.Protocol.Dispatches {
-			w.s[l.ctx] = slot(Fake(st.arg))
-			if w.Trace {
-				w.effect("_kernel_context = %s", Fake(st.arg))
-			}
-		}
-		next()
-		w.land(t, landContext) // the generator's yield, next() returned in __enter__
-	case sResetContext:
-		if !p.Protocol.Dispatches {
-			w.s[l.ctx] = slot(None)
-			if w.Trace {
-				w.effect("_kernel_context = None")
-			}
-		}
-		if e := Exc(w.s[f+fExc]); e != 0 {
-			if w.Trace {
-				w.effect("launch %d raised %s; the caller goes on", st.arg, e)
-			}
-			w.s[f+fExc] = 0
-		}
-		next()
-		if st.to > 0 {
-			w.s[f+fBody] += slot(st.to - 1) // past the inline run
-		}
-		w.closeDeferred(t)
-	case sStart:
-		// The block's lowest-indexed thread not yet started: since the
-		// host starts a block's threads in index order, that is the same
-		// thread in every reachable state as "the statement's own thread",
-		// but it names no thread, so permuting the block's threads
-		// permutes the outcome (the canonical key relies on it).
-		u := w.nextToStart(st.arg)
-		w.ev.started = u
-		w.s[w.thread(u)+tStatus] = alive
-		landing := w.landing
-		w.settle(u)
-		w.landing = landing
-		next()
-		w.land(t, landStmt) // Thread.start waits on an Event
-	case sPoll:
-		w.poll(t, f, st.arg)
-	default:
-		panic(fmt.Sprintf("model: statement kind %d has no semantics", st.kind))
+		w.s[base+tBlocked] = 1
+	case syncWait:
+		w.s[base+tEvent] = 0
 	}
+	if sub == syncRecheck {
+		w.nextStmt(f)
+	} else {
+		w.s[f+fSub]++
+	}
+}
+
+// execDeviceCheck is FakeCUDAKernel.__call__'s "if self._device or
+// _kernel_context:" before a launch (several hosts).
+func (w *World) execDeviceCheck(t, f int, st *stmt) {
+	ctx := Value(w.s[w.p.lay.ctx])
+	if w.Trace {
+		w.effect("_kernel_context is %s", ctx)
+	}
+	if ctx.IsFake() { // truthy: another host's launch runs
+		if w.Trace {
+			w.effect("the kernel runs here, as a device function, not launched")
+		}
+		w.endLaunch(st.arg)
+		w.ev.skipped = true
+		w.s[f+fBody] += slot(st.to - 1) // to the inline run
+		w.land(t, landDevice)           // _get_kernel_context's RESUME
+		return
+	}
+	w.nextStmt(f)
+	w.land(t, landDevice) // normalize_kernel_dimensions's RESUME
+}
+
+// execResetContext is the launch's _kernel_context = None, and the
+// caller's except when the launch raised.
+func (w *World) execResetContext(t, f int, st *stmt) {
+	if !w.p.Protocol.Dispatches {
+		w.s[w.p.lay.ctx] = slot(None)
+		if w.Trace {
+			w.effect("_kernel_context = None")
+		}
+	}
+	if e := Exc(w.s[f+fExc]); e != 0 {
+		if w.Trace {
+			w.effect("launch %d raised %s; the caller goes on", st.arg, e)
+		}
+		w.s[f+fExc] = 0
+	}
+	w.nextStmt(f)
+	if st.to > 0 {
+		w.s[f+fBody] += slot(st.to - 1) // past the inline run
+	}
+	w.closeDeferred(t)
+}
+
+// execStart is the host's t.start() of block st.arg's lowest-indexed
+// thread not yet started: since the host starts a block's threads in index
+// order, that is the same thread in every reachable state as "the
+// statement's own thread", but it names no thread, so permuting the
+// block's threads permutes the outcome (the canonical key relies on it).
+func (w *World) execStart(t, f int, st *stmt) {
+	u := w.nextToStart(st.arg)
+	w.ev.started = u
+	w.s[w.thread(u)+tStatus] = alive
+	landing := w.landing
+	w.settle(u)
+	w.landing = landing
+	w.nextStmt(f)
+	w.land(t, landStmt) // Thread.start waits on an Event
 }
 
 // use is a load of module mod's global name (LOAD_GLOBAL) for an
@@ -539,9 +530,9 @@ func (w *World) skipLaterBlocks(l int) bool {
 // only that the execution can end (a search would see it blocked for
 // good).
 func (w *World) endUnstarted(t, f int) {
-	st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]
-	if st.kind != sLaunch {
-		panic(fmt.Sprintf("model: thread %d's launch raised at a statement of kind %d", t, st.kind))
+	_, st := w.stmtAt(f)
+	if !rowOf(st).launches {
+		panic(fmt.Sprintf("model: thread %d's launch raised at a statement of kind %s", t, rowOf(st).name))
 	}
 	if w.skipLaterBlocks(w.p.codes[st.arg].launch) {
 		w.ev.skipped = true // the step wrote other threads (forgetHostWrites)

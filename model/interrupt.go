@@ -212,9 +212,7 @@ func (w *World) stopAtLanding(t int) bool {
 	if (what == landAfterWith || what == landStmt) && w.s[w.top(t)+fPC] < 0 {
 		// In the host's own code: only a launch's swap ending inside
 		// _push_kernel_context's with changes anything.
-		f := w.top(t)
-		stmts := w.p.codes[w.s[f+fCode]].stmts
-		if b := int(w.s[f+fBody]); b >= len(stmts) || stmts[b].kind != sResetContext {
+		if st := w.bodyStmt(t); st == nil || !rowOf(st).resetsContext {
 			return false
 		}
 	}
@@ -253,13 +251,8 @@ var localTexts = map[int]string{
 
 // atPoll reports whether thread t polls a block (BlockManager.run's loop).
 func (w *World) atPoll(t int) bool {
-	f := w.top(t)
-	if w.s[f+fInBody] != 1 {
-		return false
-	}
-	stmts := w.p.codes[w.s[f+fCode]].stmts
-	b := int(w.s[f+fBody])
-	return b < len(stmts) && stmts[b].kind == sPoll
+	st := w.bodyStmt(t)
+	return st != nil && rowOf(st).polls
 }
 
 // arm writes into the signal thread's slots whether it can step now: the
@@ -409,21 +402,12 @@ func (w *World) closed(t int) bool {
 // ran: its threads will never start, and the caller catches the exception
 // and goes on past the launch's statements.
 func (w *World) skipAfterCheck(f int) {
-	st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]
-	switch st.kind {
-	case sCheckContext:
-		if w.Trace {
-			w.effect("lands in FakeCUDAKernel.__call__ after its device check read None (normalize_kernel_dimensions's RESUME): the launch does not start; the caller goes on")
-		}
-		w.endLaunch(st.arg)
-		w.ev.skipped = true // the step wrote other threads (forgetHostWrites)
-	case sInline: // the check found a fake and ended the launch already
-		if w.Trace {
-			w.effect("lands in FakeCUDAKernel.__call__ after its device check read a fake (_get_kernel_context's RESUME): the kernel does not run inline; the caller goes on")
-		}
-	default:
-		panic(fmt.Sprintf("model: an interrupt after the device check finds the host at a statement of kind %d", st.kind))
+	_, st := w.stmtAt(f)
+	after := rowOf(st).afterDeviceCheck
+	if after == nil {
+		panic(fmt.Sprintf("model: an interrupt after the device check finds the host at a statement of kind %s", rowOf(st).name))
 	}
+	after(w, st)
 	w.s[f+fBody] += slot(st.to)
 	w.s[f+fSub] = 0
 }

@@ -139,7 +139,7 @@ func (w *World) statusOf(t int) statusInfo {
 		return info | stReady
 	}
 	if f := w.top(t); w.s[f+fInBody] == 1 {
-		if st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]; st.kind == sPoll {
+		if _, st := w.stmtAt(f); rowOf(st).polls {
 			return info | stWaiting | statusInfo(st.arg+1)<<pollShift
 		}
 	}

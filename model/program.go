@@ -27,6 +27,7 @@ const (
 	sPoll         // host: the BlockManager's polling loop
 	sInterrupt    // the signal pseudo-thread: a KeyboardInterrupt lands in the host
 	sRaiseFault   // the raise fault's pseudo-thread: arms a raise (raisefault.go)
+	numStmtKinds
 )
 
 type stmt struct {
@@ -43,7 +44,7 @@ type stmt struct {
 }
 
 // local statements touch nothing shared: they run in the step before them.
-func (s stmt) local() bool { return s.kind == sRaise || s.kind == sLaunch }
+func (s stmt) local() bool { return stmtKinds[s.kind].local }
 
 type code struct {
 	name   string
@@ -470,7 +471,7 @@ func (pr *Program) launchStmts(l int, kernelFor []int) []stmt {
 func (pr *Program) callsPerThread(c, limit int) int {
 	n := 0
 	for _, s := range pr.codes[c].stmts {
-		if s.kind == sCall {
+		if stmtKinds[s.kind].entersCall {
 			n += 1 + pr.callsPerThread(s.arg, limit-n)
 			if n > limit {
 				return n // the count grows exponentially with the nesting: stop
@@ -484,7 +485,7 @@ func (pr *Program) callsPerThread(c, limit int) int {
 // nested calls included (bounded by callsPerThread's check).
 func (pr *Program) callsInto(c int, into []int) {
 	for _, s := range pr.codes[c].stmts {
-		if s.kind == sCall {
+		if stmtKinds[s.kind].entersCall {
 			into[pr.codes[s.arg].module]++
 			pr.callsInto(s.arg, into)
 		}

@@ -145,13 +145,8 @@ func (w *World) raisable(t int) bool {
 	if b >= len(cd.stmts) {
 		return false
 	}
-	switch cd.stmts[b].kind {
-	case sUse, sCall:
-		return true
-	case sSync:
-		return w.s[f+fSub] == syncUse
-	}
-	return false
+	raisable := rowOf(&cd.stmts[b]).raisable
+	return raisable != nil && raisable(w.s[f+fSub])
 }
 
 // raiseReady is thread t's readiness as the raise fault decides it: ok

@@ -124,8 +124,9 @@ func (w *World) startStep(t int) stepStart {
 	f := w.top(t)
 	s := stepStart{frame: f, pc: w.s[f+fPC], inBody: w.s[f+fInBody] == 1}
 	if s.inBody && !w.paused(t) {
-		st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]
-		s.sync = st.kind == sSync && w.s[f+fSub] == syncCheckAbort
+		_, st := w.stmtAt(f)
+		keep := rowOf(st).mayKeepGIL
+		s.sync = keep != nil && keep(w.s[f+fSub])
 	}
 	return s
 }
@@ -301,6 +302,7 @@ func (w *World) mayKeepGIL(t int) bool {
 	if w.s[f+fInBody] != 1 {
 		return true
 	}
-	st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]
-	return st.kind == sSync && w.s[f+fSub] == syncCheckAbort
+	_, st := w.stmtAt(f)
+	keep := rowOf(st).mayKeepGIL
+	return keep != nil && keep(w.s[f+fSub])
 }

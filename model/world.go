@@ -299,14 +299,9 @@ func (w *World) ready(t int) bool {
 	}
 	f := w.top(t)
 	if w.s[f+fInBody] == 1 {
-		st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]
-		switch st.kind {
-		case sInterrupt:
-			return w.s[w.thread(t)+tEvent] == 1
-		case sSync:
-			return w.s[f+fSub] != syncWait || w.s[w.thread(t)+tEvent] == 1
-		case sPoll:
-			return w.pollReady(st.arg)
+		_, st := w.stmtAt(f)
+		if ready := rowOf(st).ready; ready != nil {
+			return ready(w, t, f, st)
 		}
 		return true
 	}
@@ -358,11 +353,10 @@ func (w *World) Footprint(t int) sched.Footprint {
 	if !w.p.isHost(t) {
 		fp.Group = 1 + w.p.threadBlock[t]
 	} else if f := w.top(t); w.s[f+fInBody] == 1 {
-		switch st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]; st.kind {
-		case sStart:
+		if _, st := w.stmtAt(f); rowOf(st).watches {
 			fp.Group, fp.Watches = 1+st.arg, true
-		case sPoll:
-			fp.Group, fp.Watches = 1+st.arg, true
+		}
+		if _, st := w.stmtAt(f); rowOf(st).polls {
 			// a pass that aborts the block ends the launch's later
 			// blocks before they start (skipLaterBlocks): it changes
 			// which threads can ever run. Whether this pass aborts
@@ -395,37 +389,9 @@ func (w *World) objectFootprint(t int) sched.Footprint {
 		return sched.Footprint{Access: sched.Local, MayBlock: true}
 	}
 	if w.s[f+fInBody] == 1 {
-		st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]
-		mod := w.p.codes[w.s[f+fCode]].module
-		switch st.kind {
-		case sUse:
-			return sched.Footprint{Object: l.objGlobals + mod, Access: sched.Read}
-		case sCall:
-			if w.p.Protocol.Dispatches {
-				return sched.Footprint{Access: sched.Local} // the thread's own context
-			}
-			return sched.Footprint{Object: l.objContext, Access: sched.Read}
-		case sSetContext, sResetContext:
-			if w.p.Protocol.Dispatches {
-				return sched.Footprint{Access: sched.Local} // no shared context
-			}
-			return sched.Footprint{Object: l.objContext, Access: sched.Write}
-		case sCheckContext, sDeviceCheck, sInline:
-			return sched.Footprint{Object: l.objContext, Access: sched.Read}
-		case sSync:
-			if w.s[f+fSub] == syncUse {
-				// cuda.syncthreads() loads the module's global like a use
-				// (the one footprint change of the barrier: it reads the
-				// module's globals, so it conflicts with every swap)
-				return sched.Footprint{Object: l.objGlobals + mod, Access: sched.Read}
-			}
-			// the thread's own barrier flags, which only the host's
-			// poll (a watcher) also touches
-			return sched.Footprint{Access: sched.Local, MayBlock: w.s[f+fSub] == syncWait}
-		case sStart:
-			return sched.Footprint{Access: sched.Local}
-		case sPoll:
-			return sched.Footprint{Access: sched.Local, MayBlock: true}
+		cd, st := w.stmtAt(f)
+		if fp := rowOf(st).footprint; fp != nil {
+			return fp(w, f, cd, st)
 		}
 		return sched.Footprint{Access: sched.Local}
 	}
