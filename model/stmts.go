@@ -113,9 +113,11 @@ func init() {
 			callLike:   true,
 		},
 		sSync: {
-			name:  "syncthreads",
-			exec:  func(w *World, t, f int, cd *code, st *stmt) { w.execSync(t, f, cd, st) },
-			ready: func(w *World, t, f int, st *stmt) bool { return w.s[f+fSub] != syncWait || w.s[w.thread(t)+tEvent] == 1 },
+			name: "syncthreads",
+			exec: func(w *World, t, f int, cd *code, st *stmt) { w.execSync(t, f, cd, st) },
+			ready: func(w *World, t, f int, st *stmt) bool {
+				return w.s[f+fSub] != syncWait || w.s[w.thread(t)+tEvent] == 1
+			},
 			footprint: func(w *World, f int, cd *code, st *stmt) sched.Footprint {
 				if w.s[f+fSub] == syncUse {
 					// cuda.syncthreads() loads the module's global like a
@@ -179,10 +181,10 @@ func init() {
 			launches: true,
 		},
 		sResetContext: {
-			name:          "reset-context",
-			exec:          func(w *World, t, f int, cd *code, st *stmt) { w.execResetContext(t, f, st) },
-			footprint:     contextWriteFootprint,
-			future:        futureContextWrite,
+			name:      "reset-context",
+			exec:      func(w *World, t, f int, cd *code, st *stmt) { w.execResetContext(t, f, st) },
+			footprint: contextWriteFootprint,
+			future:    futureContextWrite,
 			describe: func(p *Program, ev *Event, cd *code, st *stmt) {
 				ev.Where, ev.Bytecode = "kernel.py", "STORE_GLOBAL _kernel_context"
 				if p.Protocol.Dispatches {
