@@ -30,7 +30,7 @@ type Ctx struct {
 // fields one by one, and the pointer only when it is not w already, so
 // the hot path writes no pointers (no GC write barriers).
 func (w *World) newCtx(t, f int) *Ctx {
-	c := &w.ctx
+	c := &w.cache.ctx
 	if c.w != w {
 		c.w = w
 	}

@@ -65,7 +65,7 @@ func (c *Ctx) splitMiss() bool {
 	if c.w.Trace {
 		c.w.effect("miss: __missing__ runs next step")
 	}
-	c.w.ev.splitHalf = true
+	c.w.cache.ev.splitHalf = true
 	c.SetSub(1)
 	c.Stay()
 	return true

@@ -40,7 +40,7 @@ type Event struct {
 // EventNumbers is what a step records of its Event: numbers only, no
 // texts and no pointers, so that the hot path writes no pointers (no GC
 // write barriers) and the memo can key and copy a step's event as one
-// value (memo.go). The unexported fields say where the texts come from.
+// value (speed_memo.go). The unexported fields say where the texts come from.
 //
 // The fields the per-step invariant reads (Kind, Saw, Want, Raised,
 // Machinery, Aborted) come first, so that a search's check of a peeked step

@@ -9,21 +9,21 @@ import (
 // did in w's event. It is what a step means: it reads and writes only the
 // vector and the event (and, when set, the trace's effects and the
 // History), never w.cache, and a step's outcome is a function of the
-// vector alone. Step wraps it in the speed machinery (step.go).
+// vector alone. Step wraps it in the speed machinery (speed_step.go).
 func (w *World) interpret(t int) {
 	w.resetEvent(t)
-	w.landing, w.visFrame, w.visPC = 0, -1, -1
+	w.cache.landing, w.cache.visFrame, w.cache.visPC = 0, -1, -1
 	if t == w.p.signal {
 		w.interrupt()
 		if w.Trace {
-			w.p.Describe(&w.ev)
+			w.p.Describe(&w.cache.ev)
 		}
 		return
 	}
 	if t == w.p.raiser {
 		w.raiseMove()
 		if w.Trace {
-			w.p.Describe(&w.ev)
+			w.p.Describe(&w.cache.ev)
 		}
 		return
 	}
@@ -36,17 +36,17 @@ func (w *World) interpret(t int) {
 		if w.s[f+fInBody] == 1 {
 			w.execStmt(t, f, true)
 		} else {
-			w.visFrame, w.visPC = f, w.s[f+fPC]
+			w.cache.visFrame, w.cache.visPC = f, w.s[f+fPC]
 			w.execInstr(t, f, true)
 		}
 		w.settle(t)
 	}
 	w.endStep(t, start)
-	if w.p.signal >= 0 && (w.p.isHost(t) || w.ev.Fault != 0) {
+	if w.p.signal >= 0 && (w.p.isHost(t) || w.cache.ev.Fault != 0) {
 		w.arm() // a raise fault spends the budget the interrupt shares
 	}
 	if w.Trace {
-		w.p.Describe(&w.ev)
+		w.p.Describe(&w.cache.ev)
 	}
 }
 
@@ -55,15 +55,15 @@ func (w *World) interpret(t int) {
 // them (a pointer write, which costs a GC write barrier).
 func (w *World) resetEvent(t int) {
 	w.clearEventTexts()
-	w.ev.EventNumbers = EventNumbers{Thread: t, Kind: EvStep}
+	w.cache.ev.EventNumbers = EventNumbers{Thread: t, Kind: EvStep}
 }
 
 // clearEventTexts empties w's record of the texts a traced step or a
 // Describe filled in, if any (writing them costs GC write barriers, so
 // only then).
 func (w *World) clearEventTexts() {
-	if w.ev.described || w.ev.Effects != nil {
-		w.ev = Event{}
+	if w.cache.ev.described || w.cache.ev.Effects != nil {
+		w.cache.ev = Event{}
 	}
 }
 
@@ -72,7 +72,7 @@ func (w *World) clearEventTexts() {
 func (w *World) settle(t int) {
 	base := w.thread(t)
 	for w.s[base+tStatus] != finished {
-		if w.landing != 0 && w.stopAtLanding(t) {
+		if w.cache.landing != 0 && w.stopAtLanding(t) {
 			return
 		}
 		f := w.top(t)
@@ -113,7 +113,7 @@ func (w *World) settle(t int) {
 			continue
 		}
 		if in.Object != NoObject {
-			if in.CheckFirst && (f != w.visFrame || slot(pc) != w.visPC) && w.splits(t) {
+			if in.CheckFirst && (f != w.cache.visFrame || slot(pc) != w.cache.visPC) && w.splits(t) {
 				// the comprehension's first pass checks before its effect
 				w.s[base+tLanding] = slot(pc + 1)
 			}
@@ -128,7 +128,7 @@ func (w *World) execInstr(t, f int, visible bool) {
 	pc := int(w.s[f+fPC])
 	in := &w.p.Protocol.Code[pc]
 	if visible {
-		w.ev.src, w.ev.pc = srcInstr, pc
+		w.cache.ev.src, w.cache.ev.pc = srcInstr, pc
 	}
 	c := w.newCtx(t, f)
 	c.next = pc + 1
@@ -140,8 +140,8 @@ func (w *World) execInstr(t, f int, visible bool) {
 		w.s[f+fTmpSet] = 0 // the tmp was for this step only
 	}
 	if c.exc != 0 {
-		w.ev.Raised, w.ev.Machinery = c.exc, !c.reraised
-		w.ev.Aborted = w.s[w.thread(t)+tAbort] != 0
+		w.cache.ev.Raised, w.cache.ev.Machinery = c.exc, !c.reraised
+		w.cache.ev.Aborted = w.s[w.thread(t)+tAbort] != 0
 		w.raise(t, c.exc)
 		return
 	}
@@ -156,9 +156,9 @@ func (w *World) execInstr(t, f int, visible bool) {
 // a frame without one is left and the exception is thrown into its caller's
 // generator at its yield.
 func (w *World) raise(t int, e Exc) {
-	w.raising = true
+	w.cache.raising = true
 	w.unwind(t, e)
-	w.raising = false
+	w.cache.raising = false
 }
 
 // unwind is raise's unwinding.
@@ -258,7 +258,7 @@ func (w *World) execStmt(t, f int, visible bool) {
 		row.execLocal(w, t, st)
 		return
 	}
-	w.ev.src, w.ev.code, w.ev.body = srcStmt, int(w.s[f+fCode]), int(w.s[f+fBody])
+	w.cache.ev.src, w.cache.ev.code, w.cache.ev.body = srcStmt, int(w.s[f+fCode]), int(w.s[f+fBody])
 	if row.exec == nil {
 		noExec(st)
 	}
@@ -276,7 +276,7 @@ func (w *World) execUse(t, f int, cd *code, st *stmt) {
 		// function it calls, or the kernel it runs inline): the
 		// fake's threadIdx property reads
 		// threading.current_thread().threadIdx (kernelapi.py:396).
-		w.ev.Raised = AttributeError
+		w.cache.ev.Raised = AttributeError
 		if w.Trace {
 			w.effect("AttributeError: '_MainThread' object has no attribute 'threadIdx'")
 		}
@@ -308,7 +308,7 @@ func (w *World) execCall(t int, st *stmt) {
 func (w *World) execSync(t, f int, cd *code, st *stmt) {
 	base := w.thread(t)
 	sub := w.s[f+fSub]
-	w.ev.sub = int(sub)
+	w.cache.ev.sub = int(sub)
 	switch sub {
 	case syncUse:
 		if !w.use(t, cd.module, st.arg) {
@@ -319,7 +319,7 @@ func (w *World) execSync(t, f int, cd *code, st *stmt) {
 			// fake: FakeCUDAModule.syncthreads calls
 			// threading.current_thread().syncthreads(), and the host's
 			// _MainThread has no such method.
-			w.ev.Raised = AttributeError
+			w.cache.ev.Raised = AttributeError
 			if w.Trace {
 				w.effect("AttributeError: '_MainThread' object has no attribute 'syncthreads'")
 			}
@@ -328,7 +328,7 @@ func (w *World) execSync(t, f int, cd *code, st *stmt) {
 		}
 	case syncCheckAbort, syncRecheck:
 		if w.s[base+tAbort] == 1 {
-			w.ev.Raised = RuntimeError
+			w.cache.ev.Raised = RuntimeError
 			w.raise(t, RuntimeError)
 			return
 		}
@@ -365,7 +365,7 @@ func (w *World) execDeviceCheck(t, f int, st *stmt) {
 			w.effect("the kernel runs here, as a device function, not launched")
 		}
 		w.endLaunch(st.arg)
-		w.ev.skipped = true
+		w.cache.ev.skipped = true
 		w.s[f+fBody] += slot(st.to - 1) // to the inline run
 		w.land(t, landDevice)           // _get_kernel_context's RESUME
 		return
@@ -403,11 +403,11 @@ func (w *World) execResetContext(t, f int, st *stmt) {
 // block's threads permutes the outcome (the canonical key relies on it).
 func (w *World) execStart(t, f int, st *stmt) {
 	u := w.nextToStart(st.arg)
-	w.ev.started = u
+	w.cache.ev.started = u
 	w.s[w.thread(u)+tStatus] = alive
-	landing := w.landing
+	landing := w.cache.landing
 	w.settle(u)
-	w.landing = landing
+	w.cache.landing = landing
 	w.nextStmt(f)
 	w.land(t, landStmt) // Thread.start waits on an Event
 }
@@ -423,9 +423,9 @@ func (w *World) use(t, mod, name int) bool {
 	if g == Dispatch {
 		v = w.dispatch(t)
 	}
-	w.ev.Kind, w.ev.Module = EvUse, mod
-	w.ev.Saw, w.ev.Want = v, w.due(t)
-	w.ev.Aborted = w.s[w.thread(t)+tAbort] != 0
+	w.cache.ev.Kind, w.cache.ev.Module = EvUse, mod
+	w.cache.ev.Saw, w.cache.ev.Want = v, w.due(t)
+	w.cache.ev.Aborted = w.s[w.thread(t)+tAbort] != 0
 	if w.Trace {
 		if g == Dispatch {
 			w.effect("%s is %s, which gives %s", w.p.Scenario.Modules[mod].Names[name], g, v)
@@ -439,10 +439,10 @@ func (w *World) use(t, mod, name int) bool {
 	// follow by design: what it gives each thread is checked per step,
 	// exactly (Saw against Want), instead (docs/proposed_fix.md).
 	if w.History != nil && g != Dispatch {
-		w.History.Marks = append(w.History.Marks, Mark{Kind: Observe, Thread: t, Module: mod, Swapped: v != Real, Aborted: w.ev.Aborted})
+		w.History.Marks = append(w.History.Marks, Mark{Kind: Observe, Thread: t, Module: mod, Swapped: v != Real, Aborted: w.cache.ev.Aborted})
 	}
 	if !v.IsFake() {
-		w.ev.Raised = AttributeError
+		w.cache.ev.Raised = AttributeError
 		w.raise(t, AttributeError)
 		return false
 	}
@@ -499,8 +499,8 @@ func (w *World) dispatch(t int) Value {
 // goes on past the launch (its check, store, launch and reset). The
 // launch's threads will never run: they are done.
 func (w *World) skipLaunch(f int, st *stmt) {
-	w.ev.Raised = AssertionError
-	w.ev.skipped = true
+	w.cache.ev.Raised = AssertionError
+	w.cache.ev.skipped = true
 	if w.Trace {
 		w.effect("AssertionError: concurrent simulated kernel not supported; the caller goes on")
 	}
@@ -535,7 +535,7 @@ func (w *World) endUnstarted(t, f int) {
 		panic(fmt.Sprintf("model: thread %d's launch raised at a statement of kind %s", t, rowOf(st).name))
 	}
 	if w.skipLaterBlocks(w.p.codes[st.arg].launch) {
-		w.ev.skipped = true // the step wrote other threads (forgetHostWrites)
+		w.cache.ev.skipped = true // the step wrote other threads (forgetHostWrites)
 	}
 }
 
@@ -560,7 +560,7 @@ func (w *World) orphan(l int) {
 		if w.s[b+tBlocked] == 1 {
 			w.s[b+tStatus] = finished
 		}
-		w.ev.skipped = true // the step wrote other threads (forgetHostWrites)
+		w.cache.ev.skipped = true // the step wrote other threads (forgetHostWrites)
 	}
 }
 
@@ -641,7 +641,7 @@ func (w *World) firstDied(block int) (int, Exc) {
 func (w *World) poll(t, f, block int) {
 	threads := w.p.blockThreads[block]
 	if u, e := w.firstDied(block); e != 0 {
-		w.ev.pollText = pollAbort
+		w.cache.ev.pollText = pollAbort
 		if w.Trace {
 			w.effect("%s died with %s", w.p.ThreadName(u), e)
 		}
@@ -667,11 +667,11 @@ func (w *World) poll(t, f, block int) {
 		}
 	}
 	if done {
-		w.ev.pollText = pollDone
+		w.cache.ev.pollText = pollDone
 		w.s[f+fBody]++
 		return
 	}
-	w.ev.pollText = pollRelease
+	w.cache.ev.pollText = pollRelease
 	for _, u := range threads {
 		b := w.thread(u)
 		if w.s[b+tStatus] != finished && w.s[b+tBlocked] == 1 {
@@ -685,6 +685,6 @@ func (w *World) poll(t, f, block int) {
 
 func (w *World) effect(format string, args ...any) {
 	if w.Trace {
-		w.ev.Effects = append(w.ev.Effects, fmt.Sprintf(format, args...))
+		w.cache.ev.Effects = append(w.cache.ev.Effects, fmt.Sprintf(format, args...))
 	}
 }

@@ -195,8 +195,8 @@ func (w *World) paused(t int) bool { return w.s[w.thread(t)+tLanding] != 0 }
 // land notes that the host's step reached a check (what, a landing) at a
 // point where, not raising, the interrupt could be raised.
 func (w *World) land(t int, what slot) {
-	if t == Host && !w.raising && w.p.signal >= 0 {
-		w.landing = what
+	if t == Host && !w.cache.raising && w.p.signal >= 0 {
+		w.cache.landing = what
 	}
 }
 
@@ -204,8 +204,8 @@ func (w *World) land(t int, what slot) {
 // check since the last, and an interrupt there would change something; it
 // then records the landing and says to stop.
 func (w *World) stopAtLanding(t int) bool {
-	what := w.landing
-	w.landing = 0 // a check where none can land is passed for good
+	what := w.cache.landing
+	w.cache.landing = 0 // a check where none can land is passed for good
 	if what == 0 || !w.splits(t) {
 		return false
 	}
@@ -227,14 +227,14 @@ func (w *World) resume(t int) bool {
 	base := w.thread(t)
 	w.s[base+tLanding] = 0
 	f := w.top(t)
-	w.visFrame, w.visPC = f, w.s[f+fPC] // a CheckFirst here was this landing
-	w.ev.src = srcLocal
+	w.cache.visFrame, w.cache.visPC = f, w.s[f+fPC] // a CheckFirst here was this landing
+	w.cache.ev.src = srcLocal
 	w.settle(t)
 	switch what := w.s[base+tLanding]; {
 	case what > 0:
-		w.ev.src, w.ev.pc = srcInstr, int(what-1) // a local instruction that checked
+		w.cache.ev.src, w.cache.ev.pc = srcInstr, int(what-1) // a local instruction that checked
 	case what < 0:
-		w.ev.pc = int(what)
+		w.cache.ev.pc = int(what)
 	}
 	return w.s[base+tLanding] == 0 && w.s[base+tStatus] == alive && w.ready(t)
 }
@@ -285,16 +285,16 @@ func (w *World) interrupt() {
 	p := w.p
 	sig := w.thread(p.signal)
 	hb := w.thread(Host)
-	w.ev.src = srcSignal
+	w.cache.ev.src = srcSignal
 	if w.s[hb+tStatus] == finished {
 		// the host's program ended: no interrupt can land any more
-		w.ev.pc = 1
+		w.cache.ev.pc = 1
 		w.s[sig+tStatus], w.s[sig+tEvent] = finished, 0
 		return
 	}
 	w.s[sig+tFrames+fSub]++
 	w.countFault()
-	w.ev.Raised = KeyboardInterrupt
+	w.cache.ev.Raised = KeyboardInterrupt
 	what := w.s[hb+tLanding]
 	w.s[hb+tLanding] = 0
 	f := w.top(Host)

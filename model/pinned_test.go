@@ -13,7 +13,7 @@ import (
 )
 
 // A pinned module's globals do not change while the frozen threads stay
-// put (futures.go, "Pinned modules"): POR lets a read of them commute
+// put (reduce_futures.go, "Pinned modules"): POR lets a read of them commute
 // with every other thread's steps on that claim. Random walks over the
 // walk scenarios and three more with nesting into one module, for each
 // protocol that can pin a module and every atomicity mode: each walk

@@ -97,8 +97,8 @@ type Program struct {
 	// the whole slot blocks of threads (AppendCompactKey), and the globals
 	// (both; the canonical key's with lock owners renamed)
 	liveParts, blocks, globals *interner
-	// the GPU threads' steps met so far (see memo.go), their events, and
-	// the threads' statuses (see lazy.go)
+	// the GPU threads' steps met so far (see speed_memo.go), their events, and
+	// the threads' statuses (see speed_lazy.go)
 	steps, statuses *memo
 	events          *events
 	// fut is the last futures World.futures made (see there)

@@ -92,14 +92,14 @@ type Protocol struct {
 	// load labelled "incr" and the store after it) and the decrement
 	// ("dec" and the store after it), each under that lock. So while the
 	// count cannot fall to zero nobody writes the module's globals: POR's
-	// futures use it (futures.go, "Pinned modules").
+	// futures use it (reduce_futures.go, "Pinned modules").
 	CountGuardsGlobals bool
 	// StoresDispatchOverReal: the listing's one write of a module's
 	// globals stores Dispatch into a name its thread found bound to the
 	// real module, and no step binds a name to anything else. So once no
 	// global of a module is the real module every such write stores
 	// Dispatch over Dispatch and changes nothing: POR's futures use it
-	// (futures.go, "Pinned modules").
+	// (reduce_futures.go, "Pinned modules").
 	StoresDispatchOverReal bool
 	// ZeroCountIsMissing: the count registry is a defaultdict(int) that
 	// every line reads through its default (if _swap_refcount[gid] ==

@@ -168,7 +168,7 @@ func (w *World) raiseReady(t int) (ready, ok bool) {
 // thread can raise now; else RAISE ends (see above).
 func (w *World) raiseMove() {
 	p := w.p
-	w.ev.src = srcRaiser
+	w.cache.ev.src = srcRaiser
 	can := false
 	if w.faultsLeft() {
 		h := w.holder()
@@ -180,7 +180,7 @@ func (w *World) raiseMove() {
 		}
 	}
 	if !can {
-		w.ev.pc = 1
+		w.cache.ev.pc = 1
 		w.s[w.thread(p.raiser)+tStatus] = finished
 		if w.Trace {
 			w.effect("no raise fault falls from here on")
@@ -199,10 +199,10 @@ func (w *World) raiseMove() {
 func (w *World) fall(t int) {
 	l := &w.p.lay
 	f := w.top(t)
-	w.ev.src, w.ev.code, w.ev.body = srcStmt, int(w.s[f+fCode]), int(w.s[f+fBody])
-	w.ev.Fault = scenario.FaultRaise
-	w.ev.Raised = KernelError
-	w.ev.Aborted = w.s[w.thread(t)+tAbort] != 0
+	w.cache.ev.src, w.cache.ev.code, w.cache.ev.body = srcStmt, int(w.s[f+fCode]), int(w.s[f+fBody])
+	w.cache.ev.Fault = scenario.FaultRaise
+	w.cache.ev.Raised = KernelError
+	w.cache.ev.Aborted = w.s[w.thread(t)+tAbort] != 0
 	w.s[l.fault+faultArmed] = 0
 	w.countFault()
 	if w.Trace {

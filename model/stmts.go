@@ -36,7 +36,7 @@ type stmtKindRow struct {
 	// watches: a host's statement that watches its block's group (the
 	// start of a thread, the poll), whose Footprint names the group.
 	watches bool
-	// future adds the statement's steps to a futures walk (futures.go):
+	// future adds the statement's steps to a futures walk (reduce_futures.go):
 	// b is its index in cd, and sub the sub-step the thread is at when
 	// b is the first statement walked (from), -1 otherwise.
 	future func(sc *futureScan, t int, cd *code, b, from, sub int, st *stmt)
@@ -68,7 +68,7 @@ type stmtKindRow struct {
 	// code changes what the launch leaves.
 	resetsContext bool
 	// barrier: the statement changes its thread's barrier flags (a loud
-	// step for the host's poll of its block, futures.go).
+	// step for the host's poll of its block, reduce_futures.go).
 	barrier bool
 	// enablers appends the threads one of which must step before the
 	// blocked statement can run (nil: not known, any other thread).
@@ -144,7 +144,7 @@ func init() {
 			local:     true,
 			execLocal: func(w *World, t int, st *stmt) { w.raise(t, KernelError) },
 			exec: func(w *World, t, f int, cd *code, st *stmt) {
-				w.ev.Raised = KernelError
+				w.cache.ev.Raised = KernelError
 				w.raise(t, KernelError)
 			},
 			future: futureLocal,
@@ -216,7 +216,7 @@ func init() {
 					w.effect("lands in FakeCUDAKernel.__call__ after its device check read None (normalize_kernel_dimensions's RESUME): the launch does not start; the caller goes on")
 				}
 				w.endLaunch(st.arg)
-				w.ev.skipped = true // the step wrote other threads (forgetHostWrites)
+				w.cache.ev.skipped = true // the step wrote other threads (forgetHostWrites)
 			},
 		},
 		sDeviceCheck: {

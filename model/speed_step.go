@@ -8,13 +8,13 @@ package model
 // What a step means is interpret's (interp.go). Step wraps it in the
 // speed machinery, which changes what a step costs and nothing of what it
 // does: the memo recalls a GPU step it has met from the same numbers
-// instead of interpreting it (memo.go), a stale world's vector is brought
-// up to date before the interpreter reads it (lazy.go), and what w.cache
+// instead of interpreting it (speed_memo.go), a stale world's vector is brought
+// up to date before the interpreter reads it (speed_lazy.go), and what w.cache
 // knew of the parts the step may have changed is forgotten (forget).
 // TestStepMemoIsExact and check's TestSpeedMachineryChangesNothing check
 // that searches report the same with the machinery and without.
 func (w *World) Step(t int) *Event {
-	w.fut = nil // it held the futures of the state before (UseFuturesScratch)
+	w.cache.fut = nil // it held the futures of the state before (UseFuturesScratch)
 	k, memo := w.memoKeyOf(t)
 	if memo && !debug.verifyMemo {
 		if value, aux, word, ok := w.p.steps.find(k); ok {
@@ -27,7 +27,7 @@ func (w *World) Step(t int) *Event {
 	if memo {
 		w.remember(t, k)
 	}
-	return &w.ev
+	return &w.cache.ev
 }
 
 // forget drops what w.cache knew of the parts of the vector that thread
@@ -45,7 +45,7 @@ func (w *World) forget(t int) {
 		if t == s {
 			w.touch(Host)
 			w.forgetHostWrites() // it may end a launch's threads (endUnstarted)
-		} else if w.p.isHost(t) || w.ev.Fault != 0 {
+		} else if w.p.isHost(t) || w.cache.ev.Fault != 0 {
 			w.touch(s)
 		}
 	}
@@ -78,12 +78,12 @@ func (w *World) touch(t int) {
 // canonical key's tests check every number kept so against a fresh
 // lookup (debug.verifyCanon).
 func (w *World) forgetHostWrites() {
-	all := w.ev.pollText == pollAbort || w.ev.pollText == pollRelease || w.ev.skipped
+	all := w.cache.ev.pollText == pollAbort || w.cache.ev.pollText == pollRelease || w.cache.ev.skipped
 	if c := w.cache.canon; c != nil {
 		if all {
 			clear(c.fresh)
-		} else if w.ev.started != Host {
-			c.fresh[w.ev.started] = false
+		} else if w.cache.ev.started != Host {
+			c.fresh[w.cache.ev.started] = false
 		}
 	}
 	switch {
@@ -91,7 +91,7 @@ func (w *World) forgetHostWrites() {
 	case all:
 		clear(w.cache.blocks)
 		w.cache.packed = 0
-	case w.ev.started != Host:
-		w.setBlock(w.ev.started, 0)
+	case w.cache.ev.started != Host:
+		w.setBlock(w.cache.ev.started, 0)
 	}
 }

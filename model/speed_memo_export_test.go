@@ -29,7 +29,7 @@ func (p *Program) StepsMemoizedForTest() int {
 }
 
 // StaleForTest reports whether w's vector is out of date, its numbers
-// being its state (see lazy.go).
+// being its state (see speed_lazy.go).
 func (w *World) StaleForTest() bool { return w.cache.stale }
 
 // KeepVectorsForTest keeps every world's vector current (no world goes

@@ -12,7 +12,7 @@ import (
 // globals (the compact key's tables), the step of GPU thread t is a
 // function of (t, block number, globals number), which the program
 // memoizes: a later step from the same three numbers takes the resulting
-// numbers (and, unless the world is stale, see lazy.go, copies their runs
+// numbers (and, unless the world is stale, see speed_lazy.go, copies their runs
 // in), its event and t's status after it, without running the interpreter
 // or looking anything up again. TestStepMemoIsExact checks, on every step
 // of seeded walks over every scenario, protocol and atomicity, that a
@@ -24,7 +24,7 @@ import (
 
 // memo is a program's table of what GPU threads do from a block and
 // globals: their steps (Program.steps) or their statuses
-// (Program.statuses, see lazy.go), keyed by memoKey. Like interner,
+// (Program.statuses, see speed_lazy.go), keyed by memoKey. Like interner,
 // lookups take no lock and write nothing shared; inserts take the mutex.
 // An entry is four words in the table itself, half a cache line, so a
 // lookup reads one line and follows no pointer: the key's numbers, two
@@ -175,8 +175,8 @@ func (w *World) memoKeyOf(t int) (memoKey, bool) {
 func (w *World) stepRecalled(t int, k memoKey, value, aux uint64, word uint32) *Event {
 	w.applyRecalled(t, k.globals, value, aux)
 	w.clearEventTexts()
-	w.ev.EventNumbers = w.p.events.event(word).EventNumbers
-	return &w.ev
+	w.cache.ev.EventNumbers = w.p.events.event(word).EventNumbers
+	return &w.cache.ev
 }
 
 // applyRecalled makes the changes of GPU thread t's step from globals
@@ -218,7 +218,7 @@ func (w *World) remember(t int, k memoKey) {
 	l := &w.p.lay
 	base := w.thread(t)
 	block, globals := w.p.blocks.number(w.s[base:base+l.threadSize]), w.p.globals.number(w.s[:l.threads])
-	value, ev := uint64(block)<<32|uint64(globals), w.p.events.id(w.ev.EventNumbers)
+	value, ev := uint64(block)<<32|uint64(globals), w.p.events.id(w.cache.ev.EventNumbers)
 	status := uint64(w.statusOf(t))
 	if w.readsGlobals(t) {
 		status |= uint64(stGlobalsRead)

@@ -58,7 +58,7 @@ func (w *World) PollOf() int {
 }
 
 // Pinned reports whether module m is pinned while the frozen threads take
-// no step (futures.go, "Pinned modules").
+// no step (reduce_futures.go, "Pinned modules").
 func (w *World) Pinned(m int, frozen []bool) bool {
 	w.sync()
 	return w.pinned(m, frozen)

@@ -390,7 +390,7 @@ func (sc *futureScan) thread(t int) {
 func (w *World) futures(deathsFail bool) *futures {
 	w.sync()
 	noDeaths := deathsFail && !w.p.raises
-	f := w.fut
+	f := w.cache.fut
 	if f == nil {
 		if w.p.fut == nil {
 			w.p.fut = w.NewFuturesScratch().(*futures)
@@ -426,8 +426,8 @@ func (w *World) NewFuturesScratch() any {
 // and w must not change until it is given a scratch again. Clone and
 // CopyFrom do not pass it on.
 func (w *World) UseFuturesScratch(x any) {
-	w.fut = x.(*futures)
-	w.fut.fresh = false
+	w.cache.fut = x.(*futures)
+	w.cache.fut.fresh = false
 }
 
 // thread is thread t's future, in segments.
