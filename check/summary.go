@@ -35,11 +35,11 @@ type Summary struct {
 	Verdict string `json:"verdict"`
 	// Complete: the search ran to its end and proves its verdict; never
 	// for a part, whose share's end is ShareComplete.
-	Complete      bool `json:"complete"`
-	ShareComplete bool `json:"share_complete,omitempty"`
-	Executions int64  `json:"executions"`
-	States     int64  `json:"states"`
-	Steps      int64  `json:"steps"`
+	Complete      bool  `json:"complete"`
+	ShareComplete bool  `json:"share_complete,omitempty"`
+	Executions    int64 `json:"executions"`
+	States        int64 `json:"states"`
+	Steps         int64 `json:"steps"`
 	// MaxDepth is the longest execution, in steps (a stateful search's
 	// longest path from the initial state); absent where the search does
 	// not measure it (the parallel stateful searches, where it depends on

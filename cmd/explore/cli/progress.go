@@ -65,7 +65,7 @@ func (p *progress) update(st sched.Stats) {
 			opts := []progressbar.Option{
 				progressbar.OptionSetWriter(p.out),
 				progressbar.OptionSetDescription("exploring"),
-				progressbar.OptionThrottle(200*time.Millisecond),
+				progressbar.OptionThrottle(200 * time.Millisecond),
 				progressbar.OptionClearOnFinish(),
 			}
 			if max > 0 {
