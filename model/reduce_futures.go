@@ -259,7 +259,7 @@ func (f *futures) holds(w *World, c futCut, frozen []bool) bool {
 // predictedLock is the lock a fetch of module m's lock not yet made will
 // return, or 0 when that is not known.
 func (w *World) predictedLock(m int) LockRef {
-	if !w.p.Protocol.KeepsLockEntries || w.p.Atomicity.overwrite() {
+	if !w.p.Protocol.KeepsLockEntries() || w.p.Atomicity.overwrite() {
 		return 0
 	}
 	return LockRef(w.s[w.p.lay.lockReg+m])
