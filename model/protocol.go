@@ -133,9 +133,9 @@ type Protocol struct {
 	// (KeepsLockEntries)
 	keepsLockEntries bool
 	labels           map[string]int
-	where    []string // "source:line" of each instruction
-	handlers []handlerPC
-	yield    int
+	where            []string // "source:line" of each instruction
+	handlers         []handlerPC
+	yield            int
 	// incStore and decStore are the count's stores of the increment and
 	// the decrement (CountGuardsGlobals), -1 without
 	incStore, decStore int
