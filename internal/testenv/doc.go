@@ -6,7 +6,7 @@
 // a smaller size, so that it finishes within three minutes on a quiet
 // two-core machine: a test over a cross product (scenario x variant x
 // atomicity mode, ...) runs a deterministic sample of it in which every
-// value of every dimension appears (Cover), a test that counts runs or
+// value of every dimension appears (Rotate), a test that counts runs or
 // seeds runs fewer, and a test too heavy to sample has a cheaper twin
 // that checks the same property on a smaller world. No assertion is
 // weaker by default: only the set of worlds it is asked of is smaller.
@@ -22,6 +22,6 @@
 //  1. import swapcheck/internal/testenv (test files only: no package of
 //     the program imports it);
 //  2. ask Long() where a size or a count is chosen, or range over
-//     Cover(sizes...) where a cross product is walked, and say in the
+//     Rotate(i, n) in the inner loops of a cross product, and say in the
 //     test's doc what the default samples and what the long run adds.
 package testenv

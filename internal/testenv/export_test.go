@@ -1,5 +1,5 @@
 package testenv
 
-// CoverFor is Cover with the switch given, so that one test binary checks
-// both samples.
-var CoverFor = cover
+// RotateFor is Rotate with the switch given, so that one test binary
+// checks both.
+var RotateFor = rotate

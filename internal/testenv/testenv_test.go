@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,51 +13,63 @@ import (
 	"swapcheck/internal/testenv"
 )
 
-func TestCover(t *testing.T) {
+// Nested rotations along the outer loop, as the suites use them: by
+// default every index of every dimension at least once, and the same
+// sample each time; under Long the whole product, each combination once.
+func TestRotate(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		sizes []int
+		outer int
+		inner []int
 	}{
-		{"one dimension", []int{5}},
-		{"scenarios x variants x modes", []int{13, 6, 4}},
-		{"the largest in the middle", []int{2, 9, 6}},
-		{"equal sizes", []int{3, 3}},
-		{"a dimension of one", []int{4, 1, 2}},
+		{"scenarios x variants x modes", 13, []int{6, 4}},
+		{"as many scenarios as variants", 6, []int{6, 2}},
+		{"one inner dimension", 9, []int{6}},
+		{"a dimension of one", 4, []int{1, 2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			product, longest := 1, 0
-			for _, s := range tc.sizes {
-				product *= s
-				longest = max(longest, s)
+			walk := func(long bool) [][]int {
+				var out [][]int
+				var nest func(i int, prefix []int, dims []int)
+				nest = func(i int, prefix []int, dims []int) {
+					if len(dims) == 0 {
+						out = append(out, prefix)
+						return
+					}
+					for _, k := range testenv.RotateFor(long, i, dims[0]) {
+						nest(i, append(slices.Clone(prefix), k), dims[1:])
+					}
+				}
+				for i := range tc.outer {
+					nest(i, []int{i}, tc.inner)
+				}
+				return out
 			}
-			full := testenv.CoverFor(true, tc.sizes...)
-			require.Len(t, full, product)
+			product := tc.outer
+			for _, n := range tc.inner {
+				product *= n
+			}
 			seen := map[string]bool{}
-			for _, c := range full {
-				require.Len(t, c, len(tc.sizes))
+			for _, c := range walk(true) {
 				seen[fmt.Sprint(c)] = true
 			}
+			require.Len(t, walk(true), product)
 			require.Len(t, seen, product, "the long run holds every combination once")
 
-			sample := testenv.CoverFor(false, tc.sizes...)
-			require.Len(t, sample, longest)
-			for d, s := range tc.sizes {
-				hit := make([]bool, s)
+			sample := walk(false)
+			require.Len(t, sample, tc.outer, "one combination per outer index")
+			for d, n := range tc.inner {
+				hit := make([]bool, n)
 				for _, c := range sample {
-					require.Less(t, c[d], s)
-					hit[c[d]] = true
+					hit[c[d+1]] = true
 				}
-				require.NotContains(t, hit, false, "dimension %d: an index the sample never takes", d)
+				require.NotContains(t, hit, false, "dimension %d: an index the sample never takes", d+1)
 			}
-			for _, c := range sample {
-				require.True(t, seen[fmt.Sprint(c)], "a sampled combination %v outside the product", c)
-			}
-			require.Equal(t, sample, testenv.CoverFor(false, tc.sizes...), "the same sample every time")
+			require.Equal(t, sample, walk(false), "the same sample every time")
 		})
 	}
-	require.Empty(t, testenv.CoverFor(true, 3, 0))
-	require.Empty(t, testenv.CoverFor(false, 3, 0))
-	require.Empty(t, testenv.CoverFor(false))
+	require.Empty(t, testenv.RotateFor(true, 3, 0))
+	require.Empty(t, testenv.RotateFor(false, 3, 0))
 }
 
 // TestLongReadsTheVariable runs this test binary again with each value of
