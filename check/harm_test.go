@@ -69,9 +69,6 @@ func TestReductionsFindHarmBehindAfterFailure(t *testing.T) {
 	sc := scenarioFile(t, "aborted-launch.txt")
 	for _, s := range harmSearches {
 		t.Run(s.name, func(t *testing.T) {
-			if s.strategy == check.StrategyDPOR && testing.Short() {
-				t.Skip("dpor takes seconds here")
-			}
 			cfg := check.Config{Protocol: protocol(t, "merged"), Scenario: sc, Atomicity: model.GIL, Strategy: s.strategy, Workers: s.workers, Preemptions: s.bound}
 			rep, err := check.Explore(cfg)
 			require.NoError(t, err)

@@ -1,13 +1,16 @@
 package check_test
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/check"
+	"swapcheck/internal/testenv"
 	"swapcheck/model"
 	"swapcheck/scenario"
 	"swapcheck/sched"
@@ -52,13 +55,22 @@ func hostAndBarrierScenarios(t *testing.T) map[string]*scenario.Scenario {
 // the free-threaded modes' spaces, and those of two calls or two
 // launches, take DPOR from 45 s to millions of executions, too long for a
 // test, as in TestStrategiesOnModel).
+//
+// By default each scenario runs with one variant and one mode, rotating
+// along the scenarios (every variant and mode runs, and naive under the
+// GIL on -host-calls -syncthreads compares the kinds past each failure);
+// SWAPCHECK_LONG=1 runs every scenario x variant x mode.
 var tolerantToo = map[string]bool{"host-calls.txt": true, "-host-calls -syncthreads": true}
 
 func TestReductionsOnHostCallsAndBarriers(t *testing.T) {
 	sequentialOnly(t)
-	for name, sc := range hostAndBarrierScenarios(t) {
-		for _, p := range check.Protocols() {
-			for _, a := range model.Atomicities() {
+	scenarios, protocols, atomicities := hostAndBarrierScenarios(t), check.Protocols(), model.Atomicities()
+	for i, name := range slices.Sorted(maps.Keys(scenarios)) {
+		sc := scenarios[name]
+		for _, pi := range testenv.Rotate(i, len(protocols)) {
+			p := protocols[pi]
+			for _, ai := range testenv.Rotate(i, len(atomicities)) {
+				a := atomicities[ai]
 				t.Run(name+"/"+p.Name+"/"+a.String(), func(t *testing.T) {
 					prog, err := model.NewProgram(sc, p, a)
 					require.NoError(t, err)

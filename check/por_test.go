@@ -2,12 +2,15 @@ package check_test
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/check"
+	"swapcheck/internal/testenv"
 	"swapcheck/model"
 	"swapcheck/scenario"
 	"swapcheck/sched"
@@ -20,7 +23,10 @@ import (
 // same kind, and of the same length when Explore's breadth-first search
 // shortened either (then both are shortest); never more states. And por
 // on two workers against por on one: the same verdict and kind, and the
-// same counts (see sched.POR, "Several workers").
+// same counts (see sched.POR, "Several workers"). By default each
+// scenario runs with one protocol and one mode, rotating along the
+// scenarios (every protocol and mode runs); SWAPCHECK_LONG=1 runs every
+// scenario x protocol x mode.
 func TestPORAgreesWithStates(t *testing.T) {
 	sequentialOnly(t)
 	scenarios := scenarioFiles(t)
@@ -45,9 +51,13 @@ device f in dev1: use cuda.local; syncthreads
 kernel: call f; use cuda.threadIdx`))
 	require.NoError(t, err)
 	scenarios["2 hosts, 2 launches each"] = twoLaunches
-	for name, sc := range scenarios {
-		for _, p := range check.Protocols() {
-			for _, a := range model.Atomicities() {
+	protocols, atomicities := check.Protocols(), model.Atomicities()
+	for i, name := range slices.Sorted(maps.Keys(scenarios)) {
+		sc := scenarios[name]
+		for _, pi := range testenv.Rotate(i, len(protocols)) {
+			p := protocols[pi]
+			for _, ai := range testenv.Rotate(i, len(atomicities)) {
+				a := atomicities[ai]
 				t.Run(fmt.Sprintf("%s/%s/%s", name, p.Name, a), func(t *testing.T) {
 					run := func(strategy string, workers int) *check.Report {
 						rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: a, Strategy: strategy, Workers: workers})

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/check"
+	"swapcheck/internal/testenv"
 	"swapcheck/model"
 	"swapcheck/scenario"
 	"swapcheck/sched"
@@ -100,17 +101,19 @@ func exploreWith(t *testing.T, strategy string, v variants.Variant, a model.Atom
 // same kind, no more steps and no more preemptions than the one the
 // search found, a scenario no larger, and it replays from its schedule
 // file (the scenario as text) to the same kind; shrinking twice gives
-// the same.
+// the same. By default each case runs with one variant and one mode
+// under each strategy, rotating along the cases (every variant and mode
+// runs); SWAPCHECK_LONG=1 runs every case x variant x mode.
 func TestShrinkKeepsKindAndNeverLengthens(t *testing.T) {
 	sequentialOnly(t)
-	if testing.Short() {
-		t.Skip("runs every variant on every case")
-	}
 	violations := 0
+	vs, atomicities := variants.All(), model.Atomicities()
 	for _, strategy := range []string{check.StrategyAuto, check.StrategyDFS} {
-		for _, v := range variants.All() {
-			for _, a := range model.Atomicities() {
-				for _, c := range shrinkCases(t) {
+		for i, c := range shrinkCases(t) {
+			for _, vi := range testenv.Rotate(i, len(vs)) {
+				v := vs[vi]
+				for _, ai := range testenv.Rotate(i, len(atomicities)) {
+					a := atomicities[ai]
 					if strategy == check.StrategyDFS && c.file == "" && (v.Expected == variants.Correct || !c.table) {
 						continue // dfs without symmetry: long on the larger shapes
 					}

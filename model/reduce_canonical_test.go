@@ -13,6 +13,7 @@ import (
 	"pgregory.net/rapid"
 
 	"swapcheck/check"
+	"swapcheck/internal/testenv"
 	"swapcheck/model"
 	"swapcheck/scenario"
 	"swapcheck/sched"
@@ -276,12 +277,18 @@ func TestStatesAgreesWithDFSOnBranches(t *testing.T) {
 // (the same orbit), with all GPU threads permuted regardless of group, and
 // with one slot changed (mostly another orbit, as the reference says).
 // Keys must be equal exactly when references are, and a key seen on two
-// walks must have the same reference both times.
+// walks must have the same reference both times. By default each scenario
+// is walked under one protocol and one atomicity, rotating along the
+// scenarios (testenv.Rotate); SWAPCHECK_LONG=1 walks every scenario x
+// protocol x atomicity.
 func checkKeys(t testing.TB, seeds uint64) string {
-	for name, sc := range keyScenarios(t) {
-		for _, p := range protocols {
-			for _, a := range atomicities {
-				prog := program(t, sc, p, a)
+	scs := keyScenarios(t)
+	for i, name := range slices.Sorted(maps.Keys(scs)) {
+		for _, pi := range testenv.Rotate(i, len(protocols)) {
+			p := protocols[pi]
+			for _, ai := range testenv.Rotate(i, len(atomicities)) {
+				a := atomicities[ai]
+				prog := program(t, scs[name], p, a)
 				byKey := map[string]string{} // canonical key -> reference
 				rng := rand.New(rand.NewPCG(1, 2))
 				bad := ""
@@ -427,19 +434,28 @@ var bisimShapes = []scenario.Shape{
 	{Threads: 2, Blocks: 2, Calls: 1, Modules: 1, Names: 2, Nest: 1},
 }
 
+// checkBisimulations walks bisimShapes and keyScenarios (checkBisimulation)
+// and returns the first disagreement, or "". By default each is walked
+// under every protocol and one atomicity, rotating along them
+// (testenv.Rotate); SWAPCHECK_LONG=1 walks every one x protocol x
+// atomicity. (Every protocol: one broken key, BrokenOneGroup, shows in
+// the successors only on launches and with naive, global-lock or
+// proposed, or with proposed on two hosts or with raise and interrupt.)
 func checkBisimulations(t testing.TB, limit int) string {
-	for _, sh := range bisimShapes {
-		for _, p := range protocols {
-			for _, a := range atomicities {
-				if d := checkBisimulation(program(t, build(t, sh), p, a), limit); d != "" {
-					return fmt.Sprintf("%s/%s/%+v: %s", p.Name, a, sh, d)
-				}
-			}
+	scs := keyScenarios(t)
+	names := slices.Sorted(maps.Keys(scs))
+	for i := range len(bisimShapes) + len(names) {
+		var sc *scenario.Scenario
+		var name string
+		if i < len(bisimShapes) {
+			sc, name = build(t, bisimShapes[i]), fmt.Sprintf("%+v", bisimShapes[i])
+		} else {
+			name = names[i-len(bisimShapes)]
+			sc = scs[name]
 		}
-	}
-	for name, sc := range keyScenarios(t) {
 		for _, p := range protocols {
-			for _, a := range atomicities {
+			for _, ai := range testenv.Rotate(i, len(atomicities)) {
+				a := atomicities[ai]
 				if d := checkBisimulation(program(t, sc, p, a), limit); d != "" {
 					return fmt.Sprintf("%s/%s/%s: %s", name, p.Name, a, d)
 				}
@@ -449,11 +465,14 @@ func checkBisimulations(t testing.TB, limit int) string {
 	return ""
 }
 
+// TestKeysAreABisimulation walks up to 1,000 raw states per program by
+// default, 5,000 with SWAPCHECK_LONG=1 (and every program: see
+// checkBisimulations).
 func TestKeysAreABisimulation(t *testing.T) {
 	sequentialOnly(t)
-	limit := 5_000
-	if testing.Short() {
-		limit = 1_000
+	limit := 1_000
+	if testenv.Long() {
+		limit = 5_000
 	}
 	require.Empty(t, checkBisimulations(t, limit))
 }
@@ -543,9 +562,12 @@ func checkGrid(t testing.TB, short bool) string {
 	return ""
 }
 
+// TestStatesAgreesWithDFSOnShapes compares the searches on the grid: by
+// default its shapes of at most 4 threads and calls together (gridShapes'
+// short), with SWAPCHECK_LONG=1 all of them.
 func TestStatesAgreesWithDFSOnShapes(t *testing.T) {
 	t.Cleanup(model.VerifyCanonForTest())
-	names, progs := gridCases(t, testing.Short())
+	names, progs := gridCases(t, !testenv.Long())
 	for i, prog := range progs {
 		t.Run(names[i], func(t *testing.T) {
 			t.Parallel()
@@ -705,11 +727,12 @@ func checkRandom(n int) string {
 // Lock owners, unrenamed or left out: the model only asks whether a lock
 // is held, never by whom, and whether it is held follows from the holder's
 // frames, so leaving them out merges only states with the same outcomes.
+//
+// The checks run at the size of the run (checkKeys and checkBisimulations
+// sample by default, SWAPCHECK_LONG=1 runs them whole): the default suite
+// notices each broken key as the long one does.
 func TestBrokenSymmetryIsCaught(t *testing.T) {
 	sequentialOnly(t)
-	if testing.Short() {
-		t.Skip("runs the soundness tests once per broken reduction")
-	}
 	for _, tc := range []struct {
 		broken          model.BrokenSymmetry
 		bisim, searches bool // which tests catch it besides the key's

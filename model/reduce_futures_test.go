@@ -2,10 +2,13 @@ package model_test
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"swapcheck/internal/testenv"
 	"swapcheck/model"
 	"swapcheck/naive"
 	"swapcheck/sched"
@@ -20,12 +23,19 @@ import (
 // future may then stop where a frozen thread holds the thread up). With
 // deathsFail, a walk stops at the first exception a raise statement did
 // not ask for, as check's searches stop at its failure.
+//
+// By default every scenario and protocol runs in one atomicity mode,
+// rotating along the scenarios (testenv.Rotate); SWAPCHECK_LONG=1 runs
+// every mode.
 func TestFuturesCoverLaterSteps(t *testing.T) {
 	sequentialOnly(t)
 	protocols := []*model.Protocol{naive.Protocol, swap.GlobalLock, swap.RefcountUnregistered, swap.RefcountDel, swap.Merged, swap.Proposed}
-	for name, sc := range walkScenarios(t) {
+	scs := walkScenarios(t)
+	for i, name := range slices.Sorted(maps.Keys(scs)) {
+		sc := scs[name]
 		for _, p := range protocols {
-			for _, a := range atomicities {
+			for _, ai := range testenv.Rotate(i, len(atomicities)) {
+				a := atomicities[ai]
 				t.Run(fmt.Sprintf("%s/%s/%s", name, p.Name, a), func(t *testing.T) {
 					prog := program(t, sc, p, a)
 					for seed := range uint64(6) {

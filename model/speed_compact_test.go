@@ -2,12 +2,15 @@ package model_test
 
 import (
 	"encoding/binary"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
+	"swapcheck/internal/testenv"
 	"swapcheck/model"
 	"swapcheck/scenario"
 	"swapcheck/sched"
@@ -19,13 +22,20 @@ import (
 // numbers from the step before (the searches' case, checked against a
 // fresh lookup by VerifyCanonForTest) or computes them afresh (a clone),
 // and a state with one slot changed gets another key.
+//
+// By default every scenario and protocol runs in one atomicity mode,
+// rotating along the scenarios (testenv.Rotate); SWAPCHECK_LONG=1 runs
+// every mode.
 func TestCompactKeyIsExact(t *testing.T) {
 	sequentialOnly(t)
 	defer model.VerifyCanonForTest()()
 	states := 0
-	for name, sc := range keyScenarios(t) {
+	scs := keyScenarios(t)
+	for i, name := range slices.Sorted(maps.Keys(scs)) {
+		sc := scs[name]
 		for _, p := range protocols {
-			for _, a := range atomicities {
+			for _, ai := range testenv.Rotate(i, len(atomicities)) {
+				a := atomicities[ai]
 				prog := program(t, sc, p, a)
 				byCompact, byFull := map[string]string{}, map[string]string{}
 				rng := rand.New(rand.NewPCG(3, 4))

@@ -2,12 +2,14 @@ package model_test
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/check"
+	"swapcheck/internal/testenv"
 	"swapcheck/model"
 	"swapcheck/scenario"
 	"swapcheck/sched"
@@ -20,12 +22,19 @@ import (
 // events of a world that runs every step, and most GPU steps are recalled;
 // PeekWord, before such a step, tells its word and event, and TakePeeked
 // makes the state after it.
+//
+// By default every scenario and protocol runs in one atomicity mode,
+// rotating along the scenarios (testenv.Rotate); SWAPCHECK_LONG=1 runs
+// every mode.
 func TestStepMemoIsExact(t *testing.T) {
 	sequentialOnly(t)
 	recalled, gpuSteps, stale, peeks := 0, 0, 0, 0
-	for name, sc := range keyScenarios(t) {
+	scs := keyScenarios(t)
+	for i, name := range slices.Sorted(maps.Keys(scs)) {
+		sc := scs[name]
 		for _, p := range protocols {
-			for _, a := range atomicities {
+			for _, ai := range testenv.Rotate(i, len(atomicities)) {
+				a := atomicities[ai]
 				prog := program(t, sc, p, a)
 				for seed := range uint64(10) {
 					memo, plain, taken := model.New(prog), model.New(prog), model.New(prog)
@@ -148,11 +157,18 @@ func TestStepMemoIsSmall(t *testing.T) {
 // the result of one that keeps every vector current, counts, schedule and
 // failure included. (The largest searches are cut at the same count of
 // executions.)
+//
+// By default every scenario and protocol runs in one atomicity mode,
+// rotating along the scenarios (testenv.Rotate); SWAPCHECK_LONG=1 runs
+// every mode.
 func TestStaleWorldsSearchAlike(t *testing.T) {
 	lim := sched.Limits{MaxExecutions: 20000}
-	for name, sc := range keyScenarios(t) {
+	scs := keyScenarios(t)
+	for i, name := range slices.Sorted(maps.Keys(scs)) {
+		sc := scs[name]
 		for _, p := range protocols {
-			for _, a := range atomicities {
+			for _, ai := range testenv.Rotate(i, len(atomicities)) {
+				a := atomicities[ai]
 				stale := sched.DFS{}.Run(check.NewSystem(program(t, sc, p, a)), lim)
 				restore := model.KeepVectorsForTest()
 				kept := sched.DFS{}.Run(check.NewSystem(program(t, sc, p, a)), lim)

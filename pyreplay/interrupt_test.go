@@ -61,10 +61,7 @@ var landed = regexp.MustCompile(`(?m)^interrupt: turn \d+: KeyboardInterrupt rai
 // pending at the landing instruction is raised by CPython at that
 // instruction's own check, in the host (the main thread).
 func TestReplayOfInterrupts(t *testing.T) {
-	runs := 2
-	if testing.Short() {
-		runs = 1
-	}
+	runs := sized(2, 1)
 	for _, variant := range []string{"naive", "global-lock", "refcount-unregistered", "refcount-del", "merged"} {
 		for name, sc := range map[string]func(*testing.T) *scenario.Scenario{
 			"interrupt.txt": interruptScenario,
@@ -90,9 +87,6 @@ func TestReplayOfInterrupts(t *testing.T) {
 // place.
 func TestNumbaReplayOfInterrupts(t *testing.T) {
 	runs := 1
-	if testing.Short() {
-		runs = 1
-	}
 	for _, variant := range []string{"naive", "global-lock", "refcount-unregistered", "refcount-del", "merged"} {
 		t.Run(variant, func(t *testing.T) {
 			pythonWithNumba(t)
@@ -143,10 +137,7 @@ func supportedRandom(t *testing.T, p *model.Program, n int, walk func(uint64) ([
 // replay forces), the replay observes exactly the violation kinds the
 // model's steps and end state show.
 func TestReplayOfInterruptsObservesWhatTheModelSees(t *testing.T) {
-	n := *interruptSeeds
-	if testing.Short() {
-		n = 2
-	}
+	n := seedsFlag(interruptSeeds, "pyreplay.interrupt-seeds", 2)
 	for _, variant := range []string{"naive", "merged"} {
 		t.Run(variant, func(t *testing.T) {
 			interruptDifferential(t, python3(t), variant, n)
@@ -168,10 +159,7 @@ func TestReplayOfInterruptsObservesWhatTheModelSees(t *testing.T) {
 // The same on numba's real simulator: naive's own swap, merged's
 // rendition in its place.
 func TestNumbaReplayOfInterruptsObservesWhatTheModelSees(t *testing.T) {
-	n := (*numbaSeeds + 1) / 2
-	if testing.Short() {
-		n = 1
-	}
+	n := (seedsFlag(numbaSeeds, "pyreplay.numba-seeds", 1) + 1) / 2
 	for _, variant := range []string{"naive", "merged"} {
 		t.Run(variant, func(t *testing.T) {
 			args := []string{"--target", "numba"}
@@ -214,10 +202,7 @@ func interruptDifferentialP(t *testing.T, py string, p *model.Program, n int, ar
 // proposed under random schedules with interrupts (those the replay
 // forces) shows no violation.
 func TestReplayOfProposedUnderInterrupts(t *testing.T) {
-	n := 3
-	if testing.Short() {
-		n = 2
-	}
+	n := sized(3, 2)
 	for name, sc := range map[string]func(*testing.T) *scenario.Scenario{
 		"interrupt.txt": interruptScenario,
 		"threads 2":     func(t *testing.T) *scenario.Scenario { return buildScenario(t, interruptShape()) },

@@ -87,10 +87,7 @@ func runAllNumba(t *testing.T, scripts []string, args ...string) []run {
 // and its own swapped_cuda_module dies, every run, with the error a user
 // of numba sees.
 func TestNumbaReplayReproducesNaive(t *testing.T) {
-	runs := 20
-	if testing.Short() {
-		runs = 3
-	}
+	runs := sized(20, 3)
 	pythonWithNumba(t)
 	rep := explore(t, "naive", shape(2))
 	require.Equal(t, sched.Violation, rep.Result.Verdict)
@@ -111,10 +108,7 @@ func TestNumbaReplayReproducesNaive(t *testing.T) {
 // numba's real launch machinery, the variant's rendition in place of
 // numba's swap.
 func TestNumbaReplayOfEachBuggyVariant(t *testing.T) {
-	runs := 5
-	if testing.Short() {
-		runs = 1
-	}
+	runs := sized(5, 1)
 	for _, tc := range []struct {
 		variant string
 		threads int
@@ -210,10 +204,7 @@ func numbaScenarios(t *testing.T) map[string]*scenario.Scenario {
 // single-host scenarios, see no violation on numba's real launch
 // machinery.
 func TestNumbaReplayOfCorrectVariantsSeesNoViolation(t *testing.T) {
-	seeds := *numbaSeeds
-	if testing.Short() {
-		seeds = 1
-	}
+	seeds := seedsFlag(numbaSeeds, "pyreplay.numba-seeds", 1)
 	scenarios := numbaScenarios(t)
 	names := make([]string, 0, len(scenarios))
 	for name := range scenarios {
@@ -248,10 +239,7 @@ func TestNumbaReplayOfCorrectVariantsSeesNoViolation(t *testing.T) {
 // steps and end state show: naive on numba's own swap, the refcount
 // variants with --swap rendition.
 func TestNumbaReplayObservesWhatTheModelSees(t *testing.T) {
-	seeds := 3
-	if testing.Short() {
-		seeds = 1
-	}
+	seeds := sized(3, 1)
 	twoBlocks := scenario.Shape{Threads: 2, Blocks: 2, Calls: 2, Modules: 2, Names: 1}
 	for _, tc := range []struct {
 		variant string
