@@ -331,3 +331,24 @@ func TestNumbaReplayShowsALaunchWithAnEarlierLaunchsFake(t *testing.T) {
 	}
 	t.Fatal("no random schedule of 100 has launch 2 use launch 1's fake")
 }
+
+// The unshrunk counterexample of refcount-del on interrupt.txt (109
+// turns, two launches) replays on numba's launch machinery: its
+// KeyboardInterrupt is checked where it lands even when CPython gives it
+// the id of an exception freed earlier in the run (issue 31: keyed by
+// id(), the landing was taken for an exception seen before, and the host
+// ran past it).
+func TestNumbaReplayOfAnUnshrunkInterrupt(t *testing.T) {
+	py := pythonWithNumba(t)
+	pr, err := check.Lookup("refcount-del")
+	require.NoError(t, err)
+	rep, err := check.Explore(check.Config{Protocol: pr, Scenario: interruptScenario(t), Atomicity: model.GIL})
+	require.NoError(t, err)
+	require.Equal(t, sched.Violation, rep.Result.Verdict)
+	script := writeScript(t, func(b *bytes.Buffer) error { return pyreplay.Emit(b, rep) })
+	for i, r := range runPython(py, []string{script, script}, "--target", "numba", "--swap", "rendition") {
+		require.Equal(t, 1, r.code, "run %d:\n%s", i+1, r.stdout)
+		require.Regexp(t, landed, r.stdout, "run %d", i+1)
+		require.Contains(t, r.stdout, "verdict: reproduced "+rep.Result.Failure.Kind, "run %d", i+1)
+	}
+}

@@ -314,7 +314,14 @@ _opnames = {}
 _tags = {}   # code -> (tag, offset) or None
 _frames = {}  # frame -> [line, last offset, {opname: count}]
 _scan_pass = {}  # frame -> [passes so far, the dict's keys, the model's globals of it]
-EXC_TURN = {}  # id(exception) -> (thread, turn when first seen, free, tag, line)
+# When an exception was first seen: (thread, turn, free, tag, line), kept
+# on the exception object itself (first_seen): an id() outlives no object,
+# and CPython gives a new exception the id of one freed before it.
+SEEN_ATTR = "_swapcheck_first_seen"
+
+
+def first_seen(exc):
+    return getattr(exc, SEEN_ATTR, None)
 FIRST_EXC = {}  # thread -> (turn when its first exception was seen, free)
 USES = []    # (thread, what a use's global held when its turn began)
 FAKES = {}   # launch -> its fake module (numba: FakeCUDAModule)
@@ -506,12 +513,13 @@ def _local_trace(frame, event, arg):
                 return _local_trace
     elif event == "exception":
         exc = arg[1]
-        if _me.t == HOST and isinstance(exc, KeyboardInterrupt) and id(exc) not in EXC_TURN:
-            EXC_TURN[id(exc)] = (_me.t, SCHED.turn, SCHED.free, _tag_of(frame.f_code)[0], frame.f_lineno)
-            _landed(frame, exc, arg[2])
-        if id(exc) not in EXC_TURN:
-            tag = _tag_of(frame.f_code)[0]
-            EXC_TURN[id(exc)] = (_me.t, SCHED.turn, SCHED.free, tag, frame.f_lineno)
+        if first_seen(exc) is None:
+            try:
+                setattr(exc, SEEN_ATTR, (_me.t, SCHED.turn, SCHED.free, _tag_of(frame.f_code)[0], frame.f_lineno))
+            except (AttributeError, TypeError):  # an exception type without a __dict__
+                pass
+            if _me.t == HOST and isinstance(exc, KeyboardInterrupt):
+                _landed(frame, exc, arg[2])
         FIRST_EXC.setdefault(_me.t, (SCHED.turn, SCHED.free))
     elif event == "return":
         _frames.pop(frame, None)
@@ -926,7 +934,6 @@ def host_caught(e):
         return
     _, f, line = origin(e)
     OUT.interrupts.append("host: KeyboardInterrupt (raised at %s:%d%s)" % (f, line, when(e, HOST, False)))
-    EXC_TURN.pop(id(e), None)
 
 
 def host_main():
@@ -967,7 +974,7 @@ def origin(e, tb=None):
 
 
 def when(e, t, copy):
-    info = EXC_TURN.get(id(e))
+    info = first_seen(e)
     if copy and t in FIRST_EXC:
         # numba's BlockThread keeps a copy with the thread's ids, raised
         # later by the host: the thread's first exception is the original.
