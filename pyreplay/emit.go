@@ -534,7 +534,17 @@ func landingOf(p *model.Program, ev model.Event, last *model.Event, g *gen) (*la
 		// the comprehension's fn_globs.items(): the line's first CALL
 		l.Op, l.Text = "CALL", l.Text+" CALL (items(), before the comprehension's first pass)"
 	case in.Check == model.CheckLoop:
-		l.Op, l.Comp, l.Text = "JUMP_BACKWARD", true, l.Text+" JUMP_BACKWARD (the comprehension's next pass)"
+		// The pass goes back to FOR_ITER by the jump that checks: a pass
+		// that kept its item (v is cuda) by JUMP_BACKWARD, one that skipped
+		// it by the condition's POP_JUMP_BACKWARD_IF_FALSE
+		// (testdata/cpython/replay_interrupt.py, comp_skip). On real module
+		// files the passes over globals the model does not have come after
+		// the model's pass, so the first backward jump is still its own.
+		l.Op, l.Comp = "POP_JUMP_BACKWARD_IF_FALSE", true
+		if passKept(last) {
+			l.Op = "JUMP_BACKWARD"
+		}
+		l.Text += " " + l.Op + " (the comprehension's next pass)"
 	case strings.Contains(in.Bytecode, "JUMP_BACKWARD"):
 		l.Op, l.Text = "JUMP_BACKWARD", l.Text+" JUMP_BACKWARD"
 	case strings.Contains(in.Bytecode, "CALL"):
@@ -571,4 +581,10 @@ func localInstr(pr *model.Protocol, ev model.Event) (local, checkFirst bool) {
 		}
 	}
 	return false, false
+}
+
+// passKept reports whether ev, a pass of a comprehension over
+// fn_globs.items(), read a global bound to the real module (and kept it).
+func passKept(ev *model.Event) bool {
+	return ev != nil && slices.ContainsFunc(ev.Effects, func(e string) bool { return strings.HasSuffix(e, " is numba.cuda") })
 }

@@ -299,7 +299,7 @@ func TestReplayInterruptFacts(t *testing.T) {
 	py := python3(t)
 	out, err := exec.Command(py, "../testdata/cpython/replay_interrupt.py").CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	for _, name := range []string{"c_call", "jump_backward", "callee_resume", "yield_return", "dies_closes", "control"} {
+	for _, name := range []string{"c_call", "jump_backward", "comp_skip", "callee_resume", "yield_return", "dies_closes", "control"} {
 		require.Contains(t, string(out), name+": ok (", "%s", out)
 	}
 }
@@ -350,5 +350,65 @@ func TestNumbaReplayOfAnUnshrunkInterrupt(t *testing.T) {
 		require.Equal(t, 1, r.code, "run %d:\n%s", i+1, r.stdout)
 		require.Regexp(t, landed, r.stdout, "run %d", i+1)
 		require.Contains(t, r.stdout, "verdict: reproduced "+rep.Result.Failure.Kind, "run %d", i+1)
+	}
+}
+
+// skipLanding is the first random schedule of p (and its model kinds)
+// whose interrupt lands after a pass of line's comprehension that skipped
+// its item (the host's last step read a global that is not numba.cuda).
+func skipLanding(t *testing.T, p *model.Program, line string) ([]sched.ThreadID, []string) {
+	t.Helper()
+	for seed := uint64(1); seed <= 2000; seed++ {
+		sch, kinds := modelKinds(t, p, seed)
+		steps, err := check.Steps(p, sch)
+		require.NoError(t, err)
+		var last *model.Event
+		for i, s := range steps {
+			ev := &steps[i].Event
+			if s.Thread == model.Host && strings.HasPrefix(ev.Where, p.Protocol.Source+":") {
+				last = ev
+			}
+			if s.Thread != p.Signal() || last == nil || last.Where != line || !slices.ContainsFunc(ev.Effects, func(e string) bool {
+				return strings.HasPrefix(e, "lands in the host at "+line)
+			}) {
+				continue
+			}
+			if !slices.ContainsFunc(last.Effects, func(e string) bool { return strings.HasSuffix(e, " is numba.cuda") }) {
+				return sch, kinds
+			}
+		}
+	}
+	t.Fatalf("no random schedule of 2000 lands after a pass of %s that skipped its item", line)
+	return nil, nil
+}
+
+// An interrupt that lands after a pass of merged.py:27's comprehension
+// that skipped its item is set at the pass's POP_JUMP_BACKWARD_IF_FALSE,
+// whose check raises it (testdata/cpython/replay_interrupt.py, comp_skip),
+// not at a JUMP_BACKWARD such a pass never runs.
+func TestReplayOfAnInterruptAfterASkippingPass(t *testing.T) {
+	pr, err := check.Lookup("merged")
+	require.NoError(t, err)
+	p, err := model.NewProgram(interruptScenario(t), pr, model.GIL)
+	require.NoError(t, err)
+	sch, kinds := skipLanding(t, p, "merged.py:27")
+	var expect *sched.Failure
+	if len(kinds) > 0 {
+		expect = &sched.Failure{Kind: kinds[0], Message: "a random schedule"}
+	}
+	script := writeScript(t, func(b *bytes.Buffer) error { return pyreplay.EmitSchedule(b, p, sch, expect) })
+	for _, tc := range []struct {
+		name string
+		py   func(*testing.T) string
+		args []string
+	}{
+		{"rendition", python3, nil},
+		{"numba", pythonWithNumba, []string{"--target", "numba", "--swap", "rendition"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runPython(tc.py(t), []string{script}, tc.args...)[0]
+			require.Contains(t, r.stdout, fmt.Sprintf("replay: all %d turns forced", len(sch)), r.stdout)
+			require.Regexp(t, `(?m)^interrupt: turn \d+: KeyboardInterrupt raised in the host \(main thread\) by the check of \S+:\d+ POP_JUMP_BACKWARD_IF_FALSE@\d+$`, r.stdout)
+		})
 	}
 }
