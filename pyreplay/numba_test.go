@@ -290,3 +290,32 @@ func TestNumbaReplayObservesWhatTheModelSees(t *testing.T) {
 		})
 	}
 }
+
+// overlay installs a swap into an overlay of the numba pythonWithNumba
+// imports (scripts/numba-overlay.py) and returns the PYTHONPATH entry
+// that puts it first.
+func overlay(t *testing.T, args ...string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "overlay")
+	out, err := exec.Command(pythonWithNumba(t), append([]string{"../scripts/numba-overlay.py", dir}, args...)...).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return "PYTHONPATH=" + dir
+}
+
+// With a swap installed in numba's kernelapi.py (here global-lock's
+// rendition, by scripts/numba-overlay.py), the judge reads the installed
+// module's registries: global-lock's interrupt counterexample on
+// interrupt.txt leaves _swap_state[kernels] behind, which the replay on
+// the installed swap observed as nothing before (issue 31).
+func TestNumbaReplayReadsTheInstalledSwapsRegistries(t *testing.T) {
+	py := pythonWithNumba(t)
+	env := overlay(t, "--swap", "../testdata/python/global_lock.py")
+	rep := exploreInterrupt(t, "global-lock", interruptScenario(t))
+	require.Equal(t, check.KindRegistryLeft, rep.Result.Failure.Kind)
+	script := writeScript(t, func(b *bytes.Buffer) error { return pyreplay.Emit(b, rep) })
+	r := runPythonEnv(py, []string{env}, []string{script}, "--target", "numba")[0]
+	require.Equal(t, 1, r.code, r.stdout)
+	require.Contains(t, r.stdout, "its own swapped_cuda_module (global-lock, ", r.stdout)
+	require.Regexp(t, `observed registry-leftover: every thread exited, but the registry still holds _swap_state\[kernels\]`, r.stdout)
+	require.Contains(t, r.stdout, "verdict: reproduced registry-leftover")
+}

@@ -87,6 +87,11 @@ func runScript(t *testing.T, script string, n int) []run {
 // machine's cores are shared), and returns each run's exit status and
 // output.
 func runPython(py string, scripts []string, args ...string) []run {
+	return runPythonEnv(py, nil, scripts, args...)
+}
+
+// runPythonEnv is runPython with env added to the environment.
+func runPythonEnv(py string, env []string, scripts []string, args ...string) []run {
 	out := make([]run, len(scripts))
 	sem := make(chan struct{}, 2)
 	var wg sync.WaitGroup
@@ -95,6 +100,7 @@ func runPython(py string, scripts []string, args ...string) []run {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			cmd := exec.Command(py, append([]string{script}, args...)...)
+			cmd.Env = append(os.Environ(), env...)
 			var stdout bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stdout
 			err := cmd.Run()
