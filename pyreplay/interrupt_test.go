@@ -199,13 +199,7 @@ func interruptDifferentialP(t *testing.T, py string, p *model.Program, n int, ar
 	require.Len(t, scripts, n, "only %d of %d seeds land where the replay can force", len(scripts), tried)
 	for i, r := range runPython(py, scripts, args...) {
 		require.Contains(t, r.stdout, "replay: all ", "script %d:\n%s", i+1, r.stdout)
-		var got []string
-		for _, m := range observed.FindAllStringSubmatch(r.stdout, -1) {
-			if k := m[1]; k != "interrupt" && !slices.Contains(got, k) {
-				got = append(got, k)
-			}
-		}
-		slices.Sort(got)
+		got := observedKinds(r.stdout)
 		require.Equal(t, wants[i], got, "script %d:\n%s", i+1, r.stdout)
 	}
 }
@@ -324,7 +318,7 @@ func TestNumbaReplayShowsALaunchWithAnEarlierLaunchsFake(t *testing.T) {
 		for i, r := range runNumba(t, script, 2, "--target", "numba") {
 			require.Equal(t, 1, r.code, "run %d:\n%s", i+1, r.stdout)
 			require.Regexp(t, landed, r.stdout, "run %d", i+1)
-			require.Regexp(t, `observed use-saw-other-fake: L2\.B0\.T0: a use saw <numba\.cuda\.simulator\.kernelapi\.FakeCUDAModule object at 0x[0-9a-f]+>, not its launch's`, r.stdout, "run %d", i+1)
+			require.Regexp(t, `observed use-saw-other-fake: L2\.B0\.T0: a use of cuda saw launch 1's fake <numba\.cuda\.simulator\.kernelapi\.FakeCUDAModule object at 0x[0-9a-f]+>, not launch 2's fake`, r.stdout, "run %d", i+1)
 			require.Contains(t, r.stdout, "verdict: reproduced use-saw-other-fake", "run %d", i+1)
 		}
 		return

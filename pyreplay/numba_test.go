@@ -94,14 +94,15 @@ func TestNumbaReplayReproducesNaive(t *testing.T) {
 	rep := explore(t, "naive", shape(2))
 	require.Equal(t, sched.Violation, rep.Result.Verdict)
 	tid := int(rep.Result.Failure.Thread) - 1 // thread 0 is the host
-	want := fmt.Sprintf("observed use-saw-real: %s: AttributeError: tid=[%d, 0, 0] ctaid=[0, 0, 0]: module 'numba.cuda' has no attribute 'local'",
-		rep.Program.ThreadName(int(rep.Result.Failure.Thread)), tid)
+	who := rep.Program.ThreadName(int(rep.Result.Failure.Thread))
+	want := fmt.Sprintf("observed error: %s: AttributeError: tid=[%d, 0, 0] ctaid=[0, 0, 0]: module 'numba.cuda' has no attribute 'local'", who, tid)
 	script := writeScript(t, func(b *bytes.Buffer) error { return pyreplay.Emit(b, rep) })
 	for i, r := range runNumba(t, script, runs, "--target", "numba") {
 		require.Equal(t, 1, r.code, "run %d of %d:\n%s", i+1, runs, r.stdout)
 		require.Contains(t, r.stdout, "its own swapped_cuda_module (naive, ", "run %d", i+1)
 		require.Contains(t, r.stdout, fmt.Sprintf("replay: all %d turns forced", len(rep.Result.Schedule)), "run %d", i+1)
 		require.Contains(t, r.stdout, want, "run %d", i+1)
+		require.Contains(t, r.stdout, "observed use-saw-real: "+who+": a use of cuda saw the real module numba.cuda, not launch 1's fake", "run %d", i+1)
 		require.Contains(t, r.stdout, "verdict: reproduced use-saw-real", "run %d", i+1)
 	}
 }
@@ -277,13 +278,7 @@ func TestNumbaReplayObservesWhatTheModelSees(t *testing.T) {
 			}
 			for i, r := range runAllNumba(t, scripts, tc.args...) {
 				require.Contains(t, r.stdout, "replay: all ", "seed %d:\n%s", i+1, r.stdout)
-				var got []string
-				for _, m := range observed.FindAllStringSubmatch(r.stdout, -1) {
-					if !slices.Contains(got, m[1]) {
-						got = append(got, m[1])
-					}
-				}
-				slices.Sort(got)
+				got := observedKinds(r.stdout)
 				require.Equal(t, wants[i], got, "seed %d:\n%s", i+1, r.stdout)
 				t.Logf("seed %d: the model and the replay see %v", i+1, got)
 			}

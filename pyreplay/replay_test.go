@@ -202,7 +202,8 @@ func TestReplayNaiveShowsTheUsersError(t *testing.T) {
 	rep := explore(t, "naive", shape(2))
 	script := writeScript(t, func(b *bytes.Buffer) error { return pyreplay.Emit(b, rep) })
 	r := runScript(t, script, 1)[0]
-	require.Contains(t, r.stdout, "observed use-saw-real: T1: AttributeError: module 'numba.cuda' has no attribute 'local'", r.stdout)
+	require.Contains(t, r.stdout, "observed error: T1: AttributeError: tid=[1, 0, 0] ctaid=[0, 0, 0]: module 'numba.cuda' has no attribute 'local'", r.stdout)
+	require.Contains(t, r.stdout, "observed use-saw-real: T1: a use of cuda saw the real module numba.cuda, not launch 1's fake", r.stdout)
 }
 
 // randomSchedule walks p to its end, each step a thread drawn from seed.
@@ -354,38 +355,25 @@ func TestReplayReportsABlockedTurn(t *testing.T) {
 	t.Fatal("no random schedule of 50 has an acquire right after another thread's release")
 }
 
-// What the replay does not support yet is refused in one line naming it.
+// What the replay cannot force is refused in one line naming it.
 func TestEmitRefusesWhatItDoesNotSupport(t *testing.T) {
-	nest := shape(2)
-	nest.Nest = 1
-	sync := shape(2)
-	sync.Syncthreads = true
-	hostCalls := shape(2)
-	hostCalls.HostCalls = true
-	hosts := shape(2)
-	hosts.Hosts = 2
-	branch := shape(2)
-	branch.Branch = true
 	deadlock := &sched.Failure{Kind: check.KindDeadlock, Thread: -1}
+	linear := &sched.Failure{Kind: check.KindNotLinearizable, Thread: -1}
 	for _, tc := range []struct {
 		name   string
-		sh     model.Shape
 		a      model.Atomicity
 		expect *sched.Failure
 		want   string
 	}{
-		{"nesting", nest, model.GIL, nil, "nested device calls"},
-		{"syncthreads", sync, model.GIL, nil, "syncthreads()"},
-		{"host calls", hostCalls, model.GIL, nil, "device functions called from the host"},
-		{"two hosts", hosts, model.GIL, nil, "several host threads"},
-		{"branch", branch, model.GIL, nil, "branches on the thread index and repeats"},
-		{"free-threaded", shape(2), model.FreeThreaded, nil, "atomicity free-threaded"},
-		{"deadlock", shape(2), model.GIL, deadlock, "the violation kind deadlock"},
+		{"free-threaded", model.FreeThreaded, nil, "atomicity free-threaded"},
+		{"free-threaded-overwrite", model.FreeThreadedOverwrite, nil, "atomicity free-threaded-overwrite"},
+		{"deadlock", model.GIL, deadlock, "the violation kind deadlock"},
+		{"not-linearizable", model.GIL, linear, "the violation kind not-linearizable"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pr, err := check.Lookup("naive")
 			require.NoError(t, err)
-			p, err := model.NewProgram(scenario(t, tc.sh), pr, tc.a)
+			p, err := model.NewProgram(scenario(t, shape(2)), pr, tc.a)
 			require.NoError(t, err)
 			err = pyreplay.EmitSchedule(&bytes.Buffer{}, p, nil, tc.expect)
 			var un *pyreplay.Unsupported
@@ -396,27 +384,10 @@ func TestEmitRefusesWhatItDoesNotSupport(t *testing.T) {
 	}
 }
 
-// A scenario whose kernel raises (an aborted launch) is refused too.
-func TestEmitRefusesAnAbortedLaunch(t *testing.T) {
-	f, err := os.Open("../testdata/scenarios/aborted-launch.txt")
-	require.NoError(t, err)
-	defer f.Close()
-	sc, err := model.Parse(f)
-	require.NoError(t, err)
-	pr, err := check.Lookup("merged")
-	require.NoError(t, err)
-	p, err := model.NewProgram(sc, pr, model.GIL)
-	require.NoError(t, err)
-	err = pyreplay.EmitSchedule(&bytes.Buffer{}, p, nil, nil)
-	var un *pyreplay.Unsupported
-	require.ErrorAs(t, err, &un)
-	require.EqualError(t, err, "the Python replay does not support kernel code that raises (aborted launches) yet")
-}
-
 // Emit refuses a report without a violation.
 func TestEmitRefusesAVerdictWithoutViolation(t *testing.T) {
 	rep := explore(t, "merged", shape(2))
 	require.Equal(t, sched.Verified, rep.Result.Verdict)
 	err := pyreplay.Emit(&bytes.Buffer{}, rep)
-	require.ErrorContains(t, err, "not a violation")
+	require.ErrorContains(t, err, "no schedule to replay")
 }

@@ -10,7 +10,7 @@ import (
 
 // -emit-python writes the replay script of a violation, refuses to
 // overwrite it without -force, and refuses a verdict without a violation
-// or a scenario the replay does not support; -out writes replay.py too.
+// or what the replay cannot force (a free-threaded interleaving); -out writes replay.py too.
 func TestEmitPython(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "naive.py")
@@ -32,11 +32,10 @@ func TestEmitPython(t *testing.T) {
 	require.Contains(t, r.stderr, "the verdict is verified, not a violation")
 	require.NoFileExists(t, filepath.Join(dir, "merged.py"))
 
-	// (unshrunk: shrinking takes the nesting away)
-	r = explore(t, "-protocol", "naive", "-nest", "1", "-shrink=false", "-emit-python", filepath.Join(dir, "nest.py"), "-quiet")
+	r = explore(t, "-protocol", "naive", "-atomicity", "free-threaded", "-emit-python", filepath.Join(dir, "ft.py"), "-quiet")
 	requireUsageError(t, r)
-	require.Contains(t, r.stderr, "does not support nested device calls")
-	require.NoFileExists(t, filepath.Join(dir, "nest.py"))
+	require.Contains(t, r.stderr, "does not support atomicity free-threaded")
+	require.NoFileExists(t, filepath.Join(dir, "ft.py"))
 
 	out := filepath.Join(dir, "out")
 	r = explore(t, "-protocol", "naive", "-out", out, "-quiet")
