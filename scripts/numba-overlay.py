@@ -4,7 +4,7 @@ this python imports, without touching it: an overlay to put first on
 PYTHONPATH.
 
     python3 scripts/numba-overlay.py DIR --commit d41b90d3 [--repo GIT_DIR]
-    python3 scripts/numba-overlay.py DIR --swap testdata/python/global_lock.py [--kernel FILE]
+    python3 scripts/numba-overlay.py DIR --swap testdata/python/global_lock.py [--kernel FILE | --device-check]
 
 DIR/numba is then the installed numba package as a tree of symlinks, but
 for two files of its CUDA simulator:
@@ -17,8 +17,11 @@ for two files of its CUDA simulator:
 - numba/cuda/simulator/kernel.py: with --commit, numba-cuda's own at that
   commit, whole (FakeCUDAKernel.__call__'s "if self._device or
   _kernel_context:", which the model's several hosts follow; numba 0.56.4
-  has "if self._device:"); with --kernel FILE, that file; else the
-  installed one.
+  has "if self._device:"); with --kernel FILE, that file; with
+  --device-check, the installed one with that one line made numba-cuda's
+  (the only line of kernel.py whose behaviour differs between numba
+  0.56.4 and numba-cuda d41b90d3: the rest is formatting, an import and
+  functools.update_wrapper); else the installed one.
 
 DIR/numba/cuda/simulator/SWAPCHECK_OVERLAY.txt says in one line what was
 installed; a replay script run with PYTHONPATH=DIR prints it. --repo is a
@@ -127,13 +130,17 @@ def main():
     g.add_argument("--commit", help="numba-cuda's kernelapi.py swap and kernel.py at this commit")
     g.add_argument("--swap", help="a file defining swapped_cuda_module (testdata/python/<variant>.py)")
     ap.add_argument("--kernel", help="with --swap: the kernel.py to install (default: the installed one)")
+    ap.add_argument("--device-check", action="store_true",
+                    help="with --swap: the installed kernel.py with numba-cuda's 'if self._device or _kernel_context:'")
     ap.add_argument("--repo", default=os.environ.get("NUMBA_CUDA_REPO"),
                     help="a git directory of NVIDIA/numba-cuda (default $NUMBA_CUDA_REPO)")
     args = ap.parse_args()
     if os.path.exists(args.dir):
         die("%s exists: give a new directory" % args.dir)
-    if args.kernel and not args.swap:
-        die("--kernel goes with --swap (--commit installs the commit's kernel.py)")
+    if (args.kernel or args.device_check) and not args.swap:
+        die("--kernel and --device-check go with --swap (--commit installs the commit's kernel.py)")
+    if args.kernel and args.device_check:
+        die("--kernel and --device-check both given: give one")
     spec = importlib.util.find_spec("numba")
     if spec is None or not spec.submodule_search_locations:
         die("this python (%s) has no numba to overlay: Debian's python3-numba installs it for /usr/bin/python3"
@@ -169,6 +176,14 @@ def main():
         what.append("kernel.py from numba-cuda %s" % args.commit)
     elif args.kernel:
         what.append("kernel.py from %s" % args.kernel)
+    elif args.device_check:
+        with open(os.path.join(numba_dir, "cuda", "simulator", "kernel.py")) as f:
+            kernel_text = f.read()
+        old, new = "        if self._device:\n", "        if self._device or _kernel_context:\n"
+        if kernel_text.count(old) != 1:
+            die("the installed kernel.py has %d lines 'if self._device:', not one" % kernel_text.count(old))
+        kernel_text = kernel_text.replace(old, new)
+        what.append("kernel.py with numba-cuda's device check (if self._device or _kernel_context:)")
     symlink_tree(numba_dir, os.path.join(args.dir, "numba"))
     sim = os.path.join(args.dir, SIM)
     with open(os.path.join(numba_dir, "cuda", "simulator", "kernelapi.py")) as f:
