@@ -60,10 +60,7 @@ var landed = regexp.MustCompile(`(?m)^interrupt: turn \d+: KeyboardInterrupt rai
 // pending at the landing instruction is raised by CPython at that
 // instruction's own check, in the host (the main thread).
 func TestReplayOfInterrupts(t *testing.T) {
-	runs := 2
-	if testing.Short() {
-		runs = 1
-	}
+	runs := count(1, 2)
 	for _, variant := range []string{"naive", "global-lock", "refcount-unregistered", "refcount-del", "merged"} {
 		for name, sc := range map[string]func(*testing.T) *model.Scenario{
 			"interrupt.txt": interruptScenario,
@@ -88,11 +85,12 @@ func TestReplayOfInterrupts(t *testing.T) {
 // numba's own swapped_cuda_module, the others with their rendition in its
 // place.
 func TestNumbaReplayOfInterrupts(t *testing.T) {
-	runs := 1
-	if testing.Short() {
-		runs = 1
+	runs := count(1, 2)
+	variants := []string{"naive", "merged"}
+	if long() {
+		variants = []string{"naive", "global-lock", "refcount-unregistered", "refcount-del", "merged"}
 	}
-	for _, variant := range []string{"naive", "global-lock", "refcount-unregistered", "refcount-del", "merged"} {
+	for _, variant := range variants {
 		t.Run(variant, func(t *testing.T) {
 			pythonWithNumba(t)
 			rep := exploreInterrupt(t, variant, interruptScenario(t))
@@ -142,10 +140,7 @@ func supportedRandom(t *testing.T, p *model.Program, n int, walk func(uint64) ([
 // replay forces), the replay observes exactly the violation kinds the
 // model's steps and end state show.
 func TestReplayOfInterruptsObservesWhatTheModelSees(t *testing.T) {
-	n := *interruptSeeds
-	if testing.Short() {
-		n = 2
-	}
+	n := count(2, *interruptSeeds)
 	for _, variant := range []string{"naive", "merged"} {
 		t.Run(variant, func(t *testing.T) {
 			interruptDifferential(t, python3(t), variant, n)
@@ -167,10 +162,7 @@ func TestReplayOfInterruptsObservesWhatTheModelSees(t *testing.T) {
 // The same on numba's real simulator: naive's own swap, merged's
 // rendition in its place.
 func TestNumbaReplayOfInterruptsObservesWhatTheModelSees(t *testing.T) {
-	n := (*numbaSeeds + 1) / 2
-	if testing.Short() {
-		n = 1
-	}
+	n := count(1, (*numbaSeeds+1)/2)
 	for _, variant := range []string{"naive", "merged"} {
 		t.Run(variant, func(t *testing.T) {
 			args := []string{"--target", "numba"}
@@ -207,10 +199,7 @@ func interruptDifferentialP(t *testing.T, py string, p *model.Program, n int, ar
 // proposed under random schedules with interrupts (those the replay
 // forces) shows no violation.
 func TestReplayOfProposedUnderInterrupts(t *testing.T) {
-	n := 3
-	if testing.Short() {
-		n = 2
-	}
+	n := count(2, 3)
 	for name, sc := range map[string]func(*testing.T) *model.Scenario{
 		"interrupt.txt": interruptScenario,
 		"threads 2":     func(t *testing.T) *model.Scenario { return scenario(t, interruptShape()) },

@@ -86,10 +86,7 @@ func runAllNumba(t *testing.T, scripts []string, args ...string) []run {
 // and its own swapped_cuda_module dies, every run, with the error a user
 // of numba sees.
 func TestNumbaReplayReproducesNaive(t *testing.T) {
-	runs := 20
-	if testing.Short() {
-		runs = 3
-	}
+	runs := count(2, 20)
 	pythonWithNumba(t)
 	rep := explore(t, "naive", shape(2))
 	require.Equal(t, sched.Violation, rep.Result.Verdict)
@@ -111,10 +108,7 @@ func TestNumbaReplayReproducesNaive(t *testing.T) {
 // numba's real launch machinery, the variant's rendition in place of
 // numba's swap.
 func TestNumbaReplayOfEachBuggyVariant(t *testing.T) {
-	runs := 5
-	if testing.Short() {
-		runs = 1
-	}
+	runs := count(1, 5)
 	for _, tc := range []struct {
 		variant string
 		threads int
@@ -210,36 +204,33 @@ func numbaScenarios(t *testing.T) map[string]*model.Scenario {
 // single-host scenarios, see no violation on numba's real launch
 // machinery.
 func TestNumbaReplayOfCorrectVariantsSeesNoViolation(t *testing.T) {
-	seeds := *numbaSeeds
-	if testing.Short() {
-		seeds = 1
-	}
+	seeds := count(1, *numbaSeeds)
 	scenarios := numbaScenarios(t)
 	names := make([]string, 0, len(scenarios))
 	for name := range scenarios {
 		names = append(names, name)
 	}
 	slices.Sort(names)
+	pythonWithNumba(t)
+	var scripts, what []string
 	for _, variant := range []string{"merged", "global-lock"} {
 		for _, name := range names {
-			t.Run(variant+"/"+name, func(t *testing.T) {
-				pythonWithNumba(t)
-				pr, err := check.Lookup(variant)
-				require.NoError(t, err)
-				p, err := model.NewProgram(scenarios[name], pr, model.GIL)
-				require.NoError(t, err)
-				var scripts []string
-				for seed := range uint64(seeds) {
-					sch := randomSchedule(t, p, seed+1)
-					scripts = append(scripts, writeScript(t, func(b *bytes.Buffer) error { return pyreplay.EmitSchedule(b, p, sch, nil) }))
-				}
-				for seed, r := range runAllNumba(t, scripts, "--target", "numba", "--swap", "rendition") {
-					require.Contains(t, r.stdout, "replay: all ", "seed %d:\n%s", seed+1, r.stdout)
-					require.Equal(t, 0, r.code, "seed %d:\n%s", seed+1, r.stdout)
-					require.Contains(t, r.stdout, "verdict: no violation", "seed %d", seed+1)
-				}
-			})
+			pr, err := check.Lookup(variant)
+			require.NoError(t, err)
+			p, err := model.NewProgram(scenarios[name], pr, model.GIL)
+			require.NoError(t, err)
+			for seed := range uint64(seeds) {
+				sch := randomSchedule(t, p, seed+1)
+				scripts = append(scripts, writeScript(t, func(b *bytes.Buffer) error { return pyreplay.EmitSchedule(b, p, sch, nil) }))
+				what = append(what, fmt.Sprintf("%s on %s, seed %d", variant, name, seed+1))
+			}
 		}
+	}
+	// all at once, two at a time (runPython)
+	for i, r := range runAllNumba(t, scripts, "--target", "numba", "--swap", "rendition") {
+		require.Contains(t, r.stdout, "replay: all ", "%s:\n%s", what[i], r.stdout)
+		require.Equal(t, 0, r.code, "%s:\n%s", what[i], r.stdout)
+		require.Contains(t, r.stdout, "verdict: no violation", what[i])
 	}
 }
 
@@ -248,10 +239,7 @@ func TestNumbaReplayOfCorrectVariantsSeesNoViolation(t *testing.T) {
 // steps and end state show: naive on numba's own swap, the refcount
 // variants with --swap rendition.
 func TestNumbaReplayObservesWhatTheModelSees(t *testing.T) {
-	seeds := 3
-	if testing.Short() {
-		seeds = 1
-	}
+	seeds := count(1, 3)
 	twoBlocks := model.Shape{Threads: 2, Blocks: 2, Calls: 2, Modules: 2, Names: 1}
 	for _, tc := range []struct {
 		variant string

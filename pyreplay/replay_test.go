@@ -153,10 +153,7 @@ func explore(t *testing.T, variant string, sh model.Shape) *check.Report {
 // The replay of each buggy variant's counterexample reproduces its
 // violation on every run.
 func TestReplayReproducesTheViolation(t *testing.T) {
-	runs := 20
-	if testing.Short() {
-		runs = 3
-	}
+	runs := count(2, 20)
 	for _, tc := range []struct {
 		variant string
 		threads int
@@ -233,10 +230,7 @@ func randomSchedule(t *testing.T, p *model.Program, seed uint64) []sched.ThreadI
 // Replays of random schedules of the correct variants, on fault-free
 // single-host scenarios, see no violation.
 func TestReplayOfCorrectVariantsSeesNoViolation(t *testing.T) {
-	seeds := 10
-	if testing.Short() {
-		seeds = 1
-	}
+	seeds := count(2, 10)
 	shapes := map[string]model.Shape{
 		"threads 2":          shape(2),
 		"threads 3":          shape(3),
