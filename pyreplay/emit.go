@@ -30,18 +30,18 @@ func unsupported(format string, args ...any) error {
 }
 
 // Emit writes the replay script of a report's schedule: a violation's
-// counterexample, or the schedule of a verdict without one when it has
-// one (a walk of -strategy random or pct, a replayed schedule), which the
-// script replays expecting no violation.
+// counterexample, or the walk of a verdict without one when it has one
+// (sched.Result.Walk: a random or pct search of one run, a replayed
+// schedule), which the script replays expecting no violation.
 func Emit(w io.Writer, r *check.Report) error {
-	if len(r.Result.Schedule) == 0 {
+	schedule, expect := r.Result.Walk, (*sched.Failure)(nil)
+	if r.Result.Verdict == sched.Violation {
+		schedule, expect = r.Result.Schedule, r.Result.Failure
+	}
+	if len(schedule) == 0 {
 		return fmt.Errorf("the verdict is %s with no schedule to replay", r.Result.Verdict)
 	}
-	var expect *sched.Failure
-	if r.Result.Verdict == sched.Violation {
-		expect = r.Result.Failure
-	}
-	return emit(w, r.Program, r.Result.Schedule, expect, r.Config.Scope == check.ScopeAll)
+	return emit(w, r.Program, schedule, expect, r.Config.Scope == check.ScopeAll)
 }
 
 // EmitSchedule writes the replay script of any schedule of p; expect is

@@ -18,7 +18,7 @@ import (
 const replayScript = "replay.py"
 
 func registerPythonFlags(fs *flag.FlagSet, o *options) {
-	fs.StringVar(&o.emitPython, "emit-python", "", "write the counterexample as a standalone Python 3.11+ script `FILE` that replays it on real threads (docs/replay.md); -force overwrites FILE")
+	fs.StringVar(&o.emitPython, "emit-python", "", "write the counterexample (or the walk of -runs 1 without one) as a standalone Python script `FILE` that replays it on real threads (docs/replay.md); -force overwrites FILE")
 }
 
 // checkEmitPath refuses, before a search, to overwrite -emit-python's file
@@ -33,21 +33,23 @@ func checkEmitPath(o *options) error {
 	return nil
 }
 
-// emitPython writes the replay script: to -emit-python's file (refused
-// when the verdict is not a violation, or the replay does not support the
-// scenario) and, with -out, to DIR/replay.py (skipped, with a line on
-// stderr, when the replay does not support it).
+// emitPython writes the replay script of the run's schedule (its
+// counterexample, or the walk of a random or pct search of one run, or
+// of a replayed schedule, that found no violation): to -emit-python's
+// file (refused when the run has no schedule, or the replay cannot force
+// it) and, with -out, to DIR/replay.py (skipped, with a line on stderr,
+// when the replay cannot force it).
 func emitPython(o *options, rep *check.Report, stderr io.Writer) error {
-	violation := rep.Result.Verdict == sched.Violation
+	replayable := rep.Result.Verdict == sched.Violation || len(rep.Result.Walk) > 0
 	if o.emitPython != "" {
-		if !violation {
-			return usagef("-emit-python: the verdict is %s, not a violation: there is no counterexample to replay", rep.Result.Verdict)
+		if !replayable {
+			return usagef("-emit-python: the verdict is %s and no schedule comes with it (a random or pct search with -runs 1 has one, its walk; -replay-random N replays N walks)", rep.Result.Verdict)
 		}
 		if err := writeScript(o.emitPython, rep); err != nil {
 			return usagef("-emit-python: %v", err)
 		}
 	}
-	if o.out != "" && violation {
+	if o.out != "" && replayable {
 		err := writeScript(filepath.Join(o.out, replayScript), rep)
 		var un *pyreplay.Unsupported
 		if errors.As(err, &un) {

@@ -29,8 +29,29 @@ func TestEmitPython(t *testing.T) {
 
 	r = explore(t, "-protocol", "merged", "-emit-python", filepath.Join(dir, "merged.py"), "-quiet")
 	requireUsageError(t, r)
-	require.Contains(t, r.stderr, "the verdict is verified, not a violation")
+	require.Contains(t, r.stderr, "the verdict is verified and no schedule comes with it")
 	require.NoFileExists(t, filepath.Join(dir, "merged.py"))
+
+	// a random walk without a violation replays too, from -emit-python,
+	// from -out's replay.py, and from -replay of its schedule.txt
+	walk := filepath.Join(dir, "walk")
+	r = explore(t, "-protocol", "merged", "-strategy", "random", "-runs", "1", "-seed", "3", "-emit-python", filepath.Join(dir, "walk.py"), "-out", walk, "-quiet")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.FileExists(t, filepath.Join(dir, "walk.py"))
+	require.FileExists(t, filepath.Join(walk, "replay.py"))
+	sch, err := os.ReadFile(filepath.Join(walk, "schedule.txt"))
+	require.NoError(t, err)
+	require.Contains(t, string(sch), "# swapcheck schedule of a walk that found no violation")
+	r = explore(t, "-replay", filepath.Join(walk, "schedule.txt"), "-emit-python", filepath.Join(dir, "walk2.py"))
+	require.Equal(t, 0, r.code, r.stderr)
+	w1, err := os.ReadFile(filepath.Join(dir, "walk.py"))
+	require.NoError(t, err)
+	w2, err := os.ReadFile(filepath.Join(dir, "walk2.py"))
+	require.NoError(t, err)
+	require.Equal(t, string(w1), string(w2))
+	r = explore(t, "-protocol", "merged", "-strategy", "random", "-runs", "2", "-emit-python", filepath.Join(dir, "two.py"), "-quiet")
+	requireUsageError(t, r)
+	require.Contains(t, r.stderr, "no schedule comes with it")
 
 	r = explore(t, "-protocol", "naive", "-atomicity", "free-threaded", "-emit-python", filepath.Join(dir, "ft.py"), "-quiet")
 	requireUsageError(t, r)
