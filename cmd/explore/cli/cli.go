@@ -54,7 +54,8 @@ type options struct {
 	given                                                       []string // the flags given, by name
 	mode                                                        *mode    // what they ask for (modes.go)
 	args                                                        []string
-	stress                                                      stressOptions // -backend goroutines, -compare (stress.go)
+	stress                                                      stressOptions       // -backend goroutines, -compare (stress.go)
+	rr                                                          replayRandomOptions // -replay-random (replayrandom.go)
 }
 
 // usageError is bad input: one line, exit 2.
@@ -147,6 +148,7 @@ func parse(args []string, stdout io.Writer) (*options, error) {
 	registerShrinkFlags(fs, o)
 	registerCorpusFlags(fs, o)
 	registerHarmFlags(fs, o)
+	registerReplayRandomFlags(fs, o)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(stdout, fs)
@@ -216,6 +218,8 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 		return runCompare(o, stdout, stderr)
 	case "backend":
 		return runStress(o, stdout, stderr)
+	case "replay-random":
+		return runReplayRandom(o, stdout, stderr)
 	}
 	if o.shape.Threads > model.MaxThreads {
 		// (no "goroutine" in a usage error: tests take it for a panic's dump)

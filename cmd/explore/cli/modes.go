@@ -39,6 +39,8 @@ var modes = []mode{
 		why:   "-compare runs every strategy and stress on its own cases (the buggy variants on -threads 2 and 64), each trial capped by -duration"},
 	{name: "stress the protocol on real goroutines", picks: "-backend goroutines", flag: "backend",
 		reads: append(slices.Clone(targetFlags), "duration", "max-calls", "gosched", "seed", "out", "force", "json")},
+	{name: "replay N random walks on real Python threads and tally them", picks: "-replay-random N", flag: "replay-random",
+		reads: append(append(slices.Clone(targetFlags), faultFlags...), "seed", "python", "target", "swap", "out", "force", "workers", "after-failure")},
 	{name: "replay a trace.json or schedule.txt written by -out", picks: "-replay", flag: "replay",
 		reads: []string{"backend", "out", "force", "json", "emit-python", "report"},
 		why:   "the file names its protocol, atomicity, scenario and the violations searched for"},
