@@ -18,10 +18,17 @@ import (
 //go:embed replay.py
 var template string
 
-// Unsupported says which feature a script cannot replay yet.
-type Unsupported struct{ What string }
+// Unsupported says in one line what a script (or, Test, a regression
+// test) cannot force.
+type Unsupported struct {
+	What string
+	Test bool
+}
 
 func (u *Unsupported) Error() string {
+	if u.Test {
+		return "the regression test cannot force " + u.What
+	}
 	return "the Python replay does not support " + u.What + " yet"
 }
 

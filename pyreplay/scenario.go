@@ -36,9 +36,12 @@ type files struct {
 
 func newFiles(sc *model.Scenario) *files {
 	fs := &files{at: map[*model.Stmt]anchor{}}
-	hooks := sc.Faults.Has(model.FaultRaise)
+	hook := ""
+	if sc.Faults.Has(model.FaultRaise) {
+		hook = faultHookLine
+	}
 	for m, mod := range sc.Modules {
-		src := moduleSource(sc, m, hooks)
+		src := moduleSource(sc, m, hook)
 		tag := "mod:" + mod.Name
 		for s, line := range src.at {
 			a := anchor{Tag: tag, Line: line, Ops: []string{"LOAD_GLOBAL"}}

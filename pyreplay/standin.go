@@ -2,10 +2,12 @@ package pyreplay
 
 import (
 	"embed"
+	"fmt"
 	"io/fs"
 	"path"
 	"strings"
 
+	"swapcheck"
 	"swapcheck/model"
 )
 
@@ -51,4 +53,20 @@ func standin(pr *model.Protocol, src string) []pyFile {
 		panic("pyreplay: the embedded stand-in cannot be read: " + err.Error())
 	}
 	return append(files, pyFile{Name: "numba/cuda/simulator/" + pr.Source, Source: src})
+}
+
+// Standin returns the files of the stand-in numba package with variant
+// pr's rendition installed, by path under the directory to put first on
+// sys.path (numba/__init__.py, ...): a numba to run a replay's or an
+// emitted test's code on where no numba is installed.
+func Standin(pr *model.Protocol) ([]File, error) {
+	src, err := swapcheck.PythonSource(pr.Source)
+	if err != nil {
+		return nil, fmt.Errorf("no Python rendition for %s: %v", pr.Name, err)
+	}
+	var out []File
+	for _, f := range standin(pr, src) {
+		out = append(out, File{Name: f.Name, Text: f.Source})
+	}
+	return out, nil
 }

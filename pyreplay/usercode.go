@@ -26,7 +26,7 @@ type File struct {
 func UserCode(sc *model.Scenario) []File {
 	var files []File
 	for m, mod := range sc.Modules {
-		files = append(files, File{Name: mod.Name + ".py", Text: moduleSource(sc, m, false).text()})
+		files = append(files, File{Name: mod.Name + ".py", Text: moduleSource(sc, m, "").text()})
 	}
 	return append(files, File{Name: "main.py", Text: mainSource(sc)})
 }
@@ -37,13 +37,19 @@ func UserCode(sc *model.Scenario) []File {
 // statement raises there.
 const FaultHook = "raise_fault_here"
 
+// faultHookLine is the line of the replay's fault hook.
+const faultHookLine = FaultHook + "()  # swapcheck: the model's raise fault may fall here"
+
 // source is a module file being written, line by line, with the line of
-// each statement's step: its own line, or with fault hooks the hook's
-// line before it.
+// each statement's step: its own line, or with a hook the hook's line
+// before it.
 type source struct {
 	lines []string
 	at    map[*model.Stmt]int
-	hooks bool
+	// hook is a line written before each statement that makes a step (a
+	// use, a call, a branch's condition, syncthreads): the replay's fault
+	// hook, or a regression test's checkpoint; "" for none
+	hook string
 }
 
 func (b *source) add(format string, args ...any) {
@@ -52,11 +58,11 @@ func (b *source) add(format string, args ...any) {
 
 func (b *source) text() string { return strings.Join(b.lines, "\n") + "\n" }
 
-// moduleSource renders module m; hooks adds a fault hook before each
-// statement the raise fault can fall at.
-func moduleSource(sc *model.Scenario, m int, hooks bool) *source {
+// moduleSource renders module m; hook, when not "", is written before
+// each statement that makes a step.
+func moduleSource(sc *model.Scenario, m int, hook string) *source {
 	mod := sc.Modules[m]
-	b := &source{at: map[*model.Stmt]int{}, hooks: hooks}
+	b := &source{at: map[*model.Stmt]int{}, hook: hook}
 	b.add("import numba")
 	for i, name := range mod.Names {
 		if i == 0 && name == "cuda" {
@@ -172,11 +178,12 @@ func writeBlock(b *source, sc *model.Scenario, m int, body []model.Stmt, whole m
 	}
 	for i := range body {
 		s := &body[i]
-		if b.hooks && s.Kind != model.OpRaise && s.Kind != model.OpRepeat {
-			b.add("%s%s()  # swapcheck: the model's raise fault may fall here", indent, FaultHook)
+		hooked := b.hook != "" && s.Kind != model.OpRaise && s.Kind != model.OpRepeat
+		if hooked {
+			b.add("%s%s", indent, b.hook)
 		}
 		b.at[s] = len(b.lines) + 1
-		if b.hooks && s.Kind != model.OpRaise && s.Kind != model.OpRepeat {
+		if hooked {
 			b.at[s]-- // the hook's line
 		}
 		switch s.Kind {

@@ -106,20 +106,28 @@ def git_show(repo, commit, path):
 
 
 def symlink_tree(src, dst):
-    """dst mirrors src: directories made, files symlinked, no __pycache__."""
+    """dst mirrors src: directories made, files symlinked. The compiled
+    files come too: a module compiled anew would warn where the
+    installed one's compiled file does not (an invalid escape sequence in
+    a docstring, under a test suite's filterwarnings = error)."""
     for root, dirs, files in os.walk(src):
-        dirs[:] = [d for d in dirs if d != "__pycache__"]
         rel = os.path.relpath(root, src)
         os.makedirs(os.path.join(dst, rel), exist_ok=True)
         for f in files:
-            if not f.endswith((".pyc", ".pyo")):
-                os.symlink(os.path.join(root, f), os.path.join(dst, rel, f))
+            os.symlink(os.path.join(root, f), os.path.join(dst, rel, f))
 
 
 def write(path, text):
-    os.remove(path)  # the symlink
+    """Replaces the symlink at path by a file holding text, and drops the
+    installed module's compiled files (Python compiles it anew)."""
+    os.remove(path)
     with open(path, "w") as f:
         f.write(text)
+    cache = os.path.join(os.path.dirname(path), "__pycache__")
+    stem = os.path.splitext(os.path.basename(path))[0] + "."
+    for f in os.listdir(cache) if os.path.isdir(cache) else []:
+        if f.startswith(stem):
+            os.remove(os.path.join(cache, f))
 
 
 def main():

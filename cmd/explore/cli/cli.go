@@ -35,7 +35,7 @@ const (
 // options are the parsed flags.
 type options struct {
 	protocol, scenario, atomicity, strategy, replay, out, shard string
-	emitPython                                                  string // -emit-python (python.go)
+	emitPython, emitTest                                        string // -emit-python, -emit-test (python.go)
 	report                                                      string // -report (report.go)
 	shape                                                       model.Shape
 	faults                                                      string // -faults (faults.go)
@@ -297,6 +297,9 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 		}
 	}
 	if err := emitPython(o, rep, stderr); err != nil {
+		return 0, err
+	}
+	if err := emitTest(o, rep); err != nil {
 		return 0, err
 	}
 	if o.json {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"swapcheck/check"
 	"swapcheck/pyreplay"
@@ -18,17 +19,58 @@ import (
 const replayScript = "replay.py"
 
 func registerPythonFlags(fs *flag.FlagSet, o *options) {
+	fs.StringVar(&o.emitTest, "emit-test", "", "write the counterexample as a regression test `FILE` (test_NAME.py, and support_NAME.py next to it) for numba-cuda's cudasim test suite (docs/replay.md); -force overwrites them")
 	fs.StringVar(&o.emitPython, "emit-python", "", "write the counterexample (or the walk of -runs 1 without one) as a standalone Python script `FILE` that replays it on real threads (docs/replay.md); -force overwrites FILE")
 }
 
-// checkEmitPath refuses, before a search, to overwrite -emit-python's file
-// unless forced.
+// checkEmitPath refuses, before a search, to overwrite -emit-python's or
+// -emit-test's files unless forced, and a test file pytest would not
+// collect.
 func checkEmitPath(o *options) error {
-	if o.emitPython == "" || o.force {
+	if o.emitTest != "" {
+		base := filepath.Base(o.emitTest)
+		if !strings.HasPrefix(base, "test_") || !strings.HasSuffix(base, ".py") {
+			return usagef("-emit-test %s: name the test test_NAME.py, as pytest collects it", o.emitTest)
+		}
+	}
+	if o.force {
 		return nil
 	}
-	if _, err := os.Stat(o.emitPython); err == nil {
-		return usagef("-emit-python %s already exists; pass -force to overwrite it", o.emitPython)
+	if o.emitPython != "" {
+		if _, err := os.Stat(o.emitPython); err == nil {
+			return usagef("-emit-python %s already exists; pass -force to overwrite it", o.emitPython)
+		}
+	}
+	if o.emitTest != "" {
+		for _, f := range []string{o.emitTest, supportPath(o.emitTest)} {
+			if _, err := os.Stat(f); err == nil {
+				return usagef("-emit-test: %s already exists; pass -force to overwrite it", f)
+			}
+		}
+	}
+	return nil
+}
+
+// supportPath is the support module's file beside test file test.
+func supportPath(test string) string {
+	return filepath.Join(filepath.Dir(test), "support_"+strings.TrimPrefix(filepath.Base(test), "test_"))
+}
+
+// emitTest writes the regression test of the run's counterexample
+// (refused in one line when there is none, or the test cannot force it).
+func emitTest(o *options, rep *check.Report) error {
+	if o.emitTest == "" {
+		return nil
+	}
+	files, err := pyreplay.EmitTest(rep, filepath.Base(o.emitTest))
+	if err != nil {
+		return usagef("-emit-test: %v", err)
+	}
+	if err := os.WriteFile(o.emitTest, []byte(files.Test.Text), 0o644); err != nil {
+		return usagef("-emit-test: %v", unwrapPath(err))
+	}
+	if err := os.WriteFile(supportPath(o.emitTest), []byte(files.Support.Text), 0o644); err != nil {
+		return usagef("-emit-test: %v", unwrapPath(err))
 	}
 	return nil
 }

@@ -66,3 +66,34 @@ func TestEmitPython(t *testing.T) {
 	require.Equal(t, 1, r.code, r.stderr)
 	require.FileExists(t, filepath.Join(dir, "replayed.py"))
 }
+
+// -emit-test writes the regression test and its support module, refuses
+// to overwrite them without -force, a name pytest would not collect, and
+// a counterexample the test cannot force.
+func TestEmitTest(t *testing.T) {
+	dir := t.TempDir()
+	test := filepath.Join(dir, "test_swap_race.py")
+	r := explore(t, "-protocol", "naive", "-emit-test", test, "-quiet")
+	require.Equal(t, 1, r.code, r.stderr)
+	b, err := os.ReadFile(test)
+	require.NoError(t, err)
+	require.Contains(t, string(b), "class TestSwapRace(CUDATestCase):")
+	b, err = os.ReadFile(filepath.Join(dir, "support_swap_race.py"))
+	require.NoError(t, err)
+	require.Contains(t, string(b), "def f1():")
+
+	r = explore(t, "-protocol", "naive", "-emit-test", test, "-quiet")
+	requireUsageError(t, r)
+	require.Contains(t, r.stderr, "test_swap_race.py already exists; pass -force")
+	r = explore(t, "-protocol", "naive", "-emit-test", test, "-force", "-quiet")
+	require.Equal(t, 1, r.code, r.stderr)
+
+	r = explore(t, "-protocol", "naive", "-emit-test", filepath.Join(dir, "race.py"), "-quiet")
+	requireUsageError(t, r)
+	require.Contains(t, r.stderr, "name the test test_NAME.py")
+
+	r = explore(t, "-protocol", "refcount-del", "-threads", "3", "-emit-test", filepath.Join(dir, "test_del.py"), "-quiet")
+	requireUsageError(t, r)
+	require.Contains(t, r.stderr, "the regression test cannot force the violation kind exception")
+	require.NoFileExists(t, filepath.Join(dir, "test_del.py"))
+}
