@@ -119,7 +119,7 @@ func checkpointOrder(p *model.Program, schedule []sched.ThreadID, want *sched.Fa
 	}
 	stacks := make([][]frame, p.NumThreads())
 	passed := make([]int, p.NumThreads()) // checkpoints passed
-	part := make([]int, len(steps))      // each step's part, -1 for the host's
+	part := make([]int, len(steps))       // each step's part, -1 for the host's
 	var turns []testTurn
 	var story []string
 	first := map[[2]int]int{} // (thread, checkpoint): its part
