@@ -5,9 +5,7 @@ The scenario (swapcheck's scenario format):
 
 @@SCENARIO_TEXT@@
 
-Written by swapcheck's pyreplay (`explore -emit-python FILE`); needs CPython
-3.11 (whose opcode names the model cites; others are refused with exit
-status 2). The scenario's modules are written out as files a user writes
+Written by swapcheck's pyreplay (`explore -emit-python FILE`). The scenario's modules are written out as files a user writes
 (@cuda.jit functions), and a host program launches the kernel and makes
 the host's device calls, on every host thread. Two targets run them:
 
@@ -41,10 +39,16 @@ traceback, that it was raised there. A raise fault (the model's RAISE) is
 raised by the fault hook the module files call before each statement, at
 the statement the schedule says.
 
+It runs on CPython 3.11, 3.12 and 3.13 (--python PYTHON picks the
+interpreter, and the script prints which one ran). The model's steps name
+3.11's bytecode; on 3.12 and 3.13 the script finds the same operations
+under their names there (comprehensions inlined, no PRECALL), but
+refuses an interrupt, whose landing is one of 3.11's eval-breaker checks.
+
 Exit status: 1 when the violation the model found happened (for a schedule
 without one: when any violation happened), 0 when not, 2 when the replay
 failed. Usage:
-    python3 replay.py [--target rendition|numba] [--swap installed|rendition] [--timeout SECONDS]
+    python3 replay.py [--target rendition|numba] [--swap installed|rendition] [--timeout SECONDS] [--python PYTHON]
 """
 import argparse
 import builtins
@@ -63,12 +67,16 @@ import time
 import types
 import _thread
 
-if sys.version_info[:2] != (3, 11):
-    # The model's steps name CPython 3.11's opcodes; 3.12 renames some
-    # (LOAD_METHOD) and inlines comprehensions, 3.10 has others.
-    print("replay failed: this replay needs CPython 3.11, whose opcodes the model's steps name; this is %s"
-          % sys.version.split()[0])
-    sys.exit(2)
+# The model's steps name CPython 3.11's bytecode. 3.12 and 3.13 run the
+# same shared operations under other names (LOAD_ATTR for LOAD_METHOD,
+# POP_JUMP_IF_FALSE for POP_JUMP_FORWARD_IF_FALSE, superinstructions) and
+# inline list, dict and set comprehensions into their function's frame:
+# _norm names their instructions as 3.11 does, and the scan's passes are
+# found in the swap's own frame. Their eval-breaker checks differ, so an
+# interrupt's landing is forced on 3.11 only (setup refuses it on 3.12+).
+VERSION = sys.version_info[:2]
+VERSIONS = ((3, 11), (3, 12), (3, 13))
+INLINED = VERSION >= (3, 12)  # PEP 709: comprehensions inlined
 
 DATA = json.loads(@@DATA@@)
 
@@ -148,7 +156,17 @@ class Target:
 T = Target()
 
 
+def running(a):
+    """Anchor a as the running CPython has it: 3.11 loads cuda from a
+    cell its comprehension closes over (LOAD_DEREF), 3.12 inlines the
+    comprehension and cuda is a plain local (LOAD_FAST)."""
+    if INLINED and "LOAD_DEREF" in a["ops"]:
+        return dict(a, ops=a["ops"] + ["LOAD_FAST"])
+    return a
+
+
 def add_anchor(a, launch_only=False):
+    a = running(a)
     key = (a["tag"], a["line"], a["k"])
     T.anchors.setdefault(key, set()).update(a["ops"])
     if a.get("scan"):
@@ -383,12 +401,42 @@ def aborted():
     return bool(getattr(threading.current_thread(), "abort", False))
 
 
+def _norm(i):
+    """Instruction i's opcode as CPython 3.11 names it: the model's steps
+    cite 3.11's bytecode (see VERSION)."""
+    op = i.opname
+    if not INLINED:
+        return op
+    if op == "LOAD_ATTR" and i.arg is not None and i.arg & 1:
+        return "LOAD_METHOD"  # 3.12+: LOAD_ATTR with the method bit
+    if op.startswith("POP_JUMP_IF_"):
+        way = "BACKWARD" if isinstance(i.argval, int) and i.argval < i.offset else "FORWARD"
+        return "POP_JUMP_%s_IF_%s" % (way, op[len("POP_JUMP_IF_"):])
+    return {"LOAD_FAST_CHECK": "LOAD_FAST", "LOAD_FAST_AND_CLEAR": "LOAD_FAST", "LOAD_FAST_LOAD_FAST": "LOAD_FAST",
+            "STORE_FAST_STORE_FAST": "STORE_FAST", "STORE_FAST_LOAD_FAST": "STORE_FAST",
+            "RETURN_CONST": "RETURN_VALUE", "CALL_KW": "CALL"}.get(op, op)
+
+
 def _opname_table(code):
     ops = _opnames.get(code)
     if ops is None:
-        ops = {i.offset: i.opname for i in dis.get_instructions(code)}
+        ops = {i.offset: _norm(i) for i in dis.get_instructions(code)}
         _opnames[code] = ops
     return ops
+
+
+_first_for_iter = {}  # (code, line) -> the offset of the line's first FOR_ITER
+
+
+def _comprehension_for_iter(code, line, off):
+    """3.12+: whether off is the FOR_ITER of the comprehension inlined on
+    line (the line's first FOR_ITER; proposed's "for k in [k for ...]"
+    has the loop's own after it)."""
+    key = (code, line)
+    if key not in _first_for_iter:
+        _first_for_iter[key] = min((i.offset for i in dis.get_instructions(code)
+                                    if i.opname == "FOR_ITER" and i.positions.lineno == line), default=-1)
+    return off == _first_for_iter[key]
 
 
 def _opname(code, offset):
@@ -414,19 +462,23 @@ def _global_trace(frame, event, arg):
     return _local_trace
 
 
-def _scan_is_step(frame):
+def _scan_is_step(frame, off):
     """Whether this pass of the scan of fn_globs.items() is a model step:
     a pass over one of the model's globals, or the exhausting pass. The
     interpreter's own globals (__name__, ...) and the imports' are never
     bound to cuda and nothing writes them: their passes fold into the
     step before."""
-    if frame.f_code.co_name not in ("<listcomp>", "<dictcomp>", "<genexpr>"):
+    if frame.f_code.co_name in ("<listcomp>", "<dictcomp>", "<genexpr>"):
+        owner = frame.f_back  # the swap's frame, whose local fn_globs is scanned
+    elif INLINED and _comprehension_for_iter(frame.f_code, frame.f_lineno, off):
+        owner = frame  # 3.12+: the comprehension runs in the swap's frame
+    else:
         # the same line's FOR_ITER over the comprehension's result (proposed:
         # "for k in [...]"), in the generator's own frame: local, no pass
         return False
     st = _scan_pass.get(frame)
     if st is None:
-        fn_globs = frame.f_back.f_locals.get("fn_globs") if frame.f_back is not None else None
+        fn_globs = owner.f_locals.get("fn_globs") if owner is not None else None
         if not isinstance(fn_globs, dict):
             SCHED.fail("the scan at %s:%d iterates no dict named fn_globs" % (frame.f_code.co_filename, frame.f_lineno))
             return False
@@ -544,90 +596,158 @@ def _at_anchor(frame, tag, line, op, k, raw):
 
 
 def _local_trace(frame, event, arg):
+    """The trace function of a traced frame (CPython 3.11: sys.settrace,
+    with opcode events)."""
     if event == "opcode":
-        code = frame.f_code
-        off = frame.f_lasti
-        op = _opname(code, off)
-        raw = frame.f_lineno
-        if raw is None:  # an instruction without a line (exception cleanup): never an anchor
-            return _local_trace
-        st = _frames.get(frame)
-        # Occurrences are counted from the frame's arrival on the line; a
-        # backward jump (a loop, a generator's next item) arrives anew.
-        if st is None or st[0] != raw or off <= st[1]:
-            st = [raw, off, {}]
-            _frames[frame] = st
-        st[1] = off
-        k = st[2].get(op, 0)
-        st[2][op] = k + 1
-        tag, shift = _tag_of(code)
-        line = raw - shift
-        key = (tag, line, k)
-        ops = T.anchors.get(key)
-        if tag == T.host_tag and line in T.launch_lines:
-            # the host program's k-th launch: its threads and fake are launch h*L+k
-            _me.launch = _me.t * DATA["launches"] + T.launch_lines[line]
-        if ops is not None and op in ops:
-            if key in T.scans and not _scan_is_step(frame):
-                return _local_trace
-            if key in T.launch_only and getattr(frame.f_locals.get("self"), "_device", True):
-                # FakeCUDAKernel.__call__ of a device function, not a launch
-                return _local_trace
-            _at_anchor(frame, tag, line, op, k, raw)
-        elif T.poll_loop == (tag, line, k, op):
-            SCHED.poll(_me.t, "%s:%d" % (T.show.get(tag, tag), raw))
-        i = SCHED.land
-        if i is not None and _me.t == HOST and not TRIPPED and not T.turn_land[i].get("yield"):
-            land = T.turn_land[i]
-            if land["op"] == "PASS":
-                # a generator expression's pass that skips its item
-                # jumps back, and the jump checks (naive.py:11's "if v
-                # is cuda")
-                match = (op == "POP_JUMP_BACKWARD_IF_FALSE" and code.co_name in COMPREHENSIONS
-                         and land["line"] == line and land["tag"] == tag
-                         and frame.f_locals.get("v") is not frame.f_locals.get("cuda"))
-            else:
-                match = (land["op"] == op and land["line"] == line and land["k"] == k and land["tag"] == tag
-                         and (code.co_name in COMPREHENSIONS) == land.get("comp", False))
-            if match:
-                TRIPPED[:] = [i, frame, off, "%s:%d %s@%d" % (T.show.get(tag, tag), raw, op, off), frame.f_back]
-                # The last act: the landing instruction runs next, and its
-                # own check is the main thread's first since.
-                TRIP.fire
-                return _local_trace
+        _on_opcode(frame, frame.f_code, frame.f_lasti)
     elif event == "exception":
-        exc = arg[1]
-        if first_seen(exc) is None:
-            try:
-                setattr(exc, SEEN_ATTR, (_me.t, SCHED.turn, SCHED.free, _tag_of(frame.f_code)[0], frame.f_lineno, aborted()))
-            except (AttributeError, TypeError):  # an exception type without a __dict__
-                pass
-            if _me.t == HOST and isinstance(exc, KeyboardInterrupt):
-                _landed(frame, exc, arg[2])
-        FIRST_EXC.setdefault(_me.t, (SCHED.turn, SCHED.free, aborted()))
+        _on_exception(frame, arg[1], arg[2])
     elif event == "return":
-        _frames.pop(frame, None)
-        if frame.f_code is T.thread_run_code:
-            SCHED.done(_me.t)
-        i = SCHED.land
-        land = T.turn_land[i] if i is not None else None
-        if land is not None and _me.t == HOST and not TRIPPED and (land.get("yield") or land["op"] == "PASS"):
-            tag, shift = _tag_of(frame.f_code)
-            op = _opname(frame.f_code, frame.f_lasti)
-            if land["op"] == "PASS":
-                # the pass yielded (raised at the RESUME that resumes it)
-                # or found the items exhausted (raised by dict()'s CALL)
-                match = frame.f_code.co_name in COMPREHENSIONS and op in ("YIELD_VALUE", "RETURN_VALUE")
-            else:
-                match = op == "YIELD_VALUE"
-            if match and tag == land["tag"] and frame.f_lineno - shift == land["line"]:
-                TRIPPED[:] = [i, frame, frame.f_lasti, "%s:%d %s@%d" % (T.show.get(tag, tag), frame.f_lineno, op, frame.f_lasti),
-                              frame.f_back]
-                # The last act: next() returns in contextlib's __enter__,
-                # whose CALL's check is the main thread's first since.
-                TRIP.fire
-                return _local_trace
+        _on_return(frame)
     return _local_trace
+
+
+def _on_opcode(frame, code, off):
+    """frame is about to run the instruction at off: an anchor ends the
+    thread's turn and waits for its next one; a landing sets SIGINT."""
+    op = _opname(code, off)
+    raw = frame.f_lineno
+    if raw is None:  # an instruction without a line (exception cleanup): never an anchor
+        return
+    st = _frames.get(frame)
+    # Occurrences are counted from the frame's arrival on the line; a
+    # backward jump (a loop, a generator's next item) arrives anew.
+    if st is None or st[0] != raw or off <= st[1]:
+        st = [raw, off, {}]
+        _frames[frame] = st
+    st[1] = off
+    k = st[2].get(op, 0)
+    st[2][op] = k + 1
+    tag, shift = _tag_of(code)
+    line = raw - shift
+    key = (tag, line, k)
+    ops = T.anchors.get(key)
+    if tag == T.host_tag and line in T.launch_lines:
+        # the host program's k-th launch: its threads and fake are launch h*L+k
+        _me.launch = _me.t * DATA["launches"] + T.launch_lines[line]
+    if ops is not None and op in ops:
+        if key in T.scans and not _scan_is_step(frame, off):
+            return
+        if key in T.launch_only and getattr(frame.f_locals.get("self"), "_device", True):
+            # FakeCUDAKernel.__call__ of a device function, not a launch
+            return
+        _at_anchor(frame, tag, line, op, k, raw)
+    elif T.poll_loop == (tag, line, k, op):
+        SCHED.poll(_me.t, "%s:%d" % (T.show.get(tag, tag), raw))
+    i = SCHED.land
+    if i is not None and _me.t == HOST and not TRIPPED and not T.turn_land[i].get("yield"):
+        land = T.turn_land[i]
+        if land["op"] == "PASS":
+            # a generator expression's pass that skips its item
+            # jumps back, and the jump checks (naive.py:11's "if v
+            # is cuda")
+            match = (op == "POP_JUMP_BACKWARD_IF_FALSE" and code.co_name in COMPREHENSIONS
+                     and land["line"] == line and land["tag"] == tag
+                     and frame.f_locals.get("v") is not frame.f_locals.get("cuda"))
+        else:
+            match = (land["op"] == op and land["line"] == line and land["k"] == k and land["tag"] == tag
+                     and (code.co_name in COMPREHENSIONS) == land.get("comp", False))
+        if match:
+            TRIPPED[:] = [i, frame, off, "%s:%d %s@%d" % (T.show.get(tag, tag), raw, op, off), frame.f_back]
+            # The last act: the landing instruction runs next, and its
+            # own check is the main thread's first since.
+            TRIP.fire
+
+
+def _on_exception(frame, exc, tb):
+    """exc passes through frame: note when it was first seen (and land
+    the interrupt the replay set)."""
+    if first_seen(exc) is None:
+        try:
+            setattr(exc, SEEN_ATTR, (_me.t, SCHED.turn, SCHED.free, _tag_of(frame.f_code)[0], frame.f_lineno, aborted()))
+        except (AttributeError, TypeError):  # an exception type without a __dict__
+            pass
+        if _me.t == HOST and isinstance(exc, KeyboardInterrupt):
+            _landed(frame, exc, tb)
+    FIRST_EXC.setdefault(_me.t, (SCHED.turn, SCHED.free, aborted()))
+
+
+def _on_return(frame):
+    """frame returns (or yields): a BlockThread's end; a yield's landing."""
+    _frames.pop(frame, None)
+    if frame.f_code is T.thread_run_code:
+        SCHED.done(_me.t)
+    i = SCHED.land
+    land = T.turn_land[i] if i is not None else None
+    if land is not None and _me.t == HOST and not TRIPPED and (land.get("yield") or land["op"] == "PASS"):
+        tag, shift = _tag_of(frame.f_code)
+        op = _opname(frame.f_code, frame.f_lasti)
+        if land["op"] == "PASS":
+            # the pass yielded (raised at the RESUME that resumes it)
+            # or found the items exhausted (raised by dict()'s CALL)
+            match = frame.f_code.co_name in COMPREHENSIONS and op in ("YIELD_VALUE", "RETURN_VALUE")
+        else:
+            match = op == "YIELD_VALUE"
+        if match and tag == land["tag"] and frame.f_lineno - shift == land["line"]:
+            TRIPPED[:] = [i, frame, frame.f_lasti, "%s:%d %s@%d" % (T.show.get(tag, tag), frame.f_lineno, op, frame.f_lasti),
+                          frame.f_back]
+            # The last act: next() returns in contextlib's __enter__,
+            # whose CALL's check is the main thread's first since.
+            TRIP.fire
+
+
+# CPython 3.12+: sys.monitoring, whose INSTRUCTION, RAISE and PY_RETURN
+# events stand for settrace's opcode, exception and return events (3.12's
+# settrace loses opcode events: a frame's f_trace_opcodes set in its call
+# event takes no effect in 3.12.1, and setting it before makes threads
+# crash). A code the replay does not trace is disabled at its first event.
+MONITOR = getattr(sys, "monitoring", None)
+TOOL = 2  # sys.monitoring.DEBUGGER_ID
+
+
+def _m_instruction(code, off):
+    if _tag_of(code) is None:
+        return MONITOR.DISABLE
+    if getattr(_me, "t", None) is None and not identify_thread():
+        return None
+    _on_opcode(sys._getframe(1), code, off)
+
+
+def _m_raise(code, off, exc):
+    if _tag_of(code) is not None and (getattr(_me, "t", None) is not None or identify_thread()):
+        _on_exception(sys._getframe(1), exc, exc.__traceback__)
+
+
+def _m_return(code, off, value):
+    if _tag_of(code) is not None and getattr(_me, "t", None) is not None:
+        _on_return(sys._getframe(1))
+
+
+def start_tracing():
+    """Traces every thread from now on."""
+    if not INLINED:
+        threading.settrace(_global_trace)  # the threads the simulator starts
+        return
+    MONITOR.use_tool_id(TOOL, "swapcheck replay")
+    ev = MONITOR.events
+    MONITOR.register_callback(TOOL, ev.INSTRUCTION, _m_instruction)
+    MONITOR.register_callback(TOOL, ev.RAISE, _m_raise)
+    MONITOR.register_callback(TOOL, ev.PY_RETURN, _m_return)
+    MONITOR.set_events(TOOL, ev.INSTRUCTION | ev.RAISE | ev.PY_RETURN)
+
+
+def stop_tracing():
+    if not INLINED:
+        threading.settrace(None)
+        return
+    MONITOR.set_events(TOOL, 0)
+
+
+def trace_this_thread(on):
+    """3.11: a host thread's own settrace (the others' is threading's)."""
+    if not INLINED:
+        sys.settrace(_global_trace if on else None)
+
 
 
 def identify_thread():
@@ -747,6 +867,13 @@ def variant_source():
 
 
 def setup(target, swap):
+    if VERSION not in VERSIONS:
+        raise ReplayFailed("this replay runs on CPython 3.11, 3.12 or 3.13 (the model's steps name 3.11's bytecode); this is %s"
+                           % sys.version.split()[0])
+    if VERSION != (3, 11) and any(t.get("land") for t in TURNS):
+        raise ReplayFailed("an interrupt's landing is forced at CPython 3.11's eval-breaker checks, which the model's "
+                           "landings are; %s checks elsewhere (docs/cpython-switch-points.md): run this replay with CPython 3.11"
+                           % sys.version.split()[0])
     tmp = tempfile.mkdtemp(prefix="swapcheck-replay-")
     T.tmp = tmp
     if target == "rendition":
@@ -892,7 +1019,7 @@ def setup(target, swap):
         if len(at) <= nth or (nth == 0 and len(at) != 1 and key not in ("sync-check",)):
             raise ReplayFailed("the simulator's %s has %d lines '%s' in %s: this replay anchors on numba-cuda's "
                                "kernel.py (numba 0.56.4's has the same lines)" % (simkernel.__file__, len(at), text, qual))
-        first_op = [i.opname for i in dis.get_instructions(fn) if i.positions.lineno == at[nth]]
+        first_op = [_norm(i) for i in dis.get_instructions(fn) if i.positions.lineno == at[nth]]
         sim_at[key] = {"tag": "sim", "line": at[nth], "ops": first_op[:1], "k": 0}
         return sim_at[key]
 
@@ -909,7 +1036,7 @@ def setup(target, swap):
     def resolve(a):
         if a["tag"] == "sim":
             return [sim_line(k) for k in SIM_ALTERNATIVES.get(a["key"], [a["key"]])]
-        return [a]
+        return [running(a)]
     T.turn_at = [resolve(t["at"]) if not t.get("noop") and not t.get("land") else [] for t in TURNS]
 
     def resolve_land(land):
@@ -931,7 +1058,7 @@ def check_anchors():
         for c in codes_of(code):
             for i in dis.get_instructions(c):
                 if i.positions.lineno is not None:
-                    have.add((tag, i.positions.lineno - shift, i.opname))
+                    have.add((tag, i.positions.lineno - shift, _norm(i)))
     for (tag, line, k), ops in T.anchors.items():
         if not any((tag, line, op) in have for op in ops):
             raise ReplayFailed("internal: no instruction %s at %s:%d" % ("/".join(ops), T.show.get(tag, tag), line))
@@ -952,13 +1079,13 @@ def host_caught(e):
 def run_host(h):
     _me.t, _me.launch = h, 0
     SCHED.start(h)
-    sys.settrace(_global_trace)
+    trace_this_thread(True)
     try:
         T.host_fn(host_caught)
     except BaseException as e:
         host_caught(e)
     finally:
-        sys.settrace(None)
+        trace_this_thread(False)
         SCHED.done(h)
 
 
@@ -1101,7 +1228,18 @@ def main():
                     help="with --target numba: the installed swapped_cuda_module, or the variant's rendition in its place")
     ap.add_argument("--timeout", type=float, default=TIMEOUT,
                     help="seconds without a turn ending before a turn counts as not forced")
+    ap.add_argument("--python", metavar="PYTHON",
+                    help="run the replay with this interpreter instead (CPython 3.11, 3.12 or 3.13; the numba target needs "
+                         "one with numba, such as Debian's /usr/bin/python3)")
     args = ap.parse_args()
+    if args.python:
+        exe = shutil.which(args.python)
+        if exe is None:
+            fail_now("--python %s: no such interpreter" % args.python)
+        if os.path.realpath(exe) != os.path.realpath(sys.executable):
+            argv = [exe, os.path.abspath(__file__), "--target", args.target, "--swap", args.swap, "--timeout", str(args.timeout)]
+            sys.stdout.flush()
+            os.execv(exe, argv)
     TIMEOUT = args.timeout
     if args.swap != "installed" and args.target != "numba":
         fail_now("--swap applies to --target numba (the rendition target always runs the rendition)")
@@ -1125,7 +1263,7 @@ def main():
     signal.signal(signal.SIGINT, signal.default_int_handler)
     host_done = threading.Event()
     threading.Thread(target=watchdog, args=(host_done,), name="watchdog", daemon=True).start()
-    threading.settrace(_global_trace)  # the threads the simulator starts
+    start_tracing()
     others = [threading.Thread(target=run_host, args=(h,), name=NAMES[h], daemon=True) for h in range(1, HOSTS)]
     for th in others:
         th.start()
@@ -1133,7 +1271,6 @@ def main():
     deadline = time.monotonic() + TIMEOUT
     for th in others:
         th.join(max(0.0, deadline - time.monotonic()))
-    threading.settrace(None)
     host_done.set()
     with SCHED.cv:
         failure = SCHED.failure
@@ -1143,6 +1280,7 @@ def main():
     for th in T.block_threads.values():
         if th.is_alive() and not th.syncthreads_blocked:  # one blocked at a barrier no one releases waits for good
             th.join(max(0.0, deadline - time.monotonic()))
+    stop_tracing()
     with SCHED.cv:
         failure = SCHED.failure
     if failure is not None:
