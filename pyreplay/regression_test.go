@@ -103,7 +103,7 @@ func runPytest(t *testing.T, dir string, n int, env []string, args ...string) []
 // (-pyreplay.emit-test-tally FILE writes the tally docs/replay.md shows;
 // scripts/emit-test-tally.sh runs it).
 func TestEmittedTestOnNumba(t *testing.T) {
-	runs := count(2, 100)
+	runs := count(1, 100)
 	dir := emittedTest(t)
 	type config struct {
 		name string

@@ -230,7 +230,7 @@ func randomSchedule(t *testing.T, p *model.Program, seed uint64) []sched.ThreadI
 // Replays of random schedules of the correct variants, on fault-free
 // single-host scenarios, see no violation.
 func TestReplayOfCorrectVariantsSeesNoViolation(t *testing.T) {
-	seeds := count(2, 10)
+	seeds := count(1, 10)
 	shapes := map[string]model.Shape{
 		"threads 2":          shape(2),
 		"threads 3":          shape(3),
