@@ -29,7 +29,7 @@ func (u *Unsupported) Error() string {
 	if u.Test {
 		return "the regression test cannot force " + u.What
 	}
-	return "the Python replay does not support " + u.What + " yet"
+	return "the Python replay cannot force " + u.What
 }
 
 func unsupported(format string, args ...any) error {

@@ -300,7 +300,9 @@ func TestReplayOfEveryCounterexample(t *testing.T) {
 	}
 }
 
-// tallyTable renders the tally: one row per counterexample.
+// tallyTable renders the tally: one row per counterexample that replays
+// (one for gil and gil-breaker when their counterexamples are the same
+// script), and one line for those refused, by reason.
 func tallyTable(cases []*counterexample, upstream bool) string {
 	var b strings.Builder
 	numba := "numba 0.56.4, the variant's rendition installed and numba-cuda's device check"
@@ -308,13 +310,31 @@ func tallyTable(cases []*counterexample, upstream bool) string {
 		numba = "numba 0.56.4, numba-cuda's swap and kernel.py at the variant's commit installed"
 	}
 	fmt.Fprintf(&b, "| variant | scenario | atomicity | counterexample | rendition | %s |\n|---|---|---|---|---|---|\n", numba)
-	for _, c := range cases {
-		ce := fmt.Sprintf("`%s` (%d steps)", c.kind, c.steps)
+	refused := map[string]int{}
+	var reasons []string
+	printed := map[*counterexample]bool{}
+	for i, c := range cases {
 		if c.refused != "" {
-			fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s | refused: %s | |\n", c.variant, c.scenario, c.atomicity, ce, strings.TrimPrefix(c.refused, "the Python replay does not support "))
+			if refused[c.refused] == 0 {
+				reasons = append(reasons, c.refused)
+			}
+			refused[c.refused]++
 			continue
 		}
-		fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s | %s | %s |\n", c.variant, c.scenario, c.atomicity, ce, c.rendition, c.onNumba)
+		if printed[c] {
+			continue
+		}
+		atomicity := c.atomicity.String()
+		for _, d := range cases[i+1:] {
+			if d.variant == c.variant && d.scenario == c.scenario && d.script == c.script && d.refused == "" {
+				atomicity += ", " + d.atomicity.String()
+				printed[d] = true
+			}
+		}
+		fmt.Fprintf(&b, "| `%s` | `%s` | %s | `%s` (%d steps) | %s | %s |\n", c.variant, c.scenario, atomicity, c.kind, c.steps, c.rendition, c.onNumba)
+	}
+	for _, r := range reasons {
+		fmt.Fprintf(&b, "\nRefused, %d counterexamples: %s.\n", refused[r], r)
 	}
 	return b.String()
 }

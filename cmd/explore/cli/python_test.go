@@ -55,7 +55,7 @@ func TestEmitPython(t *testing.T) {
 
 	r = explore(t, "-protocol", "naive", "-atomicity", "free-threaded", "-emit-python", filepath.Join(dir, "ft.py"), "-quiet")
 	requireUsageError(t, r)
-	require.Contains(t, r.stderr, "does not support atomicity free-threaded")
+	require.Contains(t, r.stderr, "cannot force atomicity free-threaded")
 	require.NoFileExists(t, filepath.Join(dir, "ft.py"))
 
 	out := filepath.Join(dir, "out")

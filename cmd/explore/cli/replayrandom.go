@@ -25,7 +25,7 @@ import (
 // on real Python threads, and a tally of how each replay ended against
 // the model's walk: a walk with a violation must reproduce its kind, one
 // without must see none. A walk the script cannot force (an interrupt
-// landing it does not support, say) is refused, counted, and replaced by
+// landing it cannot force, say) is refused, counted, and replaced by
 // the next seed's, up to 4N seeds.
 type replayRandomOptions struct {
 	n                    int
@@ -245,7 +245,7 @@ func reportReplayRandom(o *options, variant string, a model.Atomicity, sc *model
 	}
 	slices.Sort(reasons)
 	for _, r := range reasons {
-		fmt.Fprintf(&b, "  refused (the replay does not support %s): %d seeds, replaced by later ones\n", r, refused[r])
+		fmt.Fprintf(&b, "  refused (the replay cannot force %s): %d seeds, replaced by later ones\n", r, refused[r])
 	}
 	rerun := "go run ./cmd/explore " + strings.Join(replayRandomArgs(o), " ")
 	for _, w := range walks {
