@@ -170,12 +170,20 @@ type overlays struct {
 	dir  string
 }
 
+// packageOverlays are the overlays the package's tests share.
+var packageOverlays overlays
+
 func (o *overlays) env(t *testing.T, variant string) string {
 	t.Helper()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if e, ok := o.envs[variant]; ok {
 		return e
+	}
+	if o.dir == "" {
+		dir, err := os.MkdirTemp("", "pyreplay-overlays-")
+		require.NoError(t, err)
+		o.dir = dir // removed by TestMain
 	}
 	pr, err := check.Lookup(variant)
 	require.NoError(t, err)
@@ -191,6 +199,15 @@ func (o *overlays) env(t *testing.T, variant string) string {
 	}
 	o.envs[variant] = "PYTHONPATH=" + dir
 	return o.envs[variant]
+}
+
+// TestMain removes the overlays the tests shared.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if packageOverlays.dir != "" {
+		os.RemoveAll(packageOverlays.dir)
+	}
+	os.Exit(code)
 }
 
 // Every harmful counterexample the search finds, on the verdict table's
@@ -213,7 +230,7 @@ func TestReplayOfEveryCounterexample(t *testing.T) {
 	if slices.ContainsFunc(cases, func(c *counterexample) bool { return c.numba }) {
 		numbaPy = pythonWithNumba(t)
 	}
-	ov := &overlays{dir: t.TempDir()}
+	ov := &packageOverlays
 	// each distinct script once per target, in batches that share a
 	// python and environment, two runs at a time
 	type batch struct {

@@ -213,7 +213,11 @@ func TestNumbaReplayOfCorrectVariantsSeesNoViolation(t *testing.T) {
 	slices.Sort(names)
 	pythonWithNumba(t)
 	var scripts, what []string
-	for _, variant := range []string{"merged", "global-lock"} {
+	variants := []string{"merged"}
+	if long() {
+		variants = append(variants, "global-lock")
+	}
+	for _, variant := range variants {
 		for _, name := range names {
 			pr, err := check.Lookup(variant)
 			require.NoError(t, err)

@@ -111,14 +111,18 @@ func TestEmittedTestOnNumba(t *testing.T) {
 		args []string
 		fail bool
 	}
+	merged := "numba 0.56.4, merged's rendition installed"
+	repo := os.Getenv("NUMBA_CUDA_REPO")
+	if repo != "" {
+		merged = "numba 0.56.4, numba-cuda d41b90d3's swap and kernel.py installed (merged)"
+	}
 	configs := []config{
 		{name: "numba 0.56.4, its own swap (naive)", fail: true},
-		{name: "numba 0.56.4, merged's rendition installed", env: []string{overlay(t, "--swap", "../testdata/python/merged.py")}},
+		{name: merged, env: []string{packageOverlays.env(t, "merged")}},
 	}
-	if repo := os.Getenv("NUMBA_CUDA_REPO"); repo != "" {
-		configs = append(configs,
-			config{name: "numba 0.56.4, numba-cuda 55a84eb7's swap and kernel.py (naive)", env: []string{overlay(t, "--commit", "55a84eb7", "--repo", repo)}, fail: true},
-			config{name: "numba 0.56.4, numba-cuda d41b90d3's swap and kernel.py (merged)", env: []string{overlay(t, "--commit", "d41b90d3", "--repo", repo)}})
+	if repo != "" {
+		configs = append(configs, config{name: "numba 0.56.4, numba-cuda 55a84eb7's swap and kernel.py installed (naive)",
+			env: []string{packageOverlays.env(t, "naive")}, fail: true})
 	}
 	py := pythonWithNumba(t)
 	if long() && exec.Command(py, "-c", "import xdist").Run() == nil {
