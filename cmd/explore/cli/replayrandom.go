@@ -72,6 +72,9 @@ func runReplayRandom(o *options, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if a.NoGIL() {
+		return 0, usagef("-replay-random: a GIL build cannot run a -atomicity %s interleaving (replay gil's or gil-breaker's)", a)
+	}
 	py, err := exec.LookPath(rr.python)
 	if err != nil {
 		return 0, usagef("-python %s: %v", rr.python, unwrapPath(err))
