@@ -150,7 +150,6 @@ class Target:
         self.block_ids = {}   # BlockThread -> its model thread
         self.block_threads = {}  # model thread -> BlockThread
         self.thread_run_code = None  # BlockThread.run's code: its return is a thread's end
-        self.block_thread = None
 
 
 T = Target()
@@ -1046,7 +1045,6 @@ def setup(target, swap):
     T.turn_land = [resolve_land(t.get("land")) for t in TURNS]
     check_anchors()
 
-    T.block_thread = simkernel.BlockThread
     T.thread_run_code = simkernel.BlockThread.run.__code__
 
 
