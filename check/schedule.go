@@ -63,13 +63,19 @@ const (
 )
 
 // WriteSchedule writes the counterexample of r (or, without one, the
+// walk of a search of one walk that found no violation, or else the
 // configuration with no steps) in the schedule file format.
 func WriteSchedule(out io.Writer, r *Report) error {
 	var b strings.Builder
-	if len(r.Result.Schedule) == 0 {
-		b.WriteString("# swapcheck schedule: this run found no violation, so there is nothing to replay\n")
-	} else {
+	steps := r.Result.Schedule
+	switch {
+	case len(steps) > 0:
 		b.WriteString("# swapcheck schedule: go run ./cmd/explore -replay THIS_FILE\n")
+	case len(r.Result.Walk) > 0:
+		steps = r.Result.Walk
+		b.WriteString("# swapcheck schedule of a walk that found no violation: go run ./cmd/explore -replay THIS_FILE\n")
+	default:
+		b.WriteString("# swapcheck schedule: this run found no violation, so there is nothing to replay\n")
 	}
 	fmt.Fprintf(&b, "format %d (explore %s)\n", FormatVersion, Version)
 	fmt.Fprintf(&b, "protocol %s\natomicity %s\nviolations %s\nscenario\n", r.Config.Protocol.Name, r.Config.Atomicity, cmp.Or(r.Config.Scope, ScopeHarmful))
@@ -88,7 +94,7 @@ func WriteSchedule(out io.Writer, r *Report) error {
 		b.WriteString(corpusComment + r.Corpus + "\n")
 	}
 	fmt.Fprintf(&b, "# threads: %s\nsteps", strings.Join(names, " "))
-	for _, t := range r.Result.Schedule {
+	for _, t := range steps {
 		fmt.Fprintf(&b, " %d", t)
 	}
 	b.WriteString("\n")

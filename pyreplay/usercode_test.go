@@ -14,11 +14,13 @@ import (
 	"swapcheck/scenario"
 )
 
-// TestUserCodeRunsOnNumba runs the user code of the default scenario and
-// of every scenario file on numba's own CUDA simulator: it must import
-// and launch as written. A run may end in the race itself (an
-// AttributeError on cuda), rarely at the default switch interval; any
-// other error fails the test.
+// TestUserCodeRunsOnNumba runs the user code of the default scenario, of
+// one with an import cycle and (with SWAPCHECK_LONG) of every scenario
+// file on numba's own CUDA simulator: it must import and launch as
+// written. A run may end in the race itself (an AttributeError on cuda),
+// rarely at the default switch interval; any other error fails the test.
+// (The replays run the same module files, UserCode's, on every scenario
+// file: TestReplayOfEveryCounterexample.)
 func TestUserCodeRunsOnNumba(t *testing.T) {
 	py := pythonWithNumba(t)
 	type named struct {
@@ -37,6 +39,9 @@ func TestUserCodeRunsOnNumba(t *testing.T) {
 	}
 	files, err := filepath.Glob(filepath.Join("..", "testdata", "scenarios", "*.txt"))
 	require.NoError(t, err)
+	if !long() {
+		files = nil
+	}
 	for _, path := range files {
 		f, err := os.Open(path)
 		require.NoError(t, err)

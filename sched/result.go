@@ -159,7 +159,12 @@ type Result struct {
 	// failure, the last step before it).
 	Failure  *Failure
 	Schedule []ThreadID
-	Stats    Stats
+	// Walk is the schedule of an execution that found no violation
+	// (NoViolationFound): the one walk of a Random or PCT search of one
+	// run, or the schedule Replay ran. It is what a replay of a schedule
+	// without a violation replays (explore -emit-python).
+	Walk  []ThreadID
+	Stats Stats
 	// Cut says why an Incomplete search stopped, or, for a bounded search
 	// that found nothing, what it covered.
 	Cut string

@@ -36,7 +36,7 @@ const (
 // options are the parsed flags.
 type options struct {
 	protocol, scenario, atomicity, strategy, replay, out, shard string
-	emitPython                                                  string // -emit-python (python.go)
+	emitPython, emitTest                                        string // -emit-python, -emit-test (python.go)
 	report                                                      string // -report (report.go)
 	shape                                                       scenario.Shape
 	faults                                                      string // -faults (faults.go)
@@ -55,7 +55,8 @@ type options struct {
 	given                                                       []string // the flags given, by name
 	mode                                                        *mode    // what they ask for (modes.go)
 	args                                                        []string
-	stress                                                      stressOptions // -backend goroutines, -compare (stress.go)
+	stress                                                      stressOptions       // -backend goroutines, -compare (stress.go)
+	rr                                                          replayRandomOptions // -replay-random (replayrandom.go)
 }
 
 // usageError is bad input: one line, exit 2.
@@ -148,6 +149,7 @@ func parse(args []string, stdout io.Writer) (*options, error) {
 	registerShrinkFlags(fs, o)
 	registerCorpusFlags(fs, o)
 	registerHarmFlags(fs, o)
+	registerReplayRandomFlags(fs, o)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(stdout, fs)
@@ -219,6 +221,8 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 		return runCompare(o, stdout, stderr)
 	case "backend":
 		return runStress(o, stdout, stderr)
+	case "replay-random":
+		return runReplayRandom(o, stdout, stderr)
 	}
 	if o.shape.Threads > scenario.MaxThreads {
 		// (no "goroutine" in a usage error: tests take it for a panic's dump)
@@ -295,6 +299,9 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 		outErr = writeOut(o.out, rep, sum, repro, stderr)
 	}
 	if err := emitPython(o, rep); err != nil {
+		return 0, err
+	}
+	if err := emitTest(o, rep); err != nil {
 		return 0, err
 	}
 	if o.json {
