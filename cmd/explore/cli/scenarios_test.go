@@ -425,3 +425,18 @@ func TestScenarioREADMEExamples(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, readme, "```\n"+sc.String()+"```")
 }
+
+// TestScenarioREADMEListsEveryFile: the table "The files here" of
+// testdata/scenarios/README.md names every scenario file there.
+func TestScenarioREADMEListsEveryFile(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(scenarioDir, "README.md"))
+	require.NoError(t, err)
+	_, table, ok := strings.Cut(string(b), "## The files here")
+	require.True(t, ok)
+	files, err := filepath.Glob(filepath.Join(scenarioDir, "*.txt"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		require.Contains(t, table, "| `"+filepath.Base(f)+"`", "testdata/scenarios/README.md's table omits %s", filepath.Base(f))
+	}
+}
