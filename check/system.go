@@ -202,3 +202,19 @@ func (s *System) AppendKey(b []byte) []byte { return s.w.AppendKey(b) }
 // AppendCanonicalKey implements sched.Canonical: the key of the state up to
 // permuting the threads of each block (see model.World.AppendCanonicalKey).
 func (s *System) AppendCanonicalKey(b []byte) []byte { return s.w.AppendCanonicalKey(b) }
+
+// The optional sched interfaces System implements: a method renamed on
+// either side fails the build here, not as a silent slowdown.
+var (
+	_ sched.System           = (*System)(nil)
+	_ sched.Copier           = (*System)(nil)
+	_ sched.KeyViewer        = (*System)(nil)
+	_ sched.Compact          = (*System)(nil)
+	_ sched.WordPeeker       = (*System)(nil)
+	_ sched.RunnableLister   = (*System)(nil)
+	_ sched.Canonical        = (*System)(nil)
+	_ sched.CanonicalOrderer = (*System)(nil)
+	_ sched.Acyclic          = (*System)(nil)
+	_ sched.FuturesScratch   = (*System)(nil)
+	_ sched.Futures          = (*System)(nil)
+)
