@@ -98,12 +98,13 @@ func runPytest(t *testing.T, dir string, n int, env []string, args ...string) []
 // 0.56.4's own (naive) swap with the user's exact error, and passes with
 // merged's swap installed in it; with NUMBA_CUDA_REPO, with numba-cuda's
 // own swap at 55a84eb7 (naive, fails) and d41b90d3 (merged, passes). By
-// default twice each; with SWAPCHECK_LONG 100 times each, and as many
+// default once each; with SWAPCHECK_LONG 10 times each (100 with
+// -pyreplay.full), and as many
 // under pytest-xdist (-p xdist -n 2) where it is installed
 // (-pyreplay.emit-test-tally FILE writes the tally docs/replay.md shows;
 // scripts/emit-test-tally.sh runs it).
 func TestEmittedTestOnNumba(t *testing.T) {
-	runs := count(1, 100)
+	runs := runsOf(10, 100)
 	dir := emittedTest(t)
 	type config struct {
 		name string
