@@ -414,13 +414,13 @@ func (w *World) futures(deathsFail bool) *futures {
 	return f
 }
 
-// NewFuturesScratch implements sched.FuturesScratch: a futures memo of
+// NewFuturesScratch implements sched.Futures: a futures memo of
 // its own for one goroutine (see futures).
 func (w *World) NewFuturesScratch() any {
 	return &futures{objWords: (w.p.NumObjects() + 63) / 64}
 }
 
-// UseFuturesScratch implements sched.FuturesScratch: w's MayConflict and
+// UseFuturesScratch implements sched.Futures: w's MayConflict and
 // AppendEnablers use x, made by NewFuturesScratch of a world of the same
 // program, for w's state as it is now: x forgets the futures it held,
 // and w must not change until it is given a scratch again. Clone and

@@ -12,13 +12,6 @@ type Copier interface {
 	CopyFrom(src System)
 }
 
-// KeyViewer is implemented by systems whose canonical key can be read in
-// place: KeyView returns bytes equal to AppendKey(nil), valid until the
-// system changes. Searches use it to skip a copy per step.
-type KeyViewer interface {
-	KeyView() []byte
-}
-
 // Compact is implemented by systems with an exact key shorter than
 // AppendKey's: AppendCompactKey gives two states equal keys exactly when
 // AppendKey does. The exact stateful searches store it in their visited
@@ -64,14 +57,11 @@ type WordPeeker interface {
 // scripts/instructions.sh, 20 fewer instructions a step.
 type PeekNote struct{ A, B uint64 }
 
-// keyOf is s's exact key: its compact key where s offers one, else a view
-// where s offers one, else appended to buf.
+// keyOf is s's exact key: its compact key where s offers one, else
+// AppendKey's, appended to buf.
 func keyOf(s System, buf []byte) []byte {
 	if c, ok := s.(Compact); ok {
 		return c.AppendCompactKey(buf[:0])
-	}
-	if kv, ok := s.(KeyViewer); ok {
-		return kv.KeyView()
 	}
 	return s.AppendKey(buf[:0])
 }

@@ -129,30 +129,13 @@ const (
 	porNoProviso
 )
 
-// Acyclic is implemented by systems that can say their state graph has
-// no cycle: no execution returns to a state it left. POR needs no proviso
-// for them (see POR), and can run on several workers.
-type Acyclic interface {
-	Acyclic() bool
-}
-
-// FuturesScratch is implemented by Futures systems whose answers use
-// scratch (a memo) that two goroutines must not share: POR makes one for
-// each goroutine it runs on and hands it to a state each time before it
-// asks of it; the state may keep in it what it worked out of itself
-// until it is handed one again.
-type FuturesScratch interface {
-	NewFuturesScratch() any
-	UseFuturesScratch(scratch any)
-}
-
 // Futures is implemented by systems that can bound what their threads may
 // still do, for POR. frozen marks the threads of a set T, which take no
-// step in the executions both methods speak of; a method may use it only
-// to say less (a thread held up by a frozen thread's lock does not get
-// past it). Both must hold for every execution from the current state in
-// which no frozen thread steps and no step fails but the last (a failing
-// step ends an execution), or POR misses states.
+// step in the executions MayConflict and AppendEnablers speak of; a method
+// may use it only to say less (a thread held up by a frozen thread's lock
+// does not get past it). Both must hold for every execution from the
+// current state in which no frozen thread steps and no step fails but the
+// last (a failing step ends an execution), or POR misses states.
 type Futures interface {
 	// MayConflict reports whether thread q, not frozen, may come to take a
 	// step dependent with thread p's next step, which can run, p frozen: a
@@ -163,6 +146,18 @@ type Futures interface {
 	// every execution in which thread q's next step, blocked now, becomes
 	// runnable without a step of a frozen thread (q itself is frozen).
 	AppendEnablers(q ThreadID, frozen []bool, buf []ThreadID) []ThreadID
+	// Acyclic reports whether the state graph has no cycle: no execution
+	// returns to a state it left. POR needs no proviso then (see POR), and
+	// can run on several workers.
+	Acyclic() bool
+	// NewFuturesScratch makes scratch (a memo) for the two methods above
+	// that two goroutines must not share, or nil where they need none:
+	// POR makes one for each goroutine it runs on and hands it to a state
+	// with UseFuturesScratch each time before it asks of it; the state may
+	// keep in it what it worked out of itself until it is handed one
+	// again.
+	NewFuturesScratch() any
+	UseFuturesScratch(scratch any)
 }
 
 // Name implements Strategy.
@@ -191,8 +186,7 @@ type porRun struct {
 
 // Run implements Strategy.
 func (p POR) Run(init System, lim Limits) Result {
-	_, futures := init.(Futures)
-	if a, ok := init.(Acyclic); futures && ok && a.Acyclic() {
+	if f, ok := init.(Futures); ok && f.Acyclic() {
 		return p.parallel(init, lim)
 	}
 	x := &porRun{red: newPORReducer(p.fault, init), key: keyOf, maxDepth: lim.maxDepth(), maxExec: lim.MaxExecutions}
