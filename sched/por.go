@@ -129,37 +129,6 @@ const (
 	porNoProviso
 )
 
-// Futures is implemented by systems that can bound what their threads may
-// still do, for POR. frozen marks the threads of a set T, which take no
-// step in the executions MayConflict and AppendEnablers speak of; a method
-// may use it only to say less (a thread held up by a frozen thread's lock
-// does not get past it). Both must hold for every execution from the
-// current state in which no frozen thread steps and no step fails but the
-// last (a failing step ends an execution), or POR misses states.
-type Futures interface {
-	// MayConflict reports whether thread q, not frozen, may come to take a
-	// step dependent with thread p's next step, which can run, p frozen: a
-	// step that does not commute with it, or that enables or disables it,
-	// or that it enables or disables.
-	MayConflict(p, q ThreadID, frozen []bool) bool
-	// AppendEnablers appends to buf the threads one of which steps in
-	// every execution in which thread q's next step, blocked now, becomes
-	// runnable without a step of a frozen thread (q itself is frozen).
-	AppendEnablers(q ThreadID, frozen []bool, buf []ThreadID) []ThreadID
-	// Acyclic reports whether the state graph has no cycle: no execution
-	// returns to a state it left. POR needs no proviso then (see POR), and
-	// can run on several workers.
-	Acyclic() bool
-	// NewFuturesScratch makes scratch (a memo) for the two methods above
-	// that two goroutines must not share, or nil where they need none:
-	// POR makes one for each goroutine it runs on and hands it to a state
-	// with UseFuturesScratch each time before it asks of it; the state may
-	// keep in it what it worked out of itself until it is handed one
-	// again.
-	NewFuturesScratch() any
-	UseFuturesScratch(scratch any)
-}
-
 // Name implements Strategy.
 func (POR) Name() string { return "por" }
 
