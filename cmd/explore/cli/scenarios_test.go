@@ -29,7 +29,7 @@ func parseScenarioFile(t *testing.T, name string) *scenario.Scenario {
 	return sc
 }
 
-var update = flag.Bool("update", false, "rewrite "+scenarioGolden+" with today's outcomes")
+var update = flag.Bool("update", false, "rewrite "+scenarioGolden+" with today's outcomes, and docs/verdicts.md's verdict table with -table's")
 
 // scenarioGolden records the outcome of every registered variant on each
 // file under testdata/scenarios, under every atomicity mode.
