@@ -24,8 +24,16 @@ import (
 // readGolden parses testdata/cpython/switchpoints.golden.txt by name.
 func readGolden(t *testing.T) map[string]goldenFunc {
 	t.Helper()
-	text, err := os.ReadFile(switchPointsGolden)
-	require.NoError(t, err)
+	var text []byte
+	if *updateSwitchPoints {
+		// the golden is being rewritten: judge the listings by what it
+		// will say, so that one run of the regeneration command passes
+		text = []byte(goldenText(switchPoints(t)))
+	} else {
+		var err error
+		text, err = os.ReadFile(switchPointsGolden)
+		require.NoError(t, err)
+	}
 	out := map[string]goldenFunc{}
 	for _, fn := range parseSwitchPointsGolden(t, string(text)) {
 		out[fn.name] = fn
