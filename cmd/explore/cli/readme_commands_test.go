@@ -213,7 +213,7 @@ func docFiles(t *testing.T) []string {
 // last command's output (stdout, then stderr) must hold its lines, in
 // order ("..." skips any), so that a figure a page states is the one the
 // command prints. A command whose comment says "long" runs only with
-// SWAPCHECK_LONG=1. Each file's commands run in its order, in a scratch
+// SWAPCHECK_LONG=1; one that says "a measurement" never runs here. Each file's commands run in its order, in a scratch
 // directory of its own that sees the repository's testdata/ and
 // check/testdata/, so that a command can read what an earlier one wrote
 // (-replay out/schedule.txt). A command of another kind (go test, a
@@ -263,6 +263,9 @@ func TestREADMECommands(t *testing.T) {
 				}
 				m := exitsRE.FindStringSubmatch(c.comment)
 				require.NotNil(t, m, "%s:%d: %q does not say how it exits (end its comment with \"exits N\")", name, c.line, c.text)
+				if measurementRE.MatchString(c.comment) {
+					t.Skipf("%s: a measurement of minutes: what it prints is timings", c.text)
+				}
 				if longRE.MatchString(c.comment) && !testenv.Long() {
 					t.Skipf("%s: long (minutes): runs with SWAPCHECK_LONG=1", c.text)
 				}
@@ -282,6 +285,11 @@ func TestREADMECommands(t *testing.T) {
 
 // longRE finds the mark of a command too long for the default suite.
 var longRE = regexp.MustCompile(`\blong\b`)
+
+// measurementRE finds the mark of a command that measures for minutes
+// (docs/stress.md's -compare table): its output is timings, which no test
+// can compare, so no suite runs it.
+var measurementRE = regexp.MustCompile(`\ba measurement\b`)
 
 // requireShows fails unless out holds the lines shows, in order, but for
 // "..." lines, which skip any.
