@@ -53,14 +53,11 @@ func TestProposedFixTable(t *testing.T) {
 			want := cell.FindStringSubmatch(c)
 			require.NotNil(t, want, "row %s, %s: %q is not \"VERDICT, N states, T ms\"", m[1], modes[i], c)
 			t.Run(m[1]+"/"+modes[i], func(t *testing.T) {
-				t.Chdir("../../..")
-				var stdout, stderr bytes.Buffer
-				cli.Run(append([]string{"-protocol", "proposed", "-atomicity", modes[i], "-json", "-quiet"}, args...), &stdout, &stderr)
 				var sum struct {
 					Verdict string
 					States  int64
 				}
-				require.NoError(t, json.Unmarshal(stdout.Bytes(), &sum), stderr.String())
+				summaryOf(t, append([]string{"-protocol", "proposed", "-atomicity", modes[i]}, args...), &sum)
 				require.Equal(t, want[1], sum.Verdict)
 				require.Equal(t, want[2], strconv.FormatInt(sum.States, 10), "states; rerun scripts/proposed-table.sh and paste its rows")
 			})
@@ -68,4 +65,14 @@ func TestProposedFixTable(t *testing.T) {
 		}
 	}
 	require.Greater(t, checked, 40, "the table was not found or has few cells")
+}
+
+// summaryOf runs explore with args from the repository's root, as a page's
+// command runs, and decodes its -json summary into sum.
+func summaryOf(t *testing.T, args []string, sum any) {
+	t.Helper()
+	t.Chdir("../../..")
+	var stdout, stderr bytes.Buffer
+	cli.Run(append(args, "-json", "-quiet"), &stdout, &stderr)
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), sum), stderr.String())
 }
