@@ -25,10 +25,9 @@ import (
 )
 
 // long reports whether the heavy suites run: SWAPCHECK_LONG=1
-// (testenv.Long), as CI sets it, except under the race detector, which
-// checks the Go side of these tests and not the replays' Python (CI's
-// plain run replays them long first). Without it each suite runs a few
-// cases, to stay fast.
+// (testenv.Long), as CI's plain run sets it, except under the race
+// detector, which checks the Go side of these tests and not the replays'
+// Python. Without it each suite runs a few cases, to stay fast.
 func long() bool { return testenv.Long() && !raceEnabled }
 
 // full asks for the counts docs/replay.md's tables state: 20 runs of every
