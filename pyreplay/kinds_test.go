@@ -241,7 +241,7 @@ func TestMain(m *testing.M) {
 // writes the table
 // docs/replay.md shows; scripts/replay-tally.sh runs it).
 func TestReplayOfEveryCounterexample(t *testing.T) {
-	py := python3(t)
+	py := testenv.Python311(t)
 	runs := runsOf(2, 20)
 	cases := counterexamples(t)
 	var numbaPy string

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/check"
+	"swapcheck/internal/testenv"
 	"swapcheck/pyreplay"
 	"swapcheck/scenario"
 )
@@ -66,10 +67,7 @@ func runPytest(t *testing.T, dir string, n int, env []string, args ...string) []
 	t.Helper()
 	py := pythonWithNumba(t)
 	if out, err := exec.Command(py, "-c", "import pytest").CombinedOutput(); err != nil {
-		if os.Getenv("SWAPCHECK_REQUIRE_NUMBA") != "" {
-			t.Fatalf("%s has no pytest (apt-get install -y python3-pytest): %s", py, out)
-		}
-		t.Skipf("%s has no pytest (apt-get install -y python3-pytest)", py)
+		testenv.Unavailable(t, requireNumba, fmt.Sprintf("%s has no pytest (apt-get install -y python3-pytest): %s", py, out))
 	}
 	out := make([]pytestRun, n)
 	sem := make(chan struct{}, 2)
@@ -203,7 +201,7 @@ func TestEmittedTestOnTheStandin(t *testing.T) {
 // or under pyenv's root).
 func pythons(t *testing.T) []string {
 	t.Helper()
-	out := []string{python3(t)}
+	out := []string{testenv.Python311(t)}
 	pythonsOnce.Do(func() {
 		for _, v := range []string{"3.12", "3.13"} {
 			if p, ok := pythonVersion(v); ok {
