@@ -37,4 +37,9 @@ var debug struct {
 	// which depend on the order a search met the parts, instead of by
 	// their contents (canonical_export_test.go).
 	orderByNumber bool
+	// brokenPin breaks POR's pins on purpose: every module of a protocol
+	// that can pin one is pinned, whatever its state, so that a test can
+	// check that the agreement tests catch it (TestBrokenPinIsCaught,
+	// reduce_futures_export_test.go).
+	brokenPin bool
 }

@@ -483,7 +483,7 @@ func (f *futures) scanKey(w *World, t int, buf []byte) []byte {
 // take no step (see Pinned modules).
 func (w *World) pinned(m int, frozen []bool) bool {
 	p := w.p.Protocol
-	if brokenPin {
+	if debug.brokenPin {
 		return p.CountGuardsGlobals || p.StoresDispatchOverReal
 	}
 	if p.StoresDispatchOverReal {
@@ -531,9 +531,6 @@ func (w *World) pinned(m int, frozen []bool) bool {
 	return count >= 1
 }
 
-// brokenPin, for tests only, pins every module of a protocol that can pin
-// one, whatever its state (TestBrokenPinIsCaught).
-var brokenPin bool
 
 // conflicts reports whether a step with footprint x depends on a step of
 // segment g by their objects; pin says that x's module, when x reads a

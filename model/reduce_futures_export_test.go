@@ -76,8 +76,8 @@ func (w *World) GlobalsWritten(fp sched.Footprint) int {
 // BreakPinForTest pins every module of a protocol whose count guards its
 // globals, whatever its count, until the returned function runs.
 func BreakPinForTest() func() {
-	brokenPin = true
-	return func() { brokenPin = false }
+	debug.brokenPin = true
+	return func() { debug.brokenPin = false }
 }
 
 // GlobalsLen is the number of module m's globals.

@@ -171,7 +171,7 @@ func (s *visitedSet) newTable(size int, words bool) *visitedTable {
 		t.slots = slab[visitedSlot](s.slabs, size)
 	}
 	t.batch = max(1, int64(size)/(16*int64(s.most)))
-	t.peekEarly = t.bytes() >= earlyPeekBytes
+	t.peekEarly = debug.peekEarlyAlways || t.bytes() >= earlyPeekBytes
 	return t
 }
 

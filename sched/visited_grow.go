@@ -52,7 +52,7 @@ func (s *visitedSet) await(ready func() bool) {
 	if ready() {
 		return
 	}
-	if spinFor > 0 {
+	if !debug.noSpin {
 		s.mu.Unlock()
 		start := time.Now()
 		for i := 0; !ready(); i++ {
@@ -68,9 +68,9 @@ func (s *visitedSet) await(ready func() bool) {
 	}
 }
 
-// spinFor is how long await spins before it sleeps; tests set it to 0
-// to try the sleeping alone.
-var spinFor = 2 * time.Millisecond
+// spinFor is how long await spins before it sleeps (debug.noSpin: not at
+// all).
+const spinFor = 2 * time.Millisecond
 
 // rehash is one grow's copying of the old table into the new, in parts
 // that the grower and the paused users claim in turn.
