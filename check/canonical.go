@@ -15,7 +15,6 @@ import (
 // runs a million steps in about a second.
 const CanonicalBudget = 1 << 22
 
-
 // canonical makes a violation that several workers found (found, by
 // strategy parallel with more than one worker) the one the same search
 // on one worker finds (sequential): which worker reached a failure first

@@ -52,7 +52,6 @@ var StrategyDoc = map[string]string{
 // it).
 const AutoBoundedBudget = 1 << 18
 
-
 // Strategies lists the strategies Explore knows.
 var Strategies = []string{StrategyAuto, StrategyStates, StrategyDFS, StrategyBFS, StrategyDPOR, StrategyPOR, StrategyBounded, StrategyPCT, StrategyRandom}
 

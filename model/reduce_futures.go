@@ -531,7 +531,6 @@ func (w *World) pinned(m int, frozen []bool) bool {
 	return count >= 1
 }
 
-
 // conflicts reports whether a step with footprint x depends on a step of
 // segment g by their objects; pin says that x's module, when x reads a
 // module's globals, is pinned.
