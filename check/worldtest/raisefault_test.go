@@ -1,4 +1,4 @@
-package model_test
+package worldtest_test
 
 import (
 	"slices"
@@ -28,7 +28,7 @@ func TestNarrowRaiseFootprintIsCaught(t *testing.T) {
 	want := endStates(prog, sched.DFS{})
 	require.True(t, slices.Equal(want, endStates(prog, sched.DPOR{})), "the sound footprint misses end states")
 
-	restore := model.NarrowRaise()
+	restore := model.NarrowRaiseForTest()
 	defer restore()
 	prog, err = model.NewProgram(sc, p, model.GIL)
 	require.NoError(t, err)

@@ -1,4 +1,4 @@
-package model_test
+package worldtest_test
 
 import (
 	"maps"
@@ -56,7 +56,7 @@ func TestNarrowSignalFootprintIsCaught(t *testing.T) {
 	want := endStates(prog, sched.DFS{})
 	require.True(t, slices.Equal(want, endStates(prog, sched.DPOR{})), "the sound footprint misses end states")
 
-	restore := model.NarrowSignal()
+	restore := model.NarrowSignalForTest()
 	defer restore()
 	prog, err = model.NewProgram(sc, p, model.GIL)
 	require.NoError(t, err)

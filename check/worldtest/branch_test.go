@@ -1,4 +1,4 @@
-package model_test
+package worldtest_test
 
 import (
 	"slices"

@@ -1,4 +1,4 @@
-package model_test
+package worldtest_test
 
 import (
 	"slices"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"swapcheck/internal/switchgolden"
 	"swapcheck/model"
 	"swapcheck/sched"
 	"swapcheck/swap"
@@ -34,25 +35,25 @@ func TestSwitchPointsSeveralHosts(t *testing.T) {
 	require.True(t, ok)
 	push, ok := golden["launch._push_kernel_context"]
 	require.True(t, ok)
-	kernelLineOf := func(fn goldenFunc, offset int) int {
-		for _, in := range fn.instrs {
-			if in.offset == offset {
-				_, k := lines(t, in.line)
+	kernelLineOf := func(fn switchgolden.Func, offset int) int {
+		for _, in := range fn.Instrs {
+			if in.Offset == offset {
+				_, k := lines(t, in.Line)
 				return k
 			}
 		}
-		t.Fatalf("%s: no instruction at %d", fn.name, offset)
+		t.Fatalf("%s: no instruction at %d", fn.Name, offset)
 		return 0
 	}
 	// where lists "k:N opname kind" (or "outside ...") of fn's landings in
 	// scenario sc for the instructions at kernel.py line k.
-	where := func(fn goldenFunc, k int, sc string) []string {
+	where := func(fn switchgolden.Func, k int, sc string) []string {
 		var out []string
-		for _, in := range fn.instrs {
-			if _, kl := lines(t, in.line); kl != k {
+		for _, in := range fn.Instrs {
+			if _, kl := lines(t, in.Line); kl != k {
 				continue
 			}
-			for _, s := range append(append([]string(nil), in.cold...), in.warm...) {
+			for _, s := range append(append([]string(nil), in.Cold...), in.Warm...) {
 				name, rest, _ := strings.Cut(s, ":")
 				if name != sc {
 					continue

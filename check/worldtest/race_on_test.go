@@ -1,7 +1,7 @@
-//go:build !race
+//go:build race
 
-package model_test
+package worldtest_test
 
 // raceDetector says whether the tests run under the race detector, which
 // makes a walk some ten times slower.
-const raceDetector = false
+const raceDetector = true

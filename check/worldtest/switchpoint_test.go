@@ -1,4 +1,4 @@
-package model_test
+package worldtest_test
 
 // These tests tie the model's switch points (model/switchpoint.go, and
 // each listing's Instr.Check and CheckFirst) to the golden file of
@@ -7,7 +7,7 @@ package model_test
 // only there.
 
 import (
-	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -16,29 +16,26 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"swapcheck/internal/switchgolden"
 	"swapcheck/model"
 	"swapcheck/sched"
 	"swapcheck/variants"
 )
 
-// readGolden parses testdata/cpython/switchpoints.golden.txt by name.
-func readGolden(t *testing.T) map[string]goldenFunc {
+// goldenPath is the golden file, from this directory.
+var goldenPath = filepath.Join("..", "..", filepath.FromSlash(switchgolden.Path))
+
+// readGolden parses testdata/cpython/switchpoints.golden.txt by name
+// (go test ./model -run SwitchPoints -switchpoints.update rewrites it).
+func readGolden(t *testing.T) map[string]switchgolden.Func {
 	t.Helper()
-	var text []byte
-	if *updateSwitchPoints {
-		// the golden is being rewritten: judge the listings by what it
-		// will say, so that one run of the regeneration command passes
-		text = []byte(goldenText(switchPoints(t)))
-	} else {
-		var err error
-		text, err = os.ReadFile(switchPointsGolden)
-		require.NoError(t, err)
+	fns, err := switchgolden.Read(goldenPath)
+	require.NoError(t, err)
+	out := map[string]switchgolden.Func{}
+	for _, fn := range fns {
+		out[fn.Name] = fn
 	}
-	out := map[string]goldenFunc{}
-	for _, fn := range parseSwitchPointsGolden(t, string(text)) {
-		out[fn.name] = fn
-	}
-	require.NotEmpty(t, out, "no function in %s", switchPointsGolden)
+	require.NotEmpty(t, out, "no function in %s", goldenPath)
 	return out
 }
 
@@ -57,26 +54,26 @@ func lines(t *testing.T, field string) (line, kernel int) {
 }
 
 // firstLine is the line of a function's header, "name (file:N)".
-func firstLine(t *testing.T, fn goldenFunc) int {
+func firstLine(t *testing.T, fn switchgolden.Func) int {
 	t.Helper()
-	i := strings.LastIndexByte(fn.header, ':')
-	n, err := strconv.Atoi(strings.TrimSuffix(fn.header[i+1:], ")"))
-	require.NoError(t, err, "header %q", fn.header)
+	i := strings.LastIndexByte(fn.Header, ':')
+	n, err := strconv.Atoi(strings.TrimSuffix(fn.Header[i+1:], ")"))
+	require.NoError(t, err, "header %q", fn.Header)
 	return n
 }
 
 // landingOps maps each line of fn to the opnames at which an interrupt
 // landed there (directly, or inside what the instruction called): the
 // eval-breaker checks observed. A warm PRECALL landing counts as its CALL.
-func landingOps(t *testing.T, fn goldenFunc) map[int][]string {
+func landingOps(t *testing.T, fn switchgolden.Func) map[int][]string {
 	t.Helper()
-	byOffset := map[int]goldenInstr{}
-	for _, in := range fn.instrs {
-		byOffset[in.offset] = in
+	byOffset := map[int]switchgolden.Instr{}
+	for _, in := range fn.Instrs {
+		byOffset[in.Offset] = in
 	}
 	out := map[int][]string{}
-	for _, in := range fn.instrs {
-		for _, s := range append(slices.Clone(in.cold), in.warm...) {
+	for _, in := range fn.Instrs {
+		for _, s := range append(slices.Clone(in.Cold), in.Warm...) {
 			_, rest, _ := strings.Cut(s, ":")
 			where, _, _ := strings.Cut(rest, "/")
 			off, err := strconv.Atoi(where)
@@ -85,11 +82,11 @@ func landingOps(t *testing.T, fn goldenFunc) map[int][]string {
 			}
 			at, ok := byOffset[off]
 			require.True(t, ok, "landing %q at no instruction", s)
-			op := at.opname
+			op := at.Opname
 			if op == "PRECALL" {
 				op = "CALL"
 			}
-			line, _ := lines(t, at.line)
+			line, _ := lines(t, at.Line)
 			if !slices.Contains(out[line], op) {
 				out[line] = append(out[line], op)
 			}
@@ -114,7 +111,7 @@ func TestSwitchPointsOfListings(t *testing.T) {
 		t.Run(p.Name, func(t *testing.T) {
 			name := strings.TrimSuffix(p.Source, ".py") + ".swapped_cuda_module"
 			fn, ok := golden[name]
-			require.True(t, ok, "%s has no %s", switchPointsGolden, name)
+			require.True(t, ok, "%s has no %s", goldenPath, name)
 			ops := landingOps(t, fn)
 			claimed := map[int]bool{firstLine(t, fn): true}
 			for _, in := range p.Code {
@@ -158,13 +155,13 @@ func TestSwitchPointsSyncthreads(t *testing.T) {
 	fn, ok := readGolden(t)["launch.BlockThread.syncthreads"]
 	require.True(t, ok)
 	calls := map[int]bool{}
-	for _, in := range fn.instrs {
-		_, k := lines(t, in.line)
+	for _, in := range fn.Instrs {
+		_, k := lines(t, in.Line)
 		switch k {
 		case 215, 218:
-			require.Equal(t, "-", in.static, "k:%d %s@%d", k, in.opname, in.offset)
+			require.Equal(t, "-", in.Static, "k:%d %s@%d", k, in.Opname, in.Offset)
 		}
-		if in.static == "breaker" {
+		if in.Static == "breaker" {
 			calls[k] = true
 		}
 	}

@@ -1,4 +1,4 @@
-package model_test
+package worldtest_test
 
 import (
 	"fmt"
@@ -70,10 +70,10 @@ func checkFutures(t *testing.T, w *model.World, c sched.Chooser, frozen []bool, 
 		u := c.Choose(r)
 		fp, poll := w.Footprint(int(u)), 0
 		if u == model.Host {
-			poll = w.PollOf()
+			poll = w.PollOfForTest()
 		}
 		for i, s := range past {
-			require.True(t, s.FutureCovers(int(u), frozen, deathsFail, fp, poll),
+			require.True(t, s.FutureCoversForTest(int(u), frozen, deathsFail, fp, poll),
 				"frozen %v: the future of thread %d at step %d misses its step %d (footprint %+v, poll %d)", frozen, u, i, step, fp, poll)
 		}
 		ev := w.Step(int(u))

@@ -1,4 +1,4 @@
-package model_test
+package worldtest_test
 
 import (
 	"slices"
@@ -76,7 +76,7 @@ kernel: call f; use cuda.threadIdx`)
 						}
 						if ever != nil {
 							for m := range sc.Modules {
-								if w.Pinned(m, frozen) {
+								if w.PinnedForTest(m, frozen) {
 									ever[m] = true
 									pinned++
 								}
@@ -87,7 +87,7 @@ kernel: call f; use cuda.threadIdx`)
 							break
 						}
 						u := c.Choose(r)
-						m := w.GlobalsWritten(w.Footprint(int(u)))
+						m := w.GlobalsWrittenForTest(w.Footprint(int(u)))
 						before := globalsOf(w, prog, m)
 						w.Step(int(u))
 						if m >= 0 && ever != nil {
@@ -113,7 +113,7 @@ func globalsOf(w *model.World, prog *model.Program, m int) []model.Value {
 		return nil
 	}
 	var out []model.Value
-	for i := range prog.GlobalsLen(m) {
+	for i := range prog.GlobalsLenForTest(m) {
 		out = append(out, w.GlobalValue(m, i))
 	}
 	return out
