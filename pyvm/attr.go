@@ -175,7 +175,6 @@ var attrNames = map[string]struct{}{
 	"__globals__": {}, "gi_running": {}, "gen": {},
 }
 
-
 // builtinAttr is an attribute of a builtin (a stand-in module's member).
 func (x *exec) builtinAttr(v Value, name string) (Value, attrResult) {
 	id := builtinID(v.X)
