@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"swapcheck/pyvm"
@@ -66,8 +67,12 @@ func OSEnv() Env {
 // pathNames are the commands looked for on PATH, in order.
 var pathNames = []string{"python3", "python3.13", "python3.12", "python3.11"}
 
-// probeTimeout bounds one run of a candidate.
-const probeTimeout = 30 * time.Second
+// probeTimeout bounds one run of a candidate; probeParallel is how many
+// run at once.
+const (
+	probeTimeout  = 30 * time.Second
+	probeParallel = 4
+)
 
 // Find returns the interpreter spec names, in the process's environment.
 func Find(spec string) (Interpreter, error) { return FindIn(OSEnv(), spec) }
@@ -149,17 +154,41 @@ func Candidates(env Env) (found []Interpreter, where string) {
 		where += " and " + filepath.Join(root, "versions", "*", "bin", "python3")
 	}
 	seen := map[string]bool{}
+	var paths []cand
 	for _, c := range cands {
 		real, err := filepath.EvalSymlinks(c.path)
 		if err != nil || seen["path:"+real] {
 			continue
 		}
 		seen["path:"+real] = true
-		in, err := Probe(env, c.path)
+		paths = append(paths, c)
+	}
+	// probe concurrently (a pyenv shim takes a few tenths of a second to
+	// fail), keeping the search order in the results
+	probed := make([]Interpreter, len(paths))
+	errs := make([]error, len(paths))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, probeParallel)
+	for i, c := range paths {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			probed[i], errs[i] = Probe(env, c.path)
+		}()
+	}
+	wg.Wait()
+	for i, c := range paths {
+		in, err := probed[i], errs[i]
 		if err != nil {
 			continue // a shim of a version not selected, a broken link: not an interpreter
 		}
-		key := "exe:" + in.Executable + ":" + in.Version.String() + fmt.Sprint(in.Micro)
+		exe := in.Executable
+		if r, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = r
+		}
+		key := fmt.Sprintf("exe:%s:%s.%d:%v", exe, in.Version, in.Micro, in.FreeThreaded)
 		if seen[key] {
 			continue
 		}

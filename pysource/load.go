@@ -113,6 +113,16 @@ func (s *Source) Program(opts pyvm.Options) (*pyvm.Program, error) {
 	return pyvm.Load(s.Module, s.Interpreter.Version, opts)
 }
 
+// DecodeModule decodes a code object as the helper prints it (dump.py's
+// code()), for version v: what tests that run the helper themselves use.
+func DecodeModule(data []byte, v pyvm.Version) (*pyvm.Code, error) {
+	var j codeJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return nil, err
+	}
+	return decodeCode(&j, v)
+}
+
 // The helper's JSON.
 type dumpJSON struct {
 	Interpreter interpJSON `json:"interpreter"`

@@ -50,6 +50,9 @@ func (x *exec) getAttr(v, name Value) (Value, attrResult) {
 	ty := x.typeOf(v)
 	if ty.K == KindBuiltin {
 		for t := builtinID(ty.X); t != bNone; t = builtinTable[t].base {
+			if t == bRLock {
+				t = bLock // an RLock has a Lock's methods (the interpreter's, not a subclass)
+			}
 			if m, ok := builtinMethods[t][sname]; ok {
 				return builtin(m), attrMethod
 			}
@@ -57,6 +60,9 @@ func (x *exec) getAttr(v, name Value) (Value, attrResult) {
 	}
 	switch v.K {
 	case KindBuiltin:
+		if sname == "__name__" && (builtinTable[v.X].kind == kindType || builtinTable[v.X].kind == kindExcType) {
+			return x.newStr(x.nameOfType(v)), attrValue
+		}
 		return x.builtinAttr(v, sname)
 	case KindRef:
 		switch o := x.s.heap.get(v).(type) {
@@ -69,8 +75,7 @@ func (x *exec) getAttr(v, name Value) (Value, attrResult) {
 			switch sname {
 			case "args":
 				if o.msg != "" {
-					x.unsupported("the args of an exception the interpreter raised")
-					return undef, attrFailed
+					return x.newTuple([]Value{x.newStr(o.msg)}), attrValue
 				}
 				return x.newTuple(o.args), attrValue
 			case "__cause__":
@@ -102,6 +107,14 @@ func (x *exec) getAttr(v, name Value) (Value, attrResult) {
 			return x.s.heap.alloc(&opaqueObj{name: o.name + "." + sname}, x.t), attrValue
 		case *classObj:
 			if a, found := x.classLookup(v, name); found {
+				if d, ok := x.asProperty(a); ok {
+					switch d.kind {
+					case bStaticmethod:
+						return d.fget, attrValue
+					case bClassmethod:
+						return x.bind(d.fget, v), attrValue
+					}
+				}
 				return a, attrValue
 			}
 			if sname == "__name__" {
@@ -181,6 +194,9 @@ func (x *exec) builtinAttr(v Value, name string) (Value, attrResult) {
 	if builtinTable[id].kind == kindModule {
 		for _, m := range moduleMembers[id] {
 			if m.name == name {
+				if m.id == bAllocateLock && x.p.Version.AtLeast(V313) {
+					return builtin(bLock), attrValue // 3.13: threading.Lock is _thread.lock itself
+				}
 				return builtin(m.id), attrValue
 			}
 		}

@@ -65,6 +65,24 @@ func callBool(x *exec, args []Value, kw []kwArg, site callSite) (Value, callStat
 	return done(Bool(t))
 }
 
+// callStr is str() and str(v) (an exception gives its message).
+func callStr(x *exec, args []Value, kw []kwArg, site callSite) (Value, callStatus) {
+	if len(kw) > 0 || len(args) > 1 {
+		x.unsupported("str() with an encoding")
+		return fail()
+	}
+	if len(args) == 0 {
+		return done(x.newStr(""))
+	}
+	if args[0].K == KindRef {
+		if _, ok := x.s.heap.get(args[0]).(*instanceObj); ok {
+			x.unsupported("str() of an instance")
+			return fail()
+		}
+	}
+	return done(x.newStr(x.str(args[0])))
+}
+
 func callInt(x *exec, args []Value, kw []kwArg, site callSite) (Value, callStatus) {
 	if len(kw) > 0 || len(args) > 1 {
 		x.unsupported("int() with a base or keywords")
@@ -312,9 +330,10 @@ func callLen(x *exec, args []Value, kw []kwArg, site callSite) (Value, callStatu
 		return fail()
 	}
 	v := args[0]
+	if s, ok := x.strOf(v); ok {
+		return done(Int(int32(len([]rune(s)))))
+	}
 	switch v.K {
-	case KindStr:
-		return done(Int(int32(len([]rune(x.p.String(v))))))
 	case KindConst:
 		return done(Int(int32(len(x.p.consts[v.X].items))))
 	case KindRef:

@@ -20,7 +20,7 @@ func (x *exec) invoke(fn Value, args []Value, kw []kwArg, site callSite) (Value,
 			return x.excCall(builtinID(fn.X), args, kw)
 		}
 		if d.kind == kindMethod {
-			if len(args) == 0 || !x.isInstance(args[0], d.owner) {
+			if len(args) == 0 || !x.isInstance(args[0], d.owner) && !(d.owner == bLock && x.isInstance(args[0], bRLock)) {
 				got := "nothing"
 				if len(args) > 0 {
 					got = "a '" + x.typeName(args[0]) + "' object"

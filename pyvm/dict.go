@@ -37,9 +37,9 @@ func sameKeyKind(a, b Value) bool {
 	if num(a) && num(b) {
 		return true
 	}
-	ta := a.K == KindConst || a.K == KindRef
-	tb := b.K == KindConst || b.K == KindRef
-	return ta && tb
+	ta := a.K == KindConst || a.K == KindRef || a.K == KindStr
+	tb := b.K == KindConst || b.K == KindRef || b.K == KindStr
+	return ta && tb && !(a.K == KindStr && b.K == KindStr)
 }
 
 // dictGet reads d[key] of dict dv: the value and whether it is there.

@@ -126,7 +126,11 @@ var ErrBodyRaised = errors.New("the module body raised")
 // RunModule runs the module body to its end on a set-up thread, as
 // importing the file would; the objects it makes are shared. A Python
 // exception is an error wrapping ErrBodyRaised; so is a fault.
-func (s *State) RunModule() error {
+func (s *State) RunModule() error { return s.RunModuleObserved(nil) }
+
+// RunModuleObserved is RunModule calling observe (if not nil) after each
+// step.
+func (s *State) RunModuleObserved(observe func(*StepInfo)) error {
 	p := s.p
 	t := len(s.threads)
 	s.threads = append(s.threads, thread{busy: true})
@@ -140,6 +144,9 @@ func (s *State) RunModule() error {
 			return fmt.Errorf("%s: the module body ran %d steps without finishing", p.Module.Filename, maxSetupSteps)
 		}
 		p.Step(s, t, &info)
+		if observe != nil {
+			observe(&info)
+		}
 		if info.Blocked {
 			return fmt.Errorf("%s: the module body blocked (%s)", p.Module.Filename, info.Where())
 		}

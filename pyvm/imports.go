@@ -70,7 +70,7 @@ func opImportFrom(x *exec) {
 	m := x.f.top()
 	name := x.nameArg()
 	if m.K == KindBuiltin {
-		a, r := x.builtinAttr(m, x.p.String(name))
+		a, r := x.getAttr(m, name)
 		if r == attrValue {
 			x.f.push(a)
 		}

@@ -31,6 +31,13 @@ func (d *dictObj) clone() object {
 	return &c
 }
 
+// strObj is a str made at run time (str(e), a concatenation) whose text
+// the Program has not interned; a str Value is either this or KindStr,
+// and the two compare by content.
+type strObj struct{ s string }
+
+func (s *strObj) clone() object { c := *s; return &c }
+
 // seqObj is a list or a tuple.
 type seqObj struct {
 	items []Value

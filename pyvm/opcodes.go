@@ -51,6 +51,7 @@ const (
 	OpBinaryOp
 	OpUnaryNot
 	OpUnaryNegative
+	OpUnaryPositive
 	OpToBool
 	OpCompareOp
 	OpIsOp
@@ -64,6 +65,7 @@ const (
 	OpListExtend
 	OpListToTuple
 	OpDictUpdate
+	OpDictMerge
 	OpUnpackSequence
 	OpGetIter
 	OpForIter
@@ -102,7 +104,6 @@ const (
 	OpRaiseVarargs
 	OpLoadAssertionError
 	OpCallIntrinsic1
-	OpLoadLocals
 	opCount
 )
 
@@ -152,6 +153,7 @@ var opNames = [opCount]string{
 	OpBinaryOp:                 "BINARY_OP",
 	OpUnaryNot:                 "UNARY_NOT",
 	OpUnaryNegative:            "UNARY_NEGATIVE",
+	OpUnaryPositive:            "UNARY_POSITIVE",
 	OpToBool:                   "TO_BOOL",
 	OpCompareOp:                "COMPARE_OP",
 	OpIsOp:                     "IS_OP",
@@ -165,6 +167,7 @@ var opNames = [opCount]string{
 	OpListExtend:               "LIST_EXTEND",
 	OpListToTuple:              "LIST_TO_TUPLE",
 	OpDictUpdate:               "DICT_UPDATE",
+	OpDictMerge:                "DICT_MERGE",
 	OpUnpackSequence:           "UNPACK_SEQUENCE",
 	OpGetIter:                  "GET_ITER",
 	OpForIter:                  "FOR_ITER",
@@ -203,7 +206,6 @@ var opNames = [opCount]string{
 	OpRaiseVarargs:             "RAISE_VARARGS",
 	OpLoadAssertionError:       "LOAD_ASSERTION_ERROR",
 	OpCallIntrinsic1:           "CALL_INTRINSIC_1",
-	OpLoadLocals:               "LOAD_LOCALS",
 }
 
 func (o Opcode) String() string {

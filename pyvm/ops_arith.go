@@ -1,6 +1,9 @@
 package pyvm
 
-import "math"
+import (
+	"math"
+	"strings"
+)
 
 // Arithmetic, comparison, identity and membership on the values
 // modelled: ints (32 bits; a result beyond is a fault), bools, strs
@@ -48,9 +51,15 @@ func opBinaryOp(x *exec) {
 			}
 		}
 	}
-	if v.K == KindStr || w.K == KindStr {
-		x.unsupported("operator " + sym + " on str")
-		return
+	if a, ok := x.strOf(v); ok {
+		if b, ok := x.strOf(w); ok && op%13 == 0 {
+			f.push(x.newStr(a + b))
+			return
+		}
+		if op%13 == 0 {
+			x.raise(bTypeError, "can only concatenate str (not \""+x.typeName(w)+"\") to str")
+			return
+		}
 	}
 	x.raise(bTypeError, "unsupported operand type(s) for "+sym+": '"+x.typeName(v)+"' and '"+x.typeName(w)+"'")
 }
@@ -189,8 +198,9 @@ func (x *exec) compare(op string, v, w Value) (Value, bool) {
 	switch {
 	case num(v) && num(w):
 		c = cmp3(int64(v.X), int64(w.X))
-	case v.K == KindStr && w.K == KindStr:
-		a, b := x.p.String(v), x.p.String(w)
+	case x.isStr(v) && x.isStr(w):
+		a, _ := x.strOf(v)
+		b, _ := x.strOf(w)
 		switch {
 		case a < b:
 			c = -1
@@ -217,6 +227,21 @@ func (x *exec) compare(op string, v, w Value) (Value, bool) {
 	}
 	x.unsupported("comparison " + op)
 	return undef, false
+}
+
+func (x *exec) isStr(v Value) bool {
+	_, ok := x.strOf(v)
+	return ok
+}
+
+// opUnaryPositive is 3.11's +v (3.12 made it an intrinsic).
+func opUnaryPositive(x *exec) {
+	v := x.f.pop()
+	if !num(v) {
+		x.raise(bTypeError, "bad operand type for unary +: '"+x.typeName(v)+"'")
+		return
+	}
+	x.f.push(Int(v.X))
 }
 
 func cmp3(a, b int64) int {
@@ -287,9 +312,13 @@ func (x *exec) contains(cont, v Value) (bool, bool) {
 		x.standInUsed(o.name, "membership test")
 		return false, false
 	}
-	if cont.K == KindStr {
-		x.unsupported("`in` on str")
-		return false, false
+	if s, ok := x.strOf(cont); ok {
+		sub, ok := x.strOf(v)
+		if !ok {
+			x.raise(bTypeError, "'in <string>' requires string as left operand, not "+x.typeName(v))
+			return false, false
+		}
+		return strings.Contains(s, sub), true
 	}
 	x.raise(bTypeError, "argument of type '"+x.typeName(cont)+"' is not iterable")
 	return false, false

@@ -86,6 +86,43 @@ func opDictUpdate(x *exec) {
 	x.updateFrom(d, m)
 }
 
+// opDictMerge is DICT_MERGE i (f(**a, **b)): as DICT_UPDATE, but a key
+// already there is an error.
+func opDictMerge(x *exec) {
+	m := x.f.pop()
+	d := x.f.peek(x.in.Arg)
+	src, ok := x.asDict(m)
+	if !ok {
+		x.unsupported("** of a " + x.typeName(m))
+		return
+	}
+	for _, e := range src.entries {
+		if e.dead {
+			continue
+		}
+		if _, found, _ := x.dictGet(d, e.key); found {
+			fn := x.f.peek(x.in.Arg + 2)
+			x.raise(bTypeError, x.funcName(fn)+" got multiple values for keyword argument '"+x.str(e.key)+"'")
+			return
+		}
+	}
+	x.updateFrom(d, m)
+}
+
+// funcName is a callable's name as CPython's argument errors give it
+// ("f()", "C.m()").
+func (x *exec) funcName(fn Value) string {
+	if fn.K == KindRef {
+		switch o := x.s.heap.get(fn).(type) {
+		case *funcObj:
+			return o.code.QualName + "()"
+		case *methodObj:
+			return x.funcName(o.fn)
+		}
+	}
+	return x.repr(fn)
+}
+
 // updateFrom stores every entry of dict m into dict d (dict.update(m), one
 // C call: one step).
 func (x *exec) updateFrom(d, m Value) bool {

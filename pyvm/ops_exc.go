@@ -55,18 +55,12 @@ func opPopExcept(x *exec) {
 	*x.excItem() = v
 }
 
-// opReraise raises the exception on top; with an oparg, the lasti saved
-// under it says which instruction raised (for the exception table).
-func opReraise(x *exec) {
-	f := x.f
-	v := f.pop()
-	if n := x.in.Arg; n > 0 {
-		if l := f.peek(n); l.K == KindLasti {
-			f.lasti = l.X
-		}
-	}
-	x.exc = v
-}
+// opReraise raises the exception on top. With an oparg CPython also
+// restores the frame's lasti from the stack, but only for the traceback's
+// line: the exception table is searched for the RERAISE itself (3.11
+// ceval.c and 3.12 bytecodes.c: exception_unwind uses next_instr - 1), as
+// here.
+func opReraise(x *exec) { x.exc = x.f.pop() }
 
 // opCheckExcMatch: isinstance(exception, the class on top).
 func opCheckExcMatch(x *exec) {

@@ -173,6 +173,20 @@ func (x *exec) iterateNow(v Value) ([]Value, bool) {
 	}
 }
 
+// iterable reports whether iter(v) would succeed.
+func (x *exec) iterable(v Value) bool {
+	switch v.K {
+	case KindConst:
+		return true
+	case KindRef:
+		switch x.s.heap.get(v).(type) {
+		case *dictObj, *viewObj, *seqObj, *rangeObj, *iterObj, *genObj, *opaqueObj:
+			return true
+		}
+	}
+	return false
+}
+
 func rangeLen(r *rangeObj) int32 {
 	switch {
 	case r.step > 0 && r.start < r.stop:

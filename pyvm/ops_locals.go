@@ -236,8 +236,6 @@ func opDeleteName(x *exec) {
 	x.dictDel(x.f.names, name)
 }
 
-func opLoadLocals(x *exec) { x.f.push(x.f.names) }
-
 func opLoadBuildClass(x *exec) { x.f.push(builtin(bBuildClass)) }
 
 func opLoadAssertionError(x *exec) { x.f.push(builtin(bAssertionError)) }

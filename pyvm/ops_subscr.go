@@ -203,11 +203,12 @@ func opUnpackSequence(x *exec) {
 	n := x.in.Arg
 	items, ok := x.seqItems(v)
 	if !ok || x.isFrozenset(v) {
+		if !x.iterable(v) {
+			x.raise(bTypeError, "cannot unpack non-iterable "+x.typeName(v)+" object")
+			return
+		}
 		items, ok = x.iterateNow(v)
 		if !ok {
-			if x.exc.K == KindUndef {
-				x.raise(bTypeError, "cannot unpack non-iterable "+x.typeName(v)+" object")
-			}
 			return
 		}
 	} else if v.K == KindRef && !x.isTuple(v) {

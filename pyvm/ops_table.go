@@ -35,13 +35,13 @@ var common = map[Opcode]opFunc{
 	OpLoadDeref: opLoadDeref, OpStoreDeref: opStoreDeref, OpDeleteDeref: opDeleteDeref,
 	OpLoadClosure: opLoadClosure, OpMakeCell: opMakeCell, OpCopyFreeVars: opCopyFreeVars,
 	OpLoadMethod: opLoadMethod, OpStoreAttr: opStoreAttr, OpLoadBuildClass: opLoadBuildClass,
-	OpImportName: opImportName, OpImportFrom: opImportFrom, OpLoadLocals: opLoadLocals,
+	OpImportName: opImportName, OpImportFrom: opImportFrom,
 	OpBinarySubscr: opBinarySubscr, OpStoreSubscr: opStoreSubscr, OpDeleteSubscr: opDeleteSubscr,
-	OpBinaryOp: opBinaryOp, OpUnaryNot: opUnaryNot, OpUnaryNegative: opUnaryNegative, OpToBool: opToBool,
+	OpBinaryOp: opBinaryOp, OpUnaryNot: opUnaryNot, OpUnaryPositive: opUnaryPositive, OpUnaryNegative: opUnaryNegative, OpToBool: opToBool,
 	OpCompareOp: opCompareOp, OpIsOp: opIsOp, OpContainsOp: opContainsOp,
 	OpBuildTuple: opBuildTuple, OpBuildList: opBuildList, OpBuildMap: opBuildMap,
 	OpBuildConstKeyMap: opBuildConstKeyMap, OpListAppend: opListAppend, OpMapAdd: opMapAdd,
-	OpListExtend: opListExtend, OpListToTuple: opListToTuple, OpDictUpdate: opDictUpdate,
+	OpListExtend: opListExtend, OpListToTuple: opListToTuple, OpDictUpdate: opDictUpdate, OpDictMerge: opDictMerge,
 	OpUnpackSequence: opUnpackSequence, OpGetIter: opGetIter, OpForIter: opForIter,
 	OpJumpForward: opJumpForward, OpJumpBackward: opJumpBackward,
 	OpJumpBackwardNoInterrupt: opJumpBackwardNoInterrupt,
@@ -75,7 +75,7 @@ var perVersion = map[Version]map[Opcode]opFunc{
 // that the refusal pass reports an opcode a version never emits as
 // unknown rather than running it with another version's meaning.
 var versionOnly = map[Opcode][]Version{
-	OpPrecall: {V311}, OpLoadMethod: {V311}, OpListToTuple: {V311},
+	OpPrecall: {V311}, OpLoadMethod: {V311}, OpListToTuple: {V311}, OpUnaryPositive: {V311},
 	OpJumpIfFalseOrPop: {V311}, OpJumpIfTrueOrPop: {V311},
 	OpPopJumpForwardIfFalse: {V311}, OpPopJumpForwardIfTrue: {V311},
 	OpPopJumpForwardIfNone: {V311}, OpPopJumpForwardIfNotNone: {V311},
@@ -84,10 +84,13 @@ var versionOnly = map[Opcode][]Version{
 	OpReturnConst: {V312, V313}, OpLoadFastCheck: {V312, V313}, OpLoadFastAndClear: {V312, V313},
 	OpPopJumpIfFalse: {V312, V313}, OpPopJumpIfTrue: {V312, V313},
 	OpPopJumpIfNone: {V312, V313}, OpPopJumpIfNotNone: {V312, V313},
-	OpCallIntrinsic1: {V312, V313}, OpLoadLocals: {V312, V313},
-	OpKwNames: {V311, V312}, OpLoadClosure: {V311, V312},
+	OpCallIntrinsic1: {V312, V313},
+	OpKwNames:        {V311, V312}, OpLoadClosure: {V311, V312},
 	OpLoadFastLoadFast: {V313}, OpStoreFastLoadFast: {V313}, OpStoreFastStoreFast: {V313},
 	OpToBool: {V313}, OpSetFunctionAttribute: {V313},
+	// 3.11 and 3.12 emit it only in yield from's and await's SEND loops,
+	// which the interpreter does not run
+	OpJumpBackwardNoInterrupt: {V313},
 }
 
 func init() {
@@ -124,3 +127,18 @@ func (p *Program) supports(op Opcode) bool { return p.ops.has[op] }
 func opUnsupported(x *exec) { x.unsupported("opcode " + x.in.OpName) }
 
 func opNop(x *exec) {}
+
+// SupportedOpcodes are the opcodes version v runs, in Opcode order.
+func SupportedOpcodes(v Version) []Opcode {
+	t := opTables[v]
+	if t == nil {
+		return nil
+	}
+	var ops []Opcode
+	for op := Opcode(1); op < opCount; op++ {
+		if t.has[op] {
+			ops = append(ops, op)
+		}
+	}
+	return ops
+}

@@ -32,6 +32,8 @@ func typeOf(h *heap, v Value) Value {
 		return builtin(bBuiltinFunction)
 	case KindRef:
 		switch o := h.get(v).(type) {
+		case *strObj:
+			return builtin(bStr)
 		case *dictObj:
 			if o.isDefault {
 				return builtin(bDefaultdict)
@@ -178,6 +180,8 @@ func (x *exec) truth(v Value) (bool, bool) {
 		return true, true
 	case KindRef:
 		switch o := x.s.heap.get(v).(type) {
+		case *strObj:
+			return o.s != "", true
 		case *dictObj:
 			x.read(v, LocShape, undef)
 			return o.used > 0, true
@@ -212,6 +216,10 @@ func (x *exec) equal(v, w Value) (bool, bool) {
 	}
 	if v.K == KindStr && w.K == KindStr {
 		return v.X == w.X, true
+	}
+	if a, ok := x.strOf(v); ok {
+		b, ok := x.strOf(w)
+		return ok && a == b, true
 	}
 	if v.K == KindID || w.K == KindID {
 		return v == w, true
@@ -358,6 +366,8 @@ func (x *exec) repr(v Value) string {
 		return "<code object " + x.p.Codes[v.X].Name + ">"
 	case KindRef:
 		switch o := x.s.heap.get(v).(type) {
+		case *strObj:
+			return pyStrRepr(o.s)
 		case *seqObj:
 			if o.tuple {
 				return x.tupleRepr(o.items)
@@ -466,10 +476,37 @@ func hex2(c byte) string {
 	return string([]byte{digits[c>>4], digits[c&15]})
 }
 
-// str is str(v) where messages need it: a str's content, else repr.
+// str is str(v): a str's content, an exception's message, else repr.
 func (x *exec) str(v Value) string {
-	if v.K == KindStr {
-		return x.p.String(v)
+	if s, ok := x.strOf(v); ok {
+		return s
+	}
+	if v.K == KindRef {
+		if e, ok := x.s.heap.get(v).(*excObj); ok {
+			return x.excMessage(e)
+		}
 	}
 	return x.repr(v)
+}
+
+// strOf is v's text if v is a str.
+func (x *exec) strOf(v Value) (string, bool) {
+	switch v.K {
+	case KindStr:
+		return x.p.String(v), true
+	case KindRef:
+		if s, ok := x.s.heap.get(v).(*strObj); ok {
+			return s.s, true
+		}
+	}
+	return "", false
+}
+
+// newStr is the str s: the interned Value when the Program has it, else a
+// new strObj.
+func (x *exec) newStr(s string) Value {
+	if v, ok := x.p.lookupStr(s); ok {
+		return v
+	}
+	return x.s.heap.alloc(&strObj{s: s}, x.t)
 }

@@ -58,7 +58,7 @@ func eachRef(o object, f func(Value)) {
 		each(o.locals)
 		each(o.stack)
 		each(o.tmp)
-	case *lockObj, *rangeObj, *opaqueObj:
+	case *lockObj, *rangeObj, *opaqueObj, *strObj:
 	default:
 		panic("pyvm: eachRef of an unknown object")
 	}
