@@ -13,6 +13,7 @@ import (
 	"swapcheck/bugreport"
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden reports under testdata from the current output")
@@ -23,26 +24,26 @@ const goldenRefresh = "go test ./bugreport -run TestGolden -update"
 // variant's exception, and merged's aborted launch (two launches, a
 // raising kernel).
 var reportCases = []struct {
-	name, protocol, scenario string // scenario: a file under testdata/scenarios, or "" for -threads 2
-	atomicity                model.Atomicity
-	repro                    string
+	name, protocol, file string // file: a file under testdata/scenarios, or "" for -threads 2
+	atomicity            model.Atomicity
+	repro                string
 }{
 	{"naive-gil-2-threads", "naive", "", model.GIL, "go run ./cmd/explore -protocol naive -strategy dfs -threads 2"},
 	{"refcount-del-gil-2-threads", "refcount-del", "", model.GIL, "go run ./cmd/explore -protocol refcount-del -strategy dfs -threads 2"},
 	{"merged-gil-aborted-launch", "merged", "aborted-launch.txt", model.GIL, "go run ./cmd/explore -protocol merged -scenario testdata/scenarios/aborted-launch.txt -strategy dfs"},
 }
 
-func report(t *testing.T, protocol, scenario string, a model.Atomicity) *check.Report {
+func report(t *testing.T, protocol, file string, a model.Atomicity) *check.Report {
 	t.Helper()
 	p, err := check.Lookup(protocol)
 	require.NoError(t, err)
-	sc, err := model.DefaultShape.Build()
+	sc, err := scenario.DefaultShape.Build()
 	require.NoError(t, err)
-	if scenario != "" {
-		f, err := os.Open(filepath.Join("..", "testdata", "scenarios", scenario))
+	if file != "" {
+		f, err := os.Open(filepath.Join("..", "testdata", "scenarios", file))
 		require.NoError(t, err)
 		defer f.Close()
-		sc, err = model.Parse(f)
+		sc, err = scenario.Parse(f)
 		require.NoError(t, err)
 	}
 	// a shape's counterexample shrunk, as its repro line prints it by
@@ -50,13 +51,13 @@ func report(t *testing.T, protocol, scenario string, a model.Atomicity) *check.R
 	// the aborted launch's two launches (threads named L1.B0.T1) that
 	// this case is here for
 	cfg := check.Config{Protocol: p, Scenario: sc, Atomicity: a, Strategy: check.StrategyDFS}
-	if scenario == "" {
-		shape := model.DefaultShape
+	if file == "" {
+		shape := scenario.DefaultShape
 		cfg.Shape, cfg.Shrink = &shape, true
 	}
 	rep, err := check.Explore(cfg)
 	require.NoError(t, err)
-	require.NotNil(t, rep.Result.Failure, "%s on %q: no violation to report", protocol, scenario)
+	require.NotNil(t, rep.Result.Failure, "%s on %q: no violation to report", protocol, file)
 	return rep
 }
 
@@ -75,7 +76,7 @@ var goldenFormats = []struct {
 // review the diff.
 func TestGolden(t *testing.T) {
 	for _, tc := range reportCases {
-		rep := report(t, tc.protocol, tc.scenario, tc.atomicity)
+		rep := report(t, tc.protocol, tc.file, tc.atomicity)
 		for _, f := range goldenFormats {
 			t.Run(tc.name+f.ext, func(t *testing.T) {
 				golden(t, tc.name+f.ext, rep, tc.repro, f.write)

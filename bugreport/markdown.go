@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"swapcheck/check"
-	"swapcheck/model"
 	"swapcheck/pyreplay"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -127,7 +127,7 @@ func userError(v *check.TraceViolation) string {
 }
 
 // shape is the scenario's size, for the title.
-func shape(sc *model.Scenario) string {
+func shape(sc *scenario.Scenario) string {
 	launches := "1 launch"
 	if sc.Launches > 1 {
 		launches = fmt.Sprintf("%d launches", sc.Launches)
@@ -136,7 +136,7 @@ func shape(sc *model.Scenario) string {
 }
 
 // situation says what the scenario's launch does, in words.
-func situation(sc *model.Scenario) string {
+func situation(sc *scenario.Scenario) string {
 	s := fmt.Sprintf("a kernel launched with %s per block", check.Count(sc.Threads, "thread"))
 	if sc.Blocks > 1 {
 		s += fmt.Sprintf(" and %d blocks", sc.Blocks)

@@ -16,13 +16,14 @@ import (
 	"swapcheck/bugreport"
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 )
 
 // TestReportSaysWhatShrank: the report of a shrunk counterexample says
 // what shrank, from what to what, as the trace's shrunk line does; one
 // found in a corpus names its file.
 func TestReportSaysWhatShrank(t *testing.T) {
-	shape := model.Shape{Threads: 4, Blocks: 1, Calls: 2, Modules: 1, Names: 1}
+	shape := scenario.Shape{Threads: 4, Blocks: 1, Calls: 2, Modules: 1, Names: 1}
 	sc, err := shape.Build()
 	require.NoError(t, err)
 	p, err := check.Lookup("naive")
@@ -114,7 +115,7 @@ func TestRendersOnGitHub(t *testing.T) {
 func TestRefusesNoViolation(t *testing.T) {
 	p, err := check.Lookup("merged")
 	require.NoError(t, err)
-	sc, err := model.DefaultShape.Build()
+	sc, err := scenario.DefaultShape.Build()
 	require.NoError(t, err)
 	rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: model.GIL, Strategy: check.StrategyDFS})
 	require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 	"swapcheck/variants"
 )
@@ -24,7 +25,7 @@ func TestAbortedLaunchReachesLaunch2(t *testing.T) {
 	f, err := os.Open("../testdata/scenarios/aborted-launch.txt")
 	require.NoError(t, err)
 	defer f.Close()
-	sc, err := model.Parse(f)
+	sc, err := scenario.Parse(f)
 	require.NoError(t, err)
 	p, err := check.Lookup("merged")
 	require.NoError(t, err)
@@ -58,7 +59,7 @@ func TestAbortedLaunchReachesLaunch2(t *testing.T) {
 // may fail of another kind (a variant that restores the module outside a
 // finally leaves it swapped here).
 func TestExceptionsPassedOnAreNotTheMachinerys(t *testing.T) {
-	sc, err := model.Parse(strings.NewReader(`threads 2
+	sc, err := scenario.Parse(strings.NewReader(`threads 2
 module kernels cuda
 module dev1 cuda
 device f in dev1: syncthreads

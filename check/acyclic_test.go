@@ -2,11 +2,14 @@ package check_test
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/check"
+	"swapcheck/internal/testenv"
 	"swapcheck/model"
 	"swapcheck/sched"
 )
@@ -16,14 +19,21 @@ import (
 // did not see would let it ignore a thread for ever. Every scenario
 // file's graph, with its faults, for every protocol and atomicity mode,
 // as a search sees it (a failing step ends an execution), is walked
-// depth-first for a step back to a state on the stack.
+// depth-first for a step back to a state on the stack. By default each
+// file is walked for one variant and one mode, rotating along the files
+// (every variant and mode is walked); SWAPCHECK_LONG=1 walks every file x
+// variant x mode.
 func TestStateGraphsAreAcyclic(t *testing.T) {
 	sequentialOnly(t)
 	var total, cut int
 	cutNames := map[string]int{}
-	for name, sc := range scenarioFiles(t) {
-		for _, p := range check.Protocols() {
-			for _, a := range model.Atomicities() {
+	scenarios, protocols, atomicities := scenarioFiles(t), check.Protocols(), model.Atomicities()
+	for i, name := range slices.Sorted(maps.Keys(scenarios)) {
+		sc := scenarios[name]
+		for _, pi := range testenv.Rotate(i, len(protocols)) {
+			p := protocols[pi]
+			for _, ai := range testenv.Rotate(i, len(atomicities)) {
+				a := atomicities[ai]
 				prog, err := model.NewProgram(sc, p, a)
 				require.NoError(t, err)
 				sys := check.NewSystem(prog)

@@ -6,35 +6,36 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 )
 
 // BenchmarkExhaustiveMerged3 is the exhaustive search of merged with three
 // threads, one call each, under the GIL model; it reports steps per second.
 func BenchmarkExhaustiveMerged3(b *testing.B) {
-	benchExplore(b, "merged", model.Shape{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1}, check.StrategyDFS)
+	benchExplore(b, "merged", scenario.Shape{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1}, check.StrategyDFS)
 }
 
 // BenchmarkExhaustiveMerged4 is the same with four threads.
 func BenchmarkExhaustiveMerged4(b *testing.B) {
-	benchExplore(b, "merged", model.Shape{Threads: 4, Blocks: 1, Calls: 1, Modules: 1, Names: 1}, check.StrategyDFS)
+	benchExplore(b, "merged", scenario.Shape{Threads: 4, Blocks: 1, Calls: 1, Modules: 1, Names: 1}, check.StrategyDFS)
 }
 
 // BenchmarkExhaustiveMerged5 is the same with five threads: 7.7M steps,
 // a visited set far larger than the caches (the 3-thread search is mostly
 // setting up, the 4-thread one fits in the last-level cache).
 func BenchmarkExhaustiveMerged5(b *testing.B) {
-	benchExplore(b, "merged", model.Shape{Threads: 5, Blocks: 1, Calls: 1, Modules: 1, Names: 1}, check.StrategyDFS)
+	benchExplore(b, "merged", scenario.Shape{Threads: 5, Blocks: 1, Calls: 1, Modules: 1, Names: 1}, check.StrategyDFS)
 }
 
-func benchExplore(b *testing.B, protocol string, sh model.Shape, strategy string) {
+func benchExplore(b *testing.B, protocol string, sh scenario.Shape, strategy string) {
 	benchConfig(b, protocol, sh, check.Config{Strategy: strategy})
 }
 
-func benchWorkers(b *testing.B, protocol string, sh model.Shape, workers int) {
+func benchWorkers(b *testing.B, protocol string, sh scenario.Shape, workers int) {
 	benchConfig(b, protocol, sh, check.Config{Strategy: check.StrategyDFS, Workers: workers})
 }
 
-func benchConfig(b *testing.B, protocol string, sh model.Shape, cfg check.Config) {
+func benchConfig(b *testing.B, protocol string, sh scenario.Shape, cfg check.Config) {
 	p, err := check.Lookup(protocol)
 	if err != nil {
 		b.Fatal(err)
@@ -68,7 +69,7 @@ func BenchmarkParallelMerged4(b *testing.B) { benchParallel(b, 4) }
 func BenchmarkParallelMerged5(b *testing.B) { benchParallel(b, 5) }
 
 func benchParallel(b *testing.B, threads int) {
-	sh := model.Shape{Threads: threads, Blocks: 1, Calls: 1, Modules: 1, Names: 1}
+	sh := scenario.Shape{Threads: threads, Blocks: 1, Calls: 1, Modules: 1, Names: 1}
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			benchWorkers(b, "merged", sh, workers)
@@ -80,14 +81,14 @@ func benchParallel(b *testing.B, threads int) {
 // calls each into three modules, each nesting one more (68,949 states):
 // what the persistent sets cost per state, the futures' memo among it.
 func BenchmarkPORMerged(b *testing.B) {
-	benchExplore(b, "merged", model.Shape{Threads: 3, Blocks: 1, Calls: 3, Modules: 3, Names: 1, Nest: 1}, check.StrategyPOR)
+	benchExplore(b, "merged", scenario.Shape{Threads: 3, Blocks: 1, Calls: 3, Modules: 3, Names: 1, Nest: 1}, check.StrategyPOR)
 }
 
 // BenchmarkPORMerged4 is the same with four threads (717,060 states,
 // issue 20's side-by-side scenario), on one worker and on two: compare
 // their steps/s.
 func BenchmarkPORMerged4(b *testing.B) {
-	sh := model.Shape{Threads: 4, Blocks: 1, Calls: 3, Modules: 3, Names: 1, Nest: 1}
+	sh := scenario.Shape{Threads: 4, Blocks: 1, Calls: 3, Modules: 3, Names: 1, Nest: 1}
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			benchConfig(b, "merged", sh, check.Config{Strategy: check.StrategyPOR, Workers: workers})

@@ -8,6 +8,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -42,7 +43,7 @@ func TestCounterexampleOfTheWorkersStandsWhenOneWorkerRunsOutOfBudget(t *testing
 	// one worker's depth-first search takes 1,766 steps to its
 	// counterexample, more than it takes before its first poll (a step
 	// of so large a state counts as several: see sched.Limits)
-	sc, err := model.Shape{Threads: 32, Blocks: 2, Calls: 1, Modules: 1, Names: 1}.Build()
+	sc, err := scenario.Shape{Threads: 32, Blocks: 2, Calls: 1, Modules: 1, Names: 1}.Build()
 	require.NoError(t, err)
 	rep, err := check.Explore(check.Config{Protocol: protocol(t, "refcount-del"), Scenario: sc, Atomicity: model.GIL, Strategy: check.StrategyDFS, Workers: 2})
 	require.NoError(t, err)

@@ -12,6 +12,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 	"swapcheck/variants"
 )
@@ -50,7 +51,7 @@ func readCorpus(t *testing.T, dir string) *check.Corpus {
 func withThreads(t *testing.T, tr *check.Trace, n int) *check.Trace {
 	t.Helper()
 	c := *tr
-	sc, err := model.Parse(strings.NewReader(tr.Scenario.Text))
+	sc, err := scenario.Parse(strings.NewReader(tr.Scenario.Text))
 	require.NoError(t, err)
 	sc.Threads = n
 	c.Scenario.Text, c.Scenario.Threads = sc.String(), n
@@ -93,7 +94,7 @@ func TestCorpusFindsAKnownCounterexample(t *testing.T) {
 	require.Equal(t, found.Corpus, check.Summarize(found).Corpus)
 
 	t.Run("a larger scenario, shrunk", func(t *testing.T) {
-		shape := model.Shape{Threads: 4, Blocks: 1, Calls: 2, Modules: 1, Names: 1}
+		shape := scenario.Shape{Threads: 4, Blocks: 1, Calls: 2, Modules: 1, Names: 1}
 		sc, err := shape.Build()
 		require.NoError(t, err)
 		cfg := check.Config{Protocol: protocol(t, "naive"), Scenario: sc, Shape: &shape, Atomicity: model.GIL, Strategy: check.StrategyDFS, Shrink: true, Corpus: corpus}

@@ -4,7 +4,7 @@
 // A caller does, in order:
 //
 //  1. pick a protocol by name (Protocols, Lookup) and build a scenario
-//     (model.Shape.Build or model.Parse);
+//     (scenario.Shape.Build or scenario.Parse);
 //  2. fill a Config and call Explore, which wraps the model in the
 //     invariants (System), replays the known counterexamples of
 //     Config.Corpus (ReadCorpus) and, when none of them fails on the

@@ -5,6 +5,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 )
 
 // Explore merged (numba-cuda 0.25.0) with two threads calling one device
@@ -14,7 +15,7 @@ func ExampleExplore() {
 	if err != nil {
 		panic(err)
 	}
-	sc, err := model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1}.Build()
+	sc, err := scenario.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1}.Build()
 	if err != nil {
 		panic(err)
 	}
@@ -39,7 +40,7 @@ func ExampleExplore_naive() {
 	if err != nil {
 		panic(err)
 	}
-	sc, err := model.DefaultShape.Build()
+	sc, err := scenario.DefaultShape.Build()
 	if err != nil {
 		panic(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"swapcheck/check/memory"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -64,7 +65,7 @@ var Strategies = []string{StrategyAuto, StrategyStates, StrategyDFS, StrategyBFS
 // Config is one exploration.
 type Config struct {
 	Protocol  *model.Protocol
-	Scenario  *model.Scenario
+	Scenario  *scenario.Scenario
 	Atomicity model.Atomicity
 	Strategy  string
 	// Scope is which violations the search looks for: harmful ones (the
@@ -108,7 +109,7 @@ type Config struct {
 	Shrink bool
 	// Shape, when flags built Scenario, is their shape: shrinking then
 	// reduces its dimensions, and the shrunk scenario has flags too.
-	Shape *model.Shape
+	Shape *scenario.Shape
 	// Corpus, when set, is replayed before the search (see Corpus): an
 	// entry that replays to a violation on Scenario is the report's
 	// counterexample, and no search runs. Not for one part of a sharded

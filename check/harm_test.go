@@ -9,6 +9,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -23,14 +24,14 @@ device f in dev1: use cuda.local
 kernel: call f; raise
 `
 
-func parseScenario(t *testing.T, text string) *model.Scenario {
+func parseScenario(t *testing.T, text string) *scenario.Scenario {
 	t.Helper()
-	sc, err := model.Parse(strings.NewReader(text))
+	sc, err := scenario.Parse(strings.NewReader(text))
 	require.NoError(t, err)
 	return sc
 }
 
-func scenarioFile(t *testing.T, name string) *model.Scenario {
+func scenarioFile(t *testing.T, name string) *scenario.Scenario {
 	t.Helper()
 	data, err := os.ReadFile("../testdata/scenarios/" + name)
 	require.NoError(t, err)
@@ -68,9 +69,6 @@ func TestReductionsFindHarmBehindAfterFailure(t *testing.T) {
 	sc := scenarioFile(t, "aborted-launch.txt")
 	for _, s := range harmSearches {
 		t.Run(s.name, func(t *testing.T) {
-			if s.strategy == check.StrategyDPOR && testing.Short() {
-				t.Skip("dpor takes seconds here")
-			}
 			cfg := check.Config{Protocol: protocol(t, "merged"), Scenario: sc, Atomicity: model.GIL, Strategy: s.strategy, Workers: s.workers, Preemptions: s.bound}
 			rep, err := check.Explore(cfg)
 			require.NoError(t, err)

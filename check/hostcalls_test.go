@@ -1,14 +1,18 @@
 package check_test
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/check"
+	"swapcheck/internal/testenv"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -16,26 +20,26 @@ import (
 // cuda, the host's own device calls, several hosts and threads that
 // differ matter: the scenario files made for them and shapes with
 // -host-calls, -hosts and -branch (thread 0 calls once, thread 1 twice).
-func hostAndBarrierScenarios(t *testing.T) map[string]*model.Scenario {
+func hostAndBarrierScenarios(t *testing.T) map[string]*scenario.Scenario {
 	t.Helper()
-	out := map[string]*model.Scenario{}
+	out := map[string]*scenario.Scenario{}
 	for _, name := range []string{"device-syncthreads.txt", "host-calls.txt", "host-call-after-abort.txt", "two-hosts.txt"} {
 		f, err := os.Open(filepath.Join("..", "testdata", "scenarios", name))
 		require.NoError(t, err)
-		sc, err := model.Parse(f)
+		sc, err := scenario.Parse(f)
 		f.Close()
 		require.NoError(t, err, name)
 		out[name] = sc
 	}
-	sc, err := model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Syncthreads: true, HostCalls: true}.Build()
+	sc, err := scenario.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Syncthreads: true, HostCalls: true}.Build()
 	require.NoError(t, err)
 	out["-host-calls -syncthreads"] = sc
-	sc, err = model.Shape{Threads: 1, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Hosts: 2, HostCalls: true}.Build()
+	sc, err = scenario.Shape{Threads: 1, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Hosts: 2, HostCalls: true}.Build()
 	require.NoError(t, err)
 	out["-threads 1 -hosts 2 -host-calls"] = sc
 	// (branching.txt's 3 threads take DPOR minutes in the free-threaded
 	// modes; TestPORAgreesWithStates runs it)
-	sc, err = model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Branch: true}.Build()
+	sc, err = scenario.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Branch: true}.Build()
 	require.NoError(t, err)
 	out["-threads 2 -branch"] = sc
 	return out
@@ -51,13 +55,22 @@ func hostAndBarrierScenarios(t *testing.T) map[string]*model.Scenario {
 // the free-threaded modes' spaces, and those of two calls or two
 // launches, take DPOR from 45 s to millions of executions, too long for a
 // test, as in TestStrategiesOnModel).
+//
+// By default each scenario runs with one variant and one mode, rotating
+// along the scenarios (every variant and mode runs, and naive under the
+// GIL on -host-calls -syncthreads compares the kinds past each failure);
+// SWAPCHECK_LONG=1 runs every scenario x variant x mode.
 var tolerantToo = map[string]bool{"host-calls.txt": true, "-host-calls -syncthreads": true}
 
 func TestReductionsOnHostCallsAndBarriers(t *testing.T) {
 	sequentialOnly(t)
-	for name, sc := range hostAndBarrierScenarios(t) {
-		for _, p := range check.Protocols() {
-			for _, a := range model.Atomicities() {
+	scenarios, protocols, atomicities := hostAndBarrierScenarios(t), check.Protocols(), model.Atomicities()
+	for i, name := range slices.Sorted(maps.Keys(scenarios)) {
+		sc := scenarios[name]
+		for _, pi := range testenv.Rotate(i, len(protocols)) {
+			p := protocols[pi]
+			for _, ai := range testenv.Rotate(i, len(atomicities)) {
+				a := atomicities[ai]
 				t.Run(name+"/"+p.Name+"/"+a.String(), func(t *testing.T) {
 					prog, err := model.NewProgram(sc, p, a)
 					require.NoError(t, err)

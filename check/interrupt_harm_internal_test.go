@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 	"swapcheck/variants"
 )
@@ -48,7 +49,7 @@ func landingOf(t *testing.T, prog *model.Program, schedule []sched.ThreadID) str
 func TestInterruptHarmIsFoundWhereTheFixtureSays(t *testing.T) {
 	f, err := os.Open(filepath.Join("..", "testdata", "scenarios", "interrupt.txt"))
 	require.NoError(t, err)
-	sc, err := model.Parse(f)
+	sc, err := scenario.Parse(f)
 	f.Close()
 	require.NoError(t, err)
 	harmful := map[string][]string{

@@ -11,17 +11,18 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
 // interruptScenario is testdata/scenarios/interrupt.txt: one thread, two
 // launches, faults interrupt.
-func interruptScenario(t *testing.T) *model.Scenario {
+func interruptScenario(t *testing.T) *scenario.Scenario {
 	t.Helper()
 	f, err := os.Open(filepath.Join("..", "testdata", "scenarios", "interrupt.txt"))
 	require.NoError(t, err)
 	defer f.Close()
-	sc, err := model.Parse(f)
+	sc, err := scenario.Parse(f)
 	require.NoError(t, err)
 	return sc
 }

@@ -8,13 +8,14 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 	"swapcheck/variants"
 )
 
 // history runs a search and returns the history of its counterexample (or,
 // with none, of one seeded walk).
-func historyOf(t *testing.T, protocol string, sh model.Shape, strategy string) (*model.History, *check.Report) {
+func historyOf(t *testing.T, protocol string, sh scenario.Shape, strategy string) (*model.History, *check.Report) {
 	t.Helper()
 	p, err := check.Lookup(protocol)
 	require.NoError(t, err)
@@ -34,7 +35,7 @@ func historyOf(t *testing.T, protocol string, sh model.Shape, strategy string) (
 }
 
 func TestLinearizability(t *testing.T) {
-	two := model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1}
+	two := scenario.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1}
 
 	t.Run("naive counterexample is not linearizable", func(t *testing.T) {
 		h, rep := historyOf(t, "naive", two, check.StrategyDFS)
@@ -62,7 +63,7 @@ func TestLinearizability(t *testing.T) {
 		t.Run(name+" random walks are linearizable", func(t *testing.T) {
 			p, err := check.Lookup(name)
 			require.NoError(t, err)
-			sc, err := model.Shape{Threads: 3, Blocks: 1, Calls: 2, Modules: 2, Names: 1}.Build()
+			sc, err := scenario.Shape{Threads: 3, Blocks: 1, Calls: 2, Modules: 2, Names: 1}.Build()
 			require.NoError(t, err)
 			rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: model.GIL,
 				Strategy: check.StrategyRandom, Runs: 300, Seed: 11})

@@ -12,6 +12,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 	"swapcheck/variants"
 )
@@ -39,7 +40,7 @@ func counterexamples(t *testing.T) map[string]*check.Report {
 	for _, name := range []string{"aborted-launch.txt", "host-call-after-abort.txt", "two-hosts.txt"} {
 		f, err := os.Open(filepath.Join("..", "testdata", "scenarios", name))
 		require.NoError(t, err)
-		sc, err := model.Parse(f)
+		sc, err := scenario.Parse(f)
 		f.Close()
 		require.NoError(t, err)
 		rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: model.GIL, Strategy: check.StrategyDFS})
@@ -96,8 +97,8 @@ func TestLinearizabilityOfCounterexamples(t *testing.T) {
 // ends not-linearizable is no bug in the tool but a finding: say so in
 // those docs, and show it on trace.html.
 func TestWalksNeverEndNotLinearizable(t *testing.T) {
-	var scenarios []*model.Scenario
-	for _, sh := range []model.Shape{
+	var scenarios []*scenario.Scenario
+	for _, sh := range []scenario.Shape{
 		{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1},
 		{Threads: 3, Blocks: 1, Calls: 2, Modules: 2, Names: 1},
 		{Threads: 2, Blocks: 1, Calls: 2, Modules: 2, Names: 2, Nest: 1},

@@ -91,7 +91,9 @@ func MergeSummaries(parts []Summary) (Summary, error) {
 				out.Violation, out.ViolationShard = p.Violation, p.Shard
 			}
 			verdict = "violation"
-		case "verified":
+		case PartNoViolation, "verified": // "verified": a part of explore before part-no-violation
+			out.Complete = out.Complete && (p.ShareComplete || p.Complete)
+			continue
 		default:
 			if verdict != "violation" {
 				verdict = "incomplete"

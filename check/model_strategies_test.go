@@ -11,6 +11,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -22,7 +23,7 @@ import (
 var report = flag.Bool("check.report", false, "log DPOR's executions against DFS's states and the number of interleavings on merged with 2-4 threads (slow)")
 
 func modelProgram(t testing.TB, protocol *model.Protocol, threads int, a model.Atomicity) *model.Program {
-	sc, err := model.Shape{Threads: threads, Blocks: 1, Calls: 1, Modules: 1, Names: 1}.Build()
+	sc, err := scenario.Shape{Threads: threads, Blocks: 1, Calls: 1, Modules: 1, Names: 1}.Build()
 	require.NoError(t, err)
 	prog, err := model.NewProgram(sc, protocol, a)
 	require.NoError(t, err)
@@ -212,18 +213,18 @@ device g in helpers: use cu.local; raise
 device f in helpers: use cuda.local; call g
 kernel: use cuda.threadIdx; call f; syncthreads`,
 	}
-	shapes := map[string]model.Shape{
+	shapes := map[string]scenario.Shape{
 		"two calls, syncthreads": {Threads: 3, Blocks: 1, Calls: 2, Modules: 2, Names: 2, Nest: 1, Syncthreads: true},
 		"blocks":                 {Threads: 2, Blocks: 2, Calls: 1, Modules: 1, Names: 1},
 	}
 	names := []string{"two calls, syncthreads", "blocks", "raises"}
 	for _, name := range names {
-		var sc *model.Scenario
+		var sc *scenario.Scenario
 		var err error
 		if sh, ok := shapes[name]; ok {
 			sc, err = sh.Build()
 		} else {
-			sc, err = model.Parse(strings.NewReader(scenarios[name]))
+			sc, err = scenario.Parse(strings.NewReader(scenarios[name]))
 		}
 		require.NoError(t, err)
 		for _, protocol := range check.Protocols() {

@@ -7,6 +7,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -14,7 +15,7 @@ import (
 // one counts the same states, steps, matches and executions whatever the
 // number of workers.
 func TestParallelMatchesDFS(t *testing.T) {
-	shapes := []model.Shape{
+	shapes := []scenario.Shape{
 		{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1},
 		{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1},
 		{Threads: 2, Blocks: 1, Calls: 2, Modules: 2, Names: 1, Syncthreads: true},
@@ -50,7 +51,7 @@ func TestParallelMatchesDFS(t *testing.T) {
 // shard's verdict is verified exactly when the whole is, and a violation
 // is found by at least one shard.
 func TestShardsCoverTheSearch(t *testing.T) {
-	sh := model.Shape{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1}
+	sh := scenario.Shape{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1}
 	for _, p := range check.Protocols() {
 		sc, err := sh.Build()
 		require.NoError(t, err)

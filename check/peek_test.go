@@ -7,6 +7,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -15,7 +16,7 @@ import (
 // and must still fail there: every protocol's depth-first search from a
 // warm memo reports what it reports from a cold one.
 func TestPeekedStepsStillFail(t *testing.T) {
-	sc, err := model.Shape{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1}.Build()
+	sc, err := scenario.Shape{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1}.Build()
 	require.NoError(t, err)
 	violations := 0
 	for _, p := range check.Protocols() {

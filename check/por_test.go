@@ -2,13 +2,17 @@ package check_test
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/check"
+	"swapcheck/internal/testenv"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -19,11 +23,14 @@ import (
 // same kind, and of the same length when Explore's breadth-first search
 // shortened either (then both are shortest); never more states. And por
 // on two workers against por on one: the same verdict and kind, and the
-// same counts (see sched.POR, "Several workers").
+// same counts (see sched.POR, "Several workers"). By default each
+// scenario runs with one protocol and one mode, rotating along the
+// scenarios (every protocol and mode runs); SWAPCHECK_LONG=1 runs every
+// scenario x protocol x mode.
 func TestPORAgreesWithStates(t *testing.T) {
 	sequentialOnly(t)
 	scenarios := scenarioFiles(t)
-	for name, sh := range map[string]model.Shape{
+	for name, sh := range map[string]scenario.Shape{
 		"3 threads, 2 calls, 2 modules, nest 1": {Threads: 3, Blocks: 1, Calls: 2, Modules: 2, Names: 1, Nest: 1},
 		"3 threads, syncthreads":                {Threads: 3, Blocks: 1, Calls: 2, Modules: 2, Names: 2, Syncthreads: true},
 		"2 blocks":                              {Threads: 2, Blocks: 2, Calls: 1, Modules: 2, Names: 1},
@@ -35,7 +42,7 @@ func TestPORAgreesWithStates(t *testing.T) {
 		require.NoError(t, err)
 		scenarios[name] = sc
 	}
-	twoLaunches, err := model.Parse(strings.NewReader(`threads 2
+	twoLaunches, err := scenario.Parse(strings.NewReader(`threads 2
 launches 2
 hosts 2
 module kernels cuda
@@ -44,9 +51,13 @@ device f in dev1: use cuda.local; syncthreads
 kernel: call f; use cuda.threadIdx`))
 	require.NoError(t, err)
 	scenarios["2 hosts, 2 launches each"] = twoLaunches
-	for name, sc := range scenarios {
-		for _, p := range check.Protocols() {
-			for _, a := range model.Atomicities() {
+	protocols, atomicities := check.Protocols(), model.Atomicities()
+	for i, name := range slices.Sorted(maps.Keys(scenarios)) {
+		sc := scenarios[name]
+		for _, pi := range testenv.Rotate(i, len(protocols)) {
+			p := protocols[pi]
+			for _, ai := range testenv.Rotate(i, len(atomicities)) {
+				a := atomicities[ai]
 				t.Run(fmt.Sprintf("%s/%s/%s", name, p.Name, a), func(t *testing.T) {
 					run := func(strategy string, workers int) *check.Report {
 						rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: a, Strategy: strategy, Workers: workers})

@@ -13,6 +13,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 	"swapcheck/variants"
 )
@@ -35,17 +36,17 @@ type genOptions struct {
 	branch bool
 	// faults: the search-chosen faults the scenario may hold, each drawn
 	// in or out, with a bound of 1 to 2 per execution
-	faults model.Faults
+	faults scenario.Faults
 }
 
 // genWorld is the whole world a property about every situation draws
 // from: raising bodies, several hosts, branches and every fault kind.
 func genWorld(t *rapid.T) genOptions {
-	var all model.Faults
-	for _, k := range model.FaultKinds {
+	var all scenario.Faults
+	for _, k := range scenario.FaultKinds {
 		all = all.With(k.Fault)
 	}
-	return genOptions{raise: rapid.Bool().Draw(t, "raise"), maxHosts: model.MaxHosts, branch: true, faults: all}
+	return genOptions{raise: rapid.Bool().Draw(t, "raise"), maxHosts: scenario.MaxHosts, branch: true, faults: all}
 }
 
 // drawScenario draws a small valid scenario: 1 to 3 threads, 1 or 2
@@ -53,8 +54,8 @@ func genWorld(t *rapid.T) genOptions {
 // functions (a call goes only to a function defined later, so calls nest
 // but never cycle) and bodies of up to 3 statements, and sometimes the
 // host's own device calls around its launches.
-func drawScenario(t *rapid.T, o genOptions) *model.Scenario {
-	sc := &model.Scenario{
+func drawScenario(t *rapid.T, o genOptions) *scenario.Scenario {
+	sc := &scenario.Scenario{
 		Threads:  rapid.IntRange(1, 3).Draw(t, "threads"),
 		Blocks:   rapid.IntRange(1, 2).Draw(t, "blocks"),
 		Launches: rapid.IntRange(1, 2).Draw(t, "launches"),
@@ -65,47 +66,47 @@ func drawScenario(t *rapid.T, o genOptions) *model.Scenario {
 	pool := []string{"cuda", "cu"}
 	for m := range rapid.IntRange(1, 2).Draw(t, "modules") {
 		names := pool[:rapid.IntRange(1, len(pool)).Draw(t, "names")]
-		sc.Modules = append(sc.Modules, model.Module{Name: []string{"kernels", "dev1"}[m], Names: names})
+		sc.Modules = append(sc.Modules, scenario.Module{Name: []string{"kernels", "dev1"}[m], Names: names})
 	}
 	nf := rapid.IntRange(0, 3).Draw(t, "functions")
-	kinds := []model.OpKind{model.OpUse, model.OpCall, model.OpSync}
+	kinds := []scenario.OpKind{scenario.OpUse, scenario.OpCall, scenario.OpSync}
 	if o.raise {
-		kinds = append(kinds, model.OpRaise)
+		kinds = append(kinds, scenario.OpRaise)
 	}
 	if o.branch {
-		kinds = append(kinds, model.OpIf, model.OpRepeat)
+		kinds = append(kinds, scenario.OpIf, scenario.OpRepeat)
 	}
 	// body draws a statement list of module mod's code: calls go to
 	// functions callFrom and later; branches and repeats nest two deep.
-	var body func(mod, callFrom, depth int) []model.Stmt
-	body = func(mod, callFrom, depth int) []model.Stmt {
-		var out []model.Stmt
+	var body func(mod, callFrom, depth int) []scenario.Stmt
+	body = func(mod, callFrom, depth int) []scenario.Stmt {
+		var out []scenario.Stmt
 		for range rapid.IntRange(0, 3).Draw(t, "statements") {
 			kind := rapid.SampledFrom(kinds).Draw(t, "statement")
-			if (kind == model.OpIf || kind == model.OpRepeat) && depth >= 2 {
-				kind = model.OpUse
+			if (kind == scenario.OpIf || kind == scenario.OpRepeat) && depth >= 2 {
+				kind = scenario.OpUse
 			}
 			switch kind {
-			case model.OpUse:
-				out = append(out, model.Stmt{Kind: model.OpUse, Name: rapid.IntRange(0, len(sc.Modules[mod].Names)-1).Draw(t, "name"),
+			case scenario.OpUse:
+				out = append(out, scenario.Stmt{Kind: scenario.OpUse, Name: rapid.IntRange(0, len(sc.Modules[mod].Names)-1).Draw(t, "name"),
 					Attr: "local"})
-			case model.OpCall:
+			case scenario.OpCall:
 				if callFrom < nf {
-					out = append(out, model.Stmt{Kind: model.OpCall, Func: rapid.IntRange(callFrom, nf-1).Draw(t, "callee")})
+					out = append(out, scenario.Stmt{Kind: scenario.OpCall, Func: rapid.IntRange(callFrom, nf-1).Draw(t, "callee")})
 				}
-			case model.OpSync:
-				out = append(out, model.Stmt{Kind: model.OpSync})
-			case model.OpRaise:
-				out = append(out, model.Stmt{Kind: model.OpRaise})
-			case model.OpIf:
+			case scenario.OpSync:
+				out = append(out, scenario.Stmt{Kind: scenario.OpSync})
+			case scenario.OpRaise:
+				out = append(out, scenario.Stmt{Kind: scenario.OpRaise})
+			case scenario.OpIf:
 				// the condition loads the module's first name, the one
 				// the scenario file's "if tid OP N:" stands for
-				out = append(out, model.Stmt{Kind: model.OpIf,
-					Cond: model.Cond{Op: model.CmpOp(rapid.IntRange(int(model.CmpEq), int(model.CmpGe)).Draw(t, "comparison")),
+				out = append(out, scenario.Stmt{Kind: scenario.OpIf,
+					Cond: scenario.Cond{Op: scenario.CmpOp(rapid.IntRange(int(scenario.CmpEq), int(scenario.CmpGe)).Draw(t, "comparison")),
 						Than: rapid.IntRange(0, sc.Threads).Draw(t, "than")},
 					Then: body(mod, callFrom, depth+1), Else: body(mod, callFrom, depth+1)})
-			case model.OpRepeat:
-				out = append(out, model.Stmt{Kind: model.OpRepeat, Times: rapid.IntRange(1, 2).Draw(t, "times"),
+			case scenario.OpRepeat:
+				out = append(out, scenario.Stmt{Kind: scenario.OpRepeat, Times: rapid.IntRange(1, 2).Draw(t, "times"),
 					Body: body(mod, callFrom, depth+1)})
 			}
 		}
@@ -113,23 +114,23 @@ func drawScenario(t *rapid.T, o genOptions) *model.Scenario {
 	}
 	for i := range nf {
 		m := rapid.IntRange(0, len(sc.Modules)-1).Draw(t, "module")
-		sc.Functions = append(sc.Functions, model.Function{Name: fmt.Sprintf("f%d", i+1), Module: m, Body: body(m, i+1, 0)})
+		sc.Functions = append(sc.Functions, scenario.Function{Name: fmt.Sprintf("f%d", i+1), Module: m, Body: body(m, i+1, 0)})
 	}
 	sc.Kernel = body(0, 0, 0)
 	if nf > 0 && rapid.Bool().Draw(t, "host calls") {
 		for l := 0; l <= sc.Launches; l++ {
 			if rapid.Bool().Draw(t, "host call here") {
-				sc.Host = append(sc.Host, model.HostStmt{Kind: model.HostCall, Func: rapid.IntRange(0, nf-1).Draw(t, "host callee")})
+				sc.Host = append(sc.Host, scenario.HostStmt{Kind: scenario.HostCall, Func: rapid.IntRange(0, nf-1).Draw(t, "host callee")})
 			}
 			if l < sc.Launches {
-				sc.Host = append(sc.Host, model.HostStmt{Kind: model.HostLaunch})
+				sc.Host = append(sc.Host, scenario.HostStmt{Kind: scenario.HostLaunch})
 			}
 		}
 		if len(sc.Host) == sc.Launches {
 			sc.Host = nil
 		}
 	}
-	for _, k := range model.FaultKinds {
+	for _, k := range scenario.FaultKinds {
 		if o.faults.Has(k.Fault) && rapid.Bool().Draw(t, "fault "+k.Name) {
 			sc.Faults = sc.Faults.With(k.Fault)
 		}
@@ -145,7 +146,7 @@ func drawScenario(t *rapid.T, o genOptions) *model.Scenario {
 
 // drawTarget draws a variant of vs and an atomicity mode, and compiles
 // the scenario for them.
-func drawTarget(t *rapid.T, vs []variants.Variant, sc *model.Scenario) *model.Program {
+func drawTarget(t *rapid.T, vs []variants.Variant, sc *scenario.Scenario) *model.Program {
 	var names []string
 	for _, v := range vs {
 		names = append(names, v.Protocol.Name)

@@ -9,13 +9,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/check"
+	"swapcheck/internal/testenv"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
 // scenarioAt parses a scenario file of testdata/scenarios with its
 // threads line set to threads (0: as the file says).
-func scenarioAt(t *testing.T, file string, threads int) *model.Scenario {
+func scenarioAt(t *testing.T, file string, threads int) *scenario.Scenario {
 	t.Helper()
 	raw, err := os.ReadFile("../testdata/scenarios/" + file)
 	require.NoError(t, err)
@@ -26,7 +28,7 @@ func scenarioAt(t *testing.T, file string, threads int) *model.Scenario {
 		}
 		lines = append(lines, l)
 	}
-	sc, err := model.Parse(strings.NewReader(strings.Join(lines, "\n")))
+	sc, err := scenario.Parse(strings.NewReader(strings.Join(lines, "\n")))
 	require.NoError(t, err)
 	return sc
 }
@@ -34,13 +36,13 @@ func scenarioAt(t *testing.T, file string, threads int) *model.Scenario {
 // TestProposedSurvivesWhereMergedFails: on the scenario files where
 // merged (numba-cuda 0.25.0 and head) fails, two hosts launching at once
 // and an aborted launch whose threads linger, proposed is verified in
-// every atomicity mode, at 3 GPU threads per block (2 in -short). Merged
-// failing on each is checked too, so that no scenario here is one where
-// nothing can go wrong.
+// every atomicity mode, at 2 GPU threads per block (3 with
+// SWAPCHECK_LONG=1). Merged failing on each is checked too, so that no
+// scenario here is one where nothing can go wrong.
 func TestProposedSurvivesWhereMergedFails(t *testing.T) {
-	threads := 3
-	if testing.Short() {
-		threads = 2
+	threads := 2
+	if testenv.Long() {
+		threads = 3
 	}
 	proposed, err := check.Lookup("proposed")
 	require.NoError(t, err)

@@ -19,6 +19,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -69,7 +70,7 @@ func TestEveryStrategyIsListed(t *testing.T) {
 	require.NoError(t, err)
 	merged, err := check.Lookup("merged")
 	require.NoError(t, err)
-	sc, err := model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1}.Build()
+	sc, err := scenario.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1}.Build()
 	require.NoError(t, err)
 	for _, s := range check.Strategies {
 		t.Run(s, func(t *testing.T) {
@@ -115,11 +116,11 @@ func acquireTwice(line int) model.Instr {
 func TestEveryKindIsFound(t *testing.T) {
 	f, err := os.Open("../testdata/scenarios/aborted-launch.txt")
 	require.NoError(t, err)
-	aborted, err := model.Parse(f)
+	aborted, err := scenario.Parse(f)
 	f.Close()
 	require.NoError(t, err)
-	shape := func(threads int) *model.Scenario {
-		sc, err := model.Shape{Threads: threads, Blocks: 1, Calls: 1, Modules: 1, Names: 1}.Build()
+	shape := func(threads int) *scenario.Scenario {
+		sc, err := scenario.Shape{Threads: threads, Blocks: 1, Calls: 1, Modules: 1, Names: 1}.Build()
 		require.NoError(t, err)
 		return sc
 	}
@@ -131,7 +132,7 @@ func TestEveryKindIsFound(t *testing.T) {
 	searches := []struct {
 		name     string
 		protocol *model.Protocol
-		scenario *model.Scenario
+		scenario *scenario.Scenario
 		strategy sched.Strategy
 		history  bool // record and check the history (not-linearizable)
 	}{

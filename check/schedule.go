@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -41,7 +42,7 @@ type Schedule struct {
 	Atomicity model.Atomicity
 	// Scope is which violations the search that wrote it looked for.
 	Scope    Scope
-	Scenario *model.Scenario
+	Scenario *scenario.Scenario
 	Steps    []sched.ThreadID
 	// Recorded is the violation a trace.json recorded, which its replay
 	// should end in again (nil for a schedule.txt, which records none).
@@ -62,13 +63,19 @@ const (
 )
 
 // WriteSchedule writes the counterexample of r (or, without one, the
+// walk of a search of one walk that found no violation, or else the
 // configuration with no steps) in the schedule file format.
 func WriteSchedule(out io.Writer, r *Report) error {
 	var b strings.Builder
-	if len(r.Result.Schedule) == 0 {
-		b.WriteString("# swapcheck schedule: this run found no violation, so there is nothing to replay\n")
-	} else {
+	steps := r.Result.Schedule
+	switch {
+	case len(steps) > 0:
 		b.WriteString("# swapcheck schedule: go run ./cmd/explore -replay THIS_FILE\n")
+	case len(r.Result.Walk) > 0:
+		steps = r.Result.Walk
+		b.WriteString("# swapcheck schedule of a walk that found no violation: go run ./cmd/explore -replay THIS_FILE\n")
+	default:
+		b.WriteString("# swapcheck schedule: this run found no violation, so there is nothing to replay\n")
 	}
 	fmt.Fprintf(&b, "format %d (explore %s)\n", FormatVersion, Version)
 	fmt.Fprintf(&b, "protocol %s\natomicity %s\nviolations %s\nscenario\n", r.Config.Protocol.Name, r.Config.Atomicity, cmp.Or(r.Config.Scope, ScopeHarmful))
@@ -87,7 +94,7 @@ func WriteSchedule(out io.Writer, r *Report) error {
 		b.WriteString(corpusComment + r.Corpus + "\n")
 	}
 	fmt.Fprintf(&b, "# threads: %s\nsteps", strings.Join(names, " "))
-	for _, t := range r.Result.Schedule {
+	for _, t := range steps {
 		fmt.Fprintf(&b, " %d", t)
 	}
 	b.WriteString("\n")
@@ -98,13 +105,13 @@ func WriteSchedule(out io.Writer, r *Report) error {
 // ReadSchedule parses a schedule file.
 func ReadSchedule(in io.Reader) (*Schedule, error) {
 	var (
-		s        Schedule
-		scenario strings.Builder
-		inScen   bool
-		sawSteps bool
-		n        int
-		format   int
-		first    = map[string]int{} // the line of each directive
+		s            Schedule
+		scenarioText strings.Builder
+		inScen       bool
+		sawSteps     bool
+		n            int
+		format       int
+		first        = map[string]int{} // the line of each directive
 	)
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<16), maxScheduleLine+1) // the line and its newline
@@ -116,7 +123,7 @@ func ReadSchedule(in io.Reader) (*Schedule, error) {
 				inScen = false
 				continue
 			}
-			scenario.WriteString(strings.TrimSpace(line) + "\n")
+			scenarioText.WriteString(strings.TrimSpace(line) + "\n")
 			continue
 		}
 		line = strings.TrimSpace(line)
@@ -187,12 +194,12 @@ func ReadSchedule(in io.Reader) (*Schedule, error) {
 		return nil, fmt.Errorf("no protocol line")
 	case s.Atomicity == 0:
 		return nil, fmt.Errorf("no atomicity line")
-	case scenario.Len() == 0:
+	case scenarioText.Len() == 0:
 		return nil, fmt.Errorf("no scenario block")
 	case !sawSteps:
 		return nil, fmt.Errorf("no steps line")
 	}
-	scen, err := model.Parse(strings.NewReader(scenario.String()))
+	scen, err := scenario.Parse(strings.NewReader(scenarioText.String()))
 	if err != nil {
 		return nil, fmt.Errorf("scenario block: %v", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -30,10 +31,10 @@ type Shrinking struct {
 	// Changes are the scenario's dimensions that shrank, in the order
 	// of reductions.
 	Changes []Change
-	From    *model.Scenario
+	From    *scenario.Scenario
 	// Shape is the shrunk scenario's shape, when flags built the
 	// scenario (Config.Shape); nil for a scenario file.
-	Shape *model.Shape
+	Shape *scenario.Shape
 	// FlagsReproduce: the command with Shape's flags prints this
 	// counterexample again (checked by running its search and shrinking).
 	FlagsReproduce bool
@@ -89,8 +90,8 @@ func (s *Shrinking) String() string {
 // subject is a scenario being shrunk, with the shape the flags built it
 // from (nil for a scenario file).
 type subject struct {
-	shape *model.Shape
-	sc    *model.Scenario
+	shape *scenario.Shape
+	sc    *scenario.Scenario
 }
 
 // A reduction is one dimension of a scenario that shrink makes smaller:
@@ -111,20 +112,20 @@ type reduction struct {
 
 // reductions, in the order shrink tries them: the hosts and threads
 // first, which make every later search smallest. Hosts 0 means 1 (see
-// model.Shape), so a value of 0 is shown and shrunk as 1.
+// scenario.Shape), so a value of 0 is shown and shrunk as 1.
 var reductions = []reduction{
 	faultsReduction,
-	either("hosts", 1, func(sh *model.Shape) *int { return &sh.Hosts }, func(sc *model.Scenario) *int { return &sc.Hosts }),
-	either("threads", 1, func(sh *model.Shape) *int { return &sh.Threads }, func(sc *model.Scenario) *int { return &sc.Threads }),
-	either("blocks", 1, func(sh *model.Shape) *int { return &sh.Blocks }, func(sc *model.Scenario) *int { return &sc.Blocks }),
-	either("launches", 1, nil, func(sc *model.Scenario) *int { return &sc.Launches }),
-	shaped("calls", 0, func(sh *model.Shape) *int { return &sh.Calls }),
-	shaped("modules", 1, func(sh *model.Shape) *int { return &sh.Modules }),
-	shaped("nest", 0, func(sh *model.Shape) *int { return &sh.Nest }),
-	shaped("names", 1, func(sh *model.Shape) *int { return &sh.Names }),
-	switched("syncthreads", func(sh *model.Shape) *bool { return &sh.Syncthreads }),
-	switched("host calls", func(sh *model.Shape) *bool { return &sh.HostCalls }),
-	switched("branch", func(sh *model.Shape) *bool { return &sh.Branch }),
+	either("hosts", 1, func(sh *scenario.Shape) *int { return &sh.Hosts }, func(sc *scenario.Scenario) *int { return &sc.Hosts }),
+	either("threads", 1, func(sh *scenario.Shape) *int { return &sh.Threads }, func(sc *scenario.Scenario) *int { return &sc.Threads }),
+	either("blocks", 1, func(sh *scenario.Shape) *int { return &sh.Blocks }, func(sc *scenario.Scenario) *int { return &sc.Blocks }),
+	either("launches", 1, nil, func(sc *scenario.Scenario) *int { return &sc.Launches }),
+	shaped("calls", 0, func(sh *scenario.Shape) *int { return &sh.Calls }),
+	shaped("modules", 1, func(sh *scenario.Shape) *int { return &sh.Modules }),
+	shaped("nest", 0, func(sh *scenario.Shape) *int { return &sh.Nest }),
+	shaped("names", 1, func(sh *scenario.Shape) *int { return &sh.Names }),
+	switched("syncthreads", func(sh *scenario.Shape) *bool { return &sh.Syncthreads }),
+	switched("host calls", func(sh *scenario.Shape) *bool { return &sh.HostCalls }),
+	switched("branch", func(sh *scenario.Shape) *bool { return &sh.Branch }),
 	branchesReduction,
 	repeatsReduction,
 }
@@ -141,7 +142,7 @@ var faultsReduction = reduction{
 		return s.sc.FaultBound(), true
 	},
 	set: func(s subject, v int) (subject, error) {
-		bound := func(fs *model.Faults, most *int) {
+		bound := func(fs *scenario.Faults, most *int) {
 			*most = 0
 			switch {
 			case v == 0:
@@ -168,7 +169,7 @@ var faultsReduction = reduction{
 }
 
 // switched is an on/off dimension only flags give (a Shape's field).
-func switched(dim string, field func(*model.Shape) *bool) reduction {
+func switched(dim string, field func(*scenario.Shape) *bool) reduction {
 	return reduction{
 		dim: dim, min: 0,
 		get: func(s subject) (int, bool) {
@@ -190,14 +191,14 @@ func switched(dim string, field func(*model.Shape) *bool) reduction {
 }
 
 // shaped is a dimension only flags give (a Shape's field).
-func shaped(dim string, least int, field func(*model.Shape) *int) reduction {
+func shaped(dim string, least int, field func(*scenario.Shape) *int) reduction {
 	return either(dim, least, field, nil)
 }
 
 // either is a dimension of a shape (field, nil when shapes have none)
 // or of a scenario file (scField, nil when files have none to shrink
 // generically).
-func either(dim string, least int, field func(*model.Shape) *int, scField func(*model.Scenario) *int) reduction {
+func either(dim string, least int, field func(*scenario.Shape) *int, scField func(*scenario.Scenario) *int) reduction {
 	return reduction{
 		dim: dim, min: least,
 		get: func(s subject) (int, bool) {
@@ -222,7 +223,7 @@ func either(dim string, least int, field func(*model.Shape) *int, scField func(*
 	}
 }
 
-func build(sh model.Shape) (subject, error) {
+func build(sh scenario.Shape) (subject, error) {
 	sc, err := sh.Build()
 	return subject{shape: &sh, sc: sc}, err
 }
@@ -384,7 +385,7 @@ func (s *shrinker) scenario(from subject) (subject, found) {
 }
 
 // try searches a scenario for the kind, once.
-func (s *shrinker) try(sc *model.Scenario) found {
+func (s *shrinker) try(sc *scenario.Scenario) found {
 	key := sc.String()
 	if f, seen := s.tried[key]; seen {
 		return f

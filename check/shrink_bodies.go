@@ -1,6 +1,6 @@
 package check
 
-import "swapcheck/model"
+import "swapcheck/scenario"
 
 // The dimensions of a scenario file's bodies that shrink makes smaller:
 // its repeat counts, and its branches on the thread index.
@@ -10,20 +10,20 @@ import "swapcheck/model"
 // the body alone, which is what it becomes (the dimension is then 0: no
 // repeat is left, and the Python replay can replay it).
 var repeatsReduction = bodies("repeats", 1,
-	func(s model.Stmt, n int) int {
-		if s.Kind == model.OpRepeat {
+	func(s scenario.Stmt, n int) int {
+		if s.Kind == scenario.OpRepeat {
 			return max(n, s.Times)
 		}
 		return n
 	},
-	func(v int) func(s model.Stmt, seen *int) []model.Stmt {
-		return func(s model.Stmt, _ *int) []model.Stmt {
-			if s.Kind == model.OpRepeat {
+	func(v int) func(s scenario.Stmt, seen *int) []scenario.Stmt {
+		return func(s scenario.Stmt, _ *int) []scenario.Stmt {
+			if s.Kind == scenario.OpRepeat {
 				if s.Times = min(s.Times, v); s.Times == 1 {
 					return s.Body
 				}
 			}
-			return []model.Stmt{s}
+			return []scenario.Stmt{s}
 		}
 	})
 
@@ -32,20 +32,20 @@ var repeatsReduction = bodies("repeats", 1,
 // later one by its if arm, which every thread then runs: the fewest
 // branches that still fail.
 var branchesReduction = bodies("branches", 0,
-	func(s model.Stmt, n int) int {
-		if s.Kind == model.OpIf {
+	func(s scenario.Stmt, n int) int {
+		if s.Kind == scenario.OpIf {
 			return n + 1
 		}
 		return n
 	},
-	func(v int) func(s model.Stmt, seen *int) []model.Stmt {
-		return func(s model.Stmt, seen *int) []model.Stmt {
-			if s.Kind != model.OpIf {
-				return []model.Stmt{s}
+	func(v int) func(s scenario.Stmt, seen *int) []scenario.Stmt {
+		return func(s scenario.Stmt, seen *int) []scenario.Stmt {
+			if s.Kind != scenario.OpIf {
+				return []scenario.Stmt{s}
 			}
 			*seen++
 			if *seen <= v {
-				return []model.Stmt{s}
+				return []scenario.Stmt{s}
 			}
 			return s.Then
 		}
@@ -56,7 +56,7 @@ var branchesReduction = bodies("branches", 0,
 // maps each statement to the ones that replace it, outer statements
 // first (their nested bodies are rewritten after), with a counter shared
 // by the whole scenario.
-func bodies(dim string, least int, count func(s model.Stmt, n int) int, rewrite func(v int) func(s model.Stmt, seen *int) []model.Stmt) reduction {
+func bodies(dim string, least int, count func(s scenario.Stmt, n int) int, rewrite func(v int) func(s scenario.Stmt, seen *int) []scenario.Stmt) reduction {
 	return reduction{
 		dim: dim, min: least,
 		get: func(s subject) (int, bool) {
@@ -64,8 +64,8 @@ func bodies(dim string, least int, count func(s model.Stmt, n int) int, rewrite 
 				return 0, false
 			}
 			n := 0
-			var walk func(body []model.Stmt)
-			walk = func(body []model.Stmt) {
+			var walk func(body []scenario.Stmt)
+			walk = func(body []scenario.Stmt) {
 				for _, st := range body {
 					n = count(st, n)
 					walk(st.Then)
@@ -82,9 +82,9 @@ func bodies(dim string, least int, count func(s model.Stmt, n int) int, rewrite 
 		set: func(s subject, v int) (subject, error) {
 			seen := 0
 			f := rewrite(v)
-			var walk func(body []model.Stmt) []model.Stmt
-			walk = func(body []model.Stmt) []model.Stmt {
-				var out []model.Stmt
+			var walk func(body []scenario.Stmt) []scenario.Stmt
+			walk = func(body []scenario.Stmt) []scenario.Stmt {
+				var out []scenario.Stmt
 				for _, st := range body {
 					for _, r := range f(st, &seen) {
 						r.Then, r.Else, r.Body = walk(r.Then), walk(r.Else), walk(r.Body)
@@ -95,7 +95,7 @@ func bodies(dim string, least int, count func(s model.Stmt, n int) int, rewrite 
 			}
 			sc := *s.sc
 			sc.Kernel = walk(sc.Kernel)
-			sc.Functions = append([]model.Function(nil), sc.Functions...)
+			sc.Functions = append([]scenario.Function(nil), sc.Functions...)
 			for i := range sc.Functions {
 				sc.Functions[i].Body = walk(sc.Functions[i].Body)
 			}

@@ -7,6 +7,7 @@ import (
 
 	"swapcheck/model"
 	"swapcheck/naive"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 	"swapcheck/swap"
 )
@@ -17,7 +18,7 @@ import (
 // breadth-first search, which reaches refcount-del's counterexample
 // after thousands of steps, long after the first poll.)
 func TestShrinkerTakesNoCutSearch(t *testing.T) {
-	sh := model.Shape{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1}
+	sh := scenario.Shape{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1}
 	sc, err := sh.Build()
 	require.NoError(t, err)
 	for _, tc := range []struct {
@@ -46,7 +47,7 @@ func TestShrinkerTakesNoCutSearch(t *testing.T) {
 // under a bound finds the shortest counterexample with at most that
 // many preemptions, and none below the fewest (naive's race takes two).
 func TestAimedBoundsPreemptions(t *testing.T) {
-	sc, err := model.DefaultShape.Build()
+	sc, err := scenario.DefaultShape.Build()
 	require.NoError(t, err)
 	prog, err := model.NewProgram(sc, naive.Protocol, model.GIL)
 	require.NoError(t, err)
@@ -69,7 +70,7 @@ func TestAimedBoundsPreemptions(t *testing.T) {
 // (refcount-unregistered, free-threaded-overwrite, two threads: both an
 // exception and a use of the real module).
 func TestAimedFindsTheKindBehindAnother(t *testing.T) {
-	sc, err := model.DefaultShape.Build()
+	sc, err := scenario.DefaultShape.Build()
 	require.NoError(t, err)
 	prog, err := model.NewProgram(sc, swap.RefcountUnregistered, model.FreeThreadedOverwrite)
 	require.NoError(t, err)

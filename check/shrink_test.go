@@ -9,7 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/check"
+	"swapcheck/internal/testenv"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 	"swapcheck/variants"
 )
@@ -18,12 +20,12 @@ import (
 // by flags, or a scenario file.
 type shrinkCase struct {
 	name  string
-	shape *model.Shape
+	shape *scenario.Shape
 	file  string
 	table bool // one of the verdict table's
 }
 
-func (c shrinkCase) scenario(t *testing.T) *model.Scenario {
+func (c shrinkCase) scenario(t *testing.T) *scenario.Scenario {
 	t.Helper()
 	if c.shape != nil {
 		sc, err := c.shape.Build()
@@ -33,7 +35,7 @@ func (c shrinkCase) scenario(t *testing.T) *model.Scenario {
 	f, err := os.Open(filepath.Join("..", "testdata", "scenarios", c.file))
 	require.NoError(t, err)
 	defer f.Close()
-	sc, err := model.Parse(f)
+	sc, err := scenario.Parse(f)
 	require.NoError(t, err)
 	return sc
 }
@@ -46,7 +48,7 @@ func shrinkCases(t *testing.T) []shrinkCase {
 		sh := ts.Shape
 		cases = append(cases, shrinkCase{name: ts.Flags, shape: &sh, table: true})
 	}
-	for _, sh := range []model.Shape{
+	for _, sh := range []scenario.Shape{
 		{Threads: 4, Blocks: 1, Calls: 2, Modules: 1, Names: 1},
 		{Threads: 3, Blocks: 2, Calls: 2, Modules: 2, Names: 2, Nest: 1, Syncthreads: true},
 	} {
@@ -61,7 +63,7 @@ func shrinkCases(t *testing.T) []shrinkCase {
 	return cases
 }
 
-func shapeName(sh model.Shape) string {
+func shapeName(sh scenario.Shape) string {
 	var s []byte
 	s = append(s, []byte("shape")...)
 	for _, v := range []int{sh.Threads, sh.Blocks, sh.Calls, sh.Modules, sh.Names, sh.Nest} {
@@ -99,17 +101,19 @@ func exploreWith(t *testing.T, strategy string, v variants.Variant, a model.Atom
 // same kind, no more steps and no more preemptions than the one the
 // search found, a scenario no larger, and it replays from its schedule
 // file (the scenario as text) to the same kind; shrinking twice gives
-// the same.
+// the same. By default each case runs with one variant and one mode
+// under each strategy, rotating along the cases (every variant and mode
+// runs); SWAPCHECK_LONG=1 runs every case x variant x mode.
 func TestShrinkKeepsKindAndNeverLengthens(t *testing.T) {
 	sequentialOnly(t)
-	if testing.Short() {
-		t.Skip("runs every variant on every case")
-	}
 	violations := 0
+	vs, atomicities := variants.All(), model.Atomicities()
 	for _, strategy := range []string{check.StrategyAuto, check.StrategyDFS} {
-		for _, v := range variants.All() {
-			for _, a := range model.Atomicities() {
-				for _, c := range shrinkCases(t) {
+		for i, c := range shrinkCases(t) {
+			for _, vi := range testenv.Rotate(i, len(vs)) {
+				v := vs[vi]
+				for _, ai := range testenv.Rotate(i, len(atomicities)) {
+					a := atomicities[ai]
 					if strategy == check.StrategyDFS && c.file == "" && (v.Expected == variants.Correct || !c.table) {
 						continue // dfs without symmetry: long on the larger shapes
 					}
@@ -159,7 +163,7 @@ func shrinkCheck(t *testing.T, strategy string, v variants.Variant, a model.Atom
 		require.Zero(t, rep.Shrink.Cut, "a README scenario's shrinking fits its budget")
 	}
 
-	sc, err := model.Parse(stringsReader(rep.Config.Scenario.String()))
+	sc, err := scenario.Parse(stringsReader(rep.Config.Scenario.String()))
 	require.NoError(t, err)
 	replayed, err := check.Replay(&check.Schedule{Protocol: v.Protocol, Atomicity: a, Scenario: sc, Steps: rep.Result.Schedule})
 	require.NoError(t, err)
@@ -203,11 +207,11 @@ func preemptionsByThread(t *testing.T, rep *check.Report) map[int]int {
 func TestShrinkNaiveOnePreemptionPerThread(t *testing.T) {
 	naive := variants.All()[0]
 	require.Equal(t, "naive", naive.Protocol.Name)
-	minimal, err := model.DefaultShape.Build()
+	minimal, err := scenario.DefaultShape.Build()
 	require.NoError(t, err)
 	for _, a := range model.Atomicities() {
-		for _, sh := range []model.Shape{
-			model.DefaultShape,
+		for _, sh := range []scenario.Shape{
+			scenario.DefaultShape,
 			{Threads: 4, Blocks: 1, Calls: 2, Modules: 1, Names: 1},
 			{Threads: 8, Blocks: 2, Calls: 2, Modules: 2, Names: 2, Nest: 1, Syncthreads: true},
 		} {
@@ -215,7 +219,7 @@ func TestShrinkNaiveOnePreemptionPerThread(t *testing.T) {
 				rep := exploreCase(t, naive, a, shrinkCase{shape: &sh}, true)
 				require.Equal(t, check.KindUseSawReal, rep.Result.Failure.Kind)
 				require.Equal(t, minimal.String(), rep.Config.Scenario.String())
-				require.Equal(t, model.DefaultShape, *rep.Config.Shape)
+				require.Equal(t, scenario.DefaultShape, *rep.Config.Shape)
 				by := preemptionsByThread(t, rep)
 				for th, n := range by {
 					require.LessOrEqual(t, n, 1, "%s is preempted %d times", rep.Program.ThreadName(th), n)
@@ -235,7 +239,7 @@ func TestShrinkNaiveOnePreemptionPerThread(t *testing.T) {
 func TestShrinkFlagsThatDoNotReproduce(t *testing.T) {
 	p, err := check.Lookup("refcount-unregistered")
 	require.NoError(t, err)
-	sh := model.Shape{Threads: 4, Blocks: 1, Calls: 2, Modules: 1, Names: 1}
+	sh := scenario.Shape{Threads: 4, Blocks: 1, Calls: 2, Modules: 1, Names: 1}
 	sc, err := sh.Build()
 	require.NoError(t, err)
 	cfg := check.Config{Protocol: p, Scenario: sc, Shape: &sh, Atomicity: model.FreeThreadedOverwrite,
@@ -268,14 +272,14 @@ func TestShrinkHostsAndHostCalls(t *testing.T) {
 	for _, v := range variants.All() {
 		byName[v.Protocol.Name] = v
 	}
-	big := model.Shape{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1, HostCalls: true, Hosts: 2}
+	big := scenario.Shape{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1, HostCalls: true, Hosts: 2}
 	rep := exploreCase(t, byName["merged"], model.GIL, shrinkCase{shape: &big}, true)
 	require.Equal(t, check.KindUseSawOtherFake, rep.Result.Failure.Kind)
 	require.Equal(t, 2, rep.Config.Shape.Hosts)
 	require.False(t, rep.Config.Shape.HostCalls)
 	require.Equal(t, 1, rep.Config.Shape.Threads)
 
-	three := model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, HostCalls: true, Hosts: 3}
+	three := scenario.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, HostCalls: true, Hosts: 3}
 	rep = exploreCase(t, byName["naive"], model.GIL, shrinkCase{shape: &three}, true)
 	require.Equal(t, check.KindUseSawOtherFake, rep.Result.Failure.Kind)
 	require.Equal(t, 2, rep.Config.Shape.Hosts)
@@ -299,7 +303,7 @@ func TestShrinkBranchesAndRepeats(t *testing.T) {
 	require.Contains(t, rep.Shrink.String(), "repeats 2 -> 0")
 	require.NotContains(t, rep.Config.Scenario.String(), "repeat")
 
-	branch := model.Shape{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Branch: true}
+	branch := scenario.Shape{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Branch: true}
 	rep = exploreCase(t, byName["naive"], model.GIL, shrinkCase{shape: &branch}, true)
 	require.Equal(t, check.KindUseSawReal, rep.Result.Failure.Kind)
 	require.False(t, rep.Config.Shape.Branch)

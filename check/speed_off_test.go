@@ -2,12 +2,16 @@ package check_test
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/check"
+	"swapcheck/internal/testenv"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -55,28 +59,34 @@ func speedOffStrategies() []sched.Strategy {
 // Parallel's: its workers count their executions into the run's only when
 // they poll, every PollEvery steps' worth of work, which weighs a long key
 // more than a compact one, so its cut lands a poll later or earlier; there
-// both must be cut for the same reason, with no failure.
+// both must be cut for the same reason, with no failure. By default each
+// scenario runs with one variant and one mode, rotating along the
+// scenarios (every variant and mode runs, each under every strategy);
+// SWAPCHECK_LONG=1 runs every scenario x variant x mode.
 func TestSpeedMachineryChangesNothing(t *testing.T) {
 	sequentialOnly(t)
-	shapes := map[string]model.Shape{
-		"2 threads":          model.DefaultShape,
+	shapes := map[string]scenario.Shape{
+		"2 threads":          scenario.DefaultShape,
 		"3 threads":          {Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1},
 		"2 blocks, 2 calls":  {Threads: 2, Blocks: 2, Calls: 2, Modules: 1, Names: 1},
 		"2 modules, nested":  {Threads: 2, Blocks: 1, Calls: 1, Modules: 2, Names: 2, Nest: 1},
 		"2 threads, barrier": {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Syncthreads: true},
 		"host calls":         {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Syncthreads: true, HostCalls: true},
 		"two hosts":          {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Hosts: 2, HostCalls: true},
-		"interrupts":         {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, HostCalls: true, Faults: model.Faults(0).With(model.FaultInterrupt), MaxFaults: 2},
-		"raise faults":       {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Faults: model.Faults(0).With(model.FaultRaise), MaxFaults: 2},
-		"raise, barrier":     {Threads: 1, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Syncthreads: true, HostCalls: true, Faults: model.Faults(0).With(model.FaultRaise)},
-		"both faults":        {Threads: 1, Blocks: 2, Calls: 1, Modules: 1, Names: 1, Faults: model.Faults(0).With(model.FaultInterrupt).With(model.FaultRaise), MaxFaults: 2},
+		"interrupts":         {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, HostCalls: true, Faults: scenario.Faults(0).With(scenario.FaultInterrupt), MaxFaults: 2},
+		"raise faults":       {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Faults: scenario.Faults(0).With(scenario.FaultRaise), MaxFaults: 2},
+		"raise, barrier":     {Threads: 1, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Syncthreads: true, HostCalls: true, Faults: scenario.Faults(0).With(scenario.FaultRaise)},
+		"both faults":        {Threads: 1, Blocks: 2, Calls: 1, Modules: 1, Names: 1, Faults: scenario.Faults(0).With(scenario.FaultInterrupt).With(scenario.FaultRaise), MaxFaults: 2},
 	}
 	lim := sched.Limits{MaxExecutions: 5000}
-	for name, shape := range shapes {
-		sc, err := shape.Build()
+	protocols, atomicities := check.Protocols(), model.Atomicities()
+	for i, name := range slices.Sorted(maps.Keys(shapes)) {
+		sc, err := shapes[name].Build()
 		require.NoError(t, err, name)
-		for _, p := range check.Protocols() {
-			for _, a := range model.Atomicities() {
+		for _, pi := range testenv.Rotate(i, len(protocols)) {
+			p := protocols[pi]
+			for _, ai := range testenv.Rotate(i, len(atomicities)) {
+				a := atomicities[ai]
 				prog, err := model.NewProgram(sc, p, a)
 				require.NoError(t, err)
 				slow, fast := speedOffStrategies(), speedOffStrategies()

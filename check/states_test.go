@@ -6,6 +6,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -47,9 +48,9 @@ func mergedProgram(tb testing.TB, threads int) *model.Program {
 
 // mergedScenario is threads threads of one block, one call each, one
 // module with one name: the shape issue 3 measures merged on.
-func mergedScenario(tb testing.TB, threads int) *model.Scenario {
+func mergedScenario(tb testing.TB, threads int) *scenario.Scenario {
 	tb.Helper()
-	sc, err := model.Shape{Threads: threads, Blocks: 1, Calls: 1, Modules: 1, Names: 1}.Build()
+	sc, err := scenario.Shape{Threads: threads, Blocks: 1, Calls: 1, Modules: 1, Names: 1}.Build()
 	if err != nil {
 		tb.Fatal(err)
 	}

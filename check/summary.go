@@ -28,12 +28,18 @@ type Summary struct {
 	Violations string `json:"violations,omitempty"`
 	Scenario   string `json:"scenario"`
 	// Shard is "i/n" for one part of a sharded search.
-	Shard      string `json:"shard,omitempty"`
-	Verdict    string `json:"verdict"`
-	Complete   bool   `json:"complete"`
-	Executions int64  `json:"executions"`
-	States     int64  `json:"states"`
-	Steps      int64  `json:"steps"`
+	Shard string `json:"shard,omitempty"`
+	// Verdict is the search's, or, for a part of a sharded search that
+	// found no violation in its share, PartNoViolation: a part proves
+	// nothing alone.
+	Verdict string `json:"verdict"`
+	// Complete: the search ran to its end and proves its verdict; never
+	// for a part, whose share's end is ShareComplete.
+	Complete      bool  `json:"complete"`
+	ShareComplete bool  `json:"share_complete,omitempty"`
+	Executions    int64 `json:"executions"`
+	States        int64 `json:"states"`
+	Steps         int64 `json:"steps"`
 	// MaxDepth is the longest execution, in steps (a stateful search's
 	// longest path from the initial state); absent where the search does
 	// not measure it (the parallel stateful searches, where it depends on
@@ -179,8 +185,8 @@ func Summarize(r *Report) Summary {
 		Strategy:      r.Config.Strategy,
 		Violations:    cmp.Or(r.Config.Scope, ScopeHarmful).String(),
 		Scenario:      r.Config.Scenario.String(),
-		Verdict:       res.Verdict.String(),
-		Complete:      res.Complete,
+		Verdict:       VerdictName(r),
+		Complete:      res.Complete && r.Config.Shards <= 1,
 		Executions:    res.Stats.Executions,
 		States:        res.Stats.States,
 		Steps:         res.Stats.Steps,
@@ -209,7 +215,8 @@ func Summarize(r *Report) Summary {
 		s.Preemptions = &PreemptionStats{Min: st.PreemptionsMin, Mean: st.PreemptionsMean(), Max: st.PreemptionsMax, ByTiming: st.PreemptionsByTiming}
 	}
 	if r.Config.Shards > 1 {
-		s.Shard = fmt.Sprintf("%d/%d", r.Config.Shard, r.Config.Shards)
+		s.Shard = ShardName(r.Config)
+		s.ShareComplete = res.Complete
 	}
 	if secs := r.Elapsed.Seconds(); secs > 0 {
 		s.StepsPerSec = float64(res.Stats.Steps) / secs
@@ -282,6 +289,29 @@ func versionText(v string) string {
 // WriteJSON writes the summary as indented JSON.
 func (s Summary) WriteJSON(out io.Writer) error {
 	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false) // read by people: "threads 4 -> 2", not put in HTML
 	enc.SetIndent("", "  ")
 	return enc.Encode(s)
+}
+
+// PartNoViolation is the verdict of a part of a sharded search that
+// searched its share to the end and found no violation there: it proves
+// nothing alone (explore merge of every part gives the verdict).
+const PartNoViolation = "part-no-violation"
+
+// VerdictName is the verdict as the outputs name it: the search's, but
+// PartNoViolation where a part of a sharded search would say verified.
+func VerdictName(r *Report) string {
+	if r.Config.Shards > 1 && r.Result.Verdict == sched.Verified {
+		return PartNoViolation
+	}
+	return r.Result.Verdict.String()
+}
+
+// ShardName is "i/n" for a part of a sharded search, "" otherwise.
+func ShardName(c Config) string {
+	if c.Shards <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", c.Shard, c.Shards)
 }

@@ -182,3 +182,10 @@ func TestSummaryMaxDepthOnlyWhereMeasured(t *testing.T) {
 	require.NoError(t, err)
 	require.Nil(t, got.MaxDepth)
 }
+
+// summary.json is read by people: "->" stays "->", not "-\u003e".
+func TestSummaryJSONKeepsArrows(t *testing.T) {
+	var b strings.Builder
+	require.NoError(t, check.Summary{Verdict: "violation", Stopped: "threads 4 -> 2 <&>"}.WriteJSON(&b))
+	require.Contains(t, b.String(), `"threads 4 -> 2 <&>"`)
+}

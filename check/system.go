@@ -22,7 +22,7 @@ type System struct {
 	// lastHarm is the class of the last failure Step returned.
 	lastHarm Harm
 	// faulted, shared by all clones, counts the executions that ended
-	// (Final) with a fault among their steps (model/faults.go).
+	// (Final) with a fault among their steps (scenario/faults.go).
 	faulted *atomic.Int64
 }
 

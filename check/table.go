@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 	"swapcheck/variants"
 )
@@ -19,18 +20,18 @@ import (
 // fails whatever the swap does; proposed's dispatcher replaces that test.
 var TableShapes = []struct {
 	Flags string
-	Shape model.Shape
+	Shape scenario.Shape
 }{
-	{"-threads 2", model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1}},
-	{"-threads 3", model.Shape{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1}},
-	{"-threads 2 -calls 2 -modules 2", model.Shape{Threads: 2, Blocks: 1, Calls: 2, Modules: 2, Names: 1}},
-	{"-threads 2 -nest 1 -names 2", model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 2, Nest: 1}},
-	{"-threads 2 -calls 2 -syncthreads", model.Shape{Threads: 2, Blocks: 1, Calls: 2, Modules: 1, Names: 1, Syncthreads: true}},
-	{"-threads 2 -host-calls", model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, HostCalls: true}},
-	{"-threads 3 -branch", model.Shape{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Branch: true}},
-	{"-threads 2 -faults interrupt", model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Faults: model.Faults(0).With(model.FaultInterrupt)}},
-	{"-threads 2 -faults raise", model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Faults: model.Faults(0).With(model.FaultRaise)}},
-	{"-threads 2 -hosts 2", model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Hosts: 2}},
+	{"-threads 2", scenario.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1}},
+	{"-threads 3", scenario.Shape{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1}},
+	{"-threads 2 -calls 2 -modules 2", scenario.Shape{Threads: 2, Blocks: 1, Calls: 2, Modules: 2, Names: 1}},
+	{"-threads 2 -nest 1 -names 2", scenario.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 2, Nest: 1}},
+	{"-threads 2 -calls 2 -syncthreads", scenario.Shape{Threads: 2, Blocks: 1, Calls: 2, Modules: 1, Names: 1, Syncthreads: true}},
+	{"-threads 2 -host-calls", scenario.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, HostCalls: true}},
+	{"-threads 3 -branch", scenario.Shape{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Branch: true}},
+	{"-threads 2 -faults interrupt", scenario.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Faults: scenario.Faults(0).With(scenario.FaultInterrupt)}},
+	{"-threads 2 -faults raise", scenario.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Faults: scenario.Faults(0).With(scenario.FaultRaise)}},
+	{"-threads 2 -hosts 2", scenario.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Hosts: 2}},
 }
 
 // TableAtomicities are the verdict table's columns: every atomicity mode,

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -54,6 +55,9 @@ type Trace struct {
 	Violations string        `json:"violations"`
 	Scenario   TraceScenario `json:"scenario"`
 	Verdict    string        `json:"verdict"`
+	// Shard is "i/n" for one part of a sharded search (whose verdict is
+	// then PartNoViolation or violation).
+	Shard string `json:"shard,omitempty"`
 	// Coverage says what a search without a violation covered.
 	Coverage string `json:"coverage,omitempty"`
 	// Threads are the threads' names, by thread number (0 is the host).
@@ -151,7 +155,7 @@ func NewTrace(r *Report, repro string) (*Trace, error) {
 		Schema: TraceSchema, Format: FormatVersion, Version: Version,
 		Protocol: cfg.Protocol.Name, Atomicity: cfg.Atomicity.String(), Strategy: cfg.Strategy,
 		Violations: cmp.Or(cfg.Scope, ScopeHarmful).String(),
-		Scenario:   traceScenario(cfg.Scenario), Verdict: res.Verdict.String(),
+		Scenario:   traceScenario(cfg.Scenario), Verdict: VerdictName(r), Shard: ShardName(cfg),
 		Schedule: ScheduleInts(res.Schedule), Steps: []TraceEntry{}, Replay: repro,
 	}
 	for n := range p.NumThreads() {
@@ -187,13 +191,13 @@ func NewTrace(r *Report, repro string) (*Trace, error) {
 }
 
 // traceScenario is a scenario as a Trace holds it.
-func traceScenario(sc *model.Scenario) TraceScenario {
+func traceScenario(sc *scenario.Scenario) TraceScenario {
 	ts := TraceScenario{Text: sc.String(), Threads: sc.Threads, Blocks: sc.Blocks, Launches: sc.Launches,
 		Modules: []TraceModule{}, Functions: []TraceFunction{}, Kernel: []string{}}
 	for _, m := range sc.Modules {
 		ts.Modules = append(ts.Modules, TraceModule{Name: m.Name, Names: m.Names})
 	}
-	body := func(mod int, stmts []model.Stmt) []string {
+	body := func(mod int, stmts []scenario.Stmt) []string {
 		out := []string{}
 		for _, s := range stmts {
 			out = append(out, sc.StmtString(mod, s))
@@ -224,6 +228,11 @@ func WriteTrace(out io.Writer, r *Report, repro string) error {
 func (t *Trace) WriteText(out io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "protocol %s, atomicity %s\n", t.Protocol, t.Atomicity)
+	if t.Violation == nil && t.Verdict == PartNoViolation {
+		fmt.Fprintf(&b, "verdict: part %s: no violation in its share, which proves nothing alone: explore merge of every part's summary.json gives the verdict (%s)\n", t.Shard, t.Coverage)
+		_, err := io.WriteString(out, b.String())
+		return err
+	}
 	if t.Violation == nil {
 		fmt.Fprintf(&b, "verdict: %s, nothing to report (%s)\n", t.Verdict, t.Coverage)
 		_, err := io.WriteString(out, b.String())
@@ -286,7 +295,7 @@ func harmWords(harm string) string {
 // coverage says what a search covered, in words.
 func coverage(r *Report) string {
 	st := r.Result.Stats
-	s := fmt.Sprintf("%d executions, %d states, %d steps", st.Executions, st.States, st.Steps)
+	s := Count(st.Executions, "execution") + ", " + Count(st.States, "state") + ", " + Count(st.Steps, "step")
 	if r.Result.Cut != "" {
 		s += "; stopped: " + r.Result.Cut
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -183,7 +184,7 @@ func (t *Trace) Replayable() (*Schedule, error) {
 	if t.Scenario.Text == "" {
 		return nil, fmt.Errorf("no scenario text")
 	}
-	sc, err := model.Parse(strings.NewReader(t.Scenario.Text))
+	sc, err := scenario.Parse(strings.NewReader(t.Scenario.Text))
 	if err != nil {
 		return nil, fmt.Errorf("scenario text: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 )
 
 // lanes is the number of thread columns a text trace's table has.
@@ -121,7 +122,7 @@ func laneName(n int) string {
 // prints the trace the run printed); without shrinking there is no such
 // line.
 func TestTraceSaysWhatShrank(t *testing.T) {
-	shape := model.Shape{Threads: 4, Blocks: 1, Calls: 2, Modules: 1, Names: 1}
+	shape := scenario.Shape{Threads: 4, Blocks: 1, Calls: 2, Modules: 1, Names: 1}
 	sc, err := shape.Build()
 	require.NoError(t, err)
 	cfg := check.Config{Protocol: protocol(t, "naive"), Scenario: sc, Shape: &shape, Atomicity: model.GIL, Strategy: check.StrategyDFS, Shrink: true}

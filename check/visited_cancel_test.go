@@ -9,6 +9,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -43,7 +44,7 @@ func TestCancelReachesTheVisitedSet(t *testing.T) {
 			if p, ok := tt.strategy.(sched.Parallel); raceDetector && !(ok && p.Workers > 1) {
 				t.Skip("one goroutine: run without the race detector")
 			}
-			sc, err := model.Shape{Threads: tt.threads, Blocks: 1, Calls: 1, Modules: 1, Names: 1}.Build()
+			sc, err := scenario.Shape{Threads: tt.threads, Blocks: 1, Calls: 1, Modules: 1, Names: 1}.Build()
 			require.NoError(t, err)
 			merged, err := check.Lookup("merged")
 			require.NoError(t, err)

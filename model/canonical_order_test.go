@@ -7,6 +7,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 )
 
 // por takes threads in the canonical order (sched.CanonicalOrderer) so
@@ -16,7 +17,7 @@ import (
 // count the same; an order by the live parts' numbers, which follow the
 // order the search met the parts, must be caught.
 func TestPORCountsDoNotDependOnWorkers(t *testing.T) {
-	sc, err := model.Shape{Threads: 3, Blocks: 1, Calls: 3, Modules: 3, Names: 1, Nest: 1}.Build()
+	sc, err := scenario.Shape{Threads: 3, Blocks: 1, Calls: 3, Modules: 3, Names: 1, Nest: 1}.Build()
 	require.NoError(t, err)
 	p, err := check.Lookup("merged")
 	require.NoError(t, err)

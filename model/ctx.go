@@ -30,7 +30,7 @@ type Ctx struct {
 // fields one by one, and the pointer only when it is not w already, so
 // the hot path writes no pointers (no GC write barriers).
 func (w *World) newCtx(t, f int) *Ctx {
-	c := &w.ctx
+	c := &w.cache.ctx
 	if c.w != w {
 		c.w = w
 	}
@@ -149,6 +149,7 @@ func (c *Ctx) Global(i int) Value {
 // SetGlobal is fn_globs[k] = v for the i-th global (an existing key: the
 // dict keeps its size and order).
 func (c *Ctx) SetGlobal(i int, v Value) {
+	c.checkGlobalsWrite(1<<i, v)
 	c.w.s[c.w.p.lay.globals[c.module()]+i] = slot(v)
 	if c.w.Trace {
 		c.w.effect("%s = %s", c.globalName(i), v)
@@ -157,6 +158,7 @@ func (c *Ctx) SetGlobal(i int, v Value) {
 
 // UpdateGlobals is fn_globs.update({k: v for k in keys}): one C call.
 func (c *Ctx) UpdateGlobals(keys uint32, v Value) {
+	c.checkGlobalsWrite(keys, v)
 	base := c.w.p.lay.globals[c.module()]
 	for i := range c.GlobalsLen() {
 		if keys&(1<<i) != 0 {
@@ -223,9 +225,7 @@ func (c *Ctx) StoreLockEntry(r LockRef) {
 
 // DelLockEntry is del _globals_locks[gid]: KeyError when missing.
 func (c *Ctx) DelLockEntry() {
-	if c.w.p.Protocol.KeepsLockEntries {
-		panic("model: protocol " + c.w.p.Protocol.Name + " deletes a lock entry but says it keeps them (KeepsLockEntries)")
-	}
+	c.mustDeclareDelete()
 	i := c.w.p.lay.lockReg + c.module()
 	if c.w.s[i] == 0 {
 		if c.w.Trace {
@@ -317,8 +317,19 @@ func renderCount(v slot) string { return strconv.Itoa(int(v)) }
 
 func (c *Ctx) renderKeys(v slot) string { return c.KeyNames(uint32(uint16(v))) }
 
-// Count is _swap_refcount.get(gid) and whether the key is there.
+// Count is _swap_refcount.get(gid) and whether the key is there: a read
+// that tells a missing entry from one that holds 0, which a protocol that
+// says ZeroCountIsMissing never makes.
 func (c *Ctx) Count() (int32, bool) {
+	if c.w.p.Protocol.ZeroCountIsMissing {
+		c.contradicts("ZeroCountIsMissing", "reads the count as a plain dict (_swap_refcount.get(gid)), not through its default")
+	}
+	return c.count()
+}
+
+// count is the count's entry and whether it is there, for Count and for
+// the defaultdict's own lookup (DefaultCount).
+func (c *Ctx) count() (int32, bool) {
 	v, ok := c.get(c.countEntry(), renderCount)
 	return int32(v), ok
 }
@@ -327,7 +338,10 @@ func (c *Ctx) Count() (int32, bool) {
 func (c *Ctx) StoreCount(v int32) { c.store(c.countEntry(), slot(v), renderCount) }
 
 // DelCount is del _swap_refcount[gid]: KeyError when missing.
-func (c *Ctx) DelCount() { c.del(c.countEntry()) }
+func (c *Ctx) DelCount() {
+	c.mustDeclareDelete()
+	c.del(c.countEntry())
+}
 
 // Saved is _swap_orig.get(gid): the saved names, and whether the key is there.
 func (c *Ctx) Saved() (uint32, bool) {
@@ -339,7 +353,10 @@ func (c *Ctx) Saved() (uint32, bool) {
 func (c *Ctx) StoreSaved(keys uint32) { c.store(c.savedEntry(), slot(uint16(keys)), c.renderKeys) }
 
 // DelSaved removes the saved names: KeyError when missing.
-func (c *Ctx) DelSaved() { c.del(c.savedEntry()) }
+func (c *Ctx) DelSaved() {
+	c.mustDeclareDelete()
+	c.del(c.savedEntry())
+}
 
 // ---- locks ----
 
@@ -378,3 +395,53 @@ func (c *Ctx) Release(r LockRef) {
 
 // GlobalLockRef is the protocol's global lock.
 const GlobalLockRef LockRef = 1
+
+// ---- the protocol's declared facts, checked as its listing runs ----
+
+// contradicts panics: the running step contradicts a fact its protocol
+// declares (Protocol), which POR or the end-state checks rely on.
+func (c *Ctx) contradicts(fact, what string) {
+	p := c.w.p.Protocol
+	pc := c.w.s[c.f+fPC]
+	panic(fmt.Sprintf("model: protocol %s says %s, but its step at %s %s", p.Name, fact, p.where[pc], what))
+}
+
+// mustDeclareDelete panics unless the running instruction says it
+// deletes registry entries (Instr.Deletes), which KeepsLockEntries is
+// read from.
+func (c *Ctx) mustDeclareDelete() {
+	p := c.w.p.Protocol
+	if pc := c.w.s[c.f+fPC]; !p.Code[pc].Deletes {
+		panic(fmt.Sprintf("model: protocol %s's step at %s deletes a registry entry but does not say so (Instr.Deletes)", p.Name, p.where[pc]))
+	}
+}
+
+// checkGlobalsWrite checks a write of the module's globals keys, storing
+// v, against the facts the protocol declares of such writes.
+func (c *Ctx) checkGlobalsWrite(keys uint32, v Value) {
+	p := c.w.p.Protocol
+	if v == Dispatch && !p.Dispatches {
+		c.contradicts("it does not dispatch (Dispatches false)", "stores the dispatcher")
+	}
+	if p.StoresDispatchOverReal && keys != 0 {
+		base := c.w.p.lay.globals[c.module()]
+		for i := range c.GlobalsLen() {
+			if old := Value(c.w.s[base+i]); keys&(1<<i) != 0 && (v != Dispatch || old != Real && old != Dispatch) {
+				c.contradicts("StoresDispatchOverReal", fmt.Sprintf("stores %s over %s", v, old))
+			}
+		}
+	}
+	if p.CountGuardsGlobals {
+		r := c.Lock()
+		if r == 0 || c.w.s[c.w.p.lay.lockOwner+int(r)] != slot(c.t+1) {
+			c.contradicts("CountGuardsGlobals", "writes the module's globals without holding its lock")
+		}
+		// Where every thread takes the module's one lock (the conditions
+		// under which POR pins modules: predictedLock, futuresKnown), the
+		// count it read 0 under that lock is 0 still.
+		if l := &c.w.p.lay; p.KeepsLockEntries() && !c.w.p.Atomicity.overwrite() && c.w.p.signal < 0 &&
+			c.w.s[l.countP+c.module()] != 0 && c.w.s[l.count+c.module()] != 0 {
+			c.contradicts("CountGuardsGlobals", "writes the module's globals while its count is not 0")
+		}
+	}
+}

@@ -10,7 +10,7 @@ var debug struct {
 	// status memo holds.
 	verifyMemo bool
 	// keepVectors: every world keeps its vector current (no world goes
-	// stale, see lazy.go), so that tests can compare searches with and
+	// stale, see speed_lazy.go), so that tests can compare searches with and
 	// without stale worlds.
 	keepVectors bool
 	// verifyCanon: the compact and canonical keys look every number they

@@ -35,14 +35,14 @@ func (c *Ctx) DefaultLock() (r LockRef, done bool) {
 // defaultdict(int): a miss stores 0 (reading inserts the key).
 func (c *Ctx) DefaultCount() (v int32, done bool) {
 	if c.Sub() == 0 {
-		if v, ok := c.Count(); ok {
+		if v, ok := c.count(); ok {
 			return v, true
 		}
 		if c.splitMiss() {
 			return 0, false
 		}
 	} else if c.keepsStored() {
-		if v, ok := c.Count(); ok {
+		if v, ok := c.count(); ok {
 			return v, true
 		}
 	}
@@ -65,7 +65,7 @@ func (c *Ctx) splitMiss() bool {
 	if c.w.Trace {
 		c.w.effect("miss: __missing__ runs next step")
 	}
-	c.w.ev.splitHalf = true
+	c.w.cache.ev.splitHalf = true
 	c.SetSub(1)
 	c.Stay()
 	return true

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/swap"
 )
 
@@ -17,7 +18,7 @@ import (
 // module. And the walks end with every name on the dispatcher, never on
 // a fake.
 func TestDispatchResolvesPerThread(t *testing.T) {
-	sh := model.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 2, Names: 2, HostCalls: true, Hosts: 2}
+	sh := scenario.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 2, Names: 2, HostCalls: true, Hosts: 2}
 	sc, err := sh.Build()
 	require.NoError(t, err)
 	p, err := model.NewProgram(sc, swap.Proposed, model.GIL)

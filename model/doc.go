@@ -6,8 +6,9 @@
 //
 // # What a caller does
 //
-//  1. Build a Scenario (Shape.Build from command-line numbers, or Parse of
-//     a scenario file) and pick a Protocol (packages naive and swap).
+//  1. Build a scenario.Scenario (scenario.Shape.Build from command-line
+//     numbers, or scenario.Parse of a scenario file) and pick a Protocol
+//     (packages naive and swap).
 //  2. NewProgram compiles them for an Atomicity (one of Atomicities: GIL,
 //     FreeThreaded, FreeThreadedOverwrite).
 //  3. New makes the initial World; Status, Footprint and Step drive it one
@@ -28,7 +29,7 @@
 // setdefault, so two threads that both miss get the same lock; before the
 // fix (FreeThreadedOverwrite) it overwrites, and each gets its own.
 //
-// A scenario with faults (faults.go) gets one more thread, SIGINT, whose
+// A scenario with faults (scenario/faults.go) gets one more thread, SIGINT, whose
 // step raises KeyboardInterrupt in the host at one of CPython 3.11's
 // eval-breaker checks (interrupt.go): a search explores where the
 // interrupt lands as it explores the order of threads.
@@ -67,27 +68,44 @@
 //
 // # Meaning first, speed around it
 //
-// What a step means is one function, World.interpret (interp.go), which
-// reads and writes only the vector and the step's Event. Everything else
-// is speed, each piece in its own file and none of it changing a result
-// (check's TestSpeedMachineryChangesNothing runs every search with it and
-// without):
+// A World is its program, its state (the vector), its Options (what a
+// step records: a trace, a history) and one cache (a step's scratch and
+// what the speed machinery knows); world.go says so in its type.
 //
-//   - step.go: Step wraps interpret in the machinery below, and forgets
-//     what World's cache (worldCache) knew of the parts a step changed;
-//   - compact.go: the compact key numbers the globals and each thread's
-//     slot block (and packs them in a word with sched.PackUvarint);
-//   - memo.go: a GPU thread's step reads and writes only its own slots
-//     and the shared ones, so once the compact key has numbered both,
-//     the Program memoizes the step by (thread, block number, globals
-//     number) and a search that meets them again copies the outcome in
-//     instead of interpreting;
-//   - lazy.go: a world whose steps were all recalled keeps only the
+// What a step means is one function, World.interpret (interp.go), which
+// reads and writes only the vector and the step's record. It runs the
+// protocol's instruction (instrs.go, ctx.go: a listing's Instr, its Exec
+// over a Ctx) or the body's statement, whose kind's row in stmts.go says
+// everything the model knows of it: how it runs, when it is ready, its
+// footprint and its future footprint, its description, where a fault or
+// the GIL's hand-over can fall. The faults (interrupt.go, raisefault.go),
+// the free-threaded split of a defaultdict miss (defaultdict.go) and the
+// switch points (switchpoint.go) are meaning too.
+//
+// Everything else is in files named for what it is, and none of it
+// changes what a step means (check's TestSpeedMachineryChangesNothing
+// runs every search with it and without):
+//
+//   - speed_step.go: Step wraps interpret in the machinery below, and
+//     forgets what the cache knew of the parts a step changed;
+//   - speed_compact.go, speed_intern.go: the compact key numbers the
+//     globals and each thread's slot block (and packs them in a word with
+//     sched.PackUvarint);
+//   - speed_memo.go: a GPU thread's step reads and writes only its own
+//     slots and the shared ones, so once the compact key has numbered
+//     both, the Program memoizes the step by (thread, block number,
+//     globals number) and a search that meets them again copies the
+//     outcome in instead of interpreting;
+//   - speed_lazy.go: a world whose steps were all recalled keeps only the
 //     numbers (stale) and writes its vector back when something reads it;
 //     the statuses of its threads are memoized too;
-//   - peek.go: a search asks for a child's word key without making it;
-//   - canonical.go: the key up to symmetry, a reduction (it changes the
-//     counts) rather than a speed-up.
+//   - speed_peek.go: a search asks for a child's word key without making
+//     it.
+//
+// The reductions change what a search counts, not what it finds, and are
+// named so: reduce_canonical.go, the key up to symmetry between a block's
+// threads; reduce_futures.go, what a thread may still touch, for POR's
+// persistent sets.
 //
 // Tests switch the machinery's checks on, or break it on purpose, through
 // one debug struct (debug.go) that only the export_test.go files set.

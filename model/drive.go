@@ -40,9 +40,8 @@ func (w *World) EntersCall(t int) bool {
 	if w.s[w.thread(t)+tStatus] != alive || w.s[f+fInBody] != 1 {
 		return false
 	}
-	stmts := w.p.codes[w.s[f+fCode]].stmts
-	b := int(w.s[f+fBody])
-	return b < len(stmts) && stmts[b].kind == sCall
+	st := w.bodyStmt(t)
+	return st != nil && rowOf(st).entersCall
 }
 
 // NumObjects bounds the objects of footprints: every Footprint(t).Object

@@ -1,6 +1,8 @@
 package model
 
-import "fmt"
+import (
+	"swapcheck/scenario"
+)
 
 // EventKind says what a step did, for the invariants.
 type EventKind uint8
@@ -38,7 +40,7 @@ type Event struct {
 // EventNumbers is what a step records of its Event: numbers only, no
 // texts and no pointers, so that the hot path writes no pointers (no GC
 // write barriers) and the memo can key and copy a step's event as one
-// value (memo.go). The unexported fields say where the texts come from.
+// value (speed_memo.go). The unexported fields say where the texts come from.
 //
 // The fields the per-step invariant reads (Kind, Saw, Want, Raised,
 // Machinery, Aborted) come first, so that a search's check of a peeked step
@@ -83,7 +85,7 @@ type EventNumbers struct {
 	splitHalf bool
 	// Fault is the fault this step is (FaultRaise: its statement raised
 	// instead of running, raisefault.go), 0 for none.
-	Fault Fault
+	Fault scenario.Fault
 }
 
 // source is where an Event's texts come from.
@@ -143,51 +145,8 @@ func (p *Program) Describe(ev *Event) {
 		cd := &p.codes[ev.code]
 		st := &cd.stmts[ev.body]
 		ev.Where, ev.Text = cd.name, st.text
-		switch st.kind {
-		case sUse:
-			ev.Bytecode = "LOAD_GLOBAL; LOAD_ATTR"
-			if st.cond {
-				ev.Bytecode = "LOAD_GLOBAL; LOAD_ATTR threadIdx; LOAD_ATTR x; LOAD_CONST; COMPARE_OP; POP_JUMP_FORWARD_IF_FALSE"
-			}
-			ev.Name = p.Scenario.Modules[cd.module].Names[st.arg]
-		case sCall:
-			ev.Bytecode = "LOAD_GLOBAL _kernel_context; CALL (FakeCUDAKernel.__call__)"
-			if p.Protocol.Dispatches {
-				ev.Bytecode = "CALL (_get_kernel_context: the thread's own); CALL (FakeCUDAKernel.__call__)"
-			}
-			if p.isHostCode(ev.code) {
-				// FakeCUDAKernel.__call__'s own line, run by the host
-				ev.Where, ev.Line = "kernel.py:85", 85
-			}
-		case sSync:
-			if ev.sub == syncUse {
-				ev.Bytecode = "LOAD_GLOBAL; LOAD_METHOD syncthreads"
-				ev.Name = p.Scenario.Modules[cd.module].Names[st.arg]
-				break
-			}
-			l := syncLines[ev.sub]
-			ev.Where, ev.Line, ev.Text, ev.Bytecode = fmt.Sprintf("kernel.py:%d", l.line), l.line, l.text, "LOAD_ATTR/STORE_ATTR"
-		case sSetContext, sResetContext:
-			ev.Where, ev.Bytecode = "kernel.py", "STORE_GLOBAL _kernel_context"
-			switch {
-			case p.Protocol.Dispatches && st.kind == sSetContext:
-				ev.Line, ev.Bytecode = 93, "CALL (FakeCUDAModule); STORE_FAST fake_cuda_module"
-			case p.Protocol.Dispatches:
-				ev.Bytecode = "RETURN_VALUE"
-			}
-		case sCheckContext:
-			ev.Where, ev.Line, ev.Bytecode = "kernel.py:31", 31, "LOAD_GLOBAL _kernel_context; POP_JUMP_IF_NONE (else RAISE_VARARGS AssertionError)"
-		case sDeviceCheck:
-			ev.Where, ev.Line, ev.Bytecode = "kernel.py:84", 84, "LOAD_ATTR _device; POP_JUMP_IF_TRUE; LOAD_GLOBAL _kernel_context; POP_JUMP_IF_FALSE"
-		case sInline:
-			ev.Where, ev.Line, ev.Bytecode = "kernel.py:85", 85, "LOAD_GLOBAL _kernel_context (_get_kernel_context); CALL (swapped_cuda_module)"
-		case sStart:
-			ev.Where, ev.Text, ev.Bytecode = "kernel.py", p.startText[ev.started], "CALL (Thread.start)"
-		case sPoll:
-			ev.Where, ev.Bytecode = "kernel.py", "FOR_ITER; LOAD_ATTR (polling)"
-			if ev.pollText != pollNone {
-				ev.Text = pollTexts[ev.pollText]
-			}
+		if d := rowOf(st).describe; d != nil {
+			d(p, ev, cd, st)
 		}
 		p.describeFault(ev)
 	}

@@ -1,27 +1,29 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+)
 
 // interpret runs thread t's next step (t must be runnable), then the
 // local steps that follow it, on w's vector, and records what the step
 // did in w's event. It is what a step means: it reads and writes only the
 // vector and the event (and, when set, the trace's effects and the
 // History), never w.cache, and a step's outcome is a function of the
-// vector alone. Step wraps it in the speed machinery (step.go).
+// vector alone. Step wraps it in the speed machinery (speed_step.go).
 func (w *World) interpret(t int) {
 	w.resetEvent(t)
-	w.landing, w.visFrame, w.visPC = 0, -1, -1
+	w.cache.landing, w.cache.visFrame, w.cache.visPC = 0, -1, -1
 	if t == w.p.signal {
 		w.interrupt()
 		if w.Trace {
-			w.p.Describe(&w.ev)
+			w.p.Describe(&w.cache.ev)
 		}
 		return
 	}
 	if t == w.p.raiser {
 		w.raiseMove()
 		if w.Trace {
-			w.p.Describe(&w.ev)
+			w.p.Describe(&w.cache.ev)
 		}
 		return
 	}
@@ -34,17 +36,17 @@ func (w *World) interpret(t int) {
 		if w.s[f+fInBody] == 1 {
 			w.execStmt(t, f, true)
 		} else {
-			w.visFrame, w.visPC = f, w.s[f+fPC]
+			w.cache.visFrame, w.cache.visPC = f, w.s[f+fPC]
 			w.execInstr(t, f, true)
 		}
 		w.settle(t)
 	}
 	w.endStep(t, start)
-	if w.p.signal >= 0 && (w.p.isHost(t) || w.ev.Fault != 0) {
+	if w.p.signal >= 0 && (w.p.isHost(t) || w.cache.ev.Fault != 0) {
 		w.arm() // a raise fault spends the budget the interrupt shares
 	}
 	if w.Trace {
-		w.p.Describe(&w.ev)
+		w.p.Describe(&w.cache.ev)
 	}
 }
 
@@ -53,15 +55,15 @@ func (w *World) interpret(t int) {
 // them (a pointer write, which costs a GC write barrier).
 func (w *World) resetEvent(t int) {
 	w.clearEventTexts()
-	w.ev.EventNumbers = EventNumbers{Thread: t, Kind: EvStep}
+	w.cache.ev.EventNumbers = EventNumbers{Thread: t, Kind: EvStep}
 }
 
 // clearEventTexts empties w's record of the texts a traced step or a
 // Describe filled in, if any (writing them costs GC write barriers, so
 // only then).
 func (w *World) clearEventTexts() {
-	if w.ev.described || w.ev.Effects != nil {
-		w.ev = Event{}
+	if w.cache.ev.described || w.cache.ev.Effects != nil {
+		w.cache.ev = Event{}
 	}
 }
 
@@ -70,7 +72,7 @@ func (w *World) clearEventTexts() {
 func (w *World) settle(t int) {
 	base := w.thread(t)
 	for w.s[base+tStatus] != finished {
-		if w.landing != 0 && w.stopAtLanding(t) {
+		if w.cache.landing != 0 && w.stopAtLanding(t) {
 			return
 		}
 		f := w.top(t)
@@ -111,7 +113,7 @@ func (w *World) settle(t int) {
 			continue
 		}
 		if in.Object != NoObject {
-			if in.CheckFirst && (f != w.visFrame || slot(pc) != w.visPC) && w.splits(t) {
+			if in.CheckFirst && (f != w.cache.visFrame || slot(pc) != w.cache.visPC) && w.splits(t) {
 				// the comprehension's first pass checks before its effect
 				w.s[base+tLanding] = slot(pc + 1)
 			}
@@ -126,7 +128,7 @@ func (w *World) execInstr(t, f int, visible bool) {
 	pc := int(w.s[f+fPC])
 	in := &w.p.Protocol.Code[pc]
 	if visible {
-		w.ev.src, w.ev.pc = srcInstr, pc
+		w.cache.ev.src, w.cache.ev.pc = srcInstr, pc
 	}
 	c := w.newCtx(t, f)
 	c.next = pc + 1
@@ -138,8 +140,8 @@ func (w *World) execInstr(t, f int, visible bool) {
 		w.s[f+fTmpSet] = 0 // the tmp was for this step only
 	}
 	if c.exc != 0 {
-		w.ev.Raised, w.ev.Machinery = c.exc, !c.reraised
-		w.ev.Aborted = w.s[w.thread(t)+tAbort] != 0
+		w.cache.ev.Raised, w.cache.ev.Machinery = c.exc, !c.reraised
+		w.cache.ev.Aborted = w.s[w.thread(t)+tAbort] != 0
 		w.raise(t, c.exc)
 		return
 	}
@@ -154,9 +156,9 @@ func (w *World) execInstr(t, f int, visible bool) {
 // a frame without one is left and the exception is thrown into its caller's
 // generator at its yield.
 func (w *World) raise(t int, e Exc) {
-	w.raising = true
+	w.cache.raising = true
 	w.unwind(t, e)
-	w.raising = false
+	w.cache.raising = false
 }
 
 // unwind is raise's unwinding.
@@ -198,7 +200,7 @@ func (w *World) unwind(t int, e Exc) {
 		// GPU thread dies and BlockThread.run records the exception for
 		// the host to see.
 		if w.p.isHost(t) {
-			if k := w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]].kind; k == sCall || k == sInline {
+			if _, st := w.stmtAt(f); rowOf(st).callLike {
 				if w.Trace {
 					w.effect("the host's call raised %s; the caller goes on", e)
 				}
@@ -244,179 +246,170 @@ var syncLines = [...]struct {
 }
 
 // execStmt runs one kernel, device-function or host statement; a local
-// one (visible false) leaves the step's description alone.
+// one (visible false) leaves the step's description alone. What each
+// kind does is its row's (stmts.go).
 func (w *World) execStmt(t, f int, visible bool) {
-	p, l := w.p, &w.p.lay
-	cd := &p.codes[w.s[f+fCode]]
-	st := &cd.stmts[w.s[f+fBody]]
-	base := w.thread(t)
+	cd, st := w.stmtAt(f)
+	row := rowOf(st)
 	if !visible {
-		switch st.kind {
-		case sLaunch:
-			w.push(t, st.arg, Fake(p.codes[st.arg].launch))
-		case sRaise:
-			w.raise(t, KernelError)
-		default:
-			panic(fmt.Sprintf("model: statement kind %d is not local", st.kind))
+		if !row.local {
+			panic(fmt.Sprintf("model: statement kind %s is not local", row.name))
 		}
+		row.execLocal(w, t, st)
 		return
 	}
-	w.ev.src, w.ev.code, w.ev.body = srcStmt, int(w.s[f+fCode]), int(w.s[f+fBody])
-	next := func() { w.s[f+fBody]++; w.s[f+fSub] = 0 }
-	switch st.kind {
-	case sUse:
+	w.cache.ev.src, w.cache.ev.code, w.cache.ev.body = srcStmt, int(w.s[f+fCode]), int(w.s[f+fBody])
+	if row.exec == nil {
+		noExec(st)
+	}
+	row.exec(w, t, f, cd, st)
+}
+
+// execUse is a use of cuda in a body (sUse), a branch's condition among
+// them.
+func (w *World) execUse(t, f int, cd *code, st *stmt) {
+	if !w.use(t, cd.module, st.arg) {
+		return
+	}
+	if st.cond && w.p.isHost(t) {
+		// A branch on threadIdx in code a host runs (a device
+		// function it calls, or the kernel it runs inline): the
+		// fake's threadIdx property reads
+		// threading.current_thread().threadIdx (kernelapi.py:396).
+		w.cache.ev.Raised = AttributeError
+		if w.Trace {
+			w.effect("AttributeError: '_MainThread' object has no attribute 'threadIdx'")
+		}
+		w.raise(t, AttributeError)
+		return
+	}
+	w.nextStmt(f)
+	w.land(t, landStmt) // the property's getter: RESUME
+}
+
+// execCall is a device call, or the kernel run inline as one
+// (kernel.py:85-86): with swapped_cuda_module(self.fn,
+// _get_kernel_context()).
+func (w *World) execCall(t int, st *stmt) {
+	ctx := Value(w.s[w.p.lay.ctx])
+	switch {
+	case w.p.Protocol.Dispatches:
+		ctx = w.ownContext(t)
+		if w.Trace {
+			w.effect("_get_kernel_context() is %s (the thread's own)", ctx)
+		}
+	case w.Trace:
+		w.effect("_kernel_context is %s", ctx)
+	}
+	w.push(t, st.arg, ctx)
+}
+
+// execSync is one sub-step of cuda.syncthreads() (sSync).
+func (w *World) execSync(t, f int, cd *code, st *stmt) {
+	base := w.thread(t)
+	sub := w.s[f+fSub]
+	w.cache.ev.sub = int(sub)
+	switch sub {
+	case syncUse:
 		if !w.use(t, cd.module, st.arg) {
 			return
 		}
-		if st.cond && p.isHost(t) {
-			// A branch on threadIdx in code a host runs (a device
-			// function it calls, or the kernel it runs inline): the
-			// fake's threadIdx property reads
-			// threading.current_thread().threadIdx (kernelapi.py:396).
-			w.ev.Raised = AttributeError
+		if w.p.isHost(t) {
+			// A device function called from the host that reached a
+			// fake: FakeCUDAModule.syncthreads calls
+			// threading.current_thread().syncthreads(), and the host's
+			// _MainThread has no such method.
+			w.cache.ev.Raised = AttributeError
 			if w.Trace {
-				w.effect("AttributeError: '_MainThread' object has no attribute 'threadIdx'")
+				w.effect("AttributeError: '_MainThread' object has no attribute 'syncthreads'")
 			}
 			w.raise(t, AttributeError)
 			return
 		}
-		next()
-		w.land(t, landStmt) // the property's getter: RESUME
-	case sCall, sInline: // a device call, or the kernel run inline as one (kernel.py:85-86)
-		ctx := Value(w.s[l.ctx])
-		switch {
-		case p.Protocol.Dispatches:
-			ctx = w.ownContext(t)
-			if w.Trace {
-				w.effect("_get_kernel_context() is %s (the thread's own)", ctx)
-			}
-		case w.Trace:
-			w.effect("_kernel_context is %s", ctx)
-		}
-		w.push(t, st.arg, ctx)
-	case sLaunch:
-		w.push(t, st.arg, Fake(p.codes[st.arg].launch))
-	case sRaise:
-		w.ev.Raised = KernelError
-		w.raise(t, KernelError)
-	case sSync:
-		sub := w.s[f+fSub]
-		w.ev.sub = int(sub)
-		switch sub {
-		case syncUse:
-			if !w.use(t, cd.module, st.arg) {
-				return
-			}
-			if p.isHost(t) {
-				// A device function called from the host that reached a
-				// fake: FakeCUDAModule.syncthreads calls
-				// threading.current_thread().syncthreads(), and the host's
-				// _MainThread has no such method.
-				w.ev.Raised = AttributeError
-				if w.Trace {
-					w.effect("AttributeError: '_MainThread' object has no attribute 'syncthreads'")
-				}
-				w.raise(t, AttributeError)
-				return
-			}
-		case syncCheckAbort, syncRecheck:
-			if w.s[base+tAbort] == 1 {
-				w.ev.Raised = RuntimeError
-				w.raise(t, RuntimeError)
-				return
-			}
-		case syncBlock:
-			if w.s[base+tAbort] == orphaned {
-				// the barrier will never be released: the thread waits
-				// on its event for good, which no one sees
-				if w.Trace {
-					w.effect("no one polls this block any more: the thread waits at the barrier for good")
-				}
-				w.s[base+tStatus] = finished
-				return
-			}
-			w.s[base+tBlocked] = 1
-		case syncWait:
-			w.s[base+tEvent] = 0
-		}
-		if sub == syncRecheck {
-			next()
-		} else {
-			w.s[f+fSub]++
-		}
-	case sDeviceCheck:
-		ctx := Value(w.s[l.ctx])
-		if w.Trace {
-			w.effect("_kernel_context is %s", ctx)
-		}
-		if ctx.IsFake() { // truthy: another host's launch runs
-			if w.Trace {
-				w.effect("the kernel runs here, as a device function, not launched")
-			}
-			w.endLaunch(st.arg)
-			w.ev.skipped = true
-			w.s[f+fBody] += slot(st.to - 1) // to the inline run
-			w.land(t, landDevice)           // _get_kernel_context's RESUME
+	case syncCheckAbort, syncRecheck:
+		if w.s[base+tAbort] == 1 {
+			w.cache.ev.Raised = RuntimeError
+			w.raise(t, RuntimeError)
 			return
 		}
-		next()
-		w.land(t, landDevice) // normalize_kernel_dimensions's RESUME
-	case sCheckContext:
-		ctx := Value(w.s[l.ctx])
-		if w.Trace {
-			w.effect("_kernel_context is %s", ctx)
-		}
-		if ctx != None {
-			w.skipLaunch(f, st)
+	case syncBlock:
+		if w.s[base+tAbort] == orphaned {
+			// the barrier will never be released: the thread waits
+			// on its event for good, which no one sees
+			if w.Trace {
+				w.effect("no one polls this block any more: the thread waits at the barrier for good")
+			}
+			w.s[base+tStatus] = finished
 			return
 		}
-		next()
-	case sSetContext:
-		if !p.Protocol.Dispatches {
-			w.s[l.ctx] = slot(Fake(st.arg))
-			if w.Trace {
-				w.effect("_kernel_context = %s", Fake(st.arg))
-			}
-		}
-		next()
-		w.land(t, landContext) // the generator's yield, next() returned in __enter__
-	case sResetContext:
-		if !p.Protocol.Dispatches {
-			w.s[l.ctx] = slot(None)
-			if w.Trace {
-				w.effect("_kernel_context = None")
-			}
-		}
-		if e := Exc(w.s[f+fExc]); e != 0 {
-			if w.Trace {
-				w.effect("launch %d raised %s; the caller goes on", st.arg, e)
-			}
-			w.s[f+fExc] = 0
-		}
-		next()
-		if st.to > 0 {
-			w.s[f+fBody] += slot(st.to - 1) // past the inline run
-		}
-		w.closeDeferred(t)
-	case sStart:
-		// The block's lowest-indexed thread not yet started: since the
-		// host starts a block's threads in index order, that is the same
-		// thread in every reachable state as "the statement's own thread",
-		// but it names no thread, so permuting the block's threads
-		// permutes the outcome (the canonical key relies on it).
-		u := w.nextToStart(st.arg)
-		w.ev.started = u
-		w.s[w.thread(u)+tStatus] = alive
-		landing := w.landing
-		w.settle(u)
-		w.landing = landing
-		next()
-		w.land(t, landStmt) // Thread.start waits on an Event
-	case sPoll:
-		w.poll(t, f, st.arg)
-	default:
-		panic(fmt.Sprintf("model: statement kind %d has no semantics", st.kind))
+		w.s[base+tBlocked] = 1
+	case syncWait:
+		w.s[base+tEvent] = 0
 	}
+	if sub == syncRecheck {
+		w.nextStmt(f)
+	} else {
+		w.s[f+fSub]++
+	}
+}
+
+// execDeviceCheck is FakeCUDAKernel.__call__'s "if self._device or
+// _kernel_context:" before a launch (several hosts).
+func (w *World) execDeviceCheck(t, f int, st *stmt) {
+	ctx := Value(w.s[w.p.lay.ctx])
+	if w.Trace {
+		w.effect("_kernel_context is %s", ctx)
+	}
+	if ctx.IsFake() { // truthy: another host's launch runs
+		if w.Trace {
+			w.effect("the kernel runs here, as a device function, not launched")
+		}
+		w.endLaunch(st.arg)
+		w.cache.ev.skipped = true
+		w.s[f+fBody] += slot(st.to - 1) // to the inline run
+		w.land(t, landDevice)           // _get_kernel_context's RESUME
+		return
+	}
+	w.nextStmt(f)
+	w.land(t, landDevice) // normalize_kernel_dimensions's RESUME
+}
+
+// execResetContext is the launch's _kernel_context = None, and the
+// caller's except when the launch raised.
+func (w *World) execResetContext(t, f int, st *stmt) {
+	if !w.p.Protocol.Dispatches {
+		w.s[w.p.lay.ctx] = slot(None)
+		if w.Trace {
+			w.effect("_kernel_context = None")
+		}
+	}
+	if e := Exc(w.s[f+fExc]); e != 0 {
+		if w.Trace {
+			w.effect("launch %d raised %s; the caller goes on", st.arg, e)
+		}
+		w.s[f+fExc] = 0
+	}
+	w.nextStmt(f)
+	if st.to > 0 {
+		w.s[f+fBody] += slot(st.to - 1) // past the inline run
+	}
+	w.closeDeferred(t)
+}
+
+// execStart is the host's t.start() of block st.arg's lowest-indexed
+// thread not yet started: since the host starts a block's threads in index
+// order, that is the same thread in every reachable state as "the
+// statement's own thread", but it names no thread, so permuting the
+// block's threads permutes the outcome (the canonical key relies on it).
+func (w *World) execStart(t, f int, st *stmt) {
+	u := w.nextToStart(st.arg)
+	w.cache.ev.started = u
+	w.s[w.thread(u)+tStatus] = alive
+	landing := w.cache.landing
+	w.settle(u)
+	w.cache.landing = landing
+	w.nextStmt(f)
+	w.land(t, landStmt) // Thread.start waits on an Event
 }
 
 // use is a load of module mod's global name (LOAD_GLOBAL) for an
@@ -430,9 +423,9 @@ func (w *World) use(t, mod, name int) bool {
 	if g == Dispatch {
 		v = w.dispatch(t)
 	}
-	w.ev.Kind, w.ev.Module = EvUse, mod
-	w.ev.Saw, w.ev.Want = v, w.due(t)
-	w.ev.Aborted = w.s[w.thread(t)+tAbort] != 0
+	w.cache.ev.Kind, w.cache.ev.Module = EvUse, mod
+	w.cache.ev.Saw, w.cache.ev.Want = v, w.due(t)
+	w.cache.ev.Aborted = w.s[w.thread(t)+tAbort] != 0
 	if w.Trace {
 		if g == Dispatch {
 			w.effect("%s is %s, which gives %s", w.p.Scenario.Modules[mod].Names[name], g, v)
@@ -446,10 +439,10 @@ func (w *World) use(t, mod, name int) bool {
 	// follow by design: what it gives each thread is checked per step,
 	// exactly (Saw against Want), instead (docs/proposed_fix.md).
 	if w.History != nil && g != Dispatch {
-		w.History.Marks = append(w.History.Marks, Mark{Kind: Observe, Thread: t, Module: mod, Swapped: v != Real, Aborted: w.ev.Aborted})
+		w.History.Marks = append(w.History.Marks, Mark{Kind: Observe, Thread: t, Module: mod, Swapped: v != Real, Aborted: w.cache.ev.Aborted})
 	}
 	if !v.IsFake() {
-		w.ev.Raised = AttributeError
+		w.cache.ev.Raised = AttributeError
 		w.raise(t, AttributeError)
 		return false
 	}
@@ -506,8 +499,8 @@ func (w *World) dispatch(t int) Value {
 // goes on past the launch (its check, store, launch and reset). The
 // launch's threads will never run: they are done.
 func (w *World) skipLaunch(f int, st *stmt) {
-	w.ev.Raised = AssertionError
-	w.ev.skipped = true
+	w.cache.ev.Raised = AssertionError
+	w.cache.ev.skipped = true
 	if w.Trace {
 		w.effect("AssertionError: concurrent simulated kernel not supported; the caller goes on")
 	}
@@ -537,12 +530,12 @@ func (w *World) skipLaterBlocks(l int) bool {
 // only that the execution can end (a search would see it blocked for
 // good).
 func (w *World) endUnstarted(t, f int) {
-	st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]
-	if st.kind != sLaunch {
-		panic(fmt.Sprintf("model: thread %d's launch raised at a statement of kind %d", t, st.kind))
+	_, st := w.stmtAt(f)
+	if !rowOf(st).launches {
+		panic(fmt.Sprintf("model: thread %d's launch raised at a statement of kind %s", t, rowOf(st).name))
 	}
 	if w.skipLaterBlocks(w.p.codes[st.arg].launch) {
-		w.ev.skipped = true // the step wrote other threads (forgetHostWrites)
+		w.cache.ev.skipped = true // the step wrote other threads (forgetHostWrites)
 	}
 }
 
@@ -567,7 +560,7 @@ func (w *World) orphan(l int) {
 		if w.s[b+tBlocked] == 1 {
 			w.s[b+tStatus] = finished
 		}
-		w.ev.skipped = true // the step wrote other threads (forgetHostWrites)
+		w.cache.ev.skipped = true // the step wrote other threads (forgetHostWrites)
 	}
 }
 
@@ -648,7 +641,7 @@ func (w *World) firstDied(block int) (int, Exc) {
 func (w *World) poll(t, f, block int) {
 	threads := w.p.blockThreads[block]
 	if u, e := w.firstDied(block); e != 0 {
-		w.ev.pollText = pollAbort
+		w.cache.ev.pollText = pollAbort
 		if w.Trace {
 			w.effect("%s died with %s", w.p.ThreadName(u), e)
 		}
@@ -674,11 +667,11 @@ func (w *World) poll(t, f, block int) {
 		}
 	}
 	if done {
-		w.ev.pollText = pollDone
+		w.cache.ev.pollText = pollDone
 		w.s[f+fBody]++
 		return
 	}
-	w.ev.pollText = pollRelease
+	w.cache.ev.pollText = pollRelease
 	for _, u := range threads {
 		b := w.thread(u)
 		if w.s[b+tStatus] != finished && w.s[b+tBlocked] == 1 {
@@ -692,6 +685,6 @@ func (w *World) poll(t, f, block int) {
 
 func (w *World) effect(format string, args ...any) {
 	if w.Trace {
-		w.ev.Effects = append(w.ev.Effects, fmt.Sprintf(format, args...))
+		w.cache.ev.Effects = append(w.cache.ev.Effects, fmt.Sprintf(format, args...))
 	}
 }

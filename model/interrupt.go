@@ -1,6 +1,10 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+
+	"swapcheck/scenario"
+)
 
 // The interrupt: a KeyboardInterrupt (SIGINT, Ctrl-C) explored like an
 // interleaving.
@@ -146,7 +150,7 @@ const (
 // interrupts: the last thread, running a code of one statement.
 func (pr *Program) addSignal() {
 	pr.signal = -1
-	if !pr.Scenario.Faults.Has(FaultInterrupt) {
+	if !pr.Scenario.Faults.Has(scenario.FaultInterrupt) {
 		return
 	}
 	pr.maxFaults = pr.Scenario.FaultBound()
@@ -191,8 +195,8 @@ func (w *World) paused(t int) bool { return w.s[w.thread(t)+tLanding] != 0 }
 // land notes that the host's step reached a check (what, a landing) at a
 // point where, not raising, the interrupt could be raised.
 func (w *World) land(t int, what slot) {
-	if t == Host && !w.raising && w.p.signal >= 0 {
-		w.landing = what
+	if t == Host && !w.cache.raising && w.p.signal >= 0 {
+		w.cache.landing = what
 	}
 }
 
@@ -200,17 +204,15 @@ func (w *World) land(t int, what slot) {
 // check since the last, and an interrupt there would change something; it
 // then records the landing and says to stop.
 func (w *World) stopAtLanding(t int) bool {
-	what := w.landing
-	w.landing = 0 // a check where none can land is passed for good
+	what := w.cache.landing
+	w.cache.landing = 0 // a check where none can land is passed for good
 	if what == 0 || !w.splits(t) {
 		return false
 	}
 	if (what == landAfterWith || what == landStmt) && w.s[w.top(t)+fPC] < 0 {
 		// In the host's own code: only a launch's swap ending inside
 		// _push_kernel_context's with changes anything.
-		f := w.top(t)
-		stmts := w.p.codes[w.s[f+fCode]].stmts
-		if b := int(w.s[f+fBody]); b >= len(stmts) || stmts[b].kind != sResetContext {
+		if st := w.bodyStmt(t); st == nil || !rowOf(st).resetsContext {
 			return false
 		}
 	}
@@ -225,14 +227,14 @@ func (w *World) resume(t int) bool {
 	base := w.thread(t)
 	w.s[base+tLanding] = 0
 	f := w.top(t)
-	w.visFrame, w.visPC = f, w.s[f+fPC] // a CheckFirst here was this landing
-	w.ev.src = srcLocal
+	w.cache.visFrame, w.cache.visPC = f, w.s[f+fPC] // a CheckFirst here was this landing
+	w.cache.ev.src = srcLocal
 	w.settle(t)
 	switch what := w.s[base+tLanding]; {
 	case what > 0:
-		w.ev.src, w.ev.pc = srcInstr, int(what-1) // a local instruction that checked
+		w.cache.ev.src, w.cache.ev.pc = srcInstr, int(what-1) // a local instruction that checked
 	case what < 0:
-		w.ev.pc = int(what)
+		w.cache.ev.pc = int(what)
 	}
 	return w.s[base+tLanding] == 0 && w.s[base+tStatus] == alive && w.ready(t)
 }
@@ -249,13 +251,8 @@ var localTexts = map[int]string{
 
 // atPoll reports whether thread t polls a block (BlockManager.run's loop).
 func (w *World) atPoll(t int) bool {
-	f := w.top(t)
-	if w.s[f+fInBody] != 1 {
-		return false
-	}
-	stmts := w.p.codes[w.s[f+fCode]].stmts
-	b := int(w.s[f+fBody])
-	return b < len(stmts) && stmts[b].kind == sPoll
+	st := w.bodyStmt(t)
+	return st != nil && rowOf(st).polls
 }
 
 // arm writes into the signal thread's slots whether it can step now: the
@@ -288,16 +285,16 @@ func (w *World) interrupt() {
 	p := w.p
 	sig := w.thread(p.signal)
 	hb := w.thread(Host)
-	w.ev.src = srcSignal
+	w.cache.ev.src = srcSignal
 	if w.s[hb+tStatus] == finished {
 		// the host's program ended: no interrupt can land any more
-		w.ev.pc = 1
+		w.cache.ev.pc = 1
 		w.s[sig+tStatus], w.s[sig+tEvent] = finished, 0
 		return
 	}
 	w.s[sig+tFrames+fSub]++
 	w.countFault()
-	w.ev.Raised = KeyboardInterrupt
+	w.cache.ev.Raised = KeyboardInterrupt
 	what := w.s[hb+tLanding]
 	w.s[hb+tLanding] = 0
 	f := w.top(Host)
@@ -405,21 +402,12 @@ func (w *World) closed(t int) bool {
 // ran: its threads will never start, and the caller catches the exception
 // and goes on past the launch's statements.
 func (w *World) skipAfterCheck(f int) {
-	st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]
-	switch st.kind {
-	case sCheckContext:
-		if w.Trace {
-			w.effect("lands in FakeCUDAKernel.__call__ after its device check read None (normalize_kernel_dimensions's RESUME): the launch does not start; the caller goes on")
-		}
-		w.endLaunch(st.arg)
-		w.ev.skipped = true // the step wrote other threads (forgetHostWrites)
-	case sInline: // the check found a fake and ended the launch already
-		if w.Trace {
-			w.effect("lands in FakeCUDAKernel.__call__ after its device check read a fake (_get_kernel_context's RESUME): the kernel does not run inline; the caller goes on")
-		}
-	default:
-		panic(fmt.Sprintf("model: an interrupt after the device check finds the host at a statement of kind %d", st.kind))
+	_, st := w.stmtAt(f)
+	after := rowOf(st).afterDeviceCheck
+	if after == nil {
+		panic(fmt.Sprintf("model: an interrupt after the device check finds the host at a statement of kind %s", rowOf(st).name))
 	}
+	after(w, st)
 	w.s[f+fBody] += slot(st.to)
 	w.s[f+fSub] = 0
 }

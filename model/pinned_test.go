@@ -7,12 +7,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 	"swapcheck/swap"
 )
 
 // A pinned module's globals do not change while the frozen threads stay
-// put (futures.go, "Pinned modules"): POR lets a read of them commute
+// put (reduce_futures.go, "Pinned modules"): POR lets a read of them commute
 // with every other thread's steps on that claim. Random walks over the
 // walk scenarios and three more with nesting into one module, for each
 // protocol that can pin a module and every atomicity mode: each walk
@@ -46,8 +47,8 @@ var pinningProtocols = []*model.Protocol{swap.RefcountUnregistered, swap.Refcoun
 
 func pinnedWalksWith(t *testing.T, protocols []*model.Protocol, fail func(string, ...any)) (pinned, writes int) {
 	scenarios := walkScenarios(t)
-	scenarios["nested 3"] = build(t, model.Shape{Threads: 3, Blocks: 1, Calls: 2, Modules: 2, Names: 1, Nest: 1})
-	scenarios["one module"] = build(t, model.Shape{Threads: 3, Blocks: 1, Calls: 2, Modules: 1, Names: 2})
+	scenarios["nested 3"] = build(t, scenario.Shape{Threads: 3, Blocks: 1, Calls: 2, Modules: 2, Names: 1, Nest: 1})
+	scenarios["one module"] = build(t, scenario.Shape{Threads: 3, Blocks: 1, Calls: 2, Modules: 1, Names: 2})
 	scenarios["two launches"] = parse(t, `threads 2
 launches 2
 module kernels cuda

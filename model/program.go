@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"swapcheck/scenario"
 )
 
 // stmtKind is a compiled statement: the scenario's statements plus the
@@ -25,6 +27,7 @@ const (
 	sPoll         // host: the BlockManager's polling loop
 	sInterrupt    // the signal pseudo-thread: a KeyboardInterrupt lands in the host
 	sRaiseFault   // the raise fault's pseudo-thread: arms a raise (raisefault.go)
+	numStmtKinds
 )
 
 type stmt struct {
@@ -41,7 +44,7 @@ type stmt struct {
 }
 
 // local statements touch nothing shared: they run in the step before them.
-func (s stmt) local() bool { return s.kind == sRaise || s.kind == sLaunch }
+func (s stmt) local() bool { return stmtKinds[s.kind].local }
 
 type code struct {
 	name   string
@@ -53,7 +56,7 @@ type code struct {
 // Program is a scenario compiled against one protocol and one atomicity
 // model: the static part of a World, shared by all its clones.
 type Program struct {
-	Scenario  *Scenario
+	Scenario  *scenario.Scenario
 	Protocol  *Protocol
 	Atomicity Atomicity
 
@@ -94,8 +97,8 @@ type Program struct {
 	// the whole slot blocks of threads (AppendCompactKey), and the globals
 	// (both; the canonical key's with lock owners renamed)
 	liveParts, blocks, globals *interner
-	// the GPU threads' steps met so far (see memo.go), their events, and
-	// the threads' statuses (see lazy.go)
+	// the GPU threads' steps met so far (see speed_memo.go), their events, and
+	// the threads' statuses (see speed_lazy.go)
 	steps, statuses *memo
 	events          *events
 	// fut is the last futures World.futures made (see there)
@@ -130,8 +133,8 @@ func (pr *Program) isHostCode(c int) bool { return slices.Contains(pr.hostCodes,
 // MaxStressThreads threads per block (the goroutine backend's bound); the
 // searches get their scenarios from Build and Parse, which keep to
 // MaxThreads.
-func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
-	if err := sc.ValidateUpTo(MaxStressThreads); err != nil {
+func NewProgram(sc *scenario.Scenario, p *Protocol, a Atomicity) (*Program, error) {
+	if err := sc.ValidateUpTo(scenario.MaxStressThreads); err != nil {
 		return nil, err
 	}
 	if !p.compiled {
@@ -173,7 +176,7 @@ func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
 		var host []stmt
 		l := h * sc.Launches
 		for _, hs := range sc.HostProgram() {
-			if hs.Kind == HostCall {
+			if hs.Kind == scenario.HostCall {
 				// FakeCUDAKernel.__call__ of a device function: self._device
 				// is true, so it swaps the callee's module to whatever
 				// _get_kernel_context() returns (kernel.py:84-86), as a
@@ -190,7 +193,7 @@ func NewProgram(sc *Scenario, p *Protocol, a Atomicity) (*Program, error) {
 	}
 	pr.hostCode = pr.hostCodes[0]
 
-	pr.maxFrames = max(sc.callDepth()+1, 2)
+	pr.maxFrames = max(sc.CallDepth()+1, 2)
 	if pr.hosts > 1 && !p.Dispatches {
 		pr.maxFrames++ // a host may run the kernel itself (sInline), its calls above it
 	}
@@ -287,21 +290,21 @@ func (pr *Program) compileFor(fn, tid int) code {
 
 // flatten appends one run of body by the thread with index tid to out,
 // and reports whether it stopped at a condition (a host's).
-func (pr *Program) flatten(out []stmt, mod int, body []Stmt, tid int) ([]stmt, bool) {
+func (pr *Program) flatten(out []stmt, mod int, body []scenario.Stmt, tid int) ([]stmt, bool) {
 	for _, s := range body {
-		st := stmt{text: pr.Scenario.stmtText(mod, s)}
+		st := stmt{text: pr.Scenario.PythonText(mod, s)}
 		switch s.Kind {
-		case OpUse:
+		case scenario.OpUse:
 			st.kind, st.arg, st.attr = sUse, s.Name, s.Attr
-		case OpCall:
+		case scenario.OpCall:
 			st.kind, st.arg = sCall, pr.codeFor(s.Func, tid)
 			st.text = "with swapped_cuda_module(self.fn, _get_kernel_context()):  # " + st.text
-		case OpSync:
+		case scenario.OpSync:
 			st.kind, st.arg = sSync, s.Name // cuda.syncthreads() loads the global
-		case OpRaise:
+		case scenario.OpRaise:
 			st.kind = sRaise
 			pr.raises = true
-		case OpIf:
+		case scenario.OpIf:
 			// if cuda.threadIdx.x == 0: LOAD_GLOBAL cuda, then the
 			// property's read of the thread's own index
 			st.kind, st.arg, st.attr, st.cond = sUse, s.Name, "threadIdx", true
@@ -319,7 +322,7 @@ func (pr *Program) flatten(out []stmt, mod int, body []Stmt, tid int) ([]stmt, b
 				return out, true
 			}
 			continue
-		case OpRepeat:
+		case scenario.OpRepeat:
 			for range s.Times {
 				var stop bool
 				if out, stop = pr.flatten(out, mod, s.Body, tid); stop {
@@ -468,7 +471,7 @@ func (pr *Program) launchStmts(l int, kernelFor []int) []stmt {
 func (pr *Program) callsPerThread(c, limit int) int {
 	n := 0
 	for _, s := range pr.codes[c].stmts {
-		if s.kind == sCall {
+		if stmtKinds[s.kind].entersCall {
 			n += 1 + pr.callsPerThread(s.arg, limit-n)
 			if n > limit {
 				return n // the count grows exponentially with the nesting: stop
@@ -482,7 +485,7 @@ func (pr *Program) callsPerThread(c, limit int) int {
 // nested calls included (bounded by callsPerThread's check).
 func (pr *Program) callsInto(c int, into []int) {
 	for _, s := range pr.codes[c].stmts {
-		if s.kind == sCall {
+		if stmtKinds[s.kind].entersCall {
 			into[pr.codes[s.arg].module]++
 			pr.callsInto(s.arg, into)
 		}

@@ -50,6 +50,11 @@ type Instr struct {
 	Ready func(c *Ctx) bool
 	// Yield marks the context manager's yield: the with-body runs here.
 	Yield bool
+	// Deletes: the step deletes registry entries (del d[k], d.pop(k)).
+	// A step that deletes without saying so panics (Ctx.DelLockEntry,
+	// DelCount, DelSaved), so what the listing says is what it does, and
+	// Protocol.KeepsLockEntries is read off it.
+	Deletes bool
 	// Check and CheckFirst say where CPython 3.11 checks its eval breaker
 	// around the step, which is where it may hand the GIL to another
 	// thread (switchpoint.go; TestSwitchPointsOfListings ties them to
@@ -80,11 +85,11 @@ type Protocol struct {
 	Code    []Instr
 	// Handlers is the exception table.
 	Handlers []Handler
-	// KeepsLockEntries: no instruction deletes a _globals_locks entry,
-	// so a module's lock, once fetched, is the one every later fetch
-	// returns (where a defaultdict miss keeps a stored entry). POR's
-	// futures rely on it; DelLockEntry panics in a protocol that says so.
-	KeepsLockEntries bool
+	// The facts below are declared, not read off the listing, and each is
+	// checked as the listing runs: a step that contradicts its protocol's
+	// declaration panics (ctx.go), so any search of the variant catches a
+	// wrong one (variants' TestDeclaredFactsAreChecked flips each).
+	//
 	// CountGuardsGlobals: the listing writes a module's globals only with
 	// the module's lock held, and only where _swap_refcount[gid] read 0
 	// under that lock (the swap before the increment, the restore after
@@ -92,14 +97,14 @@ type Protocol struct {
 	// load labelled "incr" and the store after it) and the decrement
 	// ("dec" and the store after it), each under that lock. So while the
 	// count cannot fall to zero nobody writes the module's globals: POR's
-	// futures use it (futures.go, "Pinned modules").
+	// futures use it (reduce_futures.go, "Pinned modules").
 	CountGuardsGlobals bool
 	// StoresDispatchOverReal: the listing's one write of a module's
 	// globals stores Dispatch into a name its thread found bound to the
 	// real module, and no step binds a name to anything else. So once no
 	// global of a module is the real module every such write stores
 	// Dispatch over Dispatch and changes nothing: POR's futures use it
-	// (futures.go, "Pinned modules").
+	// (reduce_futures.go, "Pinned modules").
 	StoresDispatchOverReal bool
 	// ZeroCountIsMissing: the count registry is a defaultdict(int) that
 	// every line reads through its default (if _swap_refcount[gid] ==
@@ -124,10 +129,13 @@ type Protocol struct {
 	// _swap_orig[%s]).
 	CountName, SavedName string
 
-	labels   map[string]int
-	where    []string // "source:line" of each instruction
-	handlers []handlerPC
-	yield    int
+	// keepsLockEntries: no instruction deletes a _globals_locks entry
+	// (KeepsLockEntries)
+	keepsLockEntries bool
+	labels           map[string]int
+	where            []string // "source:line" of each instruction
+	handlers         []handlerPC
+	yield            int
 	// incStore and decStore are the count's stores of the increment and
 	// the decrement (CountGuardsGlobals), -1 without
 	incStore, decStore int
@@ -140,6 +148,7 @@ type handlerPC struct{ from, to, target int }
 // once, at init; an error here is a bug in the listing, so it panics.
 func (p *Protocol) Compile() *Protocol {
 	p.labels = make(map[string]int)
+	p.where, p.handlers = nil, nil // a copy of a compiled protocol compiles afresh
 	p.yield = -1
 	for i, in := range p.Code {
 		if in.Label != "" {
@@ -171,8 +180,19 @@ func (p *Protocol) Compile() *Protocol {
 	for _, h := range p.Handlers {
 		p.handlers = append(p.handlers, handlerPC{p.label(h.From), p.label(h.To), p.label(h.Target)})
 	}
+	p.keepsLockEntries = true
+	for _, in := range p.Code {
+		if in.Object == LockRegistry && in.Deletes {
+			p.keepsLockEntries = false
+		}
+	}
 	p.incStore, p.decStore = -1, -1
 	if p.CountGuardsGlobals {
+		_, inc := p.labels["incr"]
+		_, dec := p.labels["dec"]
+		if !inc || !dec {
+			panic(fmt.Sprintf("model: protocol %s says CountGuardsGlobals, but its listing has no count increment and decrement (labels incr, dec)", p.Name))
+		}
 		p.incStore, p.decStore = p.label("incr")+1, p.label("dec")+1
 		for _, i := range []int{p.incStore - 1, p.incStore, p.decStore - 1, p.decStore} {
 			if i >= len(p.Code) || p.Code[i].Object != CountRegistry || p.Code[i].Access != sched.Write {
@@ -183,6 +203,13 @@ func (p *Protocol) Compile() *Protocol {
 	p.compiled = true
 	return p
 }
+
+// KeepsLockEntries reports whether no instruction deletes a
+// _globals_locks entry (read off the listing's Deletes), so that a
+// module's lock, once fetched, is the one every later fetch returns
+// (where a defaultdict miss keeps a stored entry). POR's futures rely
+// on it.
+func (p *Protocol) KeepsLockEntries() bool { return p.keepsLockEntries }
 
 func (p *Protocol) label(name string) int {
 	i, ok := p.labels[name]

@@ -1,5 +1,7 @@
 package model
 
+import "swapcheck/scenario"
+
 // The raise fault: an exception raised by the code a thread runs, at a
 // place the search chooses.
 //
@@ -68,7 +70,7 @@ const RaiseName = "RAISE"
 // for it: the last thread, running a code of one statement.
 func (pr *Program) addRaiser() {
 	pr.raiser = -1
-	if !pr.Scenario.Faults.Has(FaultRaise) {
+	if !pr.Scenario.Faults.Has(scenario.FaultRaise) {
 		return
 	}
 	pr.maxFaults = pr.Scenario.FaultBound()
@@ -143,13 +145,8 @@ func (w *World) raisable(t int) bool {
 	if b >= len(cd.stmts) {
 		return false
 	}
-	switch cd.stmts[b].kind {
-	case sUse, sCall:
-		return true
-	case sSync:
-		return w.s[f+fSub] == syncUse
-	}
-	return false
+	raisable := rowOf(&cd.stmts[b]).raisable
+	return raisable != nil && raisable(w.s[f+fSub])
 }
 
 // raiseReady is thread t's readiness as the raise fault decides it: ok
@@ -171,7 +168,7 @@ func (w *World) raiseReady(t int) (ready, ok bool) {
 // thread can raise now; else RAISE ends (see above).
 func (w *World) raiseMove() {
 	p := w.p
-	w.ev.src = srcRaiser
+	w.cache.ev.src = srcRaiser
 	can := false
 	if w.faultsLeft() {
 		h := w.holder()
@@ -183,7 +180,7 @@ func (w *World) raiseMove() {
 		}
 	}
 	if !can {
-		w.ev.pc = 1
+		w.cache.ev.pc = 1
 		w.s[w.thread(p.raiser)+tStatus] = finished
 		if w.Trace {
 			w.effect("no raise fault falls from here on")
@@ -202,10 +199,10 @@ func (w *World) raiseMove() {
 func (w *World) fall(t int) {
 	l := &w.p.lay
 	f := w.top(t)
-	w.ev.src, w.ev.code, w.ev.body = srcStmt, int(w.s[f+fCode]), int(w.s[f+fBody])
-	w.ev.Fault = FaultRaise
-	w.ev.Raised = KernelError
-	w.ev.Aborted = w.s[w.thread(t)+tAbort] != 0
+	w.cache.ev.src, w.cache.ev.code, w.cache.ev.body = srcStmt, int(w.s[f+fCode]), int(w.s[f+fBody])
+	w.cache.ev.Fault = scenario.FaultRaise
+	w.cache.ev.Raised = KernelError
+	w.cache.ev.Aborted = w.s[w.thread(t)+tAbort] != 0
 	w.s[l.fault+faultArmed] = 0
 	w.countFault()
 	if w.Trace {
@@ -218,7 +215,7 @@ func (w *World) fall(t int) {
 // describeFault fills in the texts of a raise fault's step: the statement
 // it fell at, marked.
 func (p *Program) describeFault(ev *Event) {
-	if ev.Fault != FaultRaise {
+	if ev.Fault != scenario.FaultRaise {
 		return
 	}
 	ev.Text = "raise KernelError  # a fault, instead of: " + ev.Text

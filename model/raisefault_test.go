@@ -8,6 +8,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -20,7 +21,7 @@ import (
 func TestNarrowRaiseFootprintIsCaught(t *testing.T) {
 	p, err := check.Lookup("merged")
 	require.NoError(t, err)
-	sc, err := model.Shape{Threads: 1, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Faults: model.Faults(0).With(model.FaultRaise)}.Build()
+	sc, err := scenario.Shape{Threads: 1, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Faults: scenario.Faults(0).With(scenario.FaultRaise)}.Build()
 	require.NoError(t, err)
 	prog, err := model.NewProgram(sc, p, model.GIL)
 	require.NoError(t, err)
@@ -44,7 +45,7 @@ func TestNarrowRaiseFootprintIsCaught(t *testing.T) {
 func TestRaiseFaultFallsOnlyAtStatements(t *testing.T) {
 	p, err := check.Lookup("merged")
 	require.NoError(t, err)
-	sc, err := model.Shape{Threads: 1, Blocks: 1, Calls: 1, Modules: 1, Names: 1, HostCalls: true, Faults: model.Faults(0).With(model.FaultRaise)}.Build()
+	sc, err := scenario.Shape{Threads: 1, Blocks: 1, Calls: 1, Modules: 1, Names: 1, HostCalls: true, Faults: scenario.Faults(0).With(scenario.FaultRaise)}.Build()
 	require.NoError(t, err)
 	prog, err := model.NewProgram(sc, p, model.GIL)
 	require.NoError(t, err)
@@ -62,7 +63,7 @@ func TestRaiseFaultFallsOnlyAtStatements(t *testing.T) {
 			c := w.Clone()
 			c.Trace = true
 			ev := c.Step(int(u))
-			if ev.Fault == model.FaultRaise {
+			if ev.Fault == scenario.FaultRaise {
 				require.Contains(t, []string{"kernel", "f1"}, ev.Where, ev.Text)
 				require.Equal(t, model.KernelError, ev.Raised)
 				fell[prog.ThreadName(int(u))] = true
@@ -82,13 +83,13 @@ func TestRaiseFaultFallsOnlyAtStatements(t *testing.T) {
 // stay interchangeable while their own futures are.
 func TestStatesAgreesWithDFSOnRaiseFaults(t *testing.T) {
 	t.Cleanup(model.VerifyCanonForTest())
-	raise := model.Faults(0).With(model.FaultRaise)
-	shapes := map[string]model.Shape{
+	raise := scenario.Faults(0).With(scenario.FaultRaise)
+	shapes := map[string]scenario.Shape{
 		"threads=2":                   {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Faults: raise},
 		"threads=3":                   {Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Faults: raise},
 		"threads=2,calls=2,modules=2": {Threads: 2, Blocks: 1, Calls: 2, Modules: 2, Names: 1, Faults: raise},
 		"threads=2,sync,max-faults=2": {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Syncthreads: true, Faults: raise, MaxFaults: 2},
-		"threads=2,blocks=2,both":     {Threads: 2, Blocks: 2, Calls: 1, Modules: 1, Names: 1, Faults: raise.With(model.FaultInterrupt), MaxFaults: 2},
+		"threads=2,blocks=2,both":     {Threads: 2, Blocks: 2, Calls: 1, Modules: 1, Names: 1, Faults: raise.With(scenario.FaultInterrupt), MaxFaults: 2},
 	}
 	for name, sh := range shapes {
 		for _, p := range protocols {

@@ -124,8 +124,9 @@ func (w *World) startStep(t int) stepStart {
 	f := w.top(t)
 	s := stepStart{frame: f, pc: w.s[f+fPC], inBody: w.s[f+fInBody] == 1}
 	if s.inBody && !w.paused(t) {
-		st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]
-		s.sync = st.kind == sSync && w.s[f+fSub] == syncCheckAbort
+		_, st := w.stmtAt(f)
+		keep := rowOf(st).mayKeepGIL
+		s.sync = keep != nil && keep(w.s[f+fSub])
 	}
 	return s
 }
@@ -143,7 +144,7 @@ func (w *World) noteCheck(in *Instr, pc int, c *Ctx) bool {
 	case CheckLoop:
 		checked = c.exc == 0 && c.next == pc
 	}
-	w.ev.checked = w.ev.checked || checked
+	w.cache.ev.checked = w.cache.ev.checked || checked
 	return checked
 }
 
@@ -155,7 +156,7 @@ func (w *World) endStep(t int, s stepStart) {
 		return
 	}
 	keeps := w.keepsGIL(t, s)
-	w.ev.keepsGIL = keeps
+	w.cache.ev.keepsGIL = keeps
 	if w.p.Atomicity.BreakerOnly() {
 		var v slot
 		if keeps {
@@ -167,7 +168,7 @@ func (w *World) endStep(t int, s stepStart) {
 
 // keepsGIL: t's step, which started at s, ended at no switch point.
 func (w *World) keepsGIL(t int, s stepStart) bool {
-	if w.s[w.thread(t)+tStatus] != alive || w.ev.checked {
+	if w.s[w.thread(t)+tStatus] != alive || w.cache.ev.checked {
 		return false
 	}
 	f := w.top(t)
@@ -192,7 +193,7 @@ func (w *World) keepsGIL(t int, s stepStart) bool {
 
 // crossed records that the step crossed a with statement's boundary,
 // which checks (see above).
-func (w *World) crossed() { w.ev.checked = true }
+func (w *World) crossed() { w.cache.ev.checked = true }
 
 // KeepsGIL reports whether, under CPython 3.11 with the GIL, the thread
 // that took this step keeps the GIL after it: the step ended at no
@@ -301,6 +302,7 @@ func (w *World) mayKeepGIL(t int) bool {
 	if w.s[f+fInBody] != 1 {
 		return true
 	}
-	st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]
-	return st.kind == sSync && w.s[f+fSub] == syncCheckAbort
+	_, st := w.stmtAt(f)
+	keep := rowOf(st).mayKeepGIL
+	return keep != nil && keep(w.s[f+fSub])
 }

@@ -33,6 +33,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"swapcheck/internal/testenv"
 )
 
 var updateSwitchPoints = flag.Bool("switchpoints.update", false,
@@ -90,10 +92,11 @@ func parseLanding(t *testing.T, s string) spLanding {
 	return spLanding{Scenario: sc, Offset: off, Kind: kind}
 }
 
-// runPythonOutput runs python3 with args and returns its stdout, or an error
-// carrying its stderr.
-func runPythonOutput(py string, args ...string) ([]byte, error) {
+// runPythonOutput runs python3 with args, the environment's variables and
+// env, and returns its stdout, or an error carrying its stderr.
+func runPythonOutput(py string, env []string, args ...string) ([]byte, error) {
 	cmd := exec.Command(py, args...)
+	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
@@ -110,12 +113,20 @@ var (
 )
 
 // switchPoints runs switchpoints.py once per test binary (it takes tens of
-// seconds) and returns its report.
+// seconds) and returns its report. The GIL is sampled for 0.1 s per
+// scenario group by default and for the script's own 0.3 s with
+// SWAPCHECK_LONG=1 (SWITCHPOINTS_GIL_SECONDS, when set, says how long):
+// the samples are checked against the static list, never counted, so
+// fewer of them ask the same of each.
 func switchPoints(t *testing.T) spReport {
 	t.Helper()
 	py := python3(t)
+	var env []string
+	if _, set := os.LookupEnv("SWITCHPOINTS_GIL_SECONDS"); !set && !testenv.Long() {
+		env = append(env, "SWITCHPOINTS_GIL_SECONDS=0.1")
+	}
 	spOnce.Do(func() {
-		spOut, spErr = runPythonOutput(py, filepath.Join("..", "testdata", "cpython", "switchpoints.py"))
+		spOut, spErr = runPythonOutput(py, env, filepath.Join("..", "testdata", "cpython", "switchpoints.py"))
 	})
 	require.NoError(t, spErr)
 	var rep spReport

@@ -13,25 +13,42 @@ import (
 type slot = int16
 
 // World is the simulated CPython process: module globals, the protocol's
-// registries, locks, the kernel context and every thread's frames. All of
-// its state is one flat vector of int16 slots (s), so a World is copied
-// with one copy and compared or hashed as bytes; the Program behind it is
-// shared and never changes. Everything else it holds is either a step's
-// scratch and record (ev, ctx) or, in cache, what the speed machinery
-// knows of that state; none of it is state.
+// registries, locks, the kernel context and every thread's frames. It is
+// four things and no more: its program (shared, never changed), its state
+// (s: one flat vector of int16 slots, so a World is copied with one copy
+// and compared or hashed as bytes), the options that say what a step
+// records besides its outcome, and a cache: a step's scratch and what the
+// speed machinery knows of the state, none of which is state.
 type World struct {
-	p  *Program
-	s  []slot
-	ev Event
-	// ctx is the one Ctx the world hands its instructions (kept here so a
-	// step allocates nothing).
-	ctx Ctx
+	p *Program
+	s []slot
+	Options
+	cache worldCache
+}
+
+// Options says what a world's steps record besides their outcome.
+type Options struct {
 	// Trace asks steps to describe their effects in Event.Effects.
 	Trace bool
 	// History, when set, receives the boundaries of every swap and every
 	// use of cuda, for linearizability checking. Clone does not copy it.
 	History *History
-	cache   worldCache
+}
+
+// worldCache is everything a World holds besides its state: a step's
+// scratch (its record, its Ctx, the interrupt's notes), which the
+// interpreter writes and reads within one step and never carries to the
+// next, and what the speed machinery (the compact key, the memo, lazy
+// worlds, peeks and the canonical key: speed_compact.go, speed_memo.go, speed_lazy.go,
+// speed_peek.go, reduce_canonical.go) knows of the state: numbers for parts of the
+// vector and the statuses they imply, each valid until a step may have
+// changed what it stands for, which the interpreter never reads. None of
+// it is state. CopyFrom copies the speed machinery's part, Clone none.
+type worldCache struct {
+	// ev is the record of the last step, and ctx the one Ctx the world
+	// hands its instructions (kept here so a step allocates nothing).
+	ev  Event
+	ctx Ctx
 	// landing, raising, visFrame and visPC are a step's scratch for the
 	// interrupt's landings (interrupt.go): the check the host reached
 	// last, whether an exception is unwinding it, and the frame and pc of
@@ -40,19 +57,9 @@ type World struct {
 	raising  bool
 	visFrame int
 	visPC    slot
-	// fut is the futures scratch UseFuturesScratch gave (futures.go);
+	// fut is the futures scratch UseFuturesScratch gave (reduce_futures.go);
 	// nil: the Program's
 	fut *futures
-}
-
-// worldCache is what a World's speed machinery (the compact key, the
-// memo, lazy worlds, peeks and the canonical key: compact.go, memo.go,
-// lazy.go, peek.go, canonical.go) knows of its state. It is numbers for
-// parts of the vector and the statuses they imply, each valid until a
-// step may have changed what it stands for; none of it is state, and the
-// interpreter (interpret) reads none of it. CopyFrom copies it, Clone
-// does not.
-type worldCache struct {
 	// canon is AppendCanonicalKey's scratch.
 	canon *canonScratch
 	// blocks[t] is the number of thread t's slot block in the program's
@@ -68,7 +75,7 @@ type worldCache struct {
 	// blocks) in the program's table, 0 when a step may have changed them.
 	gnum uint32
 	// stale: s is out of date, and blocks and gnum, all known, are the
-	// state (see lazy.go).
+	// state (see speed_lazy.go).
 	stale bool
 	// infos[t] is thread t's statusInfo in the current state, or stUnknown
 	// (nil until the first AppendRunnable of a numbered world). A recalled
@@ -167,7 +174,7 @@ func (w *World) Program() *Program { return w.p }
 
 // Clone returns an independent copy.
 func (w *World) Clone() *World {
-	c := &World{p: w.p, s: make([]slot, len(w.s)), Trace: w.Trace}
+	c := &World{p: w.p, s: make([]slot, len(w.s)), Options: Options{Trace: w.Trace}}
 	w.vectorInto(c.s)
 	return c
 }
@@ -177,7 +184,7 @@ func (w *World) CopyFrom(src *World) {
 	if w.p != src.p {
 		panic("model: CopyFrom between worlds of different programs")
 	}
-	w.fut = nil
+	w.cache.fut = nil
 	if w.cache.stale = src.cache.stale; !w.cache.stale {
 		copy(w.s, src.s)
 	}
@@ -299,14 +306,9 @@ func (w *World) ready(t int) bool {
 	}
 	f := w.top(t)
 	if w.s[f+fInBody] == 1 {
-		st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]
-		switch st.kind {
-		case sInterrupt:
-			return w.s[w.thread(t)+tEvent] == 1
-		case sSync:
-			return w.s[f+fSub] != syncWait || w.s[w.thread(t)+tEvent] == 1
-		case sPoll:
-			return w.pollReady(st.arg)
+		_, st := w.stmtAt(f)
+		if ready := rowOf(st).ready; ready != nil {
+			return ready(w, t, f, st)
 		}
 		return true
 	}
@@ -358,11 +360,10 @@ func (w *World) Footprint(t int) sched.Footprint {
 	if !w.p.isHost(t) {
 		fp.Group = 1 + w.p.threadBlock[t]
 	} else if f := w.top(t); w.s[f+fInBody] == 1 {
-		switch st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]; st.kind {
-		case sStart:
+		if _, st := w.stmtAt(f); rowOf(st).watches {
 			fp.Group, fp.Watches = 1+st.arg, true
-		case sPoll:
-			fp.Group, fp.Watches = 1+st.arg, true
+		}
+		if _, st := w.stmtAt(f); rowOf(st).polls {
 			// a pass that aborts the block ends the launch's later
 			// blocks before they start (skipLaterBlocks): it changes
 			// which threads can ever run. Whether this pass aborts
@@ -395,37 +396,9 @@ func (w *World) objectFootprint(t int) sched.Footprint {
 		return sched.Footprint{Access: sched.Local, MayBlock: true}
 	}
 	if w.s[f+fInBody] == 1 {
-		st := &w.p.codes[w.s[f+fCode]].stmts[w.s[f+fBody]]
-		mod := w.p.codes[w.s[f+fCode]].module
-		switch st.kind {
-		case sUse:
-			return sched.Footprint{Object: l.objGlobals + mod, Access: sched.Read}
-		case sCall:
-			if w.p.Protocol.Dispatches {
-				return sched.Footprint{Access: sched.Local} // the thread's own context
-			}
-			return sched.Footprint{Object: l.objContext, Access: sched.Read}
-		case sSetContext, sResetContext:
-			if w.p.Protocol.Dispatches {
-				return sched.Footprint{Access: sched.Local} // no shared context
-			}
-			return sched.Footprint{Object: l.objContext, Access: sched.Write}
-		case sCheckContext, sDeviceCheck, sInline:
-			return sched.Footprint{Object: l.objContext, Access: sched.Read}
-		case sSync:
-			if w.s[f+fSub] == syncUse {
-				// cuda.syncthreads() loads the module's global like a use
-				// (the one footprint change of the barrier: it reads the
-				// module's globals, so it conflicts with every swap)
-				return sched.Footprint{Object: l.objGlobals + mod, Access: sched.Read}
-			}
-			// the thread's own barrier flags, which only the host's
-			// poll (a watcher) also touches
-			return sched.Footprint{Access: sched.Local, MayBlock: w.s[f+fSub] == syncWait}
-		case sStart:
-			return sched.Footprint{Access: sched.Local}
-		case sPoll:
-			return sched.Footprint{Access: sched.Local, MayBlock: true}
+		cd, st := w.stmtAt(f)
+		if fp := rowOf(st).footprint; fp != nil {
+			return fp(w, f, cd, st)
 		}
 		return sched.Footprint{Access: sched.Local}
 	}

@@ -3,12 +3,16 @@ package model_test
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"swapcheck/internal/testenv"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 	"swapcheck/swap"
 	"swapcheck/variants"
@@ -20,23 +24,23 @@ var protocols = variants.Protocols()
 
 var atomicities = model.Atomicities()
 
-func program(t testing.TB, sc *model.Scenario, p *model.Protocol, a model.Atomicity) *model.Program {
+func program(t testing.TB, sc *scenario.Scenario, p *model.Protocol, a model.Atomicity) *model.Program {
 	t.Helper()
 	pr, err := model.NewProgram(sc, p, a)
 	require.NoError(t, err)
 	return pr
 }
 
-func build(t testing.TB, sh model.Shape) *model.Scenario {
+func build(t testing.TB, sh scenario.Shape) *scenario.Scenario {
 	t.Helper()
 	sc, err := sh.Build()
 	require.NoError(t, err)
 	return sc
 }
 
-func parse(t testing.TB, text string) *model.Scenario {
+func parse(t testing.TB, text string) *scenario.Scenario {
 	t.Helper()
-	sc, err := model.Parse(strings.NewReader(text))
+	sc, err := scenario.Parse(strings.NewReader(text))
 	require.NoError(t, err)
 	return sc
 }
@@ -44,12 +48,12 @@ func parse(t testing.TB, text string) *model.Scenario {
 // walkScenarios are the scenarios the walks below run: generated shapes,
 // and written ones with exceptions, nesting into the same module and
 // several launches.
-func walkScenarios(t testing.TB) map[string]*model.Scenario {
-	return map[string]*model.Scenario{
-		"default":   build(t, model.DefaultShape),
-		"two calls": build(t, model.Shape{Threads: 3, Blocks: 1, Calls: 2, Modules: 2, Names: 2, Nest: 1, Syncthreads: true}),
-		"blocks":    build(t, model.Shape{Threads: 2, Blocks: 2, Calls: 1, Modules: 1, Names: 1}),
-		"modules":   build(t, model.Shape{Threads: 2, Blocks: 1, Calls: 3, Modules: 2, Names: 1}),
+func walkScenarios(t testing.TB) map[string]*scenario.Scenario {
+	return map[string]*scenario.Scenario{
+		"default":   build(t, scenario.DefaultShape),
+		"two calls": build(t, scenario.Shape{Threads: 3, Blocks: 1, Calls: 2, Modules: 2, Names: 2, Nest: 1, Syncthreads: true}),
+		"blocks":    build(t, scenario.Shape{Threads: 2, Blocks: 2, Calls: 1, Modules: 1, Names: 1}),
+		"modules":   build(t, scenario.Shape{Threads: 2, Blocks: 1, Calls: 3, Modules: 2, Names: 1}),
 		"raises": parse(t, `threads 3
 launches 2
 module kernels cuda
@@ -139,7 +143,7 @@ func (first) Choose(r []sched.ThreadID) sched.ThreadID { return r[0] }
 func key(w *model.World) string { return string(w.AppendKey(nil)) }
 
 func TestWorldClone(t *testing.T) {
-	w := model.New(program(t, build(t, model.DefaultShape), swap.Merged, model.GIL))
+	w := model.New(program(t, build(t, scenario.DefaultShape), swap.Merged, model.GIL))
 	before := key(w)
 	require.Equal(t, []byte(before), w.KeyView())
 
@@ -173,10 +177,17 @@ func TestWorldClone(t *testing.T) {
 
 // Two steps of different threads whose footprints are independent give the
 // same state in either order, and neither disables the other.
+//
+// By default every scenario and protocol runs in one atomicity mode,
+// rotating along the scenarios (testenv.Rotate); SWAPCHECK_LONG=1 runs
+// every mode.
 func TestIndependentStepsCommute(t *testing.T) {
-	for name, sc := range walkScenarios(t) {
+	scs := walkScenarios(t)
+	for i, name := range slices.Sorted(maps.Keys(scs)) {
+		sc := scs[name]
 		for _, p := range protocols {
-			for _, a := range atomicities {
+			for _, ai := range testenv.Rotate(i, len(atomicities)) {
+				a := atomicities[ai]
 				t.Run(fmt.Sprintf("%s/%s/%s", name, p.Name, a), func(t *testing.T) {
 					pairs := 0
 					for seed := range uint64(20) {
@@ -210,7 +221,7 @@ func TestIndependentStepsCommute(t *testing.T) {
 	}
 	// Two GPU threads' first steps, cuda.threadIdx in the kernel, are both
 	// reads of the kernel module's globals: the simplest host-free pair.
-	w := model.New(program(t, build(t, model.DefaultShape), swap.Merged, model.GIL))
+	w := model.New(program(t, build(t, scenario.DefaultShape), swap.Merged, model.GIL))
 	for w.Status(model.Host) == sched.Runnable { // the host starts the threads, then waits
 		w.Step(model.Host)
 	}
@@ -271,7 +282,7 @@ func TestMergedWalksEnd(t *testing.T) {
 // steps is the length of the one execution of a one-thread scenario: the
 // host starts the thread and then waits for it, so only one thread can
 // ever move.
-func steps(t *testing.T, sc *model.Scenario, p *model.Protocol, a model.Atomicity) int {
+func steps(t *testing.T, sc *scenario.Scenario, p *model.Protocol, a model.Atomicity) int {
 	w := model.New(program(t, sc, p, a))
 	return walk(w, first{}, func(w *model.World) {
 		require.LessOrEqual(t, len(runnable(w)), 1, "a one-thread scenario with two runnable threads")
@@ -303,7 +314,7 @@ func TestFreeThreadedMissSteps(t *testing.T) {
 			continue
 		}
 		for calls := range 4 {
-			sc := build(t, model.Shape{Threads: 1, Blocks: 1, Calls: calls, Modules: 1, Names: 1})
+			sc := build(t, scenario.Shape{Threads: 1, Blocks: 1, Calls: calls, Modules: 1, Names: 1})
 			t.Run(fmt.Sprintf("%s/%d calls", a, calls), func(t *testing.T) {
 				gil := steps(t, sc, swap.RefcountUnregistered, model.GIL)
 				ft := steps(t, sc, swap.RefcountUnregistered, a)

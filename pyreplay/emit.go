@@ -12,53 +12,64 @@ import (
 	"swapcheck"
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
 //go:embed replay.py
 var template string
 
-// Unsupported says which feature a script cannot replay yet.
-type Unsupported struct{ What string }
+// Unsupported says in one line what a script (or, Test, a regression
+// test) cannot force.
+type Unsupported struct {
+	What string
+	Test bool
+}
 
 func (u *Unsupported) Error() string {
-	return "the Python replay does not support " + u.What + " yet"
+	if u.Test {
+		return "the regression test cannot force " + u.What
+	}
+	return "the Python replay cannot force " + u.What
 }
 
 func unsupported(format string, args ...any) error {
 	return &Unsupported{What: fmt.Sprintf(format, args...)}
 }
 
-// Emit writes the replay script of a violation's counterexample.
+// Emit writes the replay script of a report's schedule: a violation's
+// counterexample, or the walk of a verdict without one when it has one
+// (sched.Result.Walk: a random or pct search of one run, a replayed
+// schedule), which the script replays expecting no violation.
 func Emit(w io.Writer, r *check.Report) error {
-	if r.Result.Verdict != sched.Violation || r.Result.Failure == nil {
-		return fmt.Errorf("the verdict is %s, not a violation: there is no counterexample to replay", r.Result.Verdict)
+	schedule, expect := r.Result.Walk, (*sched.Failure)(nil)
+	if r.Result.Verdict == sched.Violation {
+		schedule, expect = r.Result.Schedule, r.Result.Failure
 	}
-	return EmitSchedule(w, r.Program, r.Result.Schedule, r.Result.Failure)
+	if len(schedule) == 0 {
+		return fmt.Errorf("the verdict is %s with no schedule to replay", r.Result.Verdict)
+	}
+	return emit(w, r.Program, schedule, expect, r.Config.Scope == check.ScopeAll)
 }
 
 // EmitSchedule writes the replay script of any schedule of p; expect is
 // the violation the model found at its end (nil for none).
 func EmitSchedule(w io.Writer, p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) error {
+	return emit(w, p, schedule, expect, false)
+}
+
+func emit(w io.Writer, p *model.Program, schedule []sched.ThreadID, expect *sched.Failure, afterFailure bool) error {
 	d, err := build(p, schedule, expect)
 	if err != nil {
 		return err
 	}
-	src, err := swapcheck.PythonSource(p.Protocol.Source)
-	if err != nil {
-		return fmt.Errorf("internal: no Python rendition for %s: %v", p.Protocol.Name, err)
-	}
-	if strings.Contains(src, "'''") {
-		return fmt.Errorf("internal: %s holds ''' and cannot be embedded as a raw string", p.Protocol.Source)
-	}
+	d.AfterFailure = afterFailure
 	blob, err := json.Marshal(d)
 	if err != nil {
 		return err
 	}
 	out := strings.NewReplacer(
 		"@@DATA@@", strconv.Quote(string(blob)),
-		"@@VARIANT_SOURCE@@", src,
-		"@@SCENARIO_SOURCE@@", d.ScenarioSource,
 		"@@VARIANT@@", p.Protocol.Name,
 		"@@SCENARIO_TEXT@@", indent(d.ScenarioText),
 	).Replace(template)
@@ -78,14 +89,15 @@ func indent(text string) string {
 // anchor is where a step begins: the first opcode of its bytecodes, by
 // code file (tag), line, opcode name (one of Ops) and which occurrence of
 // that opcode on the line it is (K, counted from 0 since the frame came to
-// the line).
+// the line). Tags: "proto" (the swap), "mod:NAME" (a scenario module or
+// the host's program), "sim" (the simulator's kernel.py, by Key).
 type anchor struct {
 	Tag  string   `json:"tag"`
 	Line int      `json:"line"`
 	Ops  []string `json:"ops"`
 	K    int      `json:"k"`
-	// Key names a step of numba's kernel.py (tag "sim"), whose line the
-	// script finds in the installed simulator.
+	// Key names a line of kernel.py (tag "sim"), which the script finds
+	// in the simulator it runs (sim.go).
 	Key string `json:"key,omitempty"`
 	// Use is the module global a use statement loads (the script records
 	// what it held, to tell another launch's fake from the caller's).
@@ -98,19 +110,21 @@ type anchor struct {
 
 type turn struct {
 	Thread int    `json:"thread"`
-	At     anchor `json:"at"`    // on the rendition
-	NB     anchor `json:"nb"`    // on real numba (--target numba)
+	At     anchor `json:"at"`
 	Where  string `json:"where"` // the model's file:line and text, for messages
 	// Noop marks a turn in which nothing shared happens and no thread
 	// needs to be anywhere: the host's local steps after a landing (its
-	// turn before ran them already, up to its next anchor) and the
-	// interrupt's last step once the host has finished. The scheduler
-	// passes them.
+	// turn before ran them already, up to its next anchor), the
+	// interrupt's last step once the host has finished, the raise
+	// fault's arming, and proposed's steps on nothing shared. The
+	// scheduler passes them.
 	Noop bool `json:"noop,omitempty"`
+	// Raise: the raise fault falls here: the statement's fault hook
+	// raises instead of letting it run (model/raisefault.go).
+	Raise bool `json:"raise,omitempty"`
 	// Land is an interrupt's turn: the instruction of the host whose
 	// eval-breaker check raises it (interrupt.go).
-	Land   *landing `json:"land,omitempty"`
-	NBLand *landing `json:"nb_land,omitempty"` // on real numba, where it differs
+	Land *landing `json:"land,omitempty"`
 }
 
 // landing is the instruction whose own eval-breaker check an interrupt
@@ -139,35 +153,44 @@ type landing struct {
 type module struct {
 	Name    string   `json:"name"`
 	Names   []string `json:"names"`   // bound to the real cuda module
-	Globals []string `json:"globals"` // every global, in dict order
-}
-
-type function struct {
-	Name   string `json:"name"`
-	Module int    `json:"module"`
+	Globals []string `json:"globals"` // the model's globals, in dict order
 }
 
 type data struct {
-	Variant        string     `json:"variant"`
-	SourceFile     string     `json:"source_file"`
-	Atomicity      string     `json:"atomicity"`
-	Modules        []module   `json:"modules"`
-	Functions      []function `json:"functions"`
-	Attrs          []string   `json:"attrs"`
-	Threads        int        `json:"threads"`
-	Blocks         int        `json:"blocks"`
-	Launches       int        `json:"launches"`
-	ThreadNames    []string   `json:"thread_names"`
-	Signal         int        `json:"signal"` // the interrupt's pseudo-thread, or -1
-	Turns          []turn     `json:"turns"`
-	Anchors        []anchor   `json:"anchors"`
-	NBModules      []pyFile   `json:"nb_modules"`
-	NBAnchors      []anchor   `json:"nb_anchors"`
-	KnownSwaps     []pyFile   `json:"known_swaps"` // every variant's rendition, to name the installed one
-	ExpectKind     string     `json:"expect_kind"`
-	ExpectMessage  string     `json:"expect_message"`
-	ScenarioText   string     `json:"-"`
-	ScenarioSource string     `json:"-"`
+	Variant     string   `json:"variant"`
+	SourceFile  string   `json:"source_file"`
+	Atomicity   string   `json:"atomicity"`
+	Dispatches  bool     `json:"dispatches"` // proposed: kernel.py patched, a dispatcher for cuda
+	Modules     []module `json:"modules"`
+	Attrs       []string `json:"attrs"`
+	Threads     int      `json:"threads"`
+	Blocks      int      `json:"blocks"`
+	Launches    int      `json:"launches"` // per host
+	Hosts       int      `json:"hosts"`
+	ThreadNames []string `json:"thread_names"`
+	Signal      int      `json:"signal"` // the interrupt's pseudo-thread, or -1
+	Raiser      int      `json:"raiser"` // the raise fault's pseudo-thread, or -1
+	Turns       []turn   `json:"turns"`
+	Anchors     []anchor `json:"anchors"`
+	// SimKeys are the simulator's steps that anchor (every turn's, and
+	// those the scenario's code runs through, so that a thread reaching
+	// one the model's does not is a replay failure)
+	SimKeys []string `json:"sim_keys"`
+	// Files are the scenario's modules and the host's program (HostModule),
+	// LaunchLines the host program's line of each launch
+	Files       []pyFile `json:"files"`
+	HostModule  string   `json:"host_module"`
+	LaunchLines []int    `json:"launch_lines"`
+	// Standin is the stand-in numba (--target rendition), the variant's
+	// rendition in it
+	Standin       []pyFile `json:"standin"`
+	KnownSwaps    []pyFile `json:"known_swaps"` // every variant's rendition, to name the installed one
+	ExpectKind    string   `json:"expect_kind"`
+	ExpectMessage string   `json:"expect_message"`
+	// AfterFailure: violations that only threads of a failed launch saw
+	// count (explore -after-failure); else they are shown, and not counted
+	AfterFailure bool   `json:"after_failure"`
+	ScenarioText string `json:"-"`
 }
 
 // replayable are the violation kinds the script can judge.
@@ -176,56 +199,52 @@ var replayable = map[string]bool{
 	check.KindException: true, check.KindLeftSwapped: true, check.KindRegistryLeft: true,
 }
 
+// threadInfo is where a model thread comes from: a host, or a GPU thread
+// of a launch (global numbering, 1-based), block and index in the block.
+type threadInfo struct {
+	host               bool
+	launch, block, tid int
+}
+
+// threadInfos numbers the threads as model.Program does: the hosts, then
+// each host's launches' threads, block by block, in index order.
+func threadInfos(p *model.Program) []threadInfo {
+	sc := p.Scenario
+	out := make([]threadInfo, p.NumHosts())
+	for i := range out {
+		out[i].host = true
+	}
+	for l := 1; l <= p.NumHosts()*sc.Launches; l++ {
+		for b := range sc.Blocks {
+			for tid := range sc.Threads {
+				out = append(out, threadInfo{launch: l, block: b, tid: tid})
+			}
+		}
+	}
+	return out
+}
+
 func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (*data, error) {
 	sc := p.Scenario
 	// gil-breaker's steps are gil's and its schedules a subset of gil's
 	if p.Atomicity != model.GIL && p.Atomicity != model.GILBreaker {
-		return nil, unsupported("atomicity %s (only gil and gil-breaker)", p.Atomicity)
+		return nil, unsupported("atomicity %s (only gil and gil-breaker: a GIL build cannot run a free-threaded interleaving)", p.Atomicity)
 	}
 	if expect != nil && !replayable[expect.Kind] {
 		return nil, unsupported("the violation kind %s", expect.Kind)
 	}
-	if sc.Host != nil {
-		return nil, unsupported("device functions called from the host")
-	}
-	if sc.NumHosts() > 1 {
-		return nil, unsupported("several host threads")
-	}
-	if slices.ContainsFunc(append([][]model.Stmt{sc.Kernel}, funcBodies(sc)...), func(body []model.Stmt) bool {
-		return slices.ContainsFunc(body, func(s model.Stmt) bool { return s.Kind == model.OpIf || s.Kind == model.OpRepeat })
-	}) {
-		// the harness anchors each statement on a line of its own, run
-		// by every thread alike
-		return nil, unsupported("branches on the thread index and repeats")
-	}
-	if other := sc.Faults &^ model.Faults(0).With(model.FaultInterrupt); other != 0 {
-		// other helpers add fault kinds; each needs its own forcing
-		return nil, unsupported("faults (%s): only interrupt", other)
-	}
-	for _, f := range sc.Functions {
-		for _, s := range f.Body {
-			if s.Kind == model.OpCall {
-				return nil, unsupported("nested device calls (%s calls a device function)", f.Name)
-			}
+	fs := newFiles(sc)
+	for _, m := range sc.Modules {
+		if m.Name == hostModule {
+			return nil, unsupported("a scenario module named %s (the host's program has that name)", hostModule)
 		}
 	}
-	for _, body := range append([][]model.Stmt{sc.Kernel}, funcBodies(sc)...) {
-		for _, s := range body {
-			switch s.Kind {
-			case model.OpSync:
-				return nil, unsupported("syncthreads()")
-			case model.OpRaise:
-				return nil, unsupported("kernel code that raises (aborted launches)")
-			}
-		}
-	}
-	g := newGen(sc)
-	nb := newNumbaGen(sc)
 	d := &data{
 		Variant: p.Protocol.Name, SourceFile: p.Protocol.Source, Atomicity: p.Atomicity.String(),
-		Threads: sc.Threads, Blocks: sc.Blocks, Launches: sc.Launches, Signal: p.Signal(),
-		ScenarioText: sc.String(), ScenarioSource: g.src.String(), Attrs: g.attrs,
-		NBModules: nb.files,
+		Dispatches: p.Protocol.Dispatches,
+		Threads:    sc.Threads, Blocks: sc.Blocks, Launches: sc.Launches, Hosts: p.NumHosts(),
+		Signal: p.Signal(), Raiser: p.Raiser(),
+		ScenarioText: sc.String(), Files: fs.files, HostModule: hostModule, LaunchLines: fs.launches, Attrs: []string{},
 	}
 	for _, pr := range check.Protocols() {
 		src, err := swapcheck.PythonSource(pr.Source)
@@ -233,6 +252,9 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 			return nil, fmt.Errorf("internal: no Python rendition for %s: %v", pr.Name, err)
 		}
 		d.KnownSwaps = append(d.KnownSwaps, pyFile{Name: pr.Name, Source: src})
+		if pr.Name == p.Protocol.Name {
+			d.Standin = standin(pr, src)
+		}
 	}
 	if expect != nil {
 		d.ExpectKind, d.ExpectMessage = expect.Kind, expect.Message
@@ -249,64 +271,78 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 		}
 		d.Modules = append(d.Modules, module{Name: mod.Name, Names: mod.Names, Globals: globals})
 	}
-	for _, f := range sc.Functions {
-		d.Functions = append(d.Functions, function{Name: f.Name, Module: f.Module})
+	for _, body := range append([][]scenario.Stmt{sc.Kernel}, funcBodies(sc)...) {
+		for _, s := range allStmts(body) {
+			if s.Kind == scenario.OpUse && !slices.Contains(d.Attrs, s.Attr) {
+				d.Attrs = append(d.Attrs, s.Attr)
+			}
+		}
 	}
 	for t := range p.NumThreads() {
 		d.ThreadNames = append(d.ThreadNames, p.ThreadName(t))
 	}
-	protoAnchors := protocolAnchors(p.Protocol)
-	d.Anchors = append(d.Anchors, protoAnchors...)
-	d.Anchors = append(d.Anchors, g.anchors...)
-	d.NBAnchors = append(d.NBAnchors, protoAnchors...)
-	d.NBAnchors = append(d.NBAnchors, nb.anchors...)
-	for _, key := range simKeys {
-		d.NBAnchors = append(d.NBAnchors, anchor{Tag: "sim", Key: key})
-	}
+	d.Anchors = append(d.Anchors, protocolAnchors(p.Protocol)...)
+	d.Anchors = append(d.Anchors, fs.anchors...)
+	d.SimKeys = simKeysOf(p)
 
 	steps, err := check.Steps(p, schedule)
 	if err != nil {
 		return nil, fmt.Errorf("the schedule does not replay in the model: %v", err)
 	}
-	kernelAt := make([]int, p.NumThreads())
-	fnAt := make([]map[string]int, p.NumThreads())
-	var hostLast *model.Event // the host's last step that ran an instruction of the swap
+	infos := threadInfos(p)
+	// where each thread is in the code it runs: per thread, per code
+	// (the kernel or a device function; no code calls itself), the run
+	// of its body (flatten) and the next statement
+	type cursor struct {
+		run  []*scenario.Stmt
+		next int
+	}
+	at := make([]map[string]*cursor, p.NumThreads())
+	enter := func(t int, name string, body []scenario.Stmt) {
+		if at[t] == nil {
+			at[t] = map[string]*cursor{}
+		}
+		tid := -1
+		if !infos[t].host {
+			tid = infos[t].tid
+		}
+		at[t][name] = &cursor{run: flatten(body, tid)}
+	}
+	bodyOf := map[string][]scenario.Stmt{"kernel": sc.Kernel}
+	for _, f := range sc.Functions {
+		bodyOf[f.Name] = f.Body
+	}
+	hostCalls := make([]int, p.NumHosts()) // each host's device calls so far
+	var hostLast *model.Event              // the host's last step that ran an instruction of the swap
 	// the host's steps of local steps since its last shared one, by the
 	// instruction they stopped at: the script sets an interrupt at the
 	// first such instruction after the host's last turn, which is the
 	// model's landing only if the host stopped there once
 	localStops := map[string]int{}
+	raising := false // the raise fault is armed: the next step raises
 	for i, s := range steps {
 		ev := s.Event
-		var a, nbA anchor
-		if s.Thread == p.Signal() || ev.Where == "host" {
-			tr := turn{Thread: s.Thread, Where: ev.Where + "  " + ev.Text, Noop: true}
-			if s.Thread == p.Signal() && ev.Raised != 0 {
-				l, err := landingOf(p, ev, hostLast, g)
+		t := s.Thread
+		tr := turn{Thread: t, Where: ev.Where + "  " + ev.Text}
+		switch {
+		case t == p.Raiser():
+			// RAISE's move arms the fault (or ends RAISE): the next move's
+			// thread raises at its statement instead of running it
+			tr.Noop = true
+			raising = strings.HasPrefix(ev.Text, "a raise fault is armed")
+			d.Turns = append(d.Turns, tr)
+			continue
+		case t == p.Signal() || ev.Where == "host":
+			tr.Noop = true
+			if t == p.Signal() && ev.Raised != 0 {
+				l, err := landingOf(p, ev, hostLast)
 				if err != nil {
 					return nil, err
 				}
 				if hostLast != nil && localStops[hostLast.Where+hostLast.Text] > 1 {
 					return nil, unsupported("an interrupt that lands at %s after the host stopped at the same check before (a local loop)", hostLast.Where)
 				}
-				tr.Noop, tr.Where = false, tr.Where+" ("+l.Text+")"
-				switch {
-				case l.Key == simContextYield:
-					// The harness sets _kernel_context by a statement, with
-					// no generator: its first check after it, the swap's
-					// helper, stands for the rest of the launch, which
-					// never starts either; numba's is the model's.
-					nb := *l
-					tr.NBLand = &nb
-					l = &landing{Tag: "scen", Line: g.swapAt, Op: "CALL", Callee: true,
-						Text: "with swapped_cuda_module(...) CALL, the harness's first check after _kernel_context = fake"}
-				case l.Tag == "scen":
-					// the harness's with stands for FakeCUDAKernel.__call__'s
-					nb := *l
-					nb.Tag, nb.Line, nb.Key = "sim", 0, simSwapWith
-					tr.NBLand = &nb
-				}
-				tr.Land = l
+				tr.Noop, tr.Where, tr.Land = false, tr.Where+" ("+l.Text+")", l
 			}
 			if ev.Where == "host" {
 				hostLast = nil
@@ -314,7 +350,7 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 			d.Turns = append(d.Turns, tr)
 			continue
 		}
-		if s.Thread == model.Host {
+		if t == model.Host {
 			hostLast = nil
 			if strings.HasPrefix(ev.Where, p.Protocol.Source+":") {
 				hostLast = &steps[i].Event
@@ -323,10 +359,16 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 				clear(localStops)
 			}
 		}
+		if ev.Fault == scenario.FaultRaise {
+			if !raising {
+				return nil, fmt.Errorf("internal: step %d raises a fault RAISE did not arm", i+1)
+			}
+			tr.Raise, raising = true, false
+		}
 		switch {
 		case strings.HasPrefix(ev.Where, p.Protocol.Source+":"):
-			a = protoAnchorFor(p.Protocol, ev)
-			if s.Thread == model.Host {
+			a := protoAnchorFor(p.Protocol, ev)
+			if t == model.Host {
 				// A paused host's local steps up to another landing are
 				// named by the instruction there: a local one that
 				// checked, or a scan whose first pass checks before it
@@ -338,52 +380,102 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 						hostLast = &steps[i].Event
 						localStops[ev.Where+ev.Text]++
 					}
-					d.Turns = append(d.Turns, turn{Thread: s.Thread, Where: ev.Where + "  " + ev.Text + " (local steps)", Noop: true})
+					tr.Where += " (local steps)"
+					tr.Noop = true
+					d.Turns = append(d.Turns, tr)
 					continue
 				}
 			}
 			if a.Tag == "" {
 				return nil, fmt.Errorf("internal: step %d (%s %s) matches no instruction of %s", i+1, ev.Where, ev.Bytecode, p.Protocol.Name)
 			}
-			nbA = a
-		case ev.Where == "kernel.py":
-			line, ok := g.hostLine(ev.Text)
-			sim, simOK := simAnchor(ev.Text)
-			if !ok || !simOK {
+			tr.At = a
+		case infos[t].host && strings.HasSuffix(ev.Text, "() from the host"):
+			// the host program's own device call
+			h := hostCalls[t]
+			hostCalls[t]++
+			prog := sc.HostProgram()
+			k := -1
+			for j, n := 0, 0; j < len(prog); j++ {
+				if prog[j].Kind == scenario.HostCall {
+					if n == h {
+						k = j
+						break
+					}
+					n++
+				}
+			}
+			if k < 0 || h >= len(fs.calls) {
+				return nil, fmt.Errorf("internal: step %d: the host makes more device calls than its program", i+1)
+			}
+			f := sc.Functions[prog[k].Func]
+			enter(t, f.Name, f.Body)
+			tr.At = fs.calls[h]
+		case strings.HasPrefix(ev.Where, "kernel.py"):
+			key, noop, ok := simKey(&ev)
+			if !ok {
 				return nil, unsupported("the simulator step %q", ev.Text)
 			}
-			a, nbA = line, sim
-		case ev.Where == "kernel":
-			k := kernelAt[s.Thread]
-			kernelAt[s.Thread]++
-			if k >= len(sc.Kernel) {
-				return nil, fmt.Errorf("internal: step %d: the kernel has no statement %d", i+1, k)
+			if noop {
+				tr.Noop = true
+				d.Turns = append(d.Turns, tr)
+				continue
 			}
-			if st := sc.Kernel[k]; st.Kind == model.OpCall {
-				if fnAt[s.Thread] == nil {
-					fnAt[s.Thread] = map[string]int{}
-				}
-				fnAt[s.Thread][sc.Functions[st.Func].Name] = 0
+			if key == simDeviceSwap {
+				enter(t, "kernel", sc.Kernel) // the kernel run inline, as a device function
 			}
-			a, nbA = g.stmtAnchor("kernel", k), nb.stmtAnchor("kernel", k)
+			tr.At = anchor{Tag: "sim", Key: key}
 		default:
-			k, ok := fnAt[s.Thread][ev.Where]
+			c := at[t][ev.Where]
+			if c == nil && ev.Where == "kernel" && !infos[t].host {
+				enter(t, "kernel", sc.Kernel)
+				c = at[t]["kernel"]
+			}
+			if c == nil || c.next >= len(c.run) {
+				return nil, fmt.Errorf("internal: step %d: %s runs %s (%s) outside a call, or past its end", i+1, p.ThreadName(t), ev.Where, ev.Text)
+			}
+			st := c.run[c.next]
+			c.next++
+			if st.Kind == scenario.OpCall && !tr.Raise {
+				f := sc.Functions[st.Func]
+				enter(t, f.Name, bodyOf[f.Name])
+			}
+			a, ok := fs.at[st]
 			if !ok {
-				return nil, fmt.Errorf("internal: step %d: %s runs %s outside a call", i+1, p.ThreadName(s.Thread), ev.Where)
+				return nil, fmt.Errorf("internal: step %d: %s's statement %q has no line", i+1, ev.Where, ev.Text)
 			}
-			fnAt[s.Thread][ev.Where]++
-			a, nbA = g.stmtAnchor(ev.Where, k), nb.stmtAnchor(ev.Where, k)
-			if a.Tag == "" || nbA.Tag == "" {
-				return nil, fmt.Errorf("internal: step %d: %s has no statement %d", i+1, ev.Where, k)
-			}
+			tr.At = a
 		}
-		d.Turns = append(d.Turns, turn{Thread: s.Thread, At: a, NB: nbA, Where: ev.Where + "  " + ev.Text})
+		d.Turns = append(d.Turns, tr)
 	}
 	return d, nil
 }
 
-func funcBodies(sc *model.Scenario) [][]model.Stmt {
-	var out [][]model.Stmt
+// simKeysOf are the simulator's steps that anchor in p's runs: those
+// every launch makes, syncthreads' and the barrier's with syncthreads,
+// those of several hosts (the device check, the assert, the kernel run
+// inline). A step a thread runs through that is not one of them is no
+// anchor (so kernel.py's device check is none with one host, where the
+// model folds it into the step before).
+func simKeysOf(p *model.Program) []string {
+	sc := p.Scenario
+	keys := []string{simStart, simPollDone, simPollAbort}
+	if !p.Protocol.Dispatches {
+		keys = append(keys, simSetContext, simResetContext)
+		if p.NumHosts() > 1 {
+			keys = append(keys, simAssert, simDeviceCheck, simDeviceSwap)
+		}
+	}
+	for _, body := range append([][]scenario.Stmt{sc.Kernel}, funcBodies(sc)...) {
+		if slices.ContainsFunc(allStmts(body), func(s scenario.Stmt) bool { return s.Kind == scenario.OpSync }) {
+			return append(keys, simPollRelease, simSyncCheck, simSyncBlock, simSyncWait, simSyncRecheck)
+		}
+	}
+	return keys
+}
+
+func funcBodies(sc *scenario.Scenario) [][]scenario.Stmt {
+	var out [][]scenario.Stmt
 	for _, f := range sc.Functions {
 		out = append(out, f.Body)
 	}
@@ -451,7 +543,7 @@ func protoAnchorFor(pr *model.Protocol, ev model.Event) anchor {
 // lands at, from the landing its trace names; last is the host's step
 // before it when that step ran an instruction of the swap. Landings
 // other than a protocol instruction's own check are refused.
-func landingOf(p *model.Program, ev model.Event, last *model.Event, g *gen) (*landing, error) {
+func landingOf(p *model.Program, ev model.Event, last *model.Event) (*landing, error) {
 	const at = "lands in the host at "
 	var where string
 	for _, e := range ev.Effects {
@@ -460,11 +552,25 @@ func landingOf(p *model.Program, ev model.Event, last *model.Event, g *gen) (*la
 			break
 		}
 	}
-	if strings.HasPrefix(where, "lands entering with swapped_cuda_module(...)") {
+	switch {
+	case strings.HasPrefix(where, "lands entering with swapped_cuda_module(...)"):
 		// the launch's swap is entered: contextlib's helper checks at its
 		// RESUME, called by the with's CALL, before anything ran
-		return &landing{Tag: "scen", Line: g.swapAt, Op: "CALL", Callee: true,
-			Text: "with swapped_cuda_module(...) CALL, at the RESUME of contextlib's helper"}, nil
+		return &landing{Tag: "sim", Key: simSwapWith, Op: "CALL", Callee: true,
+			Text: "kernel.py with swapped_cuda_module(self.fn, fake_cuda_module) CALL, at the RESUME of contextlib's helper"}, nil
+	case strings.HasPrefix(where, "lands in FakeCUDAKernel.__call__ after its device check read None"):
+		return &landing{Tag: "sim", Key: simNormalize, Op: "CALL", Callee: true,
+			Text: "kernel.py normalize_kernel_dimensions(...) CALL, at the callee's RESUME"}, nil
+	case strings.HasPrefix(where, "lands in FakeCUDAKernel.__call__ after its device check read a fake"):
+		return &landing{Tag: "sim", Key: simDeviceSwap, Op: "CALL", Callee: true,
+			Text: "kernel.py _get_kernel_context() CALL, at the callee's RESUME"}, nil
+	}
+	if strings.HasPrefix(where, "lands in _push_kernel_context's __enter__") && p.Protocol.Dispatches {
+		// kernel.py patched for proposed has no _push_kernel_context: the
+		// launch's first check after the fake's making is the swap's
+		// helper, and the launch never starts either way
+		return &landing{Tag: "sim", Key: simSwapWith, Op: "CALL", Callee: true,
+			Text: "kernel.py with swapped_cuda_module(self.fn, fake_cuda_module) CALL, the first check after the fake's making (kernel.py patched for proposed)"}, nil
 	}
 	if strings.HasPrefix(where, "lands in _push_kernel_context's __enter__") {
 		return &landing{Tag: "sim", Key: simContextYield, Op: "YIELD_VALUE", Yield: true,
@@ -534,7 +640,17 @@ func landingOf(p *model.Program, ev model.Event, last *model.Event, g *gen) (*la
 		// the comprehension's fn_globs.items(): the line's first CALL
 		l.Op, l.Text = "CALL", l.Text+" CALL (items(), before the comprehension's first pass)"
 	case in.Check == model.CheckLoop:
-		l.Op, l.Comp, l.Text = "JUMP_BACKWARD", true, l.Text+" JUMP_BACKWARD (the comprehension's next pass)"
+		// The pass goes back to FOR_ITER by the jump that checks: a pass
+		// that kept its item (v is cuda) by JUMP_BACKWARD, one that skipped
+		// it by the condition's POP_JUMP_BACKWARD_IF_FALSE
+		// (testdata/cpython/replay_interrupt.py, comp_skip). On real module
+		// files the passes over globals the model does not have come after
+		// the model's pass, so the first backward jump is still its own.
+		l.Op, l.Comp = "POP_JUMP_BACKWARD_IF_FALSE", true
+		if passKept(last) {
+			l.Op = "JUMP_BACKWARD"
+		}
+		l.Text += " " + l.Op + " (the comprehension's next pass)"
 	case strings.Contains(in.Bytecode, "JUMP_BACKWARD"):
 		l.Op, l.Text = "JUMP_BACKWARD", l.Text+" JUMP_BACKWARD"
 	case strings.Contains(in.Bytecode, "CALL"):
@@ -571,4 +687,10 @@ func localInstr(pr *model.Protocol, ev model.Event) (local, checkFirst bool) {
 		}
 	}
 	return false, false
+}
+
+// passKept reports whether ev, a pass of a comprehension over
+// fn_globs.items(), read a global bound to the real module (and kept it).
+func passKept(ev *model.Event) bool {
+	return ev != nil && slices.ContainsFunc(ev.Effects, func(e string) bool { return strings.HasSuffix(e, " is numba.cuda") })
 }

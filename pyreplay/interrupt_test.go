@@ -18,32 +18,33 @@ import (
 	"swapcheck/check"
 	"swapcheck/model"
 	"swapcheck/pyreplay"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
 // interruptScenario is testdata/scenarios/interrupt.txt: two launches of
 // one thread calling a device function, with an interrupt.
-func interruptScenario(t *testing.T) *model.Scenario {
+func interruptScenario(t *testing.T) *scenario.Scenario {
 	t.Helper()
 	f, err := os.Open("../testdata/scenarios/interrupt.txt")
 	require.NoError(t, err)
 	defer f.Close()
-	sc, err := model.Parse(f)
+	sc, err := scenario.Parse(f)
 	require.NoError(t, err)
-	require.True(t, sc.Faults.Has(model.FaultInterrupt))
+	require.True(t, sc.Faults.Has(scenario.FaultInterrupt))
 	return sc
 }
 
 // interruptShape is the README table's "-threads 2 -faults interrupt".
-func interruptShape() model.Shape {
+func interruptShape() scenario.Shape {
 	sh := shape(2)
-	sh.Faults = sh.Faults.With(model.FaultInterrupt)
+	sh.Faults = sh.Faults.With(scenario.FaultInterrupt)
 	return sh
 }
 
 // exploreInterrupt runs the default search (harmful violations, shrunk
 // as explore shrinks) of variant on sc under the GIL.
-func exploreInterrupt(t *testing.T, variant string, sc *model.Scenario) *check.Report {
+func exploreInterrupt(t *testing.T, variant string, sc *scenario.Scenario) *check.Report {
 	t.Helper()
 	pr, err := check.Lookup(variant)
 	require.NoError(t, err)
@@ -60,14 +61,11 @@ var landed = regexp.MustCompile(`(?m)^interrupt: turn \d+: KeyboardInterrupt rai
 // pending at the landing instruction is raised by CPython at that
 // instruction's own check, in the host (the main thread).
 func TestReplayOfInterrupts(t *testing.T) {
-	runs := 2
-	if testing.Short() {
-		runs = 1
-	}
+	runs := count(1, 2)
 	for _, variant := range []string{"naive", "global-lock", "refcount-unregistered", "refcount-del", "merged"} {
-		for name, sc := range map[string]func(*testing.T) *model.Scenario{
+		for name, sc := range map[string]func(*testing.T) *scenario.Scenario{
 			"interrupt.txt": interruptScenario,
-			"threads 2":     func(t *testing.T) *model.Scenario { return scenario(t, interruptShape()) },
+			"threads 2":     func(t *testing.T) *scenario.Scenario { return buildScenario(t, interruptShape()) },
 		} {
 			t.Run(variant+"/"+name, func(t *testing.T) {
 				python3(t)
@@ -88,11 +86,12 @@ func TestReplayOfInterrupts(t *testing.T) {
 // numba's own swapped_cuda_module, the others with their rendition in its
 // place.
 func TestNumbaReplayOfInterrupts(t *testing.T) {
-	runs := 1
-	if testing.Short() {
-		runs = 1
+	runs := count(1, 2)
+	variants := []string{"naive", "merged"}
+	if long() {
+		variants = []string{"naive", "global-lock", "refcount-unregistered", "refcount-del", "merged"}
 	}
-	for _, variant := range []string{"naive", "global-lock", "refcount-unregistered", "refcount-del", "merged"} {
+	for _, variant := range variants {
 		t.Run(variant, func(t *testing.T) {
 			pythonWithNumba(t)
 			rep := exploreInterrupt(t, variant, interruptScenario(t))
@@ -142,10 +141,7 @@ func supportedRandom(t *testing.T, p *model.Program, n int, walk func(uint64) ([
 // replay forces), the replay observes exactly the violation kinds the
 // model's steps and end state show.
 func TestReplayOfInterruptsObservesWhatTheModelSees(t *testing.T) {
-	n := *interruptSeeds
-	if testing.Short() {
-		n = 2
-	}
+	n := count(2, *interruptSeeds)
 	for _, variant := range []string{"naive", "merged"} {
 		t.Run(variant, func(t *testing.T) {
 			interruptDifferential(t, python3(t), variant, n)
@@ -156,9 +152,9 @@ func TestReplayOfInterruptsObservesWhatTheModelSees(t *testing.T) {
 		py := python3(t)
 		pr, err := check.Lookup("refcount-del")
 		require.NoError(t, err)
-		sh := model.Shape{Threads: 2, Blocks: 2, Calls: 2, Modules: 2, Names: 2}
-		sh.Faults = sh.Faults.With(model.FaultInterrupt)
-		p, err := model.NewProgram(scenario(t, sh), pr, model.GIL)
+		sh := scenario.Shape{Threads: 2, Blocks: 2, Calls: 2, Modules: 2, Names: 2}
+		sh.Faults = sh.Faults.With(scenario.FaultInterrupt)
+		p, err := model.NewProgram(buildScenario(t, sh), pr, model.GIL)
 		require.NoError(t, err)
 		interruptDifferentialP(t, py, p, (n+2)/3)
 	})
@@ -167,10 +163,7 @@ func TestReplayOfInterruptsObservesWhatTheModelSees(t *testing.T) {
 // The same on numba's real simulator: naive's own swap, merged's
 // rendition in its place.
 func TestNumbaReplayOfInterruptsObservesWhatTheModelSees(t *testing.T) {
-	n := (*numbaSeeds + 1) / 2
-	if testing.Short() {
-		n = 1
-	}
+	n := count(1, (*numbaSeeds+1)/2)
 	for _, variant := range []string{"naive", "merged"} {
 		t.Run(variant, func(t *testing.T) {
 			args := []string{"--target", "numba"}
@@ -199,13 +192,7 @@ func interruptDifferentialP(t *testing.T, py string, p *model.Program, n int, ar
 	require.Len(t, scripts, n, "only %d of %d seeds land where the replay can force", len(scripts), tried)
 	for i, r := range runPython(py, scripts, args...) {
 		require.Contains(t, r.stdout, "replay: all ", "script %d:\n%s", i+1, r.stdout)
-		var got []string
-		for _, m := range observed.FindAllStringSubmatch(r.stdout, -1) {
-			if k := m[1]; k != "interrupt" && !slices.Contains(got, k) {
-				got = append(got, k)
-			}
-		}
-		slices.Sort(got)
+		got := observedKinds(r.stdout)
 		require.Equal(t, wants[i], got, "script %d:\n%s", i+1, r.stdout)
 	}
 }
@@ -213,13 +200,10 @@ func interruptDifferentialP(t *testing.T, py string, p *model.Program, n int, ar
 // proposed under random schedules with interrupts (those the replay
 // forces) shows no violation.
 func TestReplayOfProposedUnderInterrupts(t *testing.T) {
-	n := 3
-	if testing.Short() {
-		n = 2
-	}
-	for name, sc := range map[string]func(*testing.T) *model.Scenario{
+	n := count(2, 3)
+	for name, sc := range map[string]func(*testing.T) *scenario.Scenario{
 		"interrupt.txt": interruptScenario,
-		"threads 2":     func(t *testing.T) *model.Scenario { return scenario(t, interruptShape()) },
+		"threads 2":     func(t *testing.T) *scenario.Scenario { return buildScenario(t, interruptShape()) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			py := python3(t)
@@ -299,7 +283,7 @@ func TestReplayInterruptFacts(t *testing.T) {
 	py := python3(t)
 	out, err := exec.Command(py, "../testdata/cpython/replay_interrupt.py").CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	for _, name := range []string{"c_call", "jump_backward", "callee_resume", "yield_return", "dies_closes", "control"} {
+	for _, name := range []string{"c_call", "jump_backward", "comp_skip", "callee_resume", "yield_return", "dies_closes", "control"} {
 		require.Contains(t, string(out), name+": ok (", "%s", out)
 	}
 }
@@ -324,10 +308,91 @@ func TestNumbaReplayShowsALaunchWithAnEarlierLaunchsFake(t *testing.T) {
 		for i, r := range runNumba(t, script, 2, "--target", "numba") {
 			require.Equal(t, 1, r.code, "run %d:\n%s", i+1, r.stdout)
 			require.Regexp(t, landed, r.stdout, "run %d", i+1)
-			require.Regexp(t, `observed use-saw-other-fake: L2\.B0\.T0: a use saw <numba\.cuda\.simulator\.kernelapi\.FakeCUDAModule object at 0x[0-9a-f]+>, not its launch's`, r.stdout, "run %d", i+1)
+			require.Regexp(t, `observed use-saw-other-fake: L2\.B0\.T0: a use of cuda saw launch 1's fake <numba\.cuda\.simulator\.kernelapi\.FakeCUDAModule object at 0x[0-9a-f]+>, not launch 2's fake`, r.stdout, "run %d", i+1)
 			require.Contains(t, r.stdout, "verdict: reproduced use-saw-other-fake", "run %d", i+1)
 		}
 		return
 	}
 	t.Fatal("no random schedule of 100 has launch 2 use launch 1's fake")
+}
+
+// The unshrunk counterexample of refcount-del on interrupt.txt (109
+// turns, two launches) replays on numba's launch machinery: its
+// KeyboardInterrupt is checked where it lands even when CPython gives it
+// the id of an exception freed earlier in the run (issue 31: keyed by
+// id(), the landing was taken for an exception seen before, and the host
+// ran past it).
+func TestNumbaReplayOfAnUnshrunkInterrupt(t *testing.T) {
+	py := pythonWithNumba(t)
+	pr, err := check.Lookup("refcount-del")
+	require.NoError(t, err)
+	rep, err := check.Explore(check.Config{Protocol: pr, Scenario: interruptScenario(t), Atomicity: model.GIL})
+	require.NoError(t, err)
+	require.Equal(t, sched.Violation, rep.Result.Verdict)
+	script := writeScript(t, func(b *bytes.Buffer) error { return pyreplay.Emit(b, rep) })
+	for i, r := range runPython(py, []string{script, script}, "--target", "numba", "--swap", "rendition") {
+		require.Equal(t, 1, r.code, "run %d:\n%s", i+1, r.stdout)
+		require.Regexp(t, landed, r.stdout, "run %d", i+1)
+		require.Contains(t, r.stdout, "verdict: reproduced "+rep.Result.Failure.Kind, "run %d", i+1)
+	}
+}
+
+// skipLanding is the first random schedule of p (and its model kinds)
+// whose interrupt lands after a pass of line's comprehension that skipped
+// its item (the host's last step read a global that is not numba.cuda).
+func skipLanding(t *testing.T, p *model.Program, line string) ([]sched.ThreadID, []string) {
+	t.Helper()
+	for seed := uint64(1); seed <= 2000; seed++ {
+		sch, kinds := modelKinds(t, p, seed)
+		steps, err := check.Steps(p, sch)
+		require.NoError(t, err)
+		var last *model.Event
+		for i, s := range steps {
+			ev := &steps[i].Event
+			if s.Thread == model.Host && strings.HasPrefix(ev.Where, p.Protocol.Source+":") {
+				last = ev
+			}
+			if s.Thread != p.Signal() || last == nil || last.Where != line || !slices.ContainsFunc(ev.Effects, func(e string) bool {
+				return strings.HasPrefix(e, "lands in the host at "+line)
+			}) {
+				continue
+			}
+			if !slices.ContainsFunc(last.Effects, func(e string) bool { return strings.HasSuffix(e, " is numba.cuda") }) {
+				return sch, kinds
+			}
+		}
+	}
+	t.Fatalf("no random schedule of 2000 lands after a pass of %s that skipped its item", line)
+	return nil, nil
+}
+
+// An interrupt that lands after a pass of merged.py:27's comprehension
+// that skipped its item is set at the pass's POP_JUMP_BACKWARD_IF_FALSE,
+// whose check raises it (testdata/cpython/replay_interrupt.py, comp_skip),
+// not at a JUMP_BACKWARD such a pass never runs.
+func TestReplayOfAnInterruptAfterASkippingPass(t *testing.T) {
+	pr, err := check.Lookup("merged")
+	require.NoError(t, err)
+	p, err := model.NewProgram(interruptScenario(t), pr, model.GIL)
+	require.NoError(t, err)
+	sch, kinds := skipLanding(t, p, "merged.py:27")
+	var expect *sched.Failure
+	if len(kinds) > 0 {
+		expect = &sched.Failure{Kind: kinds[0], Message: "a random schedule"}
+	}
+	script := writeScript(t, func(b *bytes.Buffer) error { return pyreplay.EmitSchedule(b, p, sch, expect) })
+	for _, tc := range []struct {
+		name string
+		py   func(*testing.T) string
+		args []string
+	}{
+		{"rendition", python3, nil},
+		{"numba", pythonWithNumba, []string{"--target", "numba", "--swap", "rendition"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runPython(tc.py(t), []string{script}, tc.args...)[0]
+			require.Contains(t, r.stdout, fmt.Sprintf("replay: all %d turns forced", len(sch)), r.stdout)
+			require.Regexp(t, `(?m)^interrupt: turn \d+: KeyboardInterrupt raised in the host \(main thread\) by the check of \S+:\d+ POP_JUMP_BACKWARD_IF_FALSE@\d+$`, r.stdout)
+		})
+	}
 }

@@ -17,6 +17,7 @@ import (
 	"swapcheck/check"
 	"swapcheck/model"
 	"swapcheck/pyreplay"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -86,22 +87,20 @@ func runAllNumba(t *testing.T, scripts []string, args ...string) []run {
 // and its own swapped_cuda_module dies, every run, with the error a user
 // of numba sees.
 func TestNumbaReplayReproducesNaive(t *testing.T) {
-	runs := 20
-	if testing.Short() {
-		runs = 3
-	}
+	runs := count(2, 20)
 	pythonWithNumba(t)
 	rep := explore(t, "naive", shape(2))
 	require.Equal(t, sched.Violation, rep.Result.Verdict)
 	tid := int(rep.Result.Failure.Thread) - 1 // thread 0 is the host
-	want := fmt.Sprintf("observed use-saw-real: %s: AttributeError: tid=[%d, 0, 0] ctaid=[0, 0, 0]: module 'numba.cuda' has no attribute 'local'",
-		rep.Program.ThreadName(int(rep.Result.Failure.Thread)), tid)
+	who := rep.Program.ThreadName(int(rep.Result.Failure.Thread))
+	want := fmt.Sprintf("observed error: %s: AttributeError: tid=[%d, 0, 0] ctaid=[0, 0, 0]: module 'numba.cuda' has no attribute 'local'", who, tid)
 	script := writeScript(t, func(b *bytes.Buffer) error { return pyreplay.Emit(b, rep) })
 	for i, r := range runNumba(t, script, runs, "--target", "numba") {
 		require.Equal(t, 1, r.code, "run %d of %d:\n%s", i+1, runs, r.stdout)
 		require.Contains(t, r.stdout, "its own swapped_cuda_module (naive, ", "run %d", i+1)
 		require.Contains(t, r.stdout, fmt.Sprintf("replay: all %d turns forced", len(rep.Result.Schedule)), "run %d", i+1)
 		require.Contains(t, r.stdout, want, "run %d", i+1)
+		require.Contains(t, r.stdout, "observed use-saw-real: "+who+": a use of cuda saw the real module numba.cuda, not launch 1's fake", "run %d", i+1)
 		require.Contains(t, r.stdout, "verdict: reproduced use-saw-real", "run %d", i+1)
 	}
 }
@@ -110,10 +109,7 @@ func TestNumbaReplayReproducesNaive(t *testing.T) {
 // numba's real launch machinery, the variant's rendition in place of
 // numba's swap.
 func TestNumbaReplayOfEachBuggyVariant(t *testing.T) {
-	runs := 5
-	if testing.Short() {
-		runs = 1
-	}
+	runs := count(1, 5)
 	for _, tc := range []struct {
 		variant string
 		threads int
@@ -190,15 +186,15 @@ func TestNumbaReplayReportsATurnItCannotForce(t *testing.T) {
 
 // numbaScenarios are the fault-free single-host scenarios the correct
 // variants replay on.
-func numbaScenarios(t *testing.T) map[string]*model.Scenario {
+func numbaScenarios(t *testing.T) map[string]*scenario.Scenario {
 	t.Helper()
-	out := map[string]*model.Scenario{
-		"threads 2":          scenario(t, shape(2)),
-		"threads 3":          scenario(t, shape(3)),
-		"calls 2, modules 2": scenario(t, model.Shape{Threads: 2, Blocks: 1, Calls: 2, Modules: 2, Names: 1}),
-		"blocks 2, names 2":  scenario(t, model.Shape{Threads: 2, Blocks: 2, Calls: 1, Modules: 1, Names: 2}),
+	out := map[string]*scenario.Scenario{
+		"threads 2":          buildScenario(t, shape(2)),
+		"threads 3":          buildScenario(t, shape(3)),
+		"calls 2, modules 2": buildScenario(t, scenario.Shape{Threads: 2, Blocks: 1, Calls: 2, Modules: 2, Names: 1}),
+		"blocks 2, names 2":  buildScenario(t, scenario.Shape{Threads: 2, Blocks: 2, Calls: 1, Modules: 1, Names: 2}),
 	}
-	two, err := model.Parse(strings.NewReader("threads 2\nlaunches 2\nmodule kernels cuda\nmodule dev1 cuda\n" +
+	two, err := scenario.Parse(strings.NewReader("threads 2\nlaunches 2\nmodule kernels cuda\nmodule dev1 cuda\n" +
 		"device f1 in dev1: use cuda.local\nkernel: use cuda.threadIdx; call f1\n"))
 	require.NoError(t, err)
 	out["launches 2"] = two
@@ -209,36 +205,37 @@ func numbaScenarios(t *testing.T) map[string]*model.Scenario {
 // single-host scenarios, see no violation on numba's real launch
 // machinery.
 func TestNumbaReplayOfCorrectVariantsSeesNoViolation(t *testing.T) {
-	seeds := *numbaSeeds
-	if testing.Short() {
-		seeds = 1
-	}
+	seeds := count(1, *numbaSeeds)
 	scenarios := numbaScenarios(t)
 	names := make([]string, 0, len(scenarios))
 	for name := range scenarios {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	for _, variant := range []string{"merged", "global-lock"} {
+	pythonWithNumba(t)
+	var scripts, what []string
+	variants := []string{"merged"}
+	if long() {
+		variants = append(variants, "global-lock")
+	}
+	for _, variant := range variants {
 		for _, name := range names {
-			t.Run(variant+"/"+name, func(t *testing.T) {
-				pythonWithNumba(t)
-				pr, err := check.Lookup(variant)
-				require.NoError(t, err)
-				p, err := model.NewProgram(scenarios[name], pr, model.GIL)
-				require.NoError(t, err)
-				var scripts []string
-				for seed := range uint64(seeds) {
-					sch := randomSchedule(t, p, seed+1)
-					scripts = append(scripts, writeScript(t, func(b *bytes.Buffer) error { return pyreplay.EmitSchedule(b, p, sch, nil) }))
-				}
-				for seed, r := range runAllNumba(t, scripts, "--target", "numba", "--swap", "rendition") {
-					require.Contains(t, r.stdout, "replay: all ", "seed %d:\n%s", seed+1, r.stdout)
-					require.Equal(t, 0, r.code, "seed %d:\n%s", seed+1, r.stdout)
-					require.Contains(t, r.stdout, "verdict: no violation", "seed %d", seed+1)
-				}
-			})
+			pr, err := check.Lookup(variant)
+			require.NoError(t, err)
+			p, err := model.NewProgram(scenarios[name], pr, model.GIL)
+			require.NoError(t, err)
+			for seed := range uint64(seeds) {
+				sch := randomSchedule(t, p, seed+1)
+				scripts = append(scripts, writeScript(t, func(b *bytes.Buffer) error { return pyreplay.EmitSchedule(b, p, sch, nil) }))
+				what = append(what, fmt.Sprintf("%s on %s, seed %d", variant, name, seed+1))
+			}
 		}
+	}
+	// all at once, two at a time (runPython)
+	for i, r := range runAllNumba(t, scripts, "--target", "numba", "--swap", "rendition") {
+		require.Contains(t, r.stdout, "replay: all ", "%s:\n%s", what[i], r.stdout)
+		require.Equal(t, 0, r.code, "%s:\n%s", what[i], r.stdout)
+		require.Contains(t, r.stdout, "verdict: no violation", what[i])
 	}
 }
 
@@ -247,14 +244,11 @@ func TestNumbaReplayOfCorrectVariantsSeesNoViolation(t *testing.T) {
 // steps and end state show: naive on numba's own swap, the refcount
 // variants with --swap rendition.
 func TestNumbaReplayObservesWhatTheModelSees(t *testing.T) {
-	seeds := 3
-	if testing.Short() {
-		seeds = 1
-	}
-	twoBlocks := model.Shape{Threads: 2, Blocks: 2, Calls: 2, Modules: 2, Names: 1}
+	seeds := count(1, 3)
+	twoBlocks := scenario.Shape{Threads: 2, Blocks: 2, Calls: 2, Modules: 2, Names: 1}
 	for _, tc := range []struct {
 		variant string
-		sh      model.Shape
+		sh      scenario.Shape
 		args    []string
 	}{
 		{"naive", shape(3), []string{"--target", "numba"}},
@@ -266,7 +260,7 @@ func TestNumbaReplayObservesWhatTheModelSees(t *testing.T) {
 			pythonWithNumba(t)
 			pr, err := check.Lookup(tc.variant)
 			require.NoError(t, err)
-			p, err := model.NewProgram(scenario(t, tc.sh), pr, model.GIL)
+			p, err := model.NewProgram(buildScenario(t, tc.sh), pr, model.GIL)
 			require.NoError(t, err)
 			var scripts []string
 			var wants [][]string
@@ -277,16 +271,39 @@ func TestNumbaReplayObservesWhatTheModelSees(t *testing.T) {
 			}
 			for i, r := range runAllNumba(t, scripts, tc.args...) {
 				require.Contains(t, r.stdout, "replay: all ", "seed %d:\n%s", i+1, r.stdout)
-				var got []string
-				for _, m := range observed.FindAllStringSubmatch(r.stdout, -1) {
-					if !slices.Contains(got, m[1]) {
-						got = append(got, m[1])
-					}
-				}
-				slices.Sort(got)
+				got := observedKinds(r.stdout)
 				require.Equal(t, wants[i], got, "seed %d:\n%s", i+1, r.stdout)
 				t.Logf("seed %d: the model and the replay see %v", i+1, got)
 			}
 		})
 	}
+}
+
+// overlay installs a swap into an overlay of the numba pythonWithNumba
+// imports (scripts/numba-overlay.py) and returns the PYTHONPATH entry
+// that puts it first.
+func overlay(t *testing.T, args ...string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "overlay")
+	out, err := exec.Command(pythonWithNumba(t), append([]string{"../scripts/numba-overlay.py", dir}, args...)...).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return "PYTHONPATH=" + dir
+}
+
+// With a swap installed in numba's kernelapi.py (here global-lock's
+// rendition, by scripts/numba-overlay.py), the judge reads the installed
+// module's registries: global-lock's interrupt counterexample on
+// interrupt.txt leaves _swap_state[kernels] behind, which the replay on
+// the installed swap observed as nothing before (issue 31).
+func TestNumbaReplayReadsTheInstalledSwapsRegistries(t *testing.T) {
+	py := pythonWithNumba(t)
+	env := overlay(t, "--swap", "../testdata/python/global_lock.py")
+	rep := exploreInterrupt(t, "global-lock", interruptScenario(t))
+	require.Equal(t, check.KindRegistryLeft, rep.Result.Failure.Kind)
+	script := writeScript(t, func(b *bytes.Buffer) error { return pyreplay.Emit(b, rep) })
+	r := runPythonEnv(py, []string{env}, []string{script}, "--target", "numba")[0]
+	require.Equal(t, 1, r.code, r.stdout)
+	require.Contains(t, r.stdout, "its own swapped_cuda_module (global-lock, ", r.stdout)
+	require.Regexp(t, `observed registry-leftover: every thread exited, but the registry still holds _swap_state\[kernels\]`, r.stdout)
+	require.Contains(t, r.stdout, "verdict: reproduced registry-leftover")
 }

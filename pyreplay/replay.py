@@ -1,30 +1,25 @@
 #!/usr/bin/env python3
-"""Replay of a swapcheck counterexample (variant @@VARIANT@@) on real threads.
+"""Replay of a swapcheck schedule (variant @@VARIANT@@) on real threads.
 
 The scenario (swapcheck's scenario format):
 
 @@SCENARIO_TEXT@@
 
-Written by swapcheck's pyreplay (`explore -emit-python FILE`); needs CPython
-3.11 (whose opcode names the model cites; others are refused with exit
-status 2). Two targets:
+Written by swapcheck's pyreplay (`explore -emit-python FILE`). The scenario's modules are written out as files a user writes
+(@cuda.jit functions), and a host program launches the kernel and makes
+the host's device calls, on every host thread. Two targets run them:
 
---target rendition (the default; needs only python3): the variant's
-swapped_cuda_module (embedded below, from testdata/python/) under a small
-launch harness that does what numba's CUDA simulator does: the host thread
-sets the kernel context, swaps the kernel's module around the launch and
-starts one threading.Thread per CUDA thread; each device-function call swaps
-the callee's module. A fake `numba` package whose `cuda` has no `local`
-plays the real module.
+--target rendition (the default; needs only python3): swapcheck's stand-in
+numba, a small plain-Python transcription of numba-cuda's CUDA simulator
+(the kernel context, FakeCUDAKernel, BlockThread, BlockManager) with the
+variant's swapped_cuda_module (testdata/python/) installed in it.
 
 --target numba (needs numba, e.g. Debian's python3-numba for /usr/bin/python3):
-the installed numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1): the scenario's
-modules are written out as real module files, the kernel and the device
-functions are real @cuda.jit functions, launched through the simulator's own
-FakeCUDAKernel and BlockManager, so a failure is the error a user sees. When
-the installed swapped_cuda_module is not this trace's variant, the script
-says which one it found and stops (exit status 2); --swap rendition installs
-the variant's rendition in its place, on numba's real launch machinery.
+the installed numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1), so a failure
+is the error a user sees. When the installed swapped_cuda_module is not
+this schedule's variant, the script says which one it found and stops (exit
+status 2); --swap rendition installs the variant's rendition in its place;
+swapcheck's scripts/numba-overlay.py installs numba-cuda's own at a commit.
 
 The interleaving is forced: every traced thread gets an "opcode" trace event
 before each bytecode (sys.settrace, frame.f_trace_opcodes). Each model step
@@ -35,18 +30,25 @@ turn that cannot be forced (the thread is blocked, finished, or reached
 another step than the model's) stops the replay: exit status 2.
 
 An interrupt (the model's SIGINT pseudo-thread) is a real pending SIGINT:
-the host is this script's main thread, and its trace function, at the
+host 0 is this script's main thread, and its trace function, at the
 instruction whose own eval-breaker check the model's interrupt lands at,
 sets SIGINT pending as its last act (_thread.interrupt_main, read as a
 property: no check follows in the trace function); CPython raises the
 KeyboardInterrupt at that check, and the script checks, from the
-traceback, that it was raised there. The host's caller catches it and goes
-on to the next launch, as a test runner does.
+traceback, that it was raised there. A raise fault (the model's RAISE) is
+raised by the fault hook the module files call before each statement, at
+the statement the schedule says.
+
+It runs on CPython 3.11, 3.12 and 3.13 (--python PYTHON picks the
+interpreter, and the script prints which one ran). The model's steps name
+3.11's bytecode; on 3.12 and 3.13 the script finds the same operations
+under their names there (comprehensions inlined, no PRECALL), but
+refuses an interrupt, whose landing is one of 3.11's eval-breaker checks.
 
 Exit status: 1 when the violation the model found happened (for a schedule
 without one: when any violation happened), 0 when not, 2 when the replay
 failed. Usage:
-    python3 replay.py [--target rendition|numba] [--swap installed|rendition] [--timeout SECONDS]
+    python3 replay.py [--target rendition|numba] [--swap installed|rendition] [--timeout SECONDS] [--python PYTHON]
 """
 import argparse
 import builtins
@@ -65,27 +67,37 @@ import time
 import types
 import _thread
 
-if sys.version_info[:2] != (3, 11):
-    # The model's steps name CPython 3.11's opcodes; 3.12 renames some
-    # (LOAD_METHOD) and inlines comprehensions, 3.10 has others.
-    print("replay failed: this replay needs CPython 3.11, whose opcodes the model's steps name; this is %s"
-          % sys.version.split()[0])
-    sys.exit(2)
+# The model's steps name CPython 3.11's bytecode. 3.12 and 3.13 run the
+# same shared operations under other names (LOAD_ATTR for LOAD_METHOD,
+# POP_JUMP_IF_FALSE for POP_JUMP_FORWARD_IF_FALSE, superinstructions) and
+# inline list, dict and set comprehensions into their function's frame:
+# _norm names their instructions as 3.11 does, and the scan's passes are
+# found in the swap's own frame. Their eval-breaker checks differ, so an
+# interrupt's landing is forced on 3.11 only (setup refuses it on 3.12+).
+VERSION = sys.version_info[:2]
+VERSIONS = ((3, 11), (3, 12), (3, 13))
+INLINED = VERSION >= (3, 12)  # PEP 709: comprehensions inlined
 
 DATA = json.loads(@@DATA@@)
 
-# testdata/python/<variant>.py, verbatim.
-VARIANT_SOURCE = r'''@@VARIANT_SOURCE@@'''
-
-SCENARIO_SOURCE = r'''@@SCENARIO_SOURCE@@'''
-
-SCENARIO_FILE = "<scenario>"
 TIMEOUT = 5.0  # seconds without a turn ending before a turn counts as not forced
 NAMES = DATA["thread_names"]
 TURNS = DATA["turns"]
 SIG = DATA["signal"]  # the interrupt's pseudo-thread (SIGINT), or -1
+HOSTS = DATA["hosts"]  # threads 0..HOSTS-1; host 0 (the main thread) gets interrupts
 HOST = 0
+PER_LAUNCH = DATA["threads"] * DATA["blocks"]
 COMPREHENSIONS = ("<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>")
+
+
+def launch_of(t):
+    """The launch (1-based) of GPU thread t; 0 for a host."""
+    return 0 if t < HOSTS else (t - HOSTS) // PER_LAUNCH + 1
+
+
+def gpu_threads(launch):
+    first = HOSTS + (launch - 1) * PER_LAUNCH
+    return range(first, first + PER_LAUNCH)
 
 
 class ReplayFailed(Exception):
@@ -99,8 +111,8 @@ def fail_now(msg):
 
 def exit_now(code):
     """Exit without waiting for the simulated threads (daemons that may
-    linger, as numba's do after an aborted launch), removing the module
-    files --target numba wrote."""
+    linger, as the simulator's do after an aborted launch), removing the
+    files the script wrote."""
     sys.stdout.flush()
     if T.tmp:
         shutil.rmtree(T.tmp, ignore_errors=True)
@@ -108,7 +120,7 @@ def exit_now(code):
 
 
 # ---------------------------------------------------------------------------
-# What the chosen target sets up (see setup_rendition, setup_numba).
+# What setup() finds and makes.
 # ---------------------------------------------------------------------------
 class Target:
     def __init__(self):
@@ -120,35 +132,48 @@ class Target:
         self.turn_at = []     # per turn: the anchors that may begin it
         self.turn_land = []   # per turn: an interrupt's landing instruction, or None
         self.anchors = {}     # (tag, line, k) -> opcode names
+        self.launch_only = set()  # (tag, line, k) of anchors only a launch's __call__ has (not a device call's)
         self.scans = set()    # (tag, line, k) of the scan's passes
         self.uses = {}        # (tag, line) -> the global a use loads
-        self.releases = {}    # (tag, line, k) -> opcode: the host's polling loop (numba)
-        self.set_context = None  # (tag, line, k) of _kernel_context = mod (numba)
+        self.poll_loop = None  # (tag, line, k, op): the host's polling loop's test
+        self.set_context = None  # (tag, line, k) of _kernel_context = mod
+        self.start = None     # (tag, line, k) of t.start()
+        self.launch_lines = {}  # line of the host program -> which of the host's launches it makes (1-based)
+        self.host_tag = None
         self.modules = []     # the scenario's module globals, in DATA["modules"] order
         self.real_cuda = None
-        self.proto = {}       # the variant's module globals (its registries)
-        self.host = None      # the host's program
-        self.tmp = None       # the directory of the module files (numba)
+        self.proto = {}       # the installed swap's module globals (its registries)
+        self.dispatcher = None  # proposed's dispatcher, when installed
+        self.host_fn = None   # the host program's host(caught)
+        self.tmp = None       # the directory of the files written
         self.check_codes = []  # (tag, code, line offset): what the anchors must be instructions of
-        self.gpu_threads = []  # rendition: the harness's threads
-        # numba: how a BlockThread's first traced call names its model
-        # thread, the launch running, the threads so named, and the code of
-        # BlockThread.run, whose return is a thread's end.
-        self.identify = None
-        self.launch = 0
-        self.block_threads = {}
-        self.thread_run_code = None
+        self.block_ids = {}   # BlockThread -> its model thread
+        self.block_threads = {}  # model thread -> BlockThread
+        self.thread_run_code = None  # BlockThread.run's code: its return is a thread's end
 
 
 T = Target()
 
 
-def add_anchor(a):
-    T.anchors.setdefault((a["tag"], a["line"], a["k"]), set()).update(a["ops"])
+def running(a):
+    """Anchor a as the running CPython has it: 3.11 loads cuda from a
+    cell its comprehension closes over (LOAD_DEREF), 3.12 inlines the
+    comprehension and cuda is a plain local (LOAD_FAST)."""
+    if INLINED and "LOAD_DEREF" in a["ops"]:
+        return dict(a, ops=a["ops"] + ["LOAD_FAST"])
+    return a
+
+
+def add_anchor(a, launch_only=False):
+    a = running(a)
+    key = (a["tag"], a["line"], a["k"])
+    T.anchors.setdefault(key, set()).update(a["ops"])
     if a.get("scan"):
-        T.scans.add((a["tag"], a["line"], a["k"]))
+        T.scans.add(key)
     if a.get("use"):
         T.uses[(a["tag"], a["line"])] = a["use"]
+    if launch_only:
+        T.launch_only.add(key)
 
 
 def anchor_text(a):
@@ -186,15 +211,20 @@ class Scheduler:
         # pending SIGINT at that turn's landing (see _local_trace).
         self.land = None
         self.landed = 0
+        # polling: host -> the launch whose block it polls now (gate)
+        self.polling = {}
         self._pass_noops()
         self.free = self.turn == len(TURNS)
         if SIG >= 0:
             self.state[SIG] = "not due"
+        if DATA["raiser"] >= 0:
+            self.state[DATA["raiser"]] = "arms its faults in no-op turns"
 
     def _pass_noops(self):
         # A no-op turn (the host's local steps after a landing, which its
         # turn before ran already; the interrupt's end once the host has
-        # finished) needs no thread anywhere: it passes at once.
+        # finished; the raise fault's arming) needs no thread anywhere: it
+        # passes at once.
         while self.turn < len(TURNS) and TURNS[self.turn].get("noop"):
             self.turn += 1
 
@@ -224,51 +254,67 @@ class Scheduler:
             self.land = i
             self.state[SIG] = "due in turn %d: the host is to reach %s" % (i + 1, T.turn_land[i]["text"])
 
+    def _gated(self, t):
+        # a host polls the block of its launch: none of its threads moves
+        return t >= HOSTS and launch_of(t) in self.polling.values()
+
+    def start(self, t):
+        with self.cv:
+            self.state[t] = "started"
+            if t == HOST:
+                # the host runs from its start to its first anchor as if
+                # it held a turn: an interrupt may be due on the way
+                self._update_land()
+
     def fail(self, msg):
         if self.failure is None:
             self.failure = msg
         self.cv.notify_all()
 
     def arrive(self, t, tag, line, op, k, where):
-        """Thread t is about to run op, the k-th on line of tag: an anchor."""
+        """Thread t is about to run op, the k-th on line of tag: an anchor.
+        Returns the turn it was given (None when none is)."""
         with self.cv:
+            self.polling.pop(t, None)
             self._end_turn(t)
             if self.free or self.failure:
-                return
+                return None
             if t == HOST and self.land is not None:
                 i = self.land
                 self.fail("turn %d of %d: the interrupt was to land at %s, but the host reached %s first"
                           % (i + 1, len(TURNS), T.turn_land[i]["text"], where))
-                return
+                return None
             if self.pos[t] >= len(self.mine[t]):
                 # Its turns are over: it stays before its next step until the
                 # schedule ends.
                 self.state[t] = "parked before " + where
                 while not self.free and not self.failure:
                     self.cv.wait(0.05)
-                return
+                return None
             i = self.mine[t][self.pos[t]]
             wants = T.turn_at[i]
             if not any((w["tag"], w["line"], w["k"]) == (tag, line, k) and op in w["ops"] for w in wants):
                 self.fail("turn %d of %d: %s reached %s, but the model's next step for it is %s (%s)"
                           % (i + 1, len(TURNS), NAMES[t], where, " or ".join(anchor_text(w) for w in wants),
                              TURNS[i]["where"]))
-                return
+                return None
             self.state[t] = "waiting for turn %d at %s" % (i + 1, where)
-            while self.turn != i and not self.failure:
+            while (self.turn != i or self._gated(t)) and not self.failure:
                 self.cv.wait(0.05)
             if self.failure:
-                return
+                return None
             self.holding[t] = True
             self.pos[t] += 1
             self.state[t] = "running turn %d (%s)" % (i + 1, TURNS[i]["where"])
             if t == HOST:
                 self._update_land()
+            return i
 
     def interrupted(self, i, where):
         """The host's check raised the interrupt of turn i (at where): the
         host ends the turn it held, waits for turn i, and runs it."""
         with self.cv:
+            self.polling.pop(HOST, None)
             self._end_turn(HOST)
             if self.free or self.failure:
                 return
@@ -284,20 +330,39 @@ class Scheduler:
             self.state[HOST] = "running turn %d (%s)" % (i + 1, TURNS[i]["where"])
             self._update_land()
 
-    def release(self, t, where):
-        """Thread t (numba's host) polls its threads: a read of their
-        flags, which commutes with every step of a scenario without
-        syncthreads and raising kernels, so it ends its turn and polls
-        outside the turns until it reaches its next anchor."""
+    def poll(self, t, where):
+        """Host t tests its polling loop (BlockManager.run's "while
+        livethreads:"). One pass of the loop reads its block's threads'
+        flags, which only their death, their barrier steps and the host's
+        own steps write: the host ends its turn here and makes the pass
+        outside the turns, with none of its block's threads holding a turn
+        or due next, and none given one until the pass ends (at its next
+        test or anchor). So a pass sees each of the block's threads before
+        or after a step, never inside one: a thread that died with an
+        exception is seen by the pass after its death (the abort of
+        BlockManager.run at "for t_other in threads:", the model's), not
+        dropped from livethreads unseen."""
         with self.cv:
+            self.polling.pop(t, None)
             self._end_turn(t)
             if self.free or self.failure:
                 return
             self.state[t] = "polling its threads at " + where
         time.sleep(0.0005)
+        launch = _me.launch
+        with self.cv:
+            while not self.free and not self.failure:
+                mine = gpu_threads(launch)
+                busy = any(self.holding[u] for u in mine)
+                due = self.turn < len(TURNS) and TURNS[self.turn]["thread"] in mine
+                if not busy and not due:
+                    self.polling[t] = launch
+                    return
+                self.cv.wait(0.05)
 
     def done(self, t):
         with self.cv:
+            self.polling.pop(t, None)
             self._end_turn(t)
             self.state[t] = "finished"
             for u in ((t, SIG) if t == HOST and SIG >= 0 else (t,)):
@@ -314,19 +379,63 @@ _opnames = {}
 _tags = {}   # code -> (tag, offset) or None
 _frames = {}  # frame -> [line, last offset, {opname: count}]
 _scan_pass = {}  # frame -> [passes so far, the dict's keys, the model's globals of it]
-EXC_TURN = {}  # id(exception) -> (thread, turn when first seen, free, tag, line)
-FIRST_EXC = {}  # thread -> (turn when its first exception was seen, free)
-USES = []    # (thread, what a use's global held when its turn began)
-FAKES = {}   # launch -> its fake module (numba: FakeCUDAModule)
+# When an exception was first seen: (thread, turn, free, tag, line,
+# aborted), kept on the exception object itself (first_seen): an id()
+# outlives no object, and CPython gives a new exception the id of one
+# freed before it.
+SEEN_ATTR = "_swapcheck_first_seen"
+FIRST_EXC = {}  # thread -> (turn when its first exception was seen, free, aborted)
+USES = []    # (thread, what a use's global held when its turn began, the thread's launch aborted)
+FAKES = {}   # launch -> its fake module (FakeCUDAModule)
 GLOBALS_OF = {}  # id(module globals) -> the model's globals of it
+
+
+def first_seen(exc):
+    return getattr(exc, SEEN_ATTR, None)
+
+
+def aborted():
+    """Whether the calling thread's launch has failed: BlockThread.abort,
+    which the host's abort sets (a host has none)."""
+    return bool(getattr(threading.current_thread(), "abort", False))
+
+
+def _norm(i):
+    """Instruction i's opcode as CPython 3.11 names it: the model's steps
+    cite 3.11's bytecode (see VERSION)."""
+    op = i.opname
+    if not INLINED:
+        return op
+    if op == "LOAD_ATTR" and i.arg is not None and i.arg & 1:
+        return "LOAD_METHOD"  # 3.12+: LOAD_ATTR with the method bit
+    if op.startswith("POP_JUMP_IF_"):
+        way = "BACKWARD" if isinstance(i.argval, int) and i.argval < i.offset else "FORWARD"
+        return "POP_JUMP_%s_IF_%s" % (way, op[len("POP_JUMP_IF_"):])
+    return {"LOAD_FAST_CHECK": "LOAD_FAST", "LOAD_FAST_AND_CLEAR": "LOAD_FAST", "LOAD_FAST_LOAD_FAST": "LOAD_FAST",
+            "STORE_FAST_STORE_FAST": "STORE_FAST", "STORE_FAST_LOAD_FAST": "STORE_FAST",
+            "RETURN_CONST": "RETURN_VALUE", "CALL_KW": "CALL"}.get(op, op)
 
 
 def _opname_table(code):
     ops = _opnames.get(code)
     if ops is None:
-        ops = {i.offset: i.opname for i in dis.get_instructions(code)}
+        ops = {i.offset: _norm(i) for i in dis.get_instructions(code)}
         _opnames[code] = ops
     return ops
+
+
+_first_for_iter = {}  # (code, line) -> the offset of the line's first FOR_ITER
+
+
+def _comprehension_for_iter(code, line, off):
+    """3.12+: whether off is the FOR_ITER of the comprehension inlined on
+    line (the line's first FOR_ITER; proposed's "for k in [k for ...]"
+    has the loop's own after it)."""
+    key = (code, line)
+    if key not in _first_for_iter:
+        _first_for_iter[key] = min((i.offset for i in dis.get_instructions(code)
+                                    if i.opname == "FOR_ITER" and i.positions.lineno == line), default=-1)
+    return off == _first_for_iter[key]
 
 
 def _opname(code, offset):
@@ -352,19 +461,23 @@ def _global_trace(frame, event, arg):
     return _local_trace
 
 
-def _scan_is_step(frame):
+def _scan_is_step(frame, off):
     """Whether this pass of the scan of fn_globs.items() is a model step:
     a pass over one of the model's globals, or the exhausting pass. The
     interpreter's own globals (__name__, ...) and the imports' are never
     bound to cuda and nothing writes them: their passes fold into the
     step before."""
-    if frame.f_code.co_name not in ("<listcomp>", "<dictcomp>", "<genexpr>"):
+    if frame.f_code.co_name in ("<listcomp>", "<dictcomp>", "<genexpr>"):
+        owner = frame.f_back  # the swap's frame, whose local fn_globs is scanned
+    elif INLINED and _comprehension_for_iter(frame.f_code, frame.f_lineno, off):
+        owner = frame  # 3.12+: the comprehension runs in the swap's frame
+    else:
         # the same line's FOR_ITER over the comprehension's result (proposed:
         # "for k in [...]"), in the generator's own frame: local, no pass
         return False
     st = _scan_pass.get(frame)
     if st is None:
-        fn_globs = frame.f_back.f_locals.get("fn_globs") if frame.f_back is not None else None
+        fn_globs = owner.f_locals.get("fn_globs") if owner is not None else None
         if not isinstance(fn_globs, dict):
             SCHED.fail("the scan at %s:%d iterates no dict named fn_globs" % (frame.f_code.co_filename, frame.f_lineno))
             return False
@@ -452,266 +565,260 @@ def _landed(frame, exc, tb):
     SCHED.interrupted(i, where)
 
 
+def _at_anchor(frame, tag, line, op, k, raw):
+    """Thread _me.t reached the anchor (tag, line, k) at op: end its turn,
+    wait for its next one, and note what the turn's step reads."""
+    where = "%s:%d %s" % (T.show.get(tag, tag), raw, op)
+    key = (tag, line, k)
+    i = SCHED.arrive(_me.t, tag, line, op, k, where)
+    if i is None:
+        return
+    if TURNS[i].get("raise"):
+        _me.fault = True  # the statement's fault hook, called next, raises
+        return
+    name = T.uses.get((tag, line))
+    if name is not None:
+        v = frame.f_globals.get(name)
+        if v is not None and v is T.dispatcher:
+            # proposed's dispatcher gives the thread's own launch's fake,
+            # or the real module outside a launch
+            v = getattr(threading.current_thread(), "kernel_context", None) or T.real_cuda
+        USES.append((_me.t, v, aborted()))
+    elif key == T.set_context:
+        FAKES[_me.launch] = frame.f_locals.get("mod")
+    elif key == T.start:
+        th = frame.f_locals.get("t")
+        t = HOSTS + (_me.launch - 1) * PER_LAUNCH + th.blockIdx.x * DATA["threads"] + th.threadIdx.x
+        T.block_ids[th] = (t, _me.launch)
+        if hasattr(th, "kernel_context"):  # kernel.py patched for proposed
+            FAKES.setdefault(_me.launch, th.kernel_context)
+
+
 def _local_trace(frame, event, arg):
+    """The trace function of a traced frame (CPython 3.11: sys.settrace,
+    with opcode events)."""
     if event == "opcode":
-        code = frame.f_code
-        off = frame.f_lasti
-        op = _opname(code, off)
-        raw = frame.f_lineno
-        if raw is None:  # an instruction without a line (exception cleanup): never an anchor
-            return _local_trace
-        st = _frames.get(frame)
-        # Occurrences are counted from the frame's arrival on the line; a
-        # backward jump (a loop, a generator's next item) arrives anew.
-        if st is None or st[0] != raw or off <= st[1]:
-            st = [raw, off, {}]
-            _frames[frame] = st
-        st[1] = off
-        k = st[2].get(op, 0)
-        st[2][op] = k + 1
-        tag, shift = _tag_of(code)
-        line = raw - shift
-        key = (tag, line, k)
-        ops = T.anchors.get(key)
-        if ops is not None and op in ops:
-            if key in T.scans and not _scan_is_step(frame):
-                return _local_trace
-            where = "%s:%d %s" % (T.show.get(tag, tag), raw, op)
-            SCHED.arrive(_me.t, tag, line, op, k, where)
-            name = T.uses.get((tag, line))
-            if name is not None:
-                USES.append((_me.t, frame.f_globals.get(name)))
-            elif key == T.set_context:
-                FAKES[_me.launch] = frame.f_locals.get("mod")
-        elif T.releases.get(key) == op:
-            SCHED.release(_me.t, "%s:%d" % (T.show.get(tag, tag), raw))
-        i = SCHED.land
-        if i is not None and _me.t == HOST and not TRIPPED and not T.turn_land[i].get("yield"):
-            land = T.turn_land[i]
-            if land["op"] == "PASS":
-                # a generator expression's pass that skips its item
-                # jumps back, and the jump checks (naive.py:11's "if v
-                # is cuda")
-                match = (op == "POP_JUMP_BACKWARD_IF_FALSE" and code.co_name in COMPREHENSIONS
-                         and land["line"] == line and land["tag"] == tag
-                         and frame.f_locals.get("v") is not frame.f_locals.get("cuda"))
-            else:
-                match = (land["op"] == op and land["line"] == line and land["k"] == k and land["tag"] == tag
-                         and (code.co_name in COMPREHENSIONS) == land.get("comp", False))
-            if match:
-                TRIPPED[:] = [i, frame, off, "%s:%d %s@%d" % (T.show.get(tag, tag), raw, op, off), frame.f_back]
-                # The last act: the landing instruction runs next, and its
-                # own check is the main thread's first since.
-                TRIP.fire
-                return _local_trace
+        _on_opcode(frame, frame.f_code, frame.f_lasti)
     elif event == "exception":
-        exc = arg[1]
-        if _me.t == HOST and isinstance(exc, KeyboardInterrupt) and id(exc) not in EXC_TURN:
-            EXC_TURN[id(exc)] = (_me.t, SCHED.turn, SCHED.free, _tag_of(frame.f_code)[0], frame.f_lineno)
-            _landed(frame, exc, arg[2])
-        if id(exc) not in EXC_TURN:
-            tag = _tag_of(frame.f_code)[0]
-            EXC_TURN[id(exc)] = (_me.t, SCHED.turn, SCHED.free, tag, frame.f_lineno)
-        FIRST_EXC.setdefault(_me.t, (SCHED.turn, SCHED.free))
+        _on_exception(frame, arg[1], arg[2])
     elif event == "return":
-        _frames.pop(frame, None)
-        if frame.f_code is T.thread_run_code:
-            finish_thread()
-        i = SCHED.land
-        land = T.turn_land[i] if i is not None else None
-        if land is not None and _me.t == HOST and not TRIPPED and (land.get("yield") or land["op"] == "PASS"):
-            tag, shift = _tag_of(frame.f_code)
-            op = _opname(frame.f_code, frame.f_lasti)
-            if land["op"] == "PASS":
-                # the pass yielded (raised at the RESUME that resumes it)
-                # or found the items exhausted (raised by dict()'s CALL)
-                match = frame.f_code.co_name in COMPREHENSIONS and op in ("YIELD_VALUE", "RETURN_VALUE")
-            else:
-                match = op == "YIELD_VALUE"
-            if match and tag == land["tag"] and frame.f_lineno - shift == land["line"]:
-                TRIPPED[:] = [i, frame, frame.f_lasti, "%s:%d %s@%d" % (T.show.get(tag, tag), frame.f_lineno, op, frame.f_lasti),
-                              frame.f_back]
-                # The last act: next() returns in contextlib's __enter__,
-                # whose CALL's check is the main thread's first since.
-                TRIP.fire
-                return _local_trace
+        _on_return(frame)
     return _local_trace
 
 
+def _on_opcode(frame, code, off):
+    """frame is about to run the instruction at off: an anchor ends the
+    thread's turn and waits for its next one; a landing sets SIGINT."""
+    op = _opname(code, off)
+    raw = frame.f_lineno
+    if raw is None:  # an instruction without a line (exception cleanup): never an anchor
+        return
+    st = _frames.get(frame)
+    # Occurrences are counted from the frame's arrival on the line; a
+    # backward jump (a loop, a generator's next item) arrives anew.
+    if st is None or st[0] != raw or off <= st[1]:
+        st = [raw, off, {}]
+        _frames[frame] = st
+    st[1] = off
+    k = st[2].get(op, 0)
+    st[2][op] = k + 1
+    tag, shift = _tag_of(code)
+    line = raw - shift
+    key = (tag, line, k)
+    ops = T.anchors.get(key)
+    if tag == T.host_tag and line in T.launch_lines:
+        # the host program's k-th launch: its threads and fake are launch h*L+k
+        _me.launch = _me.t * DATA["launches"] + T.launch_lines[line]
+    if ops is not None and op in ops:
+        if key in T.scans and not _scan_is_step(frame, off):
+            return
+        if key in T.launch_only and getattr(frame.f_locals.get("self"), "_device", True):
+            # FakeCUDAKernel.__call__ of a device function, not a launch
+            return
+        _at_anchor(frame, tag, line, op, k, raw)
+    elif T.poll_loop == (tag, line, k, op):
+        SCHED.poll(_me.t, "%s:%d" % (T.show.get(tag, tag), raw))
+    i = SCHED.land
+    if i is not None and _me.t == HOST and not TRIPPED and not T.turn_land[i].get("yield"):
+        land = T.turn_land[i]
+        if land["op"] == "PASS":
+            # a generator expression's pass that skips its item
+            # jumps back, and the jump checks (naive.py:11's "if v
+            # is cuda")
+            match = (op == "POP_JUMP_BACKWARD_IF_FALSE" and code.co_name in COMPREHENSIONS
+                     and land["line"] == line and land["tag"] == tag
+                     and frame.f_locals.get("v") is not frame.f_locals.get("cuda"))
+        else:
+            match = (land["op"] == op and land["line"] == line and land["k"] == k and land["tag"] == tag
+                     and (code.co_name in COMPREHENSIONS) == land.get("comp", False))
+        if match:
+            TRIPPED[:] = [i, frame, off, "%s:%d %s@%d" % (T.show.get(tag, tag), raw, op, off), frame.f_back]
+            # The last act: the landing instruction runs next, and its
+            # own check is the main thread's first since.
+            TRIP.fire
+
+
+def _on_exception(frame, exc, tb):
+    """exc passes through frame: note when it was first seen (and land
+    the interrupt the replay set)."""
+    if first_seen(exc) is None:
+        try:
+            setattr(exc, SEEN_ATTR, (_me.t, SCHED.turn, SCHED.free, _tag_of(frame.f_code)[0], frame.f_lineno, aborted()))
+        except (AttributeError, TypeError):  # an exception type without a __dict__
+            pass
+        if _me.t == HOST and isinstance(exc, KeyboardInterrupt):
+            _landed(frame, exc, tb)
+    FIRST_EXC.setdefault(_me.t, (SCHED.turn, SCHED.free, aborted()))
+
+
+def _on_return(frame):
+    """frame returns (or yields): a BlockThread's end; a yield's landing."""
+    _frames.pop(frame, None)
+    if frame.f_code is T.thread_run_code:
+        SCHED.done(_me.t)
+    i = SCHED.land
+    land = T.turn_land[i] if i is not None else None
+    if land is not None and _me.t == HOST and not TRIPPED and (land.get("yield") or land["op"] == "PASS"):
+        tag, shift = _tag_of(frame.f_code)
+        op = _opname(frame.f_code, frame.f_lasti)
+        if land["op"] == "PASS":
+            # the pass yielded (raised at the RESUME that resumes it)
+            # or found the items exhausted (raised by dict()'s CALL)
+            match = frame.f_code.co_name in COMPREHENSIONS and op in ("YIELD_VALUE", "RETURN_VALUE")
+        else:
+            match = op == "YIELD_VALUE"
+        if match and tag == land["tag"] and frame.f_lineno - shift == land["line"]:
+            TRIPPED[:] = [i, frame, frame.f_lasti, "%s:%d %s@%d" % (T.show.get(tag, tag), frame.f_lineno, op, frame.f_lasti),
+                          frame.f_back]
+            # The last act: next() returns in contextlib's __enter__,
+            # whose CALL's check is the main thread's first since.
+            TRIP.fire
+
+
+# CPython 3.12+: sys.monitoring, whose INSTRUCTION, RAISE and PY_RETURN
+# events stand for settrace's opcode, exception and return events (3.12's
+# settrace loses opcode events: a frame's f_trace_opcodes set in its call
+# event takes no effect in 3.12.1, and setting it before makes threads
+# crash). A code the replay does not trace is disabled at its first event.
+MONITOR = getattr(sys, "monitoring", None)
+TOOL = 2  # sys.monitoring.DEBUGGER_ID
+
+
+def _m_instruction(code, off):
+    if _tag_of(code) is None:
+        return MONITOR.DISABLE
+    if getattr(_me, "t", None) is None and not identify_thread():
+        return None
+    _on_opcode(sys._getframe(1), code, off)
+
+
+def _m_raise(code, off, exc):
+    if _tag_of(code) is not None and (getattr(_me, "t", None) is not None or identify_thread()):
+        _on_exception(sys._getframe(1), exc, exc.__traceback__)
+
+
+def _m_return(code, off, value):
+    if _tag_of(code) is not None and getattr(_me, "t", None) is not None:
+        _on_return(sys._getframe(1))
+
+
+def start_tracing():
+    """Traces every thread from now on."""
+    if not INLINED:
+        threading.settrace(_global_trace)  # the threads the simulator starts
+        return
+    MONITOR.use_tool_id(TOOL, "swapcheck replay")
+    ev = MONITOR.events
+    MONITOR.register_callback(TOOL, ev.INSTRUCTION, _m_instruction)
+    MONITOR.register_callback(TOOL, ev.RAISE, _m_raise)
+    MONITOR.register_callback(TOOL, ev.PY_RETURN, _m_return)
+    MONITOR.set_events(TOOL, ev.INSTRUCTION | ev.RAISE | ev.PY_RETURN)
+
+
+def stop_tracing():
+    if not INLINED:
+        threading.settrace(None)
+        return
+    MONITOR.set_events(TOOL, 0)
+
+
+def trace_this_thread(on):
+    """3.11: a host thread's own settrace (the others' is threading's)."""
+    if not INLINED:
+        sys.settrace(_global_trace if on else None)
+
+
+
 def identify_thread():
-    """numba: a BlockThread's first traced call names its model thread."""
-    return T.identify is not None and T.identify()
+    """A BlockThread's first traced call: the host registered it at its
+    t.start() (_at_anchor), as its model thread."""
+    th = threading.current_thread()
+    info = T.block_ids.get(th)
+    if info is None:
+        return False
+    _me.t, _me.launch = info
+    T.block_threads[_me.t] = th
+    SCHED.state[_me.t] = "started"
+    return True
 
 
-def finish_thread():
-    SCHED.done(_me.t)
+class KernelError(Exception):
+    """What the model's raise fault raises: any error of a user's kernel."""
 
 
-# ---------------------------------------------------------------------------
-# Target rendition: the variant's Python and a harness of our own (_sc in
-# the scenario's code) that does what numba's simulator does.
-# ---------------------------------------------------------------------------
-class Marker:
-    """What an attribute of launch n's fake module is (cuda.local, ...)."""
-
-    def __init__(self, launch):
-        self.launch = launch
-
-    def __repr__(self):
-        return "fake#%d's attribute" % self.launch
+def raise_fault_here():
+    """The fault hook the module files call before each statement where
+    the raise fault may fall: it raises when the schedule's turn, which
+    began at the hook, is the fault's."""
+    if getattr(_me, "fault", False):
+        _me.fault = False
+        raise KernelError("the kernel fails here (the schedule's raise fault)")
 
 
 class Outcome:
     def __init__(self):
-        self.died = {}          # thread -> exception
-        self.host = []          # exceptions the host's launches raised
-        self.other_fake = []    # (thread, what a use saw)
+        self.host = []          # (host, exception) each launch or device call of a host raised
         self.interrupts = []    # the KeyboardInterrupts the host caught, described
 
 
 OUT = Outcome()
 
 
-def setup_rendition():
-    T.describe = "the variant's rendition (%s) with swapcheck's launch harness" % DATA["source_file"]
-    real = types.ModuleType("numba.cuda")
-    numba = types.ModuleType("numba")
-    numba.cuda = real
-    sys.modules["numba"] = numba
-    sys.modules["numba.cuda"] = real
-    T.real_cuda = real
-    for launch in range(1, DATA["launches"] + 1):
-        fake = types.ModuleType("FakeCUDAModule#%d" % launch)
-        for attr in DATA["attrs"]:
-            setattr(fake, attr, Marker(launch))
-        FAKES[launch] = fake
-
-    # The variant, and the scenario's modules: each module's globals hold
-    # exactly what the model's do, in its order (the scan of
-    # fn_globs.items() takes one step per global).
-    proto = {"__name__": "swap_variant"}
-    exec(compile(VARIANT_SOURCE, DATA["source_file"], "exec"), proto)
-    T.proto = proto
-    swapped_cuda_module = proto["swapped_cuda_module"]
-    ns = {}
-    exec(compile(SCENARIO_SOURCE, SCENARIO_FILE, "exec"), ns)
-    for m in DATA["modules"]:
-        g = {}
-        for name in m["globals"]:
-            g[name] = real if name in m["names"] else None
-        T.modules.append(g)
-        GLOBALS_OF[id(g)] = set(m["globals"])
-    kernel = types.FunctionType(ns["kernel"].__code__, T.modules[0], "kernel")
-    T.modules[0]["kernel"] = kernel
-    funcs = []
-    for f in DATA["functions"]:
-        fn = types.FunctionType(ns[f["name"]].__code__, T.modules[f["module"]], f["name"])
-        T.modules[f["module"]][f["name"]] = fn
-        funcs.append(fn)
-    host_globals = {"kernel": kernel, "swapped_cuda_module": swapped_cuda_module,
-                    "LAUNCHES": DATA["launches"], "BLOCKS": DATA["blocks"], "_kernel_context": None}
-    host = types.FunctionType(ns["host"].__code__, host_globals, "host")
-
-    class GPUThread(threading.Thread):
-        def __init__(self, t, launch):
-            super().__init__(name=NAMES[t], daemon=True)
-            self.t, self.launch, self.exception, self.finished = t, launch, None, False
-            # the thread carries its launch's fake, as a BlockThread does in
-            # kernel.py patched for proposed (docs/proposed_fix.md); only
-            # proposed's dispatcher reads it
-            self.kernel_context = FAKES[launch]
-
-        def run(self):
-            _me.t, _me.launch = self.t, self.launch
-            SCHED.state[self.t] = "started"
-            sys.settrace(_global_trace)
-            try:
-                kernel()
-            except BaseException as e:  # the simulator keeps it for the host
-                self.exception = e
-                OUT.died[self.t] = e
-            finally:
-                sys.settrace(None)
-                self.finished = True
-                SCHED.done(self.t)
-
-    class Harness:
-        def fake(self, launch):
-            return FAKES[launch]
-
-        def threads(self, launch, block):
-            first = 1 + ((launch - 1) * DATA["blocks"] + block) * DATA["threads"]
-            ts = [GPUThread(first + i, launch) for i in range(DATA["threads"])]
-            T.gpu_threads.extend(ts)
-            return ts
-
-        def poll(self, threads):
-            for th in threads:
-                if th.exception is not None:
-                    raise th.exception  # BlockManager.run: abort, re-raise, no join
-            return all(th.finished for th in threads)
-
-        def spin(self):
-            if SCHED.free:
-                time.sleep(0.0005)
-
-        def host_raised(self, e):
-            host_caught(e)
-
-        def use(self, value):
-            if not isinstance(value, Marker) or value.launch != _me.launch:
-                OUT.other_fake.append((_me.t, value))
-
-        def call(self, i):
-            # FakeCUDAFunction.__call__ (kernelapi.py)
-            fn = funcs[i]
-            with swapped_cuda_module(fn, host_globals["_kernel_context"]):
-                return fn()
-
-    builtins._sc = Harness()
-
-    def run_host():
-        try:
-            host()
-        except BaseException as e:
-            host_caught(e)
-
-    T.host = run_host
-    for code in codes_of(swapped_cuda_module.__wrapped__.__code__):
-        T.codes[code] = ("proto", 0)
-    T.files[SCENARIO_FILE] = "scen"
-    T.show = {"proto": DATA["source_file"], "scen": SCENARIO_FILE}
-    for a in DATA["anchors"]:
-        add_anchor(a)
-    T.turn_at = [[t["at"]] for t in TURNS]
-    T.turn_land = [t.get("land") for t in TURNS]
-    T.check_codes = [("proto", swapped_cuda_module.__wrapped__.__code__, 0),
-                     ("scen", compile(SCENARIO_SOURCE, SCENARIO_FILE, "exec"), 0)]
-    check_anchors()
-
-
 # ---------------------------------------------------------------------------
-# Target numba: the installed numba's CUDA simulator.
+# Setup: the simulator (stand-in or installed numba), its swap, the
+# scenario's modules and the host program, and the anchors in them.
 # ---------------------------------------------------------------------------
-# The simulator's own steps (kernel.py), by the function and the text of
-# the line that does them; the anchor is the line's first opcode. The
-# polling loop's test ("poll-loop") is no step: there the host ends its
-# turn and polls outside the turns (Scheduler.release).
+# The simulator's own lines (kernel.py), by key: the function, the text of
+# the line (stripped; a prefix when it ends with "..."), and which of the
+# lines with that text. A step anchors at the line's first opcode.
+# "poll-loop" is no step: there the host polls outside the turns
+# (Scheduler.poll).
 SIM_LINES = {
-    "set-context": ("_push_kernel_context", "_kernel_context = mod"),
-    "reset-context": ("_push_kernel_context", "_kernel_context = None"),
-    "start": ("BlockManager.run", "t.start()"),
-    "poll-loop": ("BlockManager.run", "while livethreads:"),
-    "poll-abort": ("BlockManager.run", "for t_other in threads:"),
-    "poll-done": ("BlockManager.run", "for t in threads:"),
-    # no step: where an interrupt entering the launch's swap is set
-    "swap-with": ("FakeCUDAKernel.__call__", "with swapped_cuda_module(self.fn, fake_cuda_module):"),
-    "context-yield": ("_push_kernel_context", "yield"),
+    "set-context": ("_push_kernel_context", "_kernel_context = mod", 0),
+    "reset-context": ("_push_kernel_context", "_kernel_context = None", 0),
+    "assert": ("_push_kernel_context", "assert _kernel_context is None, ...", 0),
+    "context-yield": ("_push_kernel_context", "yield", 0),
+    "device-check": ("FakeCUDAKernel.__call__", "if self._device or _kernel_context:", 0),
+    "device-swap": ("FakeCUDAKernel.__call__", "with swapped_cuda_module(self.fn, _get_kernel_context()):", 0),
+    "normalize": ("FakeCUDAKernel.__call__", "grid_dim, block_dim = normalize_kernel_dimensions(...", 0),
+    "swap-with": ("FakeCUDAKernel.__call__", "with swapped_cuda_module(self.fn, fake_cuda_module):", 0),
+    "start": ("BlockManager.run", "t.start()", 0),
+    "poll-loop": ("BlockManager.run", "while livethreads:", 0),
+    "poll-abort": ("BlockManager.run", "for t_other in threads:", 0),
+    "poll-release": ("BlockManager.run", "for t in blockedthreads:", 0),
+    "poll-done": ("BlockManager.run", "for t in threads:", 0),
+    "sync-check": ("BlockThread.syncthreads", "if self.abort:", 0),
+    "sync-block": ("BlockThread.syncthreads", "self.syncthreads_blocked = True", 0),
+    "sync-wait": ("BlockThread.syncthreads", "self.syncthreads_event.wait()", 0),
+    "sync-recheck": ("BlockThread.syncthreads", "if self.abort:", 1),
 }
 # The model's abort (a thread died with an exception) is either of the
 # real code's two raises: the poll that finds the exception, or the final
 # check after the loop when the thread died between two polls.
 SIM_ALTERNATIVES = {"poll-abort": ["poll-abort", "poll-done"]}
+# Steps of FakeCUDAKernel.__call__ that a launch makes, and a device call
+# (self._device) runs through within another step.
+LAUNCH_ONLY = ("device-check", "device-swap")
 
 
 def shape(code, lines):
@@ -746,8 +853,35 @@ def known_variant(code):
     return None, False
 
 
-def setup_numba(swap):
-    os.environ["NUMBA_ENABLE_CUDASIM"] = "1"  # before numba is imported
+def write_files(root, files):
+    for f in files:
+        path = os.path.join(root, *f["name"].split("/"))
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as out:
+            out.write(f["source"])
+
+
+def variant_source():
+    return next(f["source"] for f in DATA["standin"] if f["name"].endswith("/" + DATA["source_file"]))
+
+
+def setup(target, swap):
+    if VERSION not in VERSIONS:
+        raise ReplayFailed("this replay runs on CPython 3.11, 3.12 or 3.13 (the model's steps name 3.11's bytecode); this is %s"
+                           % sys.version.split()[0])
+    if VERSION != (3, 11) and any(t.get("land") for t in TURNS):
+        raise ReplayFailed("an interrupt's landing is forced at CPython 3.11's eval-breaker checks, which the model's "
+                           "landings are; %s checks elsewhere (docs/cpython-switch-points.md): run this replay with CPython 3.11"
+                           % sys.version.split()[0])
+    tmp = tempfile.mkdtemp(prefix="swapcheck-replay-")
+    T.tmp = tmp
+    if target == "rendition":
+        standin = os.path.join(tmp, "standin")
+        write_files(standin, DATA["standin"])
+        sys.path.insert(0, standin)
+        importlib.invalidate_caches()
+    else:
+        os.environ["NUMBA_ENABLE_CUDASIM"] = "1"  # before numba is imported
     try:
         import numba
         from numba import cuda
@@ -757,21 +891,33 @@ def setup_numba(swap):
         raise ReplayFailed("--target numba needs numba's CUDA simulator importable by this python (%s): %s: %s; "
                            "Debian's python3-numba installs it for /usr/bin/python3"
                            % (sys.executable, type(e).__name__, e))
-    if DATA["variant"] == "proposed":
+    sim = os.path.dirname(simkernel.__file__)
+    T.real_cuda = cuda
+    if target == "numba" and DATA["dispatches"]:
         raise ReplayFailed("proposed needs kernel.py patched as docs/proposed_fix.md shows (each BlockThread carries "
                            "its launch's fake); numba %s's simulator is not: replay it with --target rendition"
                            % numba.__version__)
-    sim = os.path.dirname(simkernel.__file__)
-    T.real_cuda = cuda
+    if target == "numba":
+        try:
+            # an overlay made by swapcheck's scripts/numba-overlay.py says what it installed
+            with open(os.path.join(sim, "SWAPCHECK_OVERLAY.txt")) as f:
+                sim += ": " + f.read().strip()
+        except OSError:
+            pass
+    if HOSTS > 1 and not DATA["dispatches"]:
+        src = inspect.getsource(simkernel.FakeCUDAKernel.__call__)
+        if "if self._device or _kernel_context:" not in src:
+            raise ReplayFailed("several hosts: the installed simulator's FakeCUDAKernel.__call__ (%s) tests 'if self._device:', "
+                               "not numba-cuda's 'if self._device or _kernel_context:', which the model's hosts follow; "
+                               "install numba-cuda's kernel.py (swapcheck's scripts/numba-overlay.py --commit)"
+                               % simkernel.__file__)
     installed = kernelapi.swapped_cuda_module
     code = installed.__wrapped__.__code__
     found, same_lines = known_variant(code)
     where = "%s:%d" % (code.co_filename, code.co_firstlineno)
     ref = {"__name__": "swapcheck_" + DATA["variant"]}
-    exec(compile(VARIANT_SOURCE, DATA["source_file"], "exec"), ref)
+    exec(compile(variant_source(), DATA["source_file"], "exec"), ref)
     ref_code = ref["swapped_cuda_module"].__wrapped__.__code__
-    tmp = tempfile.mkdtemp(prefix="swapcheck-replay-")
-    T.tmp = tmp
     if swap == "installed":
         if found != DATA["variant"]:
             what = "the %s variant" % found if found else "none of swapcheck's variants"
@@ -781,20 +927,28 @@ def setup_numba(swap):
         if not same_lines:
             raise ReplayFailed("the installed swapped_cuda_module (%s) has %s's bytecode but not its lines: "
                                "the model's steps cannot be anchored on it" % (where, found))
+        shift = code.co_firstlineno - ref_code.co_firstlineno
         for c in codes_of(code):
-            T.codes[c] = ("proto", code.co_firstlineno - ref_code.co_firstlineno)
-        T.check_codes.append(("proto", code, code.co_firstlineno - ref_code.co_firstlineno))
-        T.offset["proto"] = code.co_firstlineno - ref_code.co_firstlineno
+            T.codes[c] = ("proto", shift)
+        T.check_codes.append(("proto", code, shift))
+        T.offset["proto"] = shift
         T.show["proto"] = code.co_filename
-        T.describe = ("numba %s's CUDA simulator (%s), its own swapped_cuda_module (%s, %s)"
-                      % (numba.__version__, sim, found, where))
+        # the installed function's module holds its registries
+        # (_swap_refcount, _swap_orig, _swap_state, ...): the judge reads them
+        T.proto = installed.__wrapped__.__globals__
+        if target == "rendition":
+            T.describe = ("swapcheck's stand-in simulator (%s), numba-cuda's launch code transcribed, with the %s rendition (%s)"
+                          % (sim, found, where))
+        else:
+            T.describe = ("numba %s's CUDA simulator (%s), its own swapped_cuda_module (%s, %s)"
+                          % (numba.__version__, sim, found, where))
     else:
         # The rendition as a real module, installed where the simulator
         # looks the swap up: kernel.py binds it by name at import (from
         # .kernelapi import swapped_cuda_module), so both names are patched.
         path = os.path.join(tmp, "swapcheck_rendition_" + DATA["source_file"])
         with open(path, "w") as f:
-            f.write(VARIANT_SOURCE)
+            f.write(variant_source())
         spec = importlib.util.spec_from_file_location("swapcheck_rendition", path)
         mod = importlib.util.module_from_spec(spec)
         sys.modules["swapcheck_rendition"] = mod
@@ -808,22 +962,28 @@ def setup_numba(swap):
         T.show["proto"] = path
         T.describe = ("numba %s's CUDA simulator (%s), its swapped_cuda_module (%s, %s) replaced by the %s rendition"
                       % (numba.__version__, sim, found or "unknown", where, DATA["variant"]))
+    T.dispatcher = T.proto.get("_dispatcher")
 
-    # The scenario's modules, as files a user would write.
-    for m in DATA["nb_modules"]:
-        if m["name"] in sys.modules or importlib.util.find_spec(m["name"]) is not None:
-            raise ReplayFailed("the scenario's module %s has the name of an installed module: rename it in the scenario"
-                               % m["name"])
-        with open(os.path.join(tmp, m["name"] + ".py"), "w") as f:
-            f.write(m["source"])
-    sys.path.insert(0, tmp)
+    # The scenario's modules, as files a user writes, and the host program.
+    scen = os.path.join(tmp, "scenario")
+    for f in DATA["files"]:
+        name = f["name"][:-3]
+        if name in sys.modules or importlib.util.find_spec(name) is not None:
+            raise ReplayFailed("the scenario's module %s has the name of an installed module: rename it in the scenario" % name)
+    write_files(scen, DATA["files"])
+    sys.path.insert(0, scen)
     importlib.invalidate_caches()
+    builtins.raise_fault_here = raise_fault_here
     mods = {}
-    for m in DATA["nb_modules"]:
-        mods[m["name"]] = importlib.import_module(m["name"])
-        T.files[mods[m["name"]].__file__] = "mod:" + m["name"]
-        T.check_codes.append(("mod:" + m["name"], compile(m["source"], mods[m["name"]].__file__, "exec"), 0))
-        T.show["mod:" + m["name"]] = mods[m["name"]].__file__
+    for f in DATA["files"]:
+        name = f["name"][:-3]
+        mods[name] = importlib.import_module(name)
+        T.files[mods[name].__file__] = "mod:" + name
+        T.check_codes.append(("mod:" + name, compile(f["source"], mods[name].__file__, "exec"), 0))
+        T.show["mod:" + name] = mods[name].__file__
+    T.host_tag = "mod:" + DATA["host_module"]
+    T.host_fn = mods[DATA["host_module"]].host
+    T.launch_lines = {line: k + 1 for k, line in enumerate(DATA["launch_lines"])}
     for m in DATA["modules"]:
         g = mods[m["name"]].__dict__
         order = [k for k in g if k in m["globals"]]
@@ -831,75 +991,61 @@ def setup_numba(swap):
             raise ReplayFailed("internal: module %s's globals are %s, the model's %s" % (m["name"], order, m["globals"]))
         T.modules.append(g)
         GLOBALS_OF[id(g)] = set(m["globals"])
-    fake_attrs = set(dir(kernelapi.FakeCUDAModule))
+    fake_attrs = set(dir(kernelapi.FakeCUDAModule((1, 1, 1), (1, 1, 1), 0)))
     for attr in DATA["attrs"]:
         if attr not in fake_attrs:
-            raise ReplayFailed("numba's FakeCUDAModule has no attribute %s, which the scenario uses" % attr)
+            raise ReplayFailed("the simulator's FakeCUDAModule has no attribute %s, which the scenario uses" % attr)
 
-    # The simulator's steps, found by their text in the installed kernel.py.
+    # The simulator's steps, found by their text in its kernel.py.
     T.files[simkernel.__file__] = "sim"
     with open(simkernel.__file__) as f:
         T.check_codes.append(("sim", compile(f.read(), simkernel.__file__, "exec"), 0))
     T.show["sim"] = simkernel.__file__
     sim_at = {}
-    for key, (qual, text) in SIM_LINES.items():
+
+    def sim_line(key):
+        if key in sim_at:
+            return sim_at[key]
+        qual, text, nth = SIM_LINES[key]
         fn = simkernel
         for part in qual.split("."):
             fn = getattr(fn, part, None)
         fn = getattr(fn, "__wrapped__", fn)
         lines, first = inspect.getsourcelines(fn) if fn is not None else ([], 0)
-        at = [first + i for i, l in enumerate(lines) if l.strip() == text]
-        if len(at) != 1:
-            raise ReplayFailed("the installed simulator's %s has %d lines '%s' in %s, not one: "
-                               "this replay anchors on numba 0.56.4's kernel.py" % (simkernel.__file__, len(at), text, qual))
-        first_op = [i.opname for i in dis.get_instructions(fn) if i.positions.lineno == at[0]]
-        sim_at[key] = {"tag": "sim", "line": at[0], "ops": first_op[:1], "k": 0}
-    T.releases[("sim", sim_at["poll-loop"]["line"], 0)] = sim_at["poll-loop"]["ops"][0]
-    T.set_context = ("sim", sim_at["set-context"]["line"], 0)
+        prefix = text.endswith("...")
+        text = text.rstrip(".").rstrip() if prefix else text
+        at = [first + i for i, l in enumerate(lines) if (l.strip().startswith(text) if prefix else l.strip() == text)]
+        if len(at) <= nth or (nth == 0 and len(at) != 1 and key not in ("sync-check",)):
+            raise ReplayFailed("the simulator's %s has %d lines '%s' in %s: this replay anchors on numba-cuda's "
+                               "kernel.py (numba 0.56.4's has the same lines)" % (simkernel.__file__, len(at), text, qual))
+        first_op = [_norm(i) for i in dis.get_instructions(fn) if i.positions.lineno == at[nth]]
+        sim_at[key] = {"tag": "sim", "line": at[nth], "ops": first_op[:1], "k": 0}
+        return sim_at[key]
+
+    loop = sim_line("poll-loop")
+    T.poll_loop = ("sim", loop["line"], 0, loop["ops"][0])
+    for key in DATA["sim_keys"]:
+        add_anchor(sim_line(key), key in LAUNCH_ONLY)
+    if "set-context" in DATA["sim_keys"]:
+        T.set_context = ("sim", sim_line("set-context")["line"], 0)
+    T.start = ("sim", sim_line("start")["line"], 0)
+    for a in DATA["anchors"]:
+        add_anchor(a)
 
     def resolve(a):
         if a["tag"] == "sim":
-            return [sim_at[k] for k in SIM_ALTERNATIVES.get(a["key"], [a["key"]])]
-        return [a]
-    for a in DATA["nb_anchors"]:
-        for r in resolve(a):
-            add_anchor(r)
-    T.turn_at = [resolve(t["nb"]) for t in TURNS]
+            return [sim_line(k) for k in SIM_ALTERNATIVES.get(a["key"], [a["key"]])]
+        return [running(a)]
+    T.turn_at = [resolve(t["at"]) if not t.get("noop") and not t.get("land") else [] for t in TURNS]
 
     def resolve_land(land):
         if land is not None and land["tag"] == "sim":
-            land = dict(land, line=sim_at[land["key"]]["line"])
+            land = dict(land, line=sim_line(land["key"])["line"])
         return land
-    T.turn_land = [resolve_land(t.get("nb_land") or t.get("land")) for t in TURNS]
+    T.turn_land = [resolve_land(t.get("land")) for t in TURNS]
     check_anchors()
 
-    block_thread = simkernel.BlockThread
-    T.thread_run_code = block_thread.run.__code__
-    T.block_threads = {}
-
-    def identify():
-        th = threading.current_thread()
-        if not isinstance(th, block_thread):
-            return False
-        t = 1 + ((T.launch - 1) * DATA["blocks"] + th.blockIdx.x) * DATA["threads"] + th.threadIdx.x
-        _me.t, _me.launch = t, T.launch
-        T.block_threads[t] = th
-        SCHED.state[t] = "started"
-        return True
-    T.identify = identify
-
-    kernel = mods[DATA["modules"][0]["name"]].kernel
-
-    def run_host():
-        threading.settrace(_global_trace)
-        for launch in range(1, DATA["launches"] + 1):
-            T.launch = launch
-            _me.launch = launch
-            try:
-                kernel[DATA["blocks"], DATA["threads"]]()
-            except BaseException as e:  # the caller catches a launch's error and goes on
-                host_caught(e)
-    T.host = run_host
+    T.thread_run_code = simkernel.BlockThread.run.__code__
 
 
 def check_anchors():
@@ -910,37 +1056,35 @@ def check_anchors():
         for c in codes_of(code):
             for i in dis.get_instructions(c):
                 if i.positions.lineno is not None:
-                    have.add((tag, i.positions.lineno - shift, i.opname))
+                    have.add((tag, i.positions.lineno - shift, _norm(i)))
     for (tag, line, k), ops in T.anchors.items():
         if not any((tag, line, op) in have for op in ops):
             raise ReplayFailed("internal: no instruction %s at %s:%d" % ("/".join(ops), T.show.get(tag, tag), line))
 
 
 def host_caught(e):
-    """The host's caller caught e. A KeyboardInterrupt is described now and
+    """A host's program caught e. A KeyboardInterrupt is described now and
     not kept: it dies here, as a test runner's does, and with it a
     generator its traceback holds suspended at its yield is closed, whose
     finally runs now, in the host (model/interrupt.go)."""
     if not isinstance(e, KeyboardInterrupt):
-        OUT.host.append(e)
+        OUT.host.append((_me.t, e))
         return
     _, f, line = origin(e)
-    OUT.interrupts.append("host: KeyboardInterrupt (raised at %s:%d%s)" % (f, line, when(e, HOST, False)))
-    EXC_TURN.pop(id(e), None)
+    OUT.interrupts.append("%s: KeyboardInterrupt (raised at %s:%d%s)" % (NAMES[_me.t], f, line, when(e, _me.t, False)))
 
 
-def host_main():
-    _me.t, _me.launch = 0, 0
-    SCHED.state[0] = "started"
-    sys.settrace(_global_trace)
+def run_host(h):
+    _me.t, _me.launch = h, 0
+    SCHED.start(h)
+    trace_this_thread(True)
     try:
-        T.host()
+        T.host_fn(host_caught)
     except BaseException as e:
         host_caught(e)
     finally:
-        sys.settrace(None)
-        threading.settrace(None)
-        SCHED.done(0)
+        trace_this_thread(False)
+        SCHED.done(h)
 
 
 # ---------------------------------------------------------------------------
@@ -967,11 +1111,12 @@ def origin(e, tb=None):
 
 
 def when(e, t, copy):
-    info = EXC_TURN.get(id(e))
+    """When exception e (raised in thread t) was first seen, and whether
+    its thread's launch had failed by then; copy: e is the copy a
+    BlockThread keeps (its thread's first exception is the original)."""
+    info = first_seen(e)
     if copy and t in FIRST_EXC:
-        # numba's BlockThread keeps a copy with the thread's ids, raised
-        # later by the host: the thread's first exception is the original.
-        turn, free = FIRST_EXC[t]
+        turn, free, _ = FIRST_EXC[t]
     elif info is not None:
         free, turn = info[2], info[1]
     else:
@@ -981,56 +1126,78 @@ def when(e, t, copy):
     return " in turn %d of %d" % (turn + 1, len(TURNS))
 
 
+def was_aborted(e, t, copy):
+    info = first_seen(e)
+    if copy and t in FIRST_EXC:
+        return FIRST_EXC[t][2]
+    return bool(info is not None and len(info) > 5 and info[5])
+
+
+def describe(v):
+    if v is None:
+        return "None"
+    if v is T.real_cuda:
+        return "the real module numba.cuda"
+    for launch, fake in sorted(FAKES.items()):
+        if v is fake:
+            return "launch %d's fake %r" % (launch, v)
+    return repr(v)
+
+
 def judge():
-    found = []  # (kind, description)
+    """The violations seen: (kind, after failure, description). After
+    failure: only a thread of a launch that had already failed (its
+    BlockThread's abort set) saw it, which hurts nobody by itself."""
+    found = []
     seen = []
-    raised = []  # (who, thread, exception, traceback)
-    for t, e in sorted(OUT.died.items()):
-        raised.append((NAMES[t], t, e, None))
+    raised = []  # (who, thread, exception, traceback of the copy)
     for t, th in sorted(T.block_threads.items()):
         if th.exception:
             raised.append((NAMES[t], t, th.exception[0], th.exception[1]))
-    for e in OUT.host:
-        raised.append(("host", 0, e, None))
+    for h, e in OUT.host:
+        raised.append((NAMES[h], h, e, None))
     for who, t, top, tb in raised:
         for e in chain(top):
             if any(e is s for s in seen):
                 continue
             seen.append(e)
+            copy = e is top and tb is not None
             tag, f, line = origin(e, tb if e is top else None)
-            desc = "%s: %s: %s (raised at %s:%d%s)" % (who, type(e).__name__, e, f, line, when(e, t, tb is not None))
-            msg = str(e)
+            desc = "%s: %s: %s (raised at %s:%d%s)" % (who, type(e).__name__, e, f, line, when(e, t, copy))
             if isinstance(e, KeyboardInterrupt):
-                found.append(("interrupt", desc))  # the schedule's own, checked to land where the model's did
+                found.append(("interrupt", False, desc))  # the schedule's own, checked to land where the model's did
             elif tag == "proto":
-                found.append(("exception", desc))
-            elif isinstance(e, AttributeError) and "module 'numba.cuda' has no attribute" in msg:
-                found.append(("use-saw-real", desc))
-            elif isinstance(e, AttributeError) and "'NoneType' object has no attribute" in msg:
-                found.append(("use-saw-none", desc))
+                found.append(("exception", was_aborted(e, t, copy), desc))
             else:
-                found.append(("other", desc))
+                found.append(("error", False, desc))
     for desc in OUT.interrupts:
-        found.append(("interrupt", desc))  # the schedule's own, checked to land where the model's did
-    for t, v in OUT.other_fake:
-        found.append(("use-saw-other-fake", "%s: a use saw %r" % (NAMES[t], v)))
-    if T.identify is not None:
-        # numba: what each use's global held as its turn began.
-        launch_of = lambda t: (t - 1) // (DATA["threads"] * DATA["blocks"]) + 1
-        for t, v in USES:
-            fake = FAKES.get(launch_of(t))
-            if v is not T.real_cuda and v is not None and v is not fake:
-                found.append(("use-saw-other-fake", "%s: a use saw %r, not its launch's %r" % (NAMES[t], v, fake)))
+        found.append(("interrupt", False, desc))
+    # Each use of cuda: what the global held as its turn began, against
+    # the fake of its launch (a host's device code: None, outside any
+    # launch; under proposed the real module).
+    for t, v, gone in USES:
+        if t < HOSTS:
+            due = T.real_cuda if T.dispatcher is not None else None
+        else:
+            due = FAKES.get(launch_of(t))
+        if v is due:
+            continue
+        if v is T.real_cuda:
+            kind = "use-saw-real"
+        elif v is None:
+            kind = "use-saw-none"
+        else:
+            kind = "use-saw-other-fake"
+        found.append((kind, gone, "%s: a use of cuda saw %s, not %s" % (NAMES[t], describe(v), describe(due))))
     swapped = []
     # proposed's dispatcher, left for good, gives a thread outside a launch
     # the real module: restored, as the model's end-state invariant reads it
-    dispatcher = T.proto.get("_dispatcher", T.real_cuda)
     for m, g in zip(DATA["modules"], T.modules):
         for name in m["names"]:
-            if g[name] is not T.real_cuda and g[name] is not dispatcher:
-                swapped.append("%s.%s is %s" % (m["name"], name, getattr(g[name], "__name__", g[name])))
+            if g[name] is not T.real_cuda and (T.dispatcher is None or g[name] is not T.dispatcher):
+                swapped.append("%s.%s is %s" % (m["name"], name, describe(g[name])))
     if swapped:
-        found.append(("left-swapped", "every thread exited, but " + ", ".join(swapped)))
+        found.append(("left-swapped", False, "every thread exited, but " + ", ".join(swapped)))
     left = []
     gids = {id(g): m["name"] for m, g in zip(DATA["modules"], T.modules)}
     for reg in ("_swap_refcount", "_swap_orig", "_swap_state"):
@@ -1038,7 +1205,7 @@ def judge():
             if gid in gids:
                 left.append("%s[%s] = %r" % (reg, gids[gid], v if reg == "_swap_refcount" else "..."))
     if left:
-        found.append(("registry-leftover", "every thread exited, but the registry still holds " + ", ".join(left)))
+        found.append(("registry-leftover", False, "every thread exited, but the registry still holds " + ", ".join(left)))
     return found
 
 
@@ -1052,49 +1219,66 @@ class OneLineParser(argparse.ArgumentParser):
 
 def main():
     global TIMEOUT
-    ap = OneLineParser(description="Replay a swapcheck counterexample on real threads.")
+    ap = OneLineParser(description="Replay a swapcheck schedule on real threads.")
     ap.add_argument("--target", choices=["rendition", "numba"], default="rendition",
-                    help="rendition: the variant's Python with a harness of its own; numba: the installed numba's CUDA simulator")
+                    help="rendition: swapcheck's stand-in simulator with the variant's swap; numba: the installed numba's CUDA simulator")
     ap.add_argument("--swap", choices=["installed", "rendition"], default="installed",
                     help="with --target numba: the installed swapped_cuda_module, or the variant's rendition in its place")
     ap.add_argument("--timeout", type=float, default=TIMEOUT,
                     help="seconds without a turn ending before a turn counts as not forced")
+    ap.add_argument("--python", metavar="PYTHON",
+                    help="run the replay with this interpreter instead (CPython 3.11, 3.12 or 3.13; the numba target needs "
+                         "one with numba, such as Debian's /usr/bin/python3)")
     args = ap.parse_args()
+    if args.python:
+        exe = shutil.which(args.python)
+        if exe is None:
+            fail_now("--python %s: no such interpreter" % args.python)
+        if os.path.realpath(exe) != os.path.realpath(sys.executable):
+            argv = [exe, os.path.abspath(__file__), "--target", args.target, "--swap", args.swap, "--timeout", str(args.timeout)]
+            sys.stdout.flush()
+            os.execv(exe, argv)
     TIMEOUT = args.timeout
     if args.swap != "installed" and args.target != "numba":
         fail_now("--swap applies to --target numba (the rendition target always runs the rendition)")
     try:
-        if args.target == "numba":
-            setup_numba(args.swap)
-        else:
-            setup_rendition()
+        setup(args.target, args.swap)
     except ReplayFailed as e:
         fail_now(str(e))
     print("swapcheck replay: %s, atomicity %s, %d turns over %s" % (
         DATA["variant"], DATA["atomicity"], len(TURNS), ", ".join(NAMES)))
+    print("python: %s (%s)" % (sys.version.split()[0], sys.executable))
     print("target: " + T.describe)
     if DATA["expect_kind"]:
         print("model: violation %s: %s" % (DATA["expect_kind"], DATA["expect_message"]))
     else:
         print("model: no violation on this schedule")
     sys.stdout.flush()
-    # The host is the main thread, the only one CPython raises a signal's
+    # Host 0 is the main thread, the only one CPython raises a signal's
     # exception in; a watchdog thread (never traced) stops the replay when
     # a turn cannot be forced. SIGINT gets Python's own handler even when
     # this process was started with it ignored (a shell's background job).
     signal.signal(signal.SIGINT, signal.default_int_handler)
     host_done = threading.Event()
     threading.Thread(target=watchdog, args=(host_done,), name="watchdog", daemon=True).start()
-    host_main()
+    start_tracing()
+    others = [threading.Thread(target=run_host, args=(h,), name=NAMES[h], daemon=True) for h in range(1, HOSTS)]
+    for th in others:
+        th.start()
+    run_host(HOST)
+    deadline = time.monotonic() + TIMEOUT
+    for th in others:
+        th.join(max(0.0, deadline - time.monotonic()))
     host_done.set()
     with SCHED.cv:
         failure = SCHED.failure
     if failure is not None:
         fail_now(failure)
     deadline = time.monotonic() + TIMEOUT
-    for th in T.gpu_threads + list(T.block_threads.values()):
-        if th.is_alive():
+    for th in T.block_threads.values():
+        if th.is_alive() and not th.syncthreads_blocked:  # one blocked at a barrier no one releases waits for good
             th.join(max(0.0, deadline - time.monotonic()))
+    stop_tracing()
     with SCHED.cv:
         failure = SCHED.failure
     if failure is not None:
@@ -1109,9 +1293,9 @@ def main():
         print("interrupt: turn %d: KeyboardInterrupt raised in the host (main thread) by the check of %s"
               % (i + 1, where))
     found = judge()
-    for kind, desc in found:
-        print("observed %s: %s" % (kind, desc))
-    kinds = [k for k, _ in found if k not in ("other", "interrupt")]
+    for kind, gone, desc in found:
+        print("observed %s%s: %s" % (kind, " (after failure)" if gone else "", desc))
+    kinds = [k for k, gone, _ in found if k not in ("error", "interrupt") and (not gone or DATA["after_failure"])]
     want = DATA["expect_kind"]
     if want:
         if want in kinds:

@@ -19,6 +19,7 @@ import (
 	"swapcheck/check"
 	"swapcheck/model"
 	"swapcheck/pyreplay"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -87,6 +88,11 @@ func runScript(t *testing.T, script string, n int) []run {
 // machine's cores are shared), and returns each run's exit status and
 // output.
 func runPython(py string, scripts []string, args ...string) []run {
+	return runPythonEnv(py, nil, scripts, args...)
+}
+
+// runPythonEnv is runPython with env added to the environment.
+func runPythonEnv(py string, env []string, scripts []string, args ...string) []run {
 	out := make([]run, len(scripts))
 	sem := make(chan struct{}, 2)
 	var wg sync.WaitGroup
@@ -95,6 +101,7 @@ func runPython(py string, scripts []string, args ...string) []run {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			cmd := exec.Command(py, append([]string{script}, args...)...)
+			cmd.Env = append(os.Environ(), env...)
 			var stdout bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stdout
 			err := cmd.Run()
@@ -112,7 +119,7 @@ func runPython(py string, scripts []string, args ...string) []run {
 	return out
 }
 
-func scenario(t *testing.T, sh model.Shape) *model.Scenario {
+func buildScenario(t *testing.T, sh scenario.Shape) *scenario.Scenario {
 	t.Helper()
 	sc, err := sh.Build()
 	require.NoError(t, err)
@@ -128,18 +135,18 @@ func writeScript(t *testing.T, emit func(*bytes.Buffer) error) string {
 	return path
 }
 
-func shape(threads int) model.Shape {
-	sh := model.DefaultShape
+func shape(threads int) scenario.Shape {
+	sh := scenario.DefaultShape
 	sh.Threads = threads
 	return sh
 }
 
 // explore runs the tool's default search on a shape under the GIL.
-func explore(t *testing.T, variant string, sh model.Shape) *check.Report {
+func explore(t *testing.T, variant string, sh scenario.Shape) *check.Report {
 	t.Helper()
 	p, err := check.Lookup(variant)
 	require.NoError(t, err)
-	rep, err := check.Explore(check.Config{Protocol: p, Scenario: scenario(t, sh), Atomicity: model.GIL})
+	rep, err := check.Explore(check.Config{Protocol: p, Scenario: buildScenario(t, sh), Atomicity: model.GIL})
 	require.NoError(t, err)
 	return rep
 }
@@ -147,10 +154,7 @@ func explore(t *testing.T, variant string, sh model.Shape) *check.Report {
 // The replay of each buggy variant's counterexample reproduces its
 // violation on every run.
 func TestReplayReproducesTheViolation(t *testing.T) {
-	runs := 20
-	if testing.Short() {
-		runs = 3
-	}
+	runs := count(2, 20)
 	for _, tc := range []struct {
 		variant string
 		threads int
@@ -180,7 +184,7 @@ func TestReplayOfGILBreaker(t *testing.T) {
 	python3(t)
 	p, err := check.Lookup("naive")
 	require.NoError(t, err)
-	rep, err := check.Explore(check.Config{Protocol: p, Scenario: scenario(t, shape(2)), Atomicity: model.GILBreaker})
+	rep, err := check.Explore(check.Config{Protocol: p, Scenario: buildScenario(t, shape(2)), Atomicity: model.GILBreaker})
 	require.NoError(t, err)
 	require.Equal(t, sched.Violation, rep.Result.Verdict)
 	script := writeScript(t, func(b *bytes.Buffer) error { return pyreplay.Emit(b, rep) })
@@ -196,7 +200,8 @@ func TestReplayNaiveShowsTheUsersError(t *testing.T) {
 	rep := explore(t, "naive", shape(2))
 	script := writeScript(t, func(b *bytes.Buffer) error { return pyreplay.Emit(b, rep) })
 	r := runScript(t, script, 1)[0]
-	require.Contains(t, r.stdout, "observed use-saw-real: T1: AttributeError: module 'numba.cuda' has no attribute 'local'", r.stdout)
+	require.Contains(t, r.stdout, "observed error: T1: AttributeError: tid=[1, 0, 0] ctaid=[0, 0, 0]: module 'numba.cuda' has no attribute 'local'", r.stdout)
+	require.Contains(t, r.stdout, "observed use-saw-real: T1: a use of cuda saw the real module numba.cuda, not launch 1's fake", r.stdout)
 }
 
 // randomSchedule walks p to its end, each step a thread drawn from seed.
@@ -226,21 +231,18 @@ func randomSchedule(t *testing.T, p *model.Program, seed uint64) []sched.ThreadI
 // Replays of random schedules of the correct variants, on fault-free
 // single-host scenarios, see no violation.
 func TestReplayOfCorrectVariantsSeesNoViolation(t *testing.T) {
-	seeds := 10
-	if testing.Short() {
-		seeds = 1
-	}
-	shapes := map[string]model.Shape{
+	seeds := count(1, 10)
+	shapes := map[string]scenario.Shape{
 		"threads 2":          shape(2),
 		"threads 3":          shape(3),
 		"calls 2, modules 2": {Threads: 2, Blocks: 1, Calls: 2, Modules: 2, Names: 1},
 		"blocks 2, names 2":  {Threads: 2, Blocks: 2, Calls: 1, Modules: 1, Names: 2},
 	}
-	scenarios := map[string]*model.Scenario{}
+	scenarios := map[string]*scenario.Scenario{}
 	for name, sh := range shapes {
-		scenarios[name] = scenario(t, sh)
+		scenarios[name] = buildScenario(t, sh)
 	}
-	twoLaunches, err := model.Parse(strings.NewReader(`threads 2
+	twoLaunches, err := scenario.Parse(strings.NewReader(`threads 2
 launches 2
 module kernels cuda
 module dev1 cuda
@@ -316,7 +318,7 @@ func TestReplayReportsABlockedTurn(t *testing.T) {
 	py := python3(t)
 	pr, err := check.Lookup("merged")
 	require.NoError(t, err)
-	p, err := model.NewProgram(scenario(t, shape(2)), pr, model.GIL)
+	p, err := model.NewProgram(buildScenario(t, shape(2)), pr, model.GIL)
 	require.NoError(t, err)
 	for seed := uint64(1); seed <= 50; seed++ {
 		sch := randomSchedule(t, p, seed)
@@ -348,38 +350,25 @@ func TestReplayReportsABlockedTurn(t *testing.T) {
 	t.Fatal("no random schedule of 50 has an acquire right after another thread's release")
 }
 
-// What the replay does not support yet is refused in one line naming it.
+// What the replay cannot force is refused in one line naming it.
 func TestEmitRefusesWhatItDoesNotSupport(t *testing.T) {
-	nest := shape(2)
-	nest.Nest = 1
-	sync := shape(2)
-	sync.Syncthreads = true
-	hostCalls := shape(2)
-	hostCalls.HostCalls = true
-	hosts := shape(2)
-	hosts.Hosts = 2
-	branch := shape(2)
-	branch.Branch = true
 	deadlock := &sched.Failure{Kind: check.KindDeadlock, Thread: -1}
+	linear := &sched.Failure{Kind: check.KindNotLinearizable, Thread: -1}
 	for _, tc := range []struct {
 		name   string
-		sh     model.Shape
 		a      model.Atomicity
 		expect *sched.Failure
 		want   string
 	}{
-		{"nesting", nest, model.GIL, nil, "nested device calls"},
-		{"syncthreads", sync, model.GIL, nil, "syncthreads()"},
-		{"host calls", hostCalls, model.GIL, nil, "device functions called from the host"},
-		{"two hosts", hosts, model.GIL, nil, "several host threads"},
-		{"branch", branch, model.GIL, nil, "branches on the thread index and repeats"},
-		{"free-threaded", shape(2), model.FreeThreaded, nil, "atomicity free-threaded"},
-		{"deadlock", shape(2), model.GIL, deadlock, "the violation kind deadlock"},
+		{"free-threaded", model.FreeThreaded, nil, "atomicity free-threaded"},
+		{"free-threaded-overwrite", model.FreeThreadedOverwrite, nil, "atomicity free-threaded-overwrite"},
+		{"deadlock", model.GIL, deadlock, "the violation kind deadlock"},
+		{"not-linearizable", model.GIL, linear, "the violation kind not-linearizable"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pr, err := check.Lookup("naive")
 			require.NoError(t, err)
-			p, err := model.NewProgram(scenario(t, tc.sh), pr, tc.a)
+			p, err := model.NewProgram(buildScenario(t, shape(2)), pr, tc.a)
 			require.NoError(t, err)
 			err = pyreplay.EmitSchedule(&bytes.Buffer{}, p, nil, tc.expect)
 			var un *pyreplay.Unsupported
@@ -390,27 +379,10 @@ func TestEmitRefusesWhatItDoesNotSupport(t *testing.T) {
 	}
 }
 
-// A scenario whose kernel raises (an aborted launch) is refused too.
-func TestEmitRefusesAnAbortedLaunch(t *testing.T) {
-	f, err := os.Open("../testdata/scenarios/aborted-launch.txt")
-	require.NoError(t, err)
-	defer f.Close()
-	sc, err := model.Parse(f)
-	require.NoError(t, err)
-	pr, err := check.Lookup("merged")
-	require.NoError(t, err)
-	p, err := model.NewProgram(sc, pr, model.GIL)
-	require.NoError(t, err)
-	err = pyreplay.EmitSchedule(&bytes.Buffer{}, p, nil, nil)
-	var un *pyreplay.Unsupported
-	require.ErrorAs(t, err, &un)
-	require.EqualError(t, err, "the Python replay does not support kernel code that raises (aborted launches) yet")
-}
-
 // Emit refuses a report without a violation.
 func TestEmitRefusesAVerdictWithoutViolation(t *testing.T) {
 	rep := explore(t, "merged", shape(2))
 	require.Equal(t, sched.Verified, rep.Result.Verdict)
 	err := pyreplay.Emit(&bytes.Buffer{}, rep)
-	require.ErrorContains(t, err, "not a violation")
+	require.ErrorContains(t, err, "no schedule to replay")
 }

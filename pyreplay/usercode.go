@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"swapcheck/model"
+	"swapcheck/scenario"
 )
 
 // File is one Python source file of UserCode.
@@ -23,31 +23,60 @@ type File struct {
 // harness (gen.go), one statement a line, so that every statement has an
 // anchor. A use of cuda.ATTR is written as a user would use that
 // attribute (cuda.local.array(...), cuda.threadIdx.x).
-func UserCode(sc *model.Scenario) []File {
+func UserCode(sc *scenario.Scenario) []File {
 	var files []File
 	for m, mod := range sc.Modules {
-		files = append(files, File{Name: mod.Name + ".py", Text: moduleSource(sc, m)})
+		files = append(files, File{Name: mod.Name + ".py", Text: moduleSource(sc, m, "").text()})
 	}
 	return append(files, File{Name: "main.py", Text: mainSource(sc)})
 }
 
-func moduleSource(sc *model.Scenario, m int) string {
+// FaultHook is the builtin the replay's module files call before each
+// statement where the model's raise fault may fall (a use, a call, a
+// branch's condition, syncthreads): it raises when the schedule says the
+// statement raises there.
+const FaultHook = "raise_fault_here"
+
+// faultHookLine is the line of the replay's fault hook.
+const faultHookLine = FaultHook + "()  # swapcheck: the model's raise fault may fall here"
+
+// source is a module file being written, line by line, with the line of
+// each statement's step: its own line, or with a hook the hook's line
+// before it.
+type source struct {
+	lines []string
+	at    map[*scenario.Stmt]int
+	// hook is a line written before each statement that makes a step (a
+	// use, a call, a branch's condition, syncthreads): the replay's fault
+	// hook, or a regression test's checkpoint; "" for none
+	hook string
+}
+
+func (b *source) add(format string, args ...any) {
+	b.lines = append(b.lines, strings.Split(strings.TrimSuffix(fmt.Sprintf(format, args...), "\n"), "\n")...)
+}
+
+func (b *source) text() string { return strings.Join(b.lines, "\n") + "\n" }
+
+// moduleSource renders module m; hook, when not "", is written before
+// each statement that makes a step.
+func moduleSource(sc *scenario.Scenario, m int, hook string) *source {
 	mod := sc.Modules[m]
-	var b strings.Builder
-	b.WriteString("import numba\n")
+	b := &source{at: map[*scenario.Stmt]int{}, hook: hook}
+	b.add("import numba")
 	for i, name := range mod.Names {
 		if i == 0 && name == "cuda" {
-			b.WriteString("from numba import cuda\n")
+			b.add("from numba import cuda")
 		} else {
-			fmt.Fprintf(&b, "from numba import cuda as %s\n", name)
+			b.add("from numba import cuda as %s", name)
 		}
 	}
 	// the device functions of other modules this module's code calls,
 	// imported by name, modules and functions in scenario order
 	var imports []string
-	calls := func(body []model.Stmt) {
+	calls := func(body []scenario.Stmt) {
 		for _, s := range allStmts(body) {
-			if s.Kind != model.OpCall {
+			if s.Kind != scenario.OpCall {
 				continue
 			}
 			if f := sc.Functions[s.Func]; f.Module != m && !slices.Contains(imports, f.Name) {
@@ -78,27 +107,30 @@ func moduleSource(sc *model.Scenario, m int) string {
 		case len(names) == 0:
 		case importsFrom(sc, other, m):
 			whole[other] = true
-			fmt.Fprintf(&b, "import %s\n", sc.Modules[other].Name)
+			b.add("import %s", sc.Modules[other].Name)
 		default:
-			fmt.Fprintf(&b, "from %s import %s\n", sc.Modules[other].Name, strings.Join(names, ", "))
+			b.add("from %s import %s", sc.Modules[other].Name, strings.Join(names, ", "))
 		}
 	}
-	for _, f := range sc.Functions {
-		if f.Module == m {
-			fmt.Fprintf(&b, "\n\n@%s.jit(device=True)\ndef %s():\n", mod.Names[0], f.Name)
-			writeBody(&b, sc, m, f.Body, whole)
-		}
-	}
+	// the kernel first, then the device functions: the module's globals
+	// then come in the model's order (its names, the kernel, its
+	// functions), which the scan of fn_globs.items() follows
 	if m == 0 {
-		fmt.Fprintf(&b, "\n\n@%s.jit\ndef kernel():\n", mod.Names[0])
-		writeBody(&b, sc, m, sc.Kernel, whole)
+		b.add("\n\n@%s.jit\ndef kernel():", mod.Names[0])
+		writeBlock(b, sc, m, sc.Kernel, whole, "    ")
 	}
-	return b.String()
+	for i := range sc.Functions {
+		if f := &sc.Functions[i]; f.Module == m {
+			b.add("\n\n@%s.jit(device=True)\ndef %s():", mod.Names[0], f.Name)
+			writeBlock(b, sc, m, f.Body, whole, "    ")
+		}
+	}
+	return b
 }
 
 // importsFrom reports whether module from's code calls, directly or
 // through other modules' calls, a device function of module to.
-func importsFrom(sc *model.Scenario, from, to int) bool {
+func importsFrom(sc *scenario.Scenario, from, to int) bool {
 	seen := map[int]bool{}
 	var visit func(m int) bool
 	visit = func(m int) bool {
@@ -111,7 +143,7 @@ func importsFrom(sc *model.Scenario, from, to int) bool {
 				continue
 			}
 			for _, s := range allStmts(f.Body) {
-				if s.Kind != model.OpCall {
+				if s.Kind != scenario.OpCall {
 					continue
 				}
 				if callee := sc.Functions[s.Func].Module; callee == to || callee != m && visit(callee) {
@@ -126,8 +158,8 @@ func importsFrom(sc *model.Scenario, from, to int) bool {
 
 // allStmts is body's statements, those in branches and repeats included,
 // each before the statements it holds.
-func allStmts(body []model.Stmt) []model.Stmt {
-	var out []model.Stmt
+func allStmts(body []scenario.Stmt) []scenario.Stmt {
+	var out []scenario.Stmt
 	for _, s := range body {
 		out = append(out, s)
 		out = append(out, allStmts(s.Then)...)
@@ -137,41 +169,46 @@ func allStmts(body []model.Stmt) []model.Stmt {
 	return out
 }
 
-func writeBody(b *strings.Builder, sc *model.Scenario, m int, body []model.Stmt, whole map[int]bool) {
-	writeBlock(b, sc, m, body, whole, "    ")
-}
-
 // writeBlock writes body's statements at indent: a branch as "if
 // cuda.threadIdx.x == 0:" with its arms, a repeat as "for _ in
 // range(N):", an empty block as pass.
-func writeBlock(b *strings.Builder, sc *model.Scenario, m int, body []model.Stmt, whole map[int]bool, indent string) {
+func writeBlock(b *source, sc *scenario.Scenario, m int, body []scenario.Stmt, whole map[int]bool, indent string) {
 	if len(body) == 0 {
-		fmt.Fprintf(b, "%spass\n", indent)
+		b.add("%spass", indent)
 	}
-	for _, s := range body {
+	for i := range body {
+		s := &body[i]
+		hooked := b.hook != "" && s.Kind != scenario.OpRaise && s.Kind != scenario.OpRepeat
+		if hooked {
+			b.add("%s%s", indent, b.hook)
+		}
+		b.at[s] = len(b.lines) + 1
+		if hooked {
+			b.at[s]-- // the hook's line
+		}
 		switch s.Kind {
-		case model.OpIf:
-			fmt.Fprintf(b, "%sif %s.threadIdx.x %s %d:\n", indent, sc.Modules[m].Names[s.Name], s.Cond.Op, s.Cond.Than)
+		case scenario.OpIf:
+			b.add("%sif %s.threadIdx.x %s %d:", indent, sc.Modules[m].Names[s.Name], s.Cond.Op, s.Cond.Than)
 			writeBlock(b, sc, m, s.Then, whole, indent+"    ")
 			if len(s.Else) > 0 {
-				fmt.Fprintf(b, "%selse:\n", indent)
+				b.add("%selse:", indent)
 				writeBlock(b, sc, m, s.Else, whole, indent+"    ")
 			}
-		case model.OpRepeat:
-			fmt.Fprintf(b, "%sfor _ in range(%d):\n", indent, s.Times)
+		case scenario.OpRepeat:
+			b.add("%sfor _ in range(%d):", indent, s.Times)
 			writeBlock(b, sc, m, s.Body, whole, indent+"    ")
 		default:
-			fmt.Fprintf(b, "%s%s\n", indent, userStmt(sc, m, s, whole))
+			b.add("%s%s", indent, userStmt(sc, m, *s, whole))
 		}
 	}
 }
 
 // userStmt is a statement as a user writes it; whole are the modules
 // imported whole, whose functions are called through the module.
-func userStmt(sc *model.Scenario, m int, s model.Stmt, whole map[int]bool) string {
+func userStmt(sc *scenario.Scenario, m int, s scenario.Stmt, whole map[int]bool) string {
 	names := sc.Modules[m].Names
 	switch s.Kind {
-	case model.OpUse:
+	case scenario.OpUse:
 		name := names[s.Name]
 		switch s.Attr {
 		case "local", "shared":
@@ -182,27 +219,27 @@ func userStmt(sc *model.Scenario, m int, s model.Stmt, whole map[int]bool) strin
 			return fmt.Sprintf("b = %s.blockIdx.x", name)
 		}
 		return name + "." + s.Attr
-	case model.OpCall:
+	case scenario.OpCall:
 		f := sc.Functions[s.Func]
 		if whole[f.Module] && f.Module != m {
 			return sc.Modules[f.Module].Name + "." + f.Name + "()"
 		}
 		return f.Name + "()"
-	case model.OpSync:
+	case scenario.OpSync:
 		return names[0] + ".syncthreads()"
-	case model.OpRaise:
+	case scenario.OpRaise:
 		return `raise RuntimeError("the kernel fails")`
 	}
 	return "pass"
 }
 
-func mainSource(sc *model.Scenario) string {
+func mainSource(sc *scenario.Scenario) string {
 	var b strings.Builder
 	b.WriteString("# Run with NUMBA_ENABLE_CUDASIM=1 python3 main.py\n")
 	fmt.Fprintf(&b, "from %s import kernel\n\n", sc.Modules[0].Name)
-	raises := slices.ContainsFunc(allStmts(sc.Kernel), func(s model.Stmt) bool { return s.Kind == model.OpRaise })
+	raises := slices.ContainsFunc(allStmts(sc.Kernel), func(s scenario.Stmt) bool { return s.Kind == scenario.OpRaise })
 	for _, f := range sc.Functions {
-		raises = raises || slices.ContainsFunc(allStmts(f.Body), func(s model.Stmt) bool { return s.Kind == model.OpRaise })
+		raises = raises || slices.ContainsFunc(allStmts(f.Body), func(s scenario.Stmt) bool { return s.Kind == scenario.OpRaise })
 	}
 	launch := fmt.Sprintf("kernel[%d, %d]()", sc.Blocks, sc.Threads)
 	if sc.Launches > 1 {

@@ -10,24 +10,26 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"swapcheck/model"
 	"swapcheck/pyreplay"
+	"swapcheck/scenario"
 )
 
-// TestUserCodeRunsOnNumba runs the user code of the default scenario and
-// of every scenario file on numba's own CUDA simulator: it must import
-// and launch as written. A run may end in the race itself (an
-// AttributeError on cuda), rarely at the default switch interval; any
-// other error fails the test.
+// TestUserCodeRunsOnNumba runs the user code of the default scenario, of
+// one with an import cycle and (with SWAPCHECK_LONG) of every scenario
+// file on numba's own CUDA simulator: it must import and launch as
+// written. A run may end in the race itself (an AttributeError on cuda),
+// rarely at the default switch interval; any other error fails the test.
+// (The replays run the same module files, UserCode's, on every scenario
+// file: TestReplayOfEveryCounterexample.)
 func TestUserCodeRunsOnNumba(t *testing.T) {
 	py := pythonWithNumba(t)
 	type named struct {
 		name string
-		sc   *model.Scenario
+		sc   *scenario.Scenario
 	}
 	var scenarios []named
-	for _, sh := range []model.Shape{
-		model.DefaultShape,
+	for _, sh := range []scenario.Shape{
+		scenario.DefaultShape,
 		// dev1 calls into dev2 and dev2 into dev1: an import cycle
 		{Threads: 2, Blocks: 1, Calls: 2, Modules: 2, Names: 2, Nest: 1},
 	} {
@@ -37,10 +39,13 @@ func TestUserCodeRunsOnNumba(t *testing.T) {
 	}
 	files, err := filepath.Glob(filepath.Join("..", "testdata", "scenarios", "*.txt"))
 	require.NoError(t, err)
+	if !long() {
+		files = nil
+	}
 	for _, path := range files {
 		f, err := os.Open(path)
 		require.NoError(t, err)
-		sc, err := model.Parse(f)
+		sc, err := scenario.Parse(f)
 		f.Close()
 		require.NoError(t, err)
 		scenarios = append(scenarios, named{filepath.Base(path), sc})
@@ -70,7 +75,7 @@ func TestUserCodeRunsOnNumba(t *testing.T) {
 // condition reading cuda.threadIdx.x, and a repeat as a for loop, each
 // arm indented under its header.
 func TestUserCodeBranches(t *testing.T) {
-	sc, err := model.Parse(strings.NewReader(`module kernels cuda cu
+	sc, err := scenario.Parse(strings.NewReader(`module kernels cuda cu
 module dev cuda
 device f in dev: use cuda.local
 device g in dev: if tid != 1: pass; else: use cuda.shared; end

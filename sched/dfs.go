@@ -1,6 +1,9 @@
 package sched
 
-import "fmt"
+import (
+	"fmt"
+	"sync/atomic"
+)
 
 // DFS is an exhaustive depth-first search with a visited set of states: each
 // distinct state (by its exact key: AppendKey, or AppendCompactKey where the
@@ -101,8 +104,13 @@ type depthFirst struct {
 	words    bool
 	maxDepth int
 	// maxExecutions, when positive, cuts the search once it has counted
-	// that many executions (Limits.MaxExecutions, exactly)
-	maxExecutions int64
+	// that many executions (Limits.MaxExecutions, exactly); with
+	// sharedExecutions (the parallel search's workers), once the run has:
+	// each worker adds its executions there as they end, and synced is how
+	// many of its own it has added
+	maxExecutions    int64
+	sharedExecutions *atomic.Int64
+	synced           int64
 	// polls counts the steps since poll was last asked; checkAt is the
 	// count at which checkpoint runs next
 	polls, checkAt int
@@ -192,7 +200,10 @@ func (d *depthFirst) push(s System, peeker WordPeeker, via ThreadID, preempts in
 // every step; it says why it cuts, if it does. A step counts at most one
 // execution, so with maxExecutions it need only check again after as
 // many steps as executions are left (checkAt), and with no limit, at the
-// next poll.
+// next poll. Workers that share the limit check after every step, each
+// adding its executions to the shared count as they end: the run then
+// counts at most one execution per worker past the limit (the cost, an
+// atomic add per step, is paid only under -max-executions).
 func (d *depthFirst) checkpoint(poll func() string) string {
 	if d.polls >= PollEvery {
 		d.polls = 0
@@ -201,7 +212,17 @@ func (d *depthFirst) checkpoint(poll func() string) string {
 		}
 	}
 	d.checkAt = PollEvery
-	if d.maxExecutions > 0 {
+	if d.maxExecutions > 0 && d.sharedExecutions != nil {
+		done := d.sharedExecutions.Load()
+		if n := d.stats.Executions - d.synced; n != 0 {
+			done = d.sharedExecutions.Add(n)
+			d.synced = d.stats.Executions
+		}
+		if done >= d.maxExecutions {
+			return maxExecutionsCut(d.maxExecutions)
+		}
+		d.checkAt = d.polls + 1
+	} else if d.maxExecutions > 0 {
 		left := d.maxExecutions - d.stats.Executions
 		if left <= 0 {
 			return maxExecutionsCut(d.maxExecutions)

@@ -163,3 +163,19 @@ func TestMaxExecutionsIsExactInDepthFirst(t *testing.T) {
 		}
 	}
 }
+
+// On several workers MaxExecutions holds within one execution per
+// worker: each adds its executions to the run's count as they end.
+func TestMaxExecutionsOnSeveralWorkers(t *testing.T) {
+	for _, workers := range []int{2, 4} {
+		s := sched.Parallel{Workers: workers}
+		total := s.Run(newToy(wide), sched.Limits{}).Stats.Executions
+		for _, n := range []int64{1, 2, 10, 100} {
+			require.Less(t, n, total)
+			res := s.Run(newToy(wide), sched.Limits{MaxExecutions: n})
+			require.Equal(t, sched.Incomplete, res.Verdict, "%d workers, %d", workers, n)
+			require.GreaterOrEqual(t, res.Stats.Executions, n, "%d workers, %d", workers, n)
+			require.LessOrEqual(t, res.Stats.Executions, n+int64(workers), "%d workers, %d: more than one execution per worker past the limit", workers, n)
+		}
+	}
+}

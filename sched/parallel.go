@@ -75,6 +75,11 @@ type parallelRun struct {
 	reducer func() *porReducer
 
 	stop atomic.Bool // a worker found a violation, or Limits.Stop said so
+	// executions counts the run's executions as they end, for
+	// Limits.MaxExecutions: every worker adds its own at once (not at its
+	// polls, as it adds the other counts), so the run stops within one
+	// execution per worker of the limit
+	executions atomic.Int64
 
 	mu       sync.Mutex // guards the fields below, and calls of lim.Stop/Progress
 	total    Stats
@@ -132,6 +137,7 @@ func (p Parallel) run(init System, lim Limits, reducer func() *porReducer) Resul
 	if done {
 		return r.result(&res)
 	}
+	r.executions.Store(r.total.Executions)
 	if p.Shards > 1 {
 		var mine []root
 		for i, rt := range roots {
@@ -147,7 +153,8 @@ func (p Parallel) run(init System, lim Limits, reducer func() *porReducer) Resul
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := worker{run: r, depthFirst: depthFirst{set: r.visited.join(), key: r.key, maxDepth: r.maxDepth}}
+			w := worker{run: r, depthFirst: depthFirst{set: r.visited.join(), key: r.key, maxDepth: r.maxDepth,
+				maxExecutions: r.lim.MaxExecutions, sharedExecutions: &r.executions}}
 			if r.reducer != nil {
 				w.reduce = r.reducer()
 			}
@@ -202,6 +209,10 @@ func (r *parallelRun) prefix(u *setUser, init System, want int) ([]root, bool) {
 			for _, t := range kept {
 				if stop.stopped() {
 					r.cut = "stopped"
+					return nil, true
+				}
+				if m := r.lim.MaxExecutions; m > 0 && r.total.Executions >= m {
+					r.cut = maxExecutionsCut(m)
 					return nil, true
 				}
 				s := it.state.Clone()
@@ -289,6 +300,10 @@ func (w *worker) flush() {
 	r.total.Matched += w.stats.Matched
 	r.total.Depth = max(r.total.Depth, w.stats.Depth)
 	r.total.AddExecutions(w.stats)
+	if w.sharedExecutions != nil {
+		w.sharedExecutions.Add(w.stats.Executions - w.synced)
+		w.synced = 0
+	}
 	w.stats = Stats{}
 	if r.lim.Progress != nil {
 		r.lim.Progress(r.total)

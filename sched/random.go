@@ -25,6 +25,7 @@ func (r Random) Run(init System, lim Limits) Result {
 // returns for it, and stops at the first failure or cut.
 func runWalks(init System, lim Limits, runs int64, next func() Chooser) Result {
 	var res Result
+	var last []ThreadID
 	stop := newStopper(lim, &res.Stats)
 	for run := int64(0); run < runs; run++ {
 		if lim.MaxExecutions > 0 && res.Stats.Executions >= lim.MaxExecutions {
@@ -43,8 +44,12 @@ func runWalks(init System, lim Limits, runs int64, next func() Chooser) Result {
 			res.Verdict, res.Cut = Incomplete, w.cut
 			return res
 		}
+		last = w.schedule
 	}
 	res.Verdict, res.Complete = NoViolationFound, true
+	if runs == 1 {
+		res.Walk = last
+	}
 	return res
 }
 
@@ -119,6 +124,6 @@ func Replay(init System, schedule []ThreadID, lim Limits) (Result, error) {
 		res.Verdict, res.Failure, res.Schedule = Violation, w.failure, w.schedule
 		return res, nil
 	}
-	res.Verdict, res.Complete = NoViolationFound, true
+	res.Verdict, res.Complete, res.Walk = NoViolationFound, true, w.schedule
 	return res, nil
 }

@@ -23,7 +23,9 @@ func (v Verdict) String() string {
 // Limits bound a search. The zero value means: no execution limit, the
 // default depth budget, never stop early.
 type Limits struct {
-	// MaxExecutions stops the search after this many executions (0: none).
+	// MaxExecutions stops the search after this many executions (0: none):
+	// exactly so on one worker; Parallel on W workers counts at most W-1
+	// more (each worker stops within one execution of the run's limit).
 	MaxExecutions int64
 	// MaxDepth is the per-execution step budget (0: DefaultMaxDepth). An
 	// execution that reaches it makes the verdict Incomplete, never silently
@@ -157,7 +159,12 @@ type Result struct {
 	// failure, the last step before it).
 	Failure  *Failure
 	Schedule []ThreadID
-	Stats    Stats
+	// Walk is the schedule of an execution that found no violation
+	// (NoViolationFound): the one walk of a Random or PCT search of one
+	// run, or the schedule Replay ran. It is what a replay of a schedule
+	// without a violation replays (explore -emit-python).
+	Walk  []ThreadID
+	Stats Stats
 	// Cut says why an Incomplete search stopped, or, for a bounded search
 	// that found nothing, what it covered.
 	Cut string

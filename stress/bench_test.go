@@ -6,6 +6,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/stress"
 )
 
@@ -59,9 +60,9 @@ func BenchmarkGosched(b *testing.B) {
 }
 
 func benchStress(b *testing.B, p *model.Protocol, a model.Atomicity, threads int, gosched float64) {
-	sh := model.DefaultShape
+	sh := scenario.DefaultShape
 	sh.Threads, sh.Calls = threads, benchCalls
-	sc, err := sh.BuildUpTo(model.MaxStressThreads)
+	sc, err := sh.BuildUpTo(scenario.MaxStressThreads)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 	"swapcheck/variants"
 )
@@ -24,7 +25,7 @@ type Case struct {
 	Atomicity model.Atomicity
 	// Label names the scenario in the table ("-threads 2", a file name).
 	Label    string
-	Scenario *model.Scenario
+	Scenario *scenario.Scenario
 }
 
 // CompareConfig is what Compare measures, and how long it may take.
@@ -96,7 +97,7 @@ func DefaultCases() []Case {
 		}
 		p := v.Protocol
 		for _, threads := range []int{2, 64} {
-			sh := model.DefaultShape
+			sh := scenario.DefaultShape
 			sh.Threads = threads
 			sc, err := sh.Build()
 			if err != nil {
@@ -107,7 +108,7 @@ func DefaultCases() []Case {
 			}
 		}
 	}
-	sc, err := model.Parse(strings.NewReader(abortedLaunch))
+	sc, err := scenario.Parse(strings.NewReader(abortedLaunch))
 	if err != nil {
 		panic(fmt.Sprintf("stress: the aborted-launch scenario: %v", err))
 	}

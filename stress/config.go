@@ -6,13 +6,14 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
 // Config is one stress run.
 type Config struct {
 	Protocol  *model.Protocol
-	Scenario  *model.Scenario
+	Scenario  *scenario.Scenario
 	Atomicity model.Atomicity
 	// Duration and MaxCalls bound the run (0: no bound; at least one must
 	// be set). Both are checked between launches: the launch under way
@@ -119,5 +120,5 @@ func (cfg *Config) validate() error {
 		// the launch's goroutines start GPU threads in one host's order
 		return fmt.Errorf("-backend goroutines runs one host thread, got hosts %d", cfg.Scenario.NumHosts())
 	}
-	return cfg.Scenario.ValidateUpTo(model.MaxStressThreads)
+	return cfg.Scenario.ValidateUpTo(scenario.MaxStressThreads)
 }

@@ -8,7 +8,7 @@
 //
 // # What a caller does
 //
-//  1. Build a scenario (model.Shape.BuildUpTo(model.MaxStressThreads) allows
+//  1. Build a scenario (scenario.Shape.BuildUpTo(scenario.MaxStressThreads) allows
 //     up to 1024 threads per block, CUDA's maximum) and pick a protocol.
 //  2. Fill a Config: the atomicity, a budget (Duration and/or MaxCalls), a
 //     Seed for the scheduling noise, and Stop to cancel (Ctrl-C).

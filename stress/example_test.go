@@ -6,6 +6,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/stress"
 )
 
@@ -13,9 +14,9 @@ import (
 // time, and the simulator replays the launch's steps to the same failure.
 // How long it takes varies from run to run (see WriteReport for a report).
 func Example() {
-	sh := model.DefaultShape
+	sh := scenario.DefaultShape
 	sh.Threads = 64
-	sc, err := sh.BuildUpTo(model.MaxStressThreads)
+	sc, err := sh.BuildUpTo(scenario.MaxStressThreads)
 	if err != nil {
 		panic(err)
 	}

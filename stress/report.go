@@ -18,10 +18,10 @@ func WriteReport(out io.Writer, r *Result, repro string) error {
 	var b strings.Builder
 	cfg := r.Config
 	sc := cfg.Scenario
-	fmt.Fprintf(&b, "protocol %s, atomicity %s, on goroutines: %d GPU threads per block x %d block(s) x %d launch(es), -gosched %g, -seed %d\n",
-		cfg.Protocol.Name, cfg.Atomicity, sc.Threads, sc.Blocks, sc.Launches, cfg.Gosched, cfg.Seed)
-	fmt.Fprintf(&b, "ran %d launches, %d device calls, %d steps in %s: %.0f calls/s\n",
-		r.Launches, r.Calls, r.Steps, round(r.Elapsed), r.CallsPerSec())
+	fmt.Fprintf(&b, "protocol %s, atomicity %s, on goroutines: %s per block x %s x %s, -gosched %g, -seed %d\n",
+		cfg.Protocol.Name, cfg.Atomicity, check.Count(sc.Threads, "GPU thread"), check.Count(sc.Blocks, "block"), check.Count(sc.Launches, "launch"), cfg.Gosched, cfg.Seed)
+	fmt.Fprintf(&b, "ran %s, %s, %s in %s: %.0f calls/s\n",
+		check.Count(r.Launches, "launch"), check.Count(r.Calls, "device call"), check.Count(r.Steps, "step"), round(r.Elapsed), r.CallsPerSec())
 	v := r.Violation
 	switch {
 	case r.Verdict == sched.Incomplete:

@@ -13,6 +13,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 	"swapcheck/stress"
 	"swapcheck/variants"
@@ -40,21 +41,21 @@ func unnamed[T any](want variants.Expected, cases []T, protocol func(T) string) 
 	return out
 }
 
-func shape(t *testing.T, threads int) *model.Scenario {
+func shape(t *testing.T, threads int) *scenario.Scenario {
 	t.Helper()
-	sh := model.DefaultShape
+	sh := scenario.DefaultShape
 	sh.Threads = threads
-	sc, err := sh.BuildUpTo(model.MaxStressThreads)
+	sc, err := sh.BuildUpTo(scenario.MaxStressThreads)
 	require.NoError(t, err)
 	return sc
 }
 
-func scenarioFile(t *testing.T, name string) *model.Scenario {
+func scenarioFile(t *testing.T, name string) *scenario.Scenario {
 	t.Helper()
 	f, err := os.Open("../testdata/scenarios/" + name)
 	require.NoError(t, err)
 	defer f.Close()
-	sc, err := model.Parse(f)
+	sc, err := scenario.Parse(f)
 	require.NoError(t, err)
 	return sc
 }
@@ -65,7 +66,7 @@ func scenarioFile(t *testing.T, name string) *model.Scenario {
 func TestFindsEachBug(t *testing.T) {
 	type bugCase struct {
 		name, protocol string
-		scenario       *model.Scenario
+		scenario       *scenario.Scenario
 		kinds          []string
 	}
 	tests := []bugCase{
@@ -113,7 +114,7 @@ func TestFindsEachBug(t *testing.T) {
 func TestCorrectVariantsHold(t *testing.T) {
 	type holdCase struct {
 		name, protocol string
-		scenario       *model.Scenario
+		scenario       *scenario.Scenario
 	}
 	tests := []holdCase{
 		{"merged on 64 threads", "merged", shape(t, 64)},
@@ -229,7 +230,7 @@ func TestBadConfig(t *testing.T) {
 		{"negative duration", func(c *stress.Config) { c.Duration = -time.Second }, "-duration"},
 		{"negative calls", func(c *stress.Config) { c.MaxCalls = -1 }, "-max-calls"},
 		{"gosched above 1", func(c *stress.Config) { c.Gosched = 2 }, "-gosched"},
-		{"too many threads", func(c *stress.Config) { c.Scenario = &model.Scenario{Threads: 1025, Blocks: 1, Launches: 1} }, "threads must be 1..1024"},
+		{"too many threads", func(c *stress.Config) { c.Scenario = &scenario.Scenario{Threads: 1025, Blocks: 1, Launches: 1} }, "threads must be 1..1024"},
 		{"no protocol", func(c *stress.Config) { c.Protocol = nil }, "no protocol"},
 	}
 	for _, tt := range tests {

@@ -99,6 +99,7 @@ func Summarize(r *Result) Summary {
 // WriteJSON writes the summary as indented JSON.
 func (s Summary) WriteJSON(out io.Writer) error {
 	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false) // read by people: "threads 4 -> 2", not put in HTML
 	enc.SetIndent("", "  ")
 	return enc.Encode(s)
 }

@@ -129,7 +129,7 @@ func newGlobalLock() *model.Protocol {
 				func(*model.Ctx) model.Value { return model.Real }),
 			{
 				Label: "del", Line: 46, Text: "del _swap_state[globals_id]", Bytecode: "DELETE_SUBSCR",
-				Object: model.SavedRegistry, Access: sched.Write,
+				Object: model.SavedRegistry, Access: sched.Write, Deletes: true,
 				Exec: func(c *model.Ctx) {
 					if _, ok := c.Saved(); !ok {
 						c.Raise(model.KeyError)

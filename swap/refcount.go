@@ -102,7 +102,7 @@ func refcount(name, source, summary string, lines entryLines, registered, delete
 		},
 		model.Instr{
 			Line: 43, Text: "fn_globs.update(_swap_orig.pop(gid))", Bytecode: "CALL (dict.pop)",
-			Object: model.SavedRegistry, Access: sched.Write, Check: model.CheckAfter,
+			Object: model.SavedRegistry, Access: sched.Write, Check: model.CheckAfter, Deletes: true,
 			Exec: func(c *model.Ctx) {
 				saved, ok := c.Saved()
 				if !ok {
@@ -120,14 +120,14 @@ func refcount(name, source, summary string, lines entryLines, registered, delete
 		},
 		model.Instr{
 			Line: 44, Text: "del _swap_refcount[gid]", Bytecode: "DELETE_SUBSCR",
-			Object: model.CountRegistry, Access: sched.Write,
+			Object: model.CountRegistry, Access: sched.Write, Deletes: true,
 			Exec: func(c *model.Ctx) { c.DelCount() },
 		},
 	)
 	if deleteLock {
 		code = append(code, model.Instr{
 			Line: 45, Text: "del _globals_locks[gid]", Bytecode: "DELETE_SUBSCR",
-			Object: model.LockRegistry, Access: sched.Write,
+			Object: model.LockRegistry, Access: sched.Write, Deletes: true,
 			Exec: func(c *model.Ctx) { c.DelLockEntry() },
 		})
 	}
@@ -144,7 +144,7 @@ func refcount(name, source, summary string, lines entryLines, registered, delete
 	// the swap (lines 27-30) runs only where line 26 read a zero count,
 	// the restore (43) only where line 42 did, both under "with lock:"
 	p := &model.Protocol{Name: name, Source: source, Summary: summary, Code: code, Handlers: handlers,
-		KeepsLockEntries: !deleteLock, CountGuardsGlobals: true,
+		CountGuardsGlobals: true,
 		// _swap_refcount = defaultdict(int) (line 10 of each file)
 		ZeroCountIsMissing: true}
 	if registered {

@@ -11,6 +11,11 @@ check the traced code makes afterwards:
   c_call:        set at the opcode event of a CALL of a C function (dict.update):
                  raised by that CALL's check, in the traced frame;
   jump_backward: set at a loop's JUMP_BACKWARD: raised by it;
+  comp_skip:     a pass of merged.py:27's comprehension ({k: v for k, v in
+                 fn_globs.items() if v is cuda}) that skips its item goes back
+                 by POP_JUMP_BACKWARD_IF_FALSE (a pass that keeps it, by
+                 JUMP_BACKWARD): set at that jump, the SIGINT is raised by it,
+                 in the comprehension's frame (its eval-breaker check);
   callee_resume: set at the CALL of a Python function (contextlib's helper, as
                  "with cm():" calls it): raised at the callee's RESUME, before
                  its "call" trace event;
@@ -32,6 +37,7 @@ import dis
 import signal
 import sys
 import threading
+import types
 
 
 class _Trip(int):
@@ -111,6 +117,39 @@ def loop():
     return n
 
 
+CUDA = object()
+
+
+def scan(fn_globs):
+    cuda = CUDA
+    return {k: v for k, v in fn_globs.items() if v is cuda}
+
+
+SCAN_COMP = [c for c in scan.__code__.co_consts if isinstance(c, types.CodeType)][0]
+
+
+def pass_ops(fn_globs):
+    """The opcodes of each pass of scan's comprehension over fn_globs."""
+    passes = []
+
+    def local(frame, event, arg):
+        if event == "opcode" and frame.f_code is SCAN_COMP:
+            op = opname(SCAN_COMP, frame.f_lasti)
+            if op == "FOR_ITER":
+                passes.append([])
+            if passes:
+                passes[-1].append(op)
+        return local
+
+    def glob(frame, event, arg):
+        frame.f_trace_opcodes = True
+        return local
+    sys.settrace(glob)
+    scan(fn_globs)
+    sys.settrace(None)
+    return passes
+
+
 @contextlib.contextmanager
 def cm(log):
     log.append("entered")
@@ -147,6 +186,16 @@ def main():
     tb = e and innermost(e)
     fact("jump_backward", e is not None and tb.tb_frame.f_code is loop.__code__ and opname(loop.__code__, tb.tb_lasti) == "JUMP_BACKWARD" and still,
          e and "raised at %s %s" % (tb.tb_frame.f_code.co_name, opname(tb.tb_frame.f_code, tb.tb_lasti)))
+
+    skip_keep = {"kernel": 1, "cuda": CUDA}
+    passes = pass_ops(skip_keep)
+    skip_jump, keep_jump = passes[0][-1], passes[1][-1]
+    e, still = run(Tracer(SCAN_COMP, "POP_JUMP_BACKWARD_IF_FALSE"), lambda: scan(skip_keep))
+    tb = e and innermost(e)
+    fact("comp_skip", skip_jump == "POP_JUMP_BACKWARD_IF_FALSE" and keep_jump == "JUMP_BACKWARD" and "JUMP_BACKWARD" not in passes[0]
+         and e is not None and tb.tb_frame.f_code is SCAN_COMP and opname(SCAN_COMP, tb.tb_lasti) == "POP_JUMP_BACKWARD_IF_FALSE" and still,
+         "a skipping pass ends %s, a keeping one %s; %s" % (
+             skip_jump, keep_jump, e and "raised at %s %s" % (tb.tb_frame.f_code.co_name, opname(tb.tb_frame.f_code, tb.tb_lasti))))
 
     tr = Tracer(with_cm.__code__, "CALL")
     e, still = run(tr, with_cm)

@@ -20,6 +20,7 @@ import (
 	"swapcheck/check"
 	"swapcheck/check/memory"
 	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 	"swapcheck/variants"
 )
@@ -35,9 +36,9 @@ const (
 // options are the parsed flags.
 type options struct {
 	protocol, scenario, atomicity, strategy, replay, out, shard string
-	emitPython                                                  string // -emit-python (python.go)
+	emitPython, emitTest                                        string // -emit-python, -emit-test (python.go)
 	report                                                      string // -report (report.go)
-	shape                                                       model.Shape
+	shape                                                       scenario.Shape
 	faults                                                      string // -faults (faults.go)
 	maxFaults                                                   int    // -max-faults
 	runs, maxExecutions                                         int64
@@ -54,7 +55,8 @@ type options struct {
 	given                                                       []string // the flags given, by name
 	mode                                                        *mode    // what they ask for (modes.go)
 	args                                                        []string
-	stress                                                      stressOptions // -backend goroutines, -compare (stress.go)
+	stress                                                      stressOptions       // -backend goroutines, -compare (stress.go)
+	rr                                                          replayRandomOptions // -replay-random (replayrandom.go)
 }
 
 // usageError is bad input: one line, exit 2.
@@ -111,14 +113,14 @@ func parse(args []string, stdout io.Writer) (*options, error) {
 	fs.BoolVar(&o.list, "list", false, "list the variants, strategies and violation kinds, then exit")
 	fs.BoolVar(&o.table, "table", false, "verify every variant on the README's scenarios and print the verdicts as a Markdown table")
 	fs.BoolVar(&o.version, "version", false, "print the version of explore and of its file formats, then exit")
-	fs.IntVar(&o.shape.Threads, "threads", model.DefaultShape.Threads, fmt.Sprintf("GPU threads per block, 1..%d (1..%d with -backend goroutines)", model.MaxThreads, model.MaxStressThreads))
-	fs.IntVar(&o.shape.Blocks, "blocks", model.DefaultShape.Blocks, fmt.Sprintf("blocks per launch (run one after another), 1..%d", model.MaxBlocks))
-	fs.IntVar(&o.shape.Calls, "calls", model.DefaultShape.Calls, fmt.Sprintf("device-function calls each thread makes, 0..%d", model.MaxStmts/2))
-	fs.IntVar(&o.shape.Modules, "modules", model.DefaultShape.Modules, fmt.Sprintf("device modules the calls go to, round-robin, 1..%d (besides the kernel's)", model.MaxModules-1))
-	fs.IntVar(&o.shape.Names, "names", model.DefaultShape.Names, fmt.Sprintf("globals per module bound to cuda (cuda, cu, ...), 1..%d", model.MaxNames))
-	fs.IntVar(&o.shape.Nest, "nest", model.DefaultShape.Nest, fmt.Sprintf("depth of nested device calls inside each call, 0..%d; modules x (nest+1) at most %d", model.MaxNest, model.MaxFunctions))
+	fs.IntVar(&o.shape.Threads, "threads", scenario.DefaultShape.Threads, fmt.Sprintf("GPU threads per block, 1..%d (1..%d with -backend goroutines)", scenario.MaxThreads, scenario.MaxStressThreads))
+	fs.IntVar(&o.shape.Blocks, "blocks", scenario.DefaultShape.Blocks, fmt.Sprintf("blocks per launch (run one after another), 1..%d", scenario.MaxBlocks))
+	fs.IntVar(&o.shape.Calls, "calls", scenario.DefaultShape.Calls, fmt.Sprintf("device-function calls each thread makes, 0..%d", scenario.MaxStmts/2))
+	fs.IntVar(&o.shape.Modules, "modules", scenario.DefaultShape.Modules, fmt.Sprintf("device modules the calls go to, round-robin, 1..%d (besides the kernel's)", scenario.MaxModules-1))
+	fs.IntVar(&o.shape.Names, "names", scenario.DefaultShape.Names, fmt.Sprintf("globals per module bound to cuda (cuda, cu, ...), 1..%d", scenario.MaxNames))
+	fs.IntVar(&o.shape.Nest, "nest", scenario.DefaultShape.Nest, fmt.Sprintf("depth of nested device calls inside each call, 0..%d; modules x (nest+1) at most %d", scenario.MaxNest, scenario.MaxFunctions))
 	fs.BoolVar(&o.shape.Syncthreads, "syncthreads", false, "call cuda.syncthreads() after each device call")
-	fs.IntVar(&o.shape.Hosts, "hosts", 1, fmt.Sprintf("host threads, each launching the kernel at once, 1..%d", model.MaxHosts))
+	fs.IntVar(&o.shape.Hosts, "hosts", 1, fmt.Sprintf("host threads, each launching the kernel at once, 1..%d", scenario.MaxHosts))
 	fs.BoolVar(&o.shape.HostCalls, "host-calls", false, "the host also calls f1 itself, before and after the launch (a device function called from the host)")
 	fs.BoolVar(&o.shape.Branch, "branch", false, "threads differ: thread 0 makes the kernel's calls once, the others twice (if cuda.threadIdx.x == 0: ... else: for _ in range(2): ...)")
 	registerFaultFlags(fs, o)
@@ -137,7 +139,7 @@ func parse(args []string, stdout io.Writer) (*options, error) {
 	fs.Var(&o.maxMemory, "max-memory", fmt.Sprintf("stop the search once the process holds this much memory, `SIZE` such as 500MiB, 2GiB or 1GB (0: no bound; the default is %.0f%% of this machine's memory); the verdict is then incomplete", 100*memory.DefaultShare))
 	fs.StringVar(&o.replay, "replay", "", "replay the trace.json or schedule.txt `FILE` written by -out (its protocol, atomicity and scenario)")
 	fs.StringVar(&o.out, "out", "", "write trace.txt, trace.json, trace.html, schedule.txt and summary.json (and, for a violation, report.md and replay.py) into `DIR`")
-	fs.BoolVar(&o.force, "force", false, "with -out, overwrite files already there")
+	fs.BoolVar(&o.force, "force", false, "with -out, replace an earlier run's files there, all of them (none is left beside the new ones); with -emit-python, overwrite FILE")
 	fs.StringVar(&o.shard, "shard", "", "run part `i/n` (0 <= i < n) of an exhaustive stateful search (states, the default, or dfs); a part proves nothing alone: explore merge of every part's summary.json gives the verdict (see docs/sharding.md)")
 	fs.BoolVar(&o.json, "json", false, "print the JSON summary on stdout instead of the trace")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress report on stderr")
@@ -147,6 +149,7 @@ func parse(args []string, stdout io.Writer) (*options, error) {
 	registerShrinkFlags(fs, o)
 	registerCorpusFlags(fs, o)
 	registerHarmFlags(fs, o)
+	registerReplayRandomFlags(fs, o)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(stdout, fs)
@@ -162,7 +165,9 @@ func parse(args []string, stdout io.Writer) (*options, error) {
 		o.given = append(o.given, f.Name)
 		var words []string
 		switch {
-		case f.Name == "out" || f.Name == "json" || f.Name == "force" || f.Name == "quiet":
+		case f.Name == "out" || f.Name == "json" || f.Name == "force" || f.Name == "quiet" || f.Name == "emit-python":
+			// where the results go, not what is searched: the replay line
+			// reruns the search, and must not fail on a file it wrote
 		case f.Value.String() == "true":
 			words = []string{"-" + f.Name}
 		case isBool(f) && f.Value.String() == "false":
@@ -216,11 +221,13 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 		return runCompare(o, stdout, stderr)
 	case "backend":
 		return runStress(o, stdout, stderr)
+	case "replay-random":
+		return runReplayRandom(o, stdout, stderr)
 	}
-	if o.shape.Threads > model.MaxThreads {
+	if o.shape.Threads > scenario.MaxThreads {
 		// (no "goroutine" in a usage error: tests take it for a panic's dump)
 		return 0, usagef("-threads %d: the searches take at most %d threads per block; stress testing on real threads takes up to %d (see -backend)",
-			o.shape.Threads, model.MaxThreads, model.MaxStressThreads)
+			o.shape.Threads, scenario.MaxThreads, scenario.MaxStressThreads)
 	}
 	ctx, stop := interruptContext()
 	defer stop()
@@ -287,12 +294,14 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 		}
 	}
 	sum := check.Summarize(rep)
+	var outErr error // said after the verdict, which it must not hide
 	if o.out != "" {
-		if err := writeOut(o.out, rep, sum, repro); err != nil {
-			return 0, err
-		}
+		outErr = writeOut(o.out, rep, sum, repro, stderr)
 	}
-	if err := emitPython(o, rep, stderr); err != nil {
+	if err := emitPython(o, rep); err != nil {
+		return 0, err
+	}
+	if err := emitTest(o, rep); err != nil {
 		return 0, err
 	}
 	if o.json {
@@ -341,19 +350,33 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 		// report), so the guarantee goes with the counts
 		fmt.Fprintf(stderr, "explore: %s\n", line)
 	}
-	switch rep.Result.Verdict {
-	case sched.Violation:
-		return ExitViolation, nil
-	case sched.Incomplete:
-		return ExitIncomplete, nil
+	return exitStatus(rep.Result.Verdict, outErr, stderr), nil
+}
+
+// exitStatus is the exit status of a run whose verdict is v; outErr, when
+// set, is why its -out files could not be written, said on stderr: a
+// violation still exits 1 (the counterexample is on stdout, and real),
+// any other verdict 2.
+func exitStatus(v sched.Verdict, outErr error, stderr io.Writer) int {
+	if outErr != nil {
+		fmt.Fprintf(stderr, "explore: %s\n", oneLine(outErr.Error()))
+		if v != sched.Violation {
+			return ExitUsage
+		}
 	}
-	return ExitOK, nil
+	switch v {
+	case sched.Violation:
+		return ExitViolation
+	case sched.Incomplete:
+		return ExitIncomplete
+	}
+	return ExitOK
 }
 
 // target resolves what a run checks: the protocol, the atomicity model
 // and the scenario (from -scenario, or built from the shape flags with at
 // most maxThreads threads per block).
-func target(o *options, maxThreads int) (*model.Protocol, model.Atomicity, *model.Scenario, error) {
+func target(o *options, maxThreads int) (*model.Protocol, model.Atomicity, *scenario.Scenario, error) {
 	if o.protocol == "" {
 		return nil, 0, nil, usagef("missing -protocol (one of %s; -list describes them)", strings.Join(protocolNames(), ", "))
 	}
@@ -378,9 +401,9 @@ func target(o *options, maxThreads int) (*model.Protocol, model.Atomicity, *mode
 		return p, a, sc, err
 	}
 	if o.shape.Hosts < 1 { // Build reads 0 as one host; the flag says 1
-		return nil, 0, nil, usagef("hosts must be 1..%d, got %d", model.MaxHosts, o.shape.Hosts)
+		return nil, 0, nil, usagef("hosts must be 1..%d, got %d", scenario.MaxHosts, o.shape.Hosts)
 	}
-	sc := &model.Scenario{}
+	sc := &scenario.Scenario{}
 	if err := applyFaults(o, sc, 0); err != nil {
 		return nil, 0, nil, err
 	}
@@ -395,7 +418,7 @@ func target(o *options, maxThreads int) (*model.Protocol, model.Atomicity, *mode
 // config builds the search from the flags.
 func config(o *options) (check.Config, error) {
 	var cfg check.Config
-	p, a, sc, err := target(o, model.MaxThreads)
+	p, a, sc, err := target(o, scenario.MaxThreads)
 	if err != nil {
 		return cfg, err
 	}
@@ -410,6 +433,13 @@ func config(o *options) (check.Config, error) {
 		return cfg, usagef("-max-depth must be 0 or more, got %d", o.maxDepth)
 	case o.timeout < 0:
 		return cfg, usagef("-timeout must be 0 or more, got %s", o.timeout)
+	case o.maxMemory > 0 && o.maxMemory < memory.Minimum:
+		return cfg, usagef("-max-memory must be 0 (no bound) or at least %s (the process holds about 30 MiB before it searches), got %s", memory.Size(memory.Minimum), o.maxMemory)
+	}
+	if o.mode == nil || o.mode.flag == "" { // the search (-compare sets its own)
+		if err := checkStrategyFlags(o); err != nil {
+			return cfg, err
+		}
 	}
 	var shard, shards int
 	strategy := o.strategy
@@ -423,7 +453,7 @@ func config(o *options) (check.Config, error) {
 			strategy = check.StrategyStates
 		}
 	}
-	var shape *model.Shape
+	var shape *scenario.Shape
 	if o.scenario == "" {
 		shape = &o.shape
 	}
@@ -439,13 +469,13 @@ func config(o *options) (check.Config, error) {
 	}, nil
 }
 
-func readScenario(path string, maxThreads int) (*model.Scenario, error) {
+func readScenario(path string, maxThreads int) (*scenario.Scenario, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, usagef("scenario: %v", unwrapPath(err))
 	}
 	defer f.Close()
-	sc, err := model.ParseUpTo(f, maxThreads)
+	sc, err := scenario.ParseUpTo(f, maxThreads)
 	if err != nil {
 		return nil, usagef("scenario %s: %v", path, err)
 	}
@@ -488,42 +518,23 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// outFiles are what -out writes.
-var outFiles = []string{"trace.txt", "trace.json", htmlFile, "schedule.txt", "summary.json", reportFile, replayScript}
-
-// prepareOut makes DIR, refuses to overwrite earlier results unless
-// forced, and writes a probe file there: a directory the results cannot
-// be written to is found before the search, not after it (when the
-// verdict would be lost).
-func prepareOut(dir string, force bool) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return usagef("-out: %v", unwrapPath(err))
-	}
-	if !force {
-		for _, name := range outFiles {
-			if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-				return usagef("-out %s already holds %s; pass -force to overwrite, or pick another directory", dir, name)
-			}
-		}
-	}
-	probe, err := os.CreateTemp(dir, ".explore-probe-*")
-	if err == nil {
-		_, err = probe.WriteString("probe\n")
-		if cerr := probe.Close(); err == nil {
-			err = cerr
-		}
-		if rerr := os.Remove(probe.Name()); err == nil {
-			err = rerr
-		}
-	}
+// writeOut writes -out's files (and, for a violation, its replay.py) in
+// dir, all or none; stderr hears why a replay.py could not be made.
+func writeOut(dir string, rep *check.Report, sum check.Summary, repro string, stderr io.Writer) error {
+	st, err := stageOut(dir)
 	if err != nil {
-		return usagef("-out %s: cannot write there: %v", dir, unwrapPath(err))
+		return err
 	}
-	return nil
+	defer st.abort()
+	if err := writeStaged(st, rep, sum, repro, stderr); err != nil {
+		return fmt.Errorf("-out %s: %v", dir, err)
+	}
+	return st.commit()
 }
 
-func writeOut(dir string, rep *check.Report, sum check.Summary, repro string) error {
-	write := func(name string, fill func(io.Writer) error) error { return writeFile(dir, name, fill) }
+// writeStaged writes a run's files into st.
+func writeStaged(st *stagedOut, rep *check.Report, sum check.Summary, repro string, stderr io.Writer) error {
+	write := st.write
 	trace, err := check.NewTrace(rep, repro)
 	if err != nil {
 		return err
@@ -545,7 +556,10 @@ func writeOut(dir string, rep *check.Report, sum check.Summary, repro string) er
 	if err := write("schedule.txt", func(w io.Writer) error { return check.WriteSchedule(w, rep) }); err != nil {
 		return err
 	}
-	return write("summary.json", sum.WriteJSON)
+	if err := write("summary.json", sum.WriteJSON); err != nil {
+		return err
+	}
+	return writeReplayScript(st, rep, stderr)
 }
 
 // writeFile creates dir/name and fills it.
@@ -568,7 +582,7 @@ func writeFile(dir, name string, fill func(io.Writer) error) error {
 func resources(sum check.Summary) string {
 	var parts []string
 	if sum.Preemptions != nil {
-		parts = append(parts, "preemptions per execution: "+sum.Preemptions.String())
+		parts = append(parts, "preemptions per execution searched (not the trace's, which the trace counts): "+sum.Preemptions.String())
 	}
 	if sum.MemoryBytes > 0 { // a stateful search
 		parts = append(parts, fmt.Sprintf("visited set: %d states stored, %d steps matched one, %.1f MiB", sum.States, sum.Matched, float64(sum.MemoryBytes)/(1<<20)))
@@ -582,7 +596,7 @@ func resources(sum check.Summary) string {
 // world says which world a verdict covers: its bounds (hosts, launches,
 // blocks, threads), its faults and the atomicity mode; the scenario's
 // code is the one the command gave.
-func world(sc *model.Scenario, a model.Atomicity) string {
+func world(sc *scenario.Scenario, a model.Atomicity) string {
 	faults := "no faults"
 	if sc.Faults != 0 {
 		faults = fmt.Sprintf("faults %s, at most %d per execution", sc.Faults, sc.FaultBound())
@@ -609,20 +623,20 @@ func human(out io.Writer, rep *check.Report, repro string) error {
 		if c := rep.Config; c.Shards > 1 {
 			// a part covered its share of the roots; only every part
 			// together covers the reachable states
-			fmt.Fprintf(&b, "%s: part %d/%d of the %s search: no violation in its share (%d states, %d executions, %d steps); a part proves nothing alone: explore merge of all %d parts' summary.json gives the verdict\n",
-				name, c.Shard, c.Shards, strat, res.Stats.States, res.Stats.Executions, res.Stats.Steps, c.Shards)
+			fmt.Fprintf(&b, "%s: part %d/%d of the %s search: no violation in its share (%s); a part proves nothing alone: explore merge of all %d parts' summary.json gives the verdict\n",
+				name, c.Shard, c.Shards, strat, statsText(res.Stats, true), c.Shards)
 			break
 		}
 		if strat == check.StrategyDPOR { // stateless: it need not visit every state
-			fmt.Fprintf(&b, "%s: verified: the dpor search ran an execution from every class of interleavings that differ only in the order of independent steps: %d executions, %d steps\n",
-				name, res.Stats.Executions, res.Stats.Steps)
+			fmt.Fprintf(&b, "%s: verified: the dpor search ran an execution from every class of interleavings that differ only in the order of independent steps: %s\n",
+				name, statsText(res.Stats, false))
 			break
 		}
-		fmt.Fprintf(&b, "%s: verified: the %s search covered every reachable state: %d states, %d executions, %d steps\n",
-			name, strat, res.Stats.States, res.Stats.Executions, res.Stats.Steps)
+		fmt.Fprintf(&b, "%s: verified: the %s search covered every reachable state: %s\n",
+			name, strat, statsText(res.Stats, true))
 		fmt.Fprintf(&b, "%s: the world verified: %s\n", name, world(rep.Config.Scenario, rep.Config.Atomicity))
 	case sched.NoViolationFound:
-		fmt.Fprintf(&b, "%s: no violation found by %s (%d executions, %d steps", name, strat, res.Stats.Executions, res.Stats.Steps)
+		fmt.Fprintf(&b, "%s: no violation found by %s (%s", name, strat, statsText(res.Stats, false))
 		if res.Cut != "" {
 			fmt.Fprintf(&b, "; covered: %s", res.Cut)
 		}
@@ -636,8 +650,8 @@ func human(out io.Writer, rep *check.Report, repro string) error {
 		} else {
 			strat += " search"
 		}
-		fmt.Fprintf(&b, "%s: incomplete: the %s stopped (%s) after %d states, %d executions, %d steps, without a violation; nothing is proved\n",
-			name, strat, res.Cut, res.Stats.States, res.Stats.Executions, res.Stats.Steps)
+		fmt.Fprintf(&b, "%s: incomplete: the %s stopped (%s) after %s, without a violation; nothing is proved\n",
+			name, strat, res.Cut, statsText(res.Stats, true))
 	}
 	if line := check.AfterFailureLine(rep); line != "" {
 		// the verdict is about harmful violations; say what it left aside
@@ -667,7 +681,8 @@ func plural(n, noun string) string {
 // pctLine says, of a pct search, with what probability each run finds a
 // bug of the depth it aims at in this scenario ("" for other strategies).
 func pctLine(rep *check.Report) string {
-	if rep.Config.Strategy != check.StrategyPCT {
+	if rep.Config.Strategy != check.StrategyPCT || rep.Corpus != "" {
+		// a counterexample from the corpus: pct never ran
 		return ""
 	}
 	n, k, d := rep.Program.NumThreads(), check.PCTLength(rep), rep.Config.Depth
@@ -695,7 +710,7 @@ func list(out io.Writer) error {
 		fmt.Fprintf(&b, "  %-24s %s\n", a, a.Doc())
 	}
 	b.WriteString("faults (-faults):\n")
-	for _, k := range model.FaultKinds {
+	for _, k := range scenario.FaultKinds {
 		fmt.Fprintf(&b, "  %-22s %s\n", k.Name, k.Summary)
 	}
 	b.WriteString("violation kinds:\n")
@@ -712,4 +727,14 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// statsText is a search's counts for a person: "29 states, 1 execution,
+// 28 steps" (without the states for a stateless search).
+func statsText(st sched.Stats, states bool) string {
+	s := check.Count(st.Executions, "execution") + ", " + check.Count(st.Steps, "step")
+	if states {
+		s = check.Count(st.States, "state") + ", " + s
+	}
+	return s
 }

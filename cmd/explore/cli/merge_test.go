@@ -176,15 +176,35 @@ func TestShardingDocCommands(t *testing.T) {
 // TestShardPartSaysMergeGivesTheVerdict: a part with no violation in its
 // share says what it covered and that explore merge gives the verdict, and
 // never that it covered every reachable state; it exits 0 (its share is
-// done), as docs/sharding.md says.
+// done), as docs/sharding.md says. Each file it writes says so too:
+// none says verified, summary.json is not complete (its share is), and
+// trace.json names the part.
 func TestShardPartSaysMergeGivesTheVerdict(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	code := cli.Run([]string{"-protocol", "merged", "-threads", "3", "-shard", "1/3", "-quiet"}, &stdout, &stderr)
+	dir := filepath.Join(t.TempDir(), "part")
+	code := cli.Run([]string{"-protocol", "merged", "-threads", "3", "-shard", "1/3", "-quiet", "-out", dir}, &stdout, &stderr)
 	require.Equal(t, cli.ExitOK, code, stderr.String())
 	require.Regexp(t, `^merged \(gil\): part 1/3 of the states search: no violation in its share \(\d+ states, \d+ executions, \d+ steps\); a part proves nothing alone: explore merge of all 3 parts' summary.json gives the verdict\n$`, stdout.String())
 	require.NotContains(t, stdout.String()+stderr.String(), "verified")
 	require.NotContains(t, stdout.String(), "every reachable state")
 	require.Contains(t, stderr.String(), "explore: merged, part 1/3 searched, no violation in its share (explore merge gives the verdict)")
+
+	files := readFiles(t, dir, "trace.txt", "trace.json", "trace.html", "summary.json")
+	for name, text := range files {
+		require.NotContains(t, text, "verified", "%s of a part says verified", name)
+	}
+	require.Contains(t, files["trace.txt"], "verdict: part 1/3: no violation in its share, which proves nothing alone")
+	require.Contains(t, files["trace.html"], "proves nothing alone")
+	for _, name := range []string{"trace.json", "trace.html", "summary.json"} {
+		require.Contains(t, files[name], "part-no-violation", name)
+	}
+	var trace struct{ Shard string }
+	require.NoError(t, json.Unmarshal([]byte(files["trace.json"]), &trace))
+	require.Equal(t, "1/3", trace.Shard)
+	var sum check.Summary
+	require.NoError(t, json.Unmarshal([]byte(files["summary.json"]), &sum))
+	require.False(t, sum.Complete, "a part's summary.json claims a complete search")
+	require.True(t, sum.ShareComplete)
 }
 
 // TestMergeNamesThePart: merge's text output names the part whose

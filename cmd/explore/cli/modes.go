@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"swapcheck/check"
 )
 
 // A mode is one thing explore does: the flag that picks it and every flag
@@ -39,13 +40,15 @@ var modes = []mode{
 		why:   "-compare runs every strategy and stress on its own cases (the buggy variants on -threads 2 and 64), each trial capped by -duration"},
 	{name: "stress the protocol on real goroutines", picks: "-backend goroutines", flag: "backend",
 		reads: append(slices.Clone(targetFlags), "duration", "max-calls", "gosched", "seed", "out", "force", "json")},
+	{name: "replay N random walks on real Python threads and tally them", picks: "-replay-random N", flag: "replay-random",
+		reads: append(append(slices.Clone(targetFlags), faultFlags...), "seed", "python", "target", "swap", "out", "force", "workers", "after-failure")},
 	{name: "replay a trace.json or schedule.txt written by -out", picks: "-replay", flag: "replay",
-		reads: []string{"backend", "out", "force", "json", "emit-python", "report"},
+		reads: []string{"out", "force", "json", "emit-python", "emit-test", "report"},
 		why:   "the file names its protocol, atomicity, scenario and the violations searched for"},
 	{name: "search the interleavings (the default)",
 		// max-memory: the search's memory bound
 		reads: append(append(slices.Clone(targetFlags), faultFlags...), "backend", "strategy", "preemptions", "depth", "runs", "workers", "seed",
-			"max-executions", "max-depth", "max-memory", "timeout", "out", "force", "shard", "json", "quiet", "emit-python", "report", "shrink", "corpus", "after-failure")},
+			"max-executions", "max-depth", "max-memory", "timeout", "out", "force", "shard", "json", "quiet", "emit-python", "emit-test", "report", "shrink", "corpus", "after-failure")},
 }
 
 // pickMode says which mode the given flags ask for, and refuses a flag
@@ -96,8 +99,8 @@ func pickMode(o *options) (*mode, error) {
 		}
 		return nil, usagef("%s and -%s both given: %s does not read -%s (-h lists the flags each mode reads)", m.picks, f, m.picks, f)
 	}
-	if o.set["force"] && !o.set["out"] && !o.set["emit-python"] {
-		return nil, usagef("-force needs -out or -emit-python (it lets them overwrite earlier results)")
+	if o.set["force"] && !o.set["out"] && !o.set["emit-python"] && !o.set["emit-test"] {
+		return nil, usagef("-force needs -out, -emit-python or -emit-test (it lets them overwrite earlier results)")
 	}
 	return m, nil
 }
@@ -139,6 +142,40 @@ func wrap(s string, width int, indent string) string {
 		}
 		b.WriteString(w)
 		n += len(w)
+	}
+	return b.String()
+}
+
+// strategyFlags are the search's flags that only some strategies read:
+// one given to another strategy is refused (one line, exit 2) rather than
+// silently ignored.
+var strategyFlags = []struct {
+	flag       string
+	strategies []string
+}{
+	{"preemptions", []string{check.StrategyBounded}},
+	{"runs", []string{check.StrategyRandom, check.StrategyPCT}},
+	{"seed", []string{check.StrategyRandom, check.StrategyPCT}},
+	{"depth", []string{check.StrategyPCT}},
+	{"workers", []string{check.StrategyAuto, check.StrategyStates, check.StrategyDFS, check.StrategyPOR}},
+}
+
+// checkStrategyFlags refuses a flag given that the chosen strategy does
+// not read.
+func checkStrategyFlags(o *options) error {
+	for _, sf := range strategyFlags {
+		if o.set[sf.flag] && !slices.Contains(sf.strategies, o.strategy) {
+			return usagef("-strategy %s does not read -%s (read by -strategy %s)", o.strategy, sf.flag, strings.Join(sf.strategies, ", "))
+		}
+	}
+	return nil
+}
+
+// strategyFlagsHelp says, for -h, which strategies read which flags.
+func strategyFlagsHelp() string {
+	var b strings.Builder
+	for _, sf := range strategyFlags {
+		fmt.Fprintf(&b, "  -%-12s only with -strategy %s\n", sf.flag, strings.Join(sf.strategies, ", "))
 	}
 	return b.String()
 }

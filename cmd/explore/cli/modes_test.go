@@ -11,7 +11,7 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/cmd/explore/cli"
-	"swapcheck/model"
+	"swapcheck/scenario"
 )
 
 // TestModesRefuseFlagsTheyDoNotRead: a flag the chosen mode would ignore
@@ -39,6 +39,14 @@ func TestModesRefuseFlagsTheyDoNotRead(t *testing.T) {
 		{"-replay -timeout", []string{"-replay", "x", "-timeout", "1s"}, "-replay and -timeout both given"},
 		{"-force without -out", []string{"-protocol", "merged", "-force"}, "-force needs -out"},
 		{"-backend goroutines -workers", []string{"-backend", "goroutines", "-protocol", "merged", "-workers", "2"}, "-backend goroutines and -workers both given"},
+		{"dfs -preemptions", []string{"-protocol", "merged", "-strategy", "dfs", "-preemptions", "3"}, "-strategy dfs does not read -preemptions (read by -strategy bounded)"},
+		{"dfs -runs", []string{"-protocol", "merged", "-strategy", "dfs", "-runs", "10"}, "-strategy dfs does not read -runs"},
+		{"dfs -seed", []string{"-protocol", "merged", "-strategy", "dfs", "-seed", "5"}, "-strategy dfs does not read -seed"},
+		{"dfs -depth", []string{"-protocol", "merged", "-strategy", "dfs", "-depth", "3"}, "-strategy dfs does not read -depth (read by -strategy pct)"},
+		{"random -depth", []string{"-protocol", "merged", "-strategy", "random", "-depth", "3"}, "-strategy random does not read -depth"},
+		{"auto -preemptions", []string{"-protocol", "merged", "-preemptions", "3"}, "-strategy auto does not read -preemptions"},
+		{"bfs -workers", []string{"-protocol", "merged", "-strategy", "bfs", "-workers", "2"}, "-strategy bfs does not read -workers"},
+		{"dpor -workers", []string{"-protocol", "merged", "-strategy", "dpor", "-workers", "2"}, "-strategy dpor does not read -workers"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,12 +63,12 @@ func TestModesRefuseFlagsTheyDoNotRead(t *testing.T) {
 // flags with their ranges (from the model's limits).
 func TestHelp(t *testing.T) {
 	ranges := []string{
-		fmt.Sprintf("1..%d (1..%d with -backend goroutines)", model.MaxThreads, model.MaxStressThreads),
-		fmt.Sprintf("1..%d", model.MaxBlocks),
-		fmt.Sprintf("0..%d", model.MaxStmts/2),
-		fmt.Sprintf("1..%d (besides the kernel's)", model.MaxModules-1),
-		fmt.Sprintf("(cuda, cu, ...), 1..%d", model.MaxNames),
-		fmt.Sprintf("0..%d", model.MaxNest),
+		fmt.Sprintf("1..%d (1..%d with -backend goroutines)", scenario.MaxThreads, scenario.MaxStressThreads),
+		fmt.Sprintf("1..%d", scenario.MaxBlocks),
+		fmt.Sprintf("0..%d", scenario.MaxStmts/2),
+		fmt.Sprintf("1..%d (besides the kernel's)", scenario.MaxModules-1),
+		fmt.Sprintf("(cuda, cu, ...), 1..%d", scenario.MaxNames),
+		fmt.Sprintf("0..%d", scenario.MaxNest),
 		"1..1024",
 	}
 	tests := []struct {
@@ -68,7 +76,7 @@ func TestHelp(t *testing.T) {
 		args     []string
 		contains []string
 	}{
-		{"explore -h", []string{"-h"}, append([]string{"explore merge", "exit status", "  3  incomplete", "-backend goroutines", "reads -trials", "-version", check.Version}, ranges...)},
+		{"explore -h", []string{"-h"}, append([]string{"explore merge", "exit status", "  3  incomplete", "-backend goroutines", "-trials int", "-version", check.Version}, ranges...)},
 		{"explore -help", []string{"-help"}, []string{"exit status", "explore merge"}},
 		{"explore merge -h", []string{"merge", "-h"}, []string{"explore merge [-json] SUMMARY.json", "exit status", "-json", "docs/sharding.md"}},
 	}
@@ -124,18 +132,19 @@ func TestErrorsQuoteControlCharacters(t *testing.T) {
 	}
 }
 
-// TestEveryFlagHasAMode: each flag -h lists is either a mode's own flag
-// or read by some mode, so none can be refused everywhere or forgotten by
-// the table.
+// TestEveryFlagHasAMode: -h describes every flag under a mode that reads
+// it (none is read by no mode, which -h would name), and every line fits
+// 100 columns.
 func TestEveryFlagHasAMode(t *testing.T) {
 	r := explore(t, "-h")
-	modesPart, flagsPart, ok := strings.Cut(r.stdout, "\nflags:\n")
-	require.True(t, ok, r.stdout)
-	_, modesPart, ok = strings.Cut(modesPart, "\nmodes ")
-	require.True(t, ok, r.stdout)
-	names := regexp.MustCompile(`(?m)^  -([a-z-]+)`).FindAllStringSubmatch(flagsPart, -1)
-	require.Greater(t, len(names), 20)
-	for _, n := range names {
-		require.Regexp(t, `(^|\s)-`+n[1]+`(\s|$)`, modesPart, "-%s is in no mode of the table (modes.go)", n[1])
+	require.NotContains(t, r.stdout, "read by no mode")
+	names := regexp.MustCompile(`(?m)^  -([a-z-]+)`).FindAllStringSubmatch(r.stdout, -1)
+	require.Greater(t, len(names), 40)
+	for i, line := range strings.Split(r.stdout, "\n") {
+		require.LessOrEqual(t, len(line), 100, "-h line %d is wider than 100 columns: %q", i+1, line)
 	}
+	require.Regexp(t, `(?m)^  -nest int\n.*\n?.*\(default 0\)`, r.stdout, "-nest without its default")
+	_, replay, ok := strings.Cut(r.stdout, "(-replay):")
+	require.True(t, ok)
+	require.NotContains(t, replay, "-backend", "-replay does not read -backend")
 }

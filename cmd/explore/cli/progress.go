@@ -9,6 +9,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
+	"swapcheck/check"
 	"swapcheck/check/memory"
 	"swapcheck/sched"
 )
@@ -61,15 +62,21 @@ func (p *progress) update(st sched.Stats) {
 			if p.total > 0 {
 				max = p.total
 			}
-			p.bar = progressbar.NewOptions64(max,
+			opts := []progressbar.Option{
 				progressbar.OptionSetWriter(p.out),
 				progressbar.OptionSetDescription("exploring"),
-				progressbar.OptionShowCount(),
-				progressbar.OptionSetItsString("executions"),
-				progressbar.OptionShowIts(),
-				progressbar.OptionThrottle(200*time.Millisecond),
+				progressbar.OptionThrottle(200 * time.Millisecond),
 				progressbar.OptionClearOnFinish(),
-			)
+			}
+			if max > 0 {
+				// a count and a rate of executions only where there is
+				// a total (the walks): an exhaustive search's showed as
+				// "(35192413/-", with a rate of its own that disagreed
+				// with the steps/s of the description
+				opts = append(opts, progressbar.OptionShowCount(),
+					progressbar.OptionSetItsString("executions"), progressbar.OptionShowIts())
+			}
+			p.bar = progressbar.NewOptions64(max, opts...)
 		}
 		p.bar.Describe(desc)
 		_ = p.bar.Set64(st.Executions)
@@ -80,7 +87,7 @@ func (p *progress) update(st sched.Stats) {
 		return
 	}
 	p.last, p.shown = now, true
-	line := fmt.Sprintf("explore: %s elapsed, %d executions, %s", elapsed.Truncate(time.Second), st.Executions, desc)
+	line := fmt.Sprintf("explore: %s elapsed, %s, %s", elapsed.Truncate(time.Second), check.Count(st.Executions, "execution"), desc)
 	if p.total > 0 && st.Executions > 0 {
 		left := time.Duration(float64(elapsed) * float64(p.total-st.Executions) / float64(st.Executions))
 		line += fmt.Sprintf(", about %s left", left.Truncate(time.Second))

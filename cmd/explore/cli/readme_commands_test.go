@@ -2,10 +2,13 @@ package cli_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -147,11 +150,33 @@ func TestSplitShellLine(t *testing.T) {
 // comment: "exits 1".
 var exitsRE = regexp.MustCompile(`\bexits (\d+)\b`)
 
+// runBinary runs bin with args in the working directory and returns its
+// exit status and stderr.
+func runBinary(t *testing.T, bin string, args []string) (int, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, stderr.String()
+	case errors.As(err, &exit):
+		return exit.ExitCode(), stderr.String()
+	}
+	t.Fatalf("running %s: %v", bin, err)
+	return 0, ""
+}
+
 // TestREADMECommands runs every command of the README's ```sh blocks that
-// runs explore, and checks that it exits as its comment says ("# ...,
-// exits 1"). The commands run in the README's order, in one scratch
-// directory that sees the repository's testdata/ and check/testdata/ (the
-// default -corpus), so that a command can read what an earlier one wrote
+// runs explore (go run ./cmd/explore ..., or ./explore ... after the
+// README's go build), on a binary built once, and checks that it exits as
+// its comment says ("# ..., exits 1"): the program's own status, which go
+// run would map to 1. The commands run in the README's order, in one
+// scratch directory that sees the repository's testdata/ and
+// check/testdata/ (the golden traces, which one command uses as a
+// -corpus), so that a command can read what an earlier one wrote
 // (-replay out/schedule.txt). A command of another kind is skipped with
 // the reason, as a skipped subtest; a command the test does not know
 // fails it, so that none is passed over silently.
@@ -159,12 +184,11 @@ func TestREADMECommands(t *testing.T) {
 	testdata, err := filepath.Abs("../../../testdata")
 	require.NoError(t, err)
 	cmds := readmeShellCommands(t, readREADME(t))
-
-	// and the golden traces, the default -corpus, where the root has them
 	golden, err := filepath.Abs("../../../check/testdata")
 	require.NoError(t, err)
 
 	dir := t.TempDir()
+	bin := buildExplore(t)
 	require.NoError(t, os.Symlink(testdata, filepath.Join(dir, "testdata")))
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "check"), 0o755))
 	require.NoError(t, os.Symlink(golden, filepath.Join(dir, "check", "testdata")))
@@ -174,24 +198,29 @@ func TestREADMECommands(t *testing.T) {
 	for _, c := range cmds {
 		t.Run(fmt.Sprintf("README.md:%d", c.line), func(t *testing.T) {
 			w := c.words
+			var args []string
 			switch {
 			case len(w) >= 3 && w[0] == "go" && w[1] == "run" && w[2] == "./cmd/explore":
-				m := exitsRE.FindStringSubmatch(c.comment)
-				require.NotNil(t, m, "README.md:%d: %q does not say how it exits (end its comment with \"exits N\")", c.line, c.text)
-				want, err := strconv.Atoi(m[1])
-				require.NoError(t, err)
-				var stdout, stderr bytes.Buffer
-				got := cli.Run(w[3:], &stdout, &stderr)
-				require.Equal(t, want, got, "README.md:%d: %s\nexits %d, not %d as the README says; stderr:\n%s",
-					c.line, c.text, got, want, stderr.String())
-				ran++
+				args = w[3:]
+			case w[0] == "./explore":
+				args = w[1:]
+			case len(w) >= 2 && w[0] == "go" && w[1] == "build" && slices.Contains(w, "./cmd/explore"):
+				t.Skipf("%s: the test builds the command itself", c.text)
 			case len(w) >= 2 && w[0] == "go" && w[1] == "test":
 				t.Skipf("%s: a go test command; the suites are what runs this test", c.text)
 			case strings.HasPrefix(w[0], "scripts/"):
 				t.Skipf("%s: a script; it needs tools beyond Go (SPIN, valgrind, a second commit) and minutes", c.text)
 			default:
-				t.Fatalf("README.md:%d: %q is neither go run ./cmd/explore, go test nor a script: teach TestREADMECommands how to check it", c.line, c.text)
+				t.Fatalf("README.md:%d: %q is neither go run ./cmd/explore, ./explore, go build, go test nor a script: teach TestREADMECommands how to check it", c.line, c.text)
 			}
+			m := exitsRE.FindStringSubmatch(c.comment)
+			require.NotNil(t, m, "README.md:%d: %q does not say how it exits (end its comment with \"exits N\")", c.line, c.text)
+			want, err := strconv.Atoi(m[1])
+			require.NoError(t, err)
+			got, stderr := runBinary(t, bin, args)
+			require.Equal(t, want, got, "README.md:%d: %s\nexits %d, not %d as the README says; stderr:\n%s",
+				c.line, c.text, got, want, stderr)
+			ran++
 		})
 	}
 	require.GreaterOrEqual(t, ran, 5, "TestREADMECommands ran few README commands: did the README's sh blocks move?")
@@ -208,8 +237,7 @@ func TestREADMETraceExcerpt(t *testing.T) {
 	block, _, ok = strings.Cut(block, "```")
 	require.True(t, ok)
 
-	// from the repository's root, as the README's commands run, with the
-	// default corpus
+	// from the repository's root, as the README's commands run
 	t.Chdir("../../..")
 	var stdout, stderr bytes.Buffer
 	require.Equal(t, cli.ExitViolation, cli.Run([]string{"-protocol", "naive"}, &stdout, &stderr), stderr.String())

@@ -14,16 +14,17 @@ import (
 
 	"swapcheck/check"
 	"swapcheck/model"
+	"swapcheck/scenario"
 )
 
 const scenarioDir = "../../../testdata/scenarios"
 
-func parseScenarioFile(t *testing.T, name string) *model.Scenario {
+func parseScenarioFile(t *testing.T, name string) *scenario.Scenario {
 	t.Helper()
 	f, err := os.Open(filepath.Join(scenarioDir, name))
 	require.NoError(t, err)
 	defer f.Close()
-	sc, err := model.Parse(f)
+	sc, err := scenario.Parse(f)
 	require.NoError(t, err, name)
 	return sc
 }
@@ -253,7 +254,7 @@ func TestScenarioFiles(t *testing.T) {
 	for f, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			sc := parseScenarioFile(t, tt.file)
-			again, err := model.Parse(strings.NewReader(sc.String()))
+			again, err := scenario.Parse(strings.NewReader(sc.String()))
 			require.NoError(t, err, "the canonical rendering does not parse:\n%s", sc)
 			require.Equal(t, sc.String(), again.String(), "the canonical rendering does not round-trip")
 
@@ -305,68 +306,68 @@ func scenarioLine(file, protocol, atomicity string, code int, s summary) string 
 func TestScenarioFilesShape(t *testing.T) {
 	tests := []struct {
 		file  string
-		check func(t *testing.T, sc *model.Scenario)
+		check func(t *testing.T, sc *scenario.Scenario)
 	}{
-		{"nested-two-modules.txt", func(t *testing.T, sc *model.Scenario) {
+		{"nested-two-modules.txt", func(t *testing.T, sc *scenario.Scenario) {
 			// A device function calls one in another module; both use cuda.
 			found := false
 			for _, f := range sc.Functions {
 				for _, s := range f.Body {
-					if s.Kind == model.OpCall && sc.Functions[s.Func].Module != f.Module && uses(sc.Functions[s.Func].Body) && uses(f.Body) {
+					if s.Kind == scenario.OpCall && sc.Functions[s.Func].Module != f.Module && uses(sc.Functions[s.Func].Body) && uses(f.Body) {
 						found = true
 					}
 				}
 			}
 			require.True(t, found, "no device function calls a device function of another module, both using cuda")
 		}},
-		{"syncthreads.txt", func(t *testing.T, sc *model.Scenario) {
+		{"syncthreads.txt", func(t *testing.T, sc *scenario.Scenario) {
 			require.Equal(t, 3, sc.Threads)
 			require.Equal(t, "use call sync call sync call", kinds(sc.Kernel))
 		}},
-		{"aliases.txt", func(t *testing.T, sc *model.Scenario) {
+		{"aliases.txt", func(t *testing.T, sc *scenario.Scenario) {
 			f := sc.Functions[0]
 			require.Equal(t, []string{"cuda", "cu"}, sc.Modules[f.Module].Names)
 			used := map[int]bool{}
 			for _, s := range f.Body {
-				if s.Kind == model.OpUse {
+				if s.Kind == scenario.OpUse {
 					used[s.Name] = true
 				}
 			}
 			require.Len(t, used, 2, "the body uses both names")
 		}},
-		{"aborted-launch.txt", func(t *testing.T, sc *model.Scenario) {
+		{"aborted-launch.txt", func(t *testing.T, sc *scenario.Scenario) {
 			require.Equal(t, 2, sc.Launches)
 			require.Equal(t, "call raise", kinds(sc.Kernel))
 		}},
-		{"device-syncthreads.txt", func(t *testing.T, sc *model.Scenario) {
+		{"device-syncthreads.txt", func(t *testing.T, sc *scenario.Scenario) {
 			require.Equal(t, "sync", kinds(sc.Functions[0].Body), "the barrier is the device function's only use of cuda")
 			require.Equal(t, "call call", kinds(sc.Kernel))
 		}},
-		{"host-calls.txt", func(t *testing.T, sc *model.Scenario) {
-			require.Equal(t, []model.HostStmt{{Kind: model.HostCall}, {Kind: model.HostLaunch}, {Kind: model.HostCall}}, sc.Host)
+		{"host-calls.txt", func(t *testing.T, sc *scenario.Scenario) {
+			require.Equal(t, []scenario.HostStmt{{Kind: scenario.HostCall}, {Kind: scenario.HostLaunch}, {Kind: scenario.HostCall}}, sc.Host)
 		}},
-		{"lingering-thread.txt", func(t *testing.T, sc *model.Scenario) {
+		{"lingering-thread.txt", func(t *testing.T, sc *scenario.Scenario) {
 			require.Equal(t, 1, sc.Launches)
 			require.Equal(t, "call raise", kinds(sc.Kernel))
 		}},
-		{"two-hosts.txt", func(t *testing.T, sc *model.Scenario) {
+		{"two-hosts.txt", func(t *testing.T, sc *scenario.Scenario) {
 			require.Equal(t, 2, sc.NumHosts())
 		}},
-		{"two-hosts-interrupt.txt", func(t *testing.T, sc *model.Scenario) {
+		{"two-hosts-interrupt.txt", func(t *testing.T, sc *scenario.Scenario) {
 			require.Equal(t, 2, sc.NumHosts())
 			require.Equal(t, "interrupt", sc.Faults.String())
 		}},
-		{"interrupt.txt", func(t *testing.T, sc *model.Scenario) {
+		{"interrupt.txt", func(t *testing.T, sc *scenario.Scenario) {
 			require.Equal(t, "interrupt", sc.Faults.String())
 			require.Equal(t, 2, sc.Launches)
 		}},
-		{"raise-fault.txt", func(t *testing.T, sc *model.Scenario) {
+		{"raise-fault.txt", func(t *testing.T, sc *scenario.Scenario) {
 			require.Equal(t, "raise", sc.Faults.String())
 			require.Equal(t, 2, sc.Launches)
 			require.Equal(t, "call use", kinds(sc.Kernel), "no raise statement: the fault raises")
 		}},
-		{"host-call-after-abort.txt", func(t *testing.T, sc *model.Scenario) {
-			require.Equal(t, []model.HostStmt{{Kind: model.HostLaunch}, {Kind: model.HostCall}, {Kind: model.HostLaunch}}, sc.Host)
+		{"host-call-after-abort.txt", func(t *testing.T, sc *scenario.Scenario) {
+			require.Equal(t, []scenario.HostStmt{{Kind: scenario.HostLaunch}, {Kind: scenario.HostCall}, {Kind: scenario.HostLaunch}}, sc.Host)
 			require.Equal(t, "call raise", kinds(sc.Kernel))
 		}},
 	}
@@ -375,17 +376,17 @@ func TestScenarioFilesShape(t *testing.T) {
 	}
 }
 
-func uses(body []model.Stmt) bool {
+func uses(body []scenario.Stmt) bool {
 	for _, s := range body {
-		if s.Kind == model.OpUse {
+		if s.Kind == scenario.OpUse {
 			return true
 		}
 	}
 	return false
 }
 
-func kinds(body []model.Stmt) string {
-	names := map[model.OpKind]string{model.OpUse: "use", model.OpCall: "call", model.OpSync: "sync", model.OpRaise: "raise", model.OpIf: "if", model.OpRepeat: "repeat"}
+func kinds(body []scenario.Stmt) string {
+	names := map[scenario.OpKind]string{scenario.OpUse: "use", scenario.OpCall: "call", scenario.OpSync: "sync", scenario.OpRaise: "raise", scenario.OpIf: "if", scenario.OpRepeat: "repeat"}
 	var out []string
 	for _, s := range body {
 		out = append(out, names[s.Kind])
@@ -394,7 +395,7 @@ func kinds(body []model.Stmt) string {
 }
 
 // TestScenarioREADMEExamples parses every example in the README's
-// Examples section, and checks the grammar block is the one model.Parse
+// Examples section, and checks the grammar block is the one scenario.Parse
 // documents.
 func TestScenarioREADMEExamples(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(scenarioDir, "README.md"))
@@ -406,21 +407,21 @@ func TestScenarioREADMEExamples(t *testing.T) {
 	blocks := regexp.MustCompile("(?s)```\n(.*?)```").FindAllStringSubmatch(readme[start:end], -1)
 	require.NotEmpty(t, blocks)
 	for i, blk := range blocks {
-		_, err := model.Parse(strings.NewReader(blk[1]))
+		_, err := scenario.Parse(strings.NewReader(blk[1]))
 		require.NoError(t, err, "example %d:\n%s", i+1, blk[1])
 	}
 
-	// The grammar block is a copy of model.Parse's doc comment.
-	src, err := os.ReadFile("../../../model/parse.go")
+	// The grammar block is a copy of scenario.Parse's doc comment.
+	src, err := os.ReadFile("../../../scenario/parse.go")
 	require.NoError(t, err)
 	grammar := regexp.MustCompile("(?s)## Grammar.*?```\n(.*?)```").FindStringSubmatch(readme)
 	require.NotNil(t, grammar)
 	for _, line := range strings.Split(strings.TrimSpace(grammar[1]), "\n") {
-		require.Contains(t, string(src), "//\t"+line, "README grammar line not in model/parse.go's doc comment")
+		require.Contains(t, string(src), "//\t"+line, "README grammar line not in scenario/parse.go's doc comment")
 	}
 
 	// The default generated scenario shown is what the flags build.
-	sc, err := model.DefaultShape.Build()
+	sc, err := scenario.DefaultShape.Build()
 	require.NoError(t, err)
 	require.Contains(t, readme, "```\n"+sc.String()+"```")
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"swapcheck/check"
-	"swapcheck/model"
+	"swapcheck/scenario"
 )
 
 func registerShrinkFlags(fs *flag.FlagSet, o *options) {
@@ -44,14 +44,14 @@ func shrunkRepro(o *options, rep *check.Report, repro string) string {
 // shapeArgs are the flags given with the shape flags replaced by sh's,
 // each one that differs from the default, in the order the flags are
 // visited (by name).
-func shapeArgs(given []flagWords, sh model.Shape) []string {
+func shapeArgs(given []flagWords, sh scenario.Shape) []string {
 	var kept []flagWords
 	for _, f := range given {
 		if !slices.Contains(shapeFlags, f.name) && !slices.Contains(faultFlags, f.name) {
 			kept = append(kept, f)
 		}
 	}
-	def := model.DefaultShape
+	def := scenario.DefaultShape
 	for _, d := range []struct {
 		name     string
 		got, def int

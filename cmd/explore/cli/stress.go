@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"swapcheck/check"
-	"swapcheck/model"
+	"swapcheck/scenario"
 	"swapcheck/sched"
 	"swapcheck/stress"
 )
@@ -47,7 +47,7 @@ func registerStressFlags(fs *flag.FlagSet, o *options) {
 // stressConfig builds a stress run from the flags.
 func stressConfig(o *options) (stress.Config, error) {
 	var cfg stress.Config
-	p, a, sc, err := target(o, model.MaxStressThreads)
+	p, a, sc, err := target(o, scenario.MaxStressThreads)
 	if err != nil {
 		return cfg, err
 	}
@@ -79,9 +79,9 @@ func runStress(o *options, stdout, stderr io.Writer) (int, error) {
 			return 0, err
 		}
 		repro = "go run ./cmd/explore -replay " + filepath.Join(o.out, "schedule.txt")
-		if cfg.Scenario.Threads > model.MaxThreads {
+		if cfg.Scenario.Threads > scenario.MaxThreads {
 			repro = fmt.Sprintf("the simulator replays %s in-process (explore -replay reads at most %d threads per block)",
-				filepath.Join(o.out, "schedule.txt"), model.MaxThreads)
+				filepath.Join(o.out, "schedule.txt"), scenario.MaxThreads)
 		}
 	}
 	res, err := stress.Run(cfg)
@@ -95,10 +95,9 @@ func runStress(o *options, stdout, stderr io.Writer) (int, error) {
 		repro = ""
 	}
 	sum := stress.Summarize(res)
+	var outErr error // said after the verdict, which it must not hide
 	if o.out != "" {
-		if err := writeStressOut(o.out, res, sum, repro); err != nil {
-			return 0, err
-		}
+		outErr = writeStressOut(o.out, res, sum, repro)
 	}
 	if o.json {
 		err = sum.WriteJSON(stdout)
@@ -108,32 +107,33 @@ func runStress(o *options, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	line := fmt.Sprintf("explore: %s, %s: %d launches, %d calls, %d steps in %.1f ms (%.0f calls/s)",
-		sum.Protocol, sum.Verdict, sum.Launches, sum.Calls, sum.Steps, sum.ElapsedMS, sum.CallsPerSec)
+	line := fmt.Sprintf("explore: %s, %s: %s, %s, %s in %.1f ms (%.0f calls/s)",
+		sum.Protocol, sum.Verdict, check.Count(sum.Launches, "launch"), check.Count(sum.Calls, "call"), check.Count(sum.Steps, "step"), sum.ElapsedMS, sum.CallsPerSec)
 	if v := sum.Violation; v != nil {
 		line += fmt.Sprintf("; first violation after %.3f ms and %d calls", v.AfterMS, v.CallsBefore)
 	}
 	fmt.Fprintln(stderr, line)
-	switch res.Verdict {
-	case sched.Violation:
-		return ExitViolation, nil
-	case sched.Incomplete:
-		return ExitIncomplete, nil
-	}
-	return ExitOK, nil
+	return exitStatus(res.Verdict, outErr, stderr), nil
 }
 
 // writeStressOut writes trace.txt (the report), schedule.txt (the failing
 // launch's steps, for -replay) and summary.json.
 func writeStressOut(dir string, res *stress.Result, sum stress.Summary, repro string) error {
-	write := func(name string, fill func(io.Writer) error) error { return writeFile(dir, name, fill) }
-	if err := write("trace.txt", func(w io.Writer) error { return stress.WriteReport(w, res, repro) }); err != nil {
+	st, err := stageOut(dir)
+	if err != nil {
 		return err
 	}
-	if err := write("schedule.txt", func(w io.Writer) error { return check.WriteSchedule(w, res.CheckReport()) }); err != nil {
+	defer st.abort()
+	if err := st.write("trace.txt", func(w io.Writer) error { return stress.WriteReport(w, res, repro) }); err != nil {
 		return err
 	}
-	return write("summary.json", sum.WriteJSON)
+	if err := st.write("schedule.txt", func(w io.Writer) error { return check.WriteSchedule(w, res.CheckReport()) }); err != nil {
+		return err
+	}
+	if err := st.write("summary.json", sum.WriteJSON); err != nil {
+		return err
+	}
+	return st.commit()
 }
 
 // runCompare prints the comparison table; -duration caps each trial. Each

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"swapcheck/check"
 )
@@ -19,7 +20,10 @@ const exitHelp = `exit status:
 `
 
 // usage prints explore's help: its forms, the merge subcommand, the exit
-// statuses, which flags each mode reads, and every flag with its range.
+// statuses, and then, mode by mode, every flag the mode reads with what
+// it does, its range and its default (a flag that several modes read is
+// described under the first and named under the others). Every line fits
+// helpWidth columns.
 func usage(out io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintf(out, `explore %s: model-check a swapped_cuda_module variant
 
@@ -34,14 +38,75 @@ usage:
   explore merge [-json] SUMMARY.json...   combine the parts of a sharded search
                                           (explore merge -h)
 
-%s
-modes (the flag that picks each, and the flags it reads; any other is refused):
-%s
-flags:
-`, check.Version, exitHelp, modeHelp(fs))
-	fs.SetOutput(out)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
+%s`, check.Version, exitHelp)
+	fmt.Fprint(out, flagHelp(fs))
+}
+
+// helpWidth is the widest line -h prints.
+const helpWidth = 100
+
+// flagHelp is -h's flags, grouped by the mode that reads them, the search
+// (the default) first; a flag outside its mode is refused.
+func flagHelp(fs *flag.FlagSet) string {
+	var b strings.Builder
+	b.WriteString("\nflags, by the mode that reads them; a flag the chosen mode does not list is refused:\n")
+	described := map[string]bool{}
+	order := append([]mode{modes[len(modes)-1]}, modes[:len(modes)-1]...)
+	for _, m := range order {
+		picks := m.picks
+		if picks == "" {
+			picks = "no mode flag"
+		}
+		fmt.Fprintf(&b, "\n%s (%s):\n", m.name, picks)
+		var also []string
+		for _, name := range append([]string{m.flag}, m.reads...) {
+			f := fs.Lookup(name)
+			if f == nil {
+				continue
+			}
+			if described[name] {
+				also = append(also, "-"+name)
+				continue
+			}
+			described[name] = true
+			b.WriteString(flagEntry(f))
+		}
+		if len(also) > 0 {
+			fmt.Fprintf(&b, "  also reads, as above: %s\n", wrap(strings.Join(also, " "), helpWidth-24, strings.Repeat(" ", 24)))
+		}
+	}
+	var orphans []string
+	fs.VisitAll(func(f *flag.Flag) {
+		if !described[f.Name] {
+			orphans = append(orphans, "-"+f.Name)
+		}
+	})
+	if len(orphans) > 0 { // TestEveryFlagHasAMode fails on this
+		fmt.Fprintf(&b, "\nread by no mode (modes.go forgot them): %s\n", strings.Join(orphans, " "))
+	}
+	return b.String()
+}
+
+// flagEntry is one flag of -h: its name and argument, then its usage
+// wrapped and indented, with the strategies that read it (strategyFlags)
+// and its default.
+func flagEntry(f *flag.Flag) string {
+	arg, text := flag.UnquoteUsage(f)
+	head := "  -" + f.Name
+	if arg != "" {
+		head += " " + arg
+	}
+	for _, sf := range strategyFlags {
+		if sf.flag == f.Name {
+			text += " (only with -strategy " + strings.Join(sf.strategies, ", ") + ")"
+		}
+	}
+	if f.DefValue != "" && f.DefValue != "false" && !strings.Contains(text, "(default") {
+		// one word for wrap, so that the default is never split from its value
+		text += " (default\x00" + f.DefValue + ")"
+	}
+	const indent = "        "
+	return head + "\n" + indent + strings.ReplaceAll(wrap(text, helpWidth-len(indent), indent), "\x00", " ") + "\n"
 }
 
 // mergeUsage prints explore merge's help.

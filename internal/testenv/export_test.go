@@ -1,0 +1,5 @@
+package testenv
+
+// RotateFor is Rotate with the switch given, so that one test binary
+// checks both.
+var RotateFor = rotate

@@ -1,0 +1,29 @@
+package testenv
+
+// Rotate returns which indices of one dimension of a cross product (0 to
+// n-1: the variants, say) a test runs at the i-th combination of its
+// outer loops (the scenarios, say):
+//
+//   - under Long, all of them, in order;
+//   - by default, only i mod n: the index comes round in turn along the
+//     outer loops, so every index runs once the outer loops count at
+//     least n, and the sample is the same on every run.
+//
+// Nested rotations along one i give the diagonal (i mod n1, i mod n2,
+// ...) by default and the whole product under Long.
+func Rotate(i, n int) []int { return rotate(Long(), i, n) }
+
+// rotate is Rotate with the switch given.
+func rotate(long bool, i, n int) []int {
+	if n <= 0 {
+		return nil
+	}
+	if !long {
+		return []int{i % n}
+	}
+	out := make([]int, n)
+	for k := range out {
+		out[k] = k
+	}
+	return out
+}

@@ -1,0 +1,693 @@
+package model
+
+import (
+	"bytes"
+
+	"swapcheck/sched"
+)
+
+// Futures, for sched.POR: what a thread may still touch from the current
+// state on, and which threads can unblock a blocked one. Nothing here is
+// state or changes the World; it reads the vector and the program.
+//
+// # Which steps depend on which (the rule per operation)
+//
+// A step's footprint (objectFootprint) names the finest object that
+// decides it. Two steps of different threads are dependent when they name
+// the same object and one writes it, and as the group rules below say:
+//
+//	operation                                 object                    access
+//	cuda.X in a body (sUse)                   the module's globals      read
+//	globals.items() pass, fn_globs[k] = v,    the module's globals      read / write
+//	  fn_globs.update(...)
+//	_globals_locks[gid] (get, miss, del)      that module's entry       write
+//	_swap_refcount[gid], _swap_state[gid]     that module's entry       write
+//	_swap_orig[gid]                           that module's entry       write
+//	with lock: (acquire, release)             that one lock             write
+//	with _locks_register_lock / _swap_lock    the global lock           write
+//	call: _get_kernel_context()               the kernel context        read
+//	_kernel_context = ... (host)              the kernel context        write
+//	imports, locals, yield, for over a        nothing                   local
+//	  local dict, syncthreads' flags
+//
+// One module's globals are one object: a dict.update or a comprehension
+// over items() reads or writes several keys at once. A registry is split
+// by key: its operations each name one gid, and the model keeps each key's
+// entry apart (no operation reads a registry's length or iterates it), so
+// operations on different keys commute. They do in both builds: under the
+// GIL each is one atomic C call; in free-threaded CPython (3.13t, 3.14t)
+// each holds the dict's per-object lock while it runs, which serialises
+// two operations on one dict but does not make their order matter when
+// their keys differ (each reads and writes only its own key's entry, and a
+// resize changes no value another key's operation sees). The one
+// free-threaded operation that is not atomic, a defaultdict miss, is two
+// steps on its key's entry (lookup, then __missing__), each a write.
+//
+// The group rules: a GPU thread's step that ends its thread, kills it or
+// changes its barrier flags (a "loud" step: syncthreads' sub-steps, an
+// exception that leaves the kernel, the kernel's last step) depends on
+// the host's poll of its block, which reads and writes those flags; its
+// other steps (quiet) commute with the poll. The host's start of a thread
+// commutes with every step but the started thread's, which cannot run
+// before it.
+//
+// # Futures
+//
+// A thread's future is every step its code can still take, found by
+// walking its frames from the innermost out: the rest of each protocol
+// listing from the frame's pc (jumps go forward, or back to a local loop
+// head whose loop is all at or after the pc, so the rest of the listing
+// covers every path), the rest of each with-body, and every device call
+// in it with the callee's whole listing and body. The walk stops where
+// the thread cannot go on while the frozen threads stay put: at an
+// acquire of a lock a frozen thread holds (only the owner releases a
+// lock), at a barrier wait when the host, the only thread that releases
+// the barrier, is frozen, and, for a thread not started, at once when the
+// host is frozen. A lock not fetched yet is the module's registry entry
+// when the protocol never deletes entries (Protocol.KeepsLockEntries) and
+// the build's defaultdict miss keeps an entry another thread stored (all
+// builds but free-threaded-overwrite); otherwise it is any lock of the
+// module's pool.
+
+// # Pinned modules
+//
+// A protocol whose count guards its globals (Protocol.CountGuardsGlobals:
+// merged's family) writes a module's globals only where
+// _swap_refcount[gid] reads 0 under the module's lock. When every thread
+// takes that one lock (the module's registry entry, which no thread
+// deletes or overwrites: predictedLock), the count changes by one
+// increment or decrement at a time, in some order. A thread that has
+// stored its increment and not yet its decrement holds a reference; a
+// thread that runs may take back at most the references it holds before
+// it adds one (each new with-statement increments before it decrements).
+// So while the frozen threads stay put the count never falls below its
+// value now less the references the other threads hold; when that is at
+// least 1 the module is pinned: no other thread writes its globals, and a
+// read of them (a use of cuda, a branch's condition, syncthreads' load)
+// commutes with every step of theirs. The writes a future walk meets
+// there are guarded writes (futSeg.gwrites), which conflict with a read
+// of a pinned module's globals no more.
+//
+// A protocol that stores Dispatch over the real module
+// (Protocol.StoresDispatchOverReal: proposed) pins a module once none of
+// its globals is the real module: every later write of them stores
+// Dispatch where Dispatch already is, which changes nothing a read sees,
+// so the read commutes with it.
+
+// # Several hosts
+//
+// Each host starts its own launches' threads, releases their barriers and
+// alone polls their blocks (hostOf), so the group rules above hold per
+// host. A host's steps that read the module-level kernel context before a
+// launch (FakeCUDAKernel.__call__'s test and _push_kernel_context's
+// assert) read the kernel context; the kernel run inline reads it and
+// calls the kernel's code. When a host skips its launch it ends the
+// launch's threads, which have not started: they were not runnable, and
+// their futures stop where their host is frozen.
+
+// futuresKnown reports whether the rules above bound this program's
+// futures. They assume that a step enables or disables no other thread's
+// step but as the group rules say, which does not hold under GILBreaker,
+// where a step that keeps the GIL stops every other thread, nor with an
+// interrupt, whose landing depends on where the host stopped, nor with a
+// raise fault, whose armed move lets only a thread at a statement run
+// (raisefault.go). There every thread may conflict with every other and
+// POR expands every state fully: sound, and as costly as States.
+func (p *Program) futuresKnown() bool {
+	return p.Atomicity != GILBreaker && p.signal < 0 && p.raiser < 0
+}
+
+// FuturesKnown reports whether POR's persistent sets can reduce this
+// program's search: where they cannot, every state is expanded fully.
+func (p *Program) FuturesKnown() bool { return p.futuresKnown() }
+
+// hostOf is the host that starts thread t, releases its barrier and polls
+// its block (t itself for a host, Host for a fault's pseudo-thread):
+// launch l is host (l-1)/Launches's.
+func (p *Program) hostOf(t int) int {
+	switch {
+	case p.isHost(t):
+		return t
+	case p.threadLaunch[t] < 1:
+		return Host
+	}
+	return (p.threadLaunch[t] - 1) / p.Scenario.Launches
+}
+
+// futStep is one step of a thread's future.
+type futStep struct {
+	fp sched.Footprint
+	// anyLockOf, when not 0, is 1 + the module whose lock, not known yet,
+	// the step acquires or releases (fp is then unused)
+	anyLockOf int
+	// poll, when not 0, is 1 + the block whose poll it is (the host's)
+	poll int
+	// unknown: a step whose footprint is not known, dependent with all
+	unknown bool
+	// guarded: a write of a module's globals that only a zero count lets
+	// run (see Pinned modules)
+	guarded bool
+}
+
+// futCut is a place where a thread's future stops when some threads are
+// frozen: before an acquire of a lock (cutLock, arg the lock) when its
+// owner is frozen; at a barrier wait or before its start (cutHost, arg
+// the thread's host) when that host is frozen; before the host's poll of
+// a block (cutPoll, arg the block) when pollHeld says so.
+type futCut struct {
+	kind uint8
+	arg  int
+}
+
+const (
+	cutNone uint8 = iota
+	cutLock
+	cutHost
+	cutPoll
+)
+
+// futSeg is the part of a thread's future between two cuts: the cut
+// before it, and what its steps touch.
+type futSeg struct {
+	cut     futCut
+	steps   int
+	unknown bool
+	// reads and writes are bitsets of objects; anyLock of modules whose
+	// lock, not known yet, a step takes; polls of blocks polled; gwrites
+	// the guarded writes (see Pinned modules)
+	reads, writes, gwrites []uint64
+	anyLock, polls         uint64
+}
+
+// futures is every thread's future at one state, cut into segments: a
+// goroutine's scratch (UseFuturesScratch), or the Program's, whose
+// vector's bytes are key (see World.futures).
+type futures struct {
+	key      []byte // the vector's bytes (KeyView), for the Program's
+	fresh    bool   // made for the state, for a scratch (UseFuturesScratch)
+	noDeaths bool
+	threads  [][]futSeg
+	made     []bool
+	objWords int
+	// memo holds every future made, by what its walk reads (scanKey):
+	// threads of many states stand where they stood in another
+	// (BenchmarkPORMerged in package check: 0.16 s a search with it,
+	// 0.86 s without, medians of 6 interleaved runs of 5).
+	memo   map[string][]futSeg
+	keyBuf []byte
+}
+
+// futureScan records one thread's future into segments.
+type futureScan struct {
+	w    *World
+	segs []futSeg
+	// noDeaths: no thread dies in an execution that has not failed (see
+	// MayConflict), so a block's poll runs only once each of its threads
+	// is done or waits at the barrier
+	noDeaths bool
+	words    int
+}
+
+// cut starts a new segment behind cut c. Every walk makes segments of its
+// own: futures.memo keeps them for good.
+func (sc *futureScan) cut(c futCut) {
+	sc.segs = append(sc.segs, futSeg{cut: c, reads: make([]uint64, sc.words), writes: make([]uint64, sc.words), gwrites: make([]uint64, sc.words)})
+}
+
+// step adds st to the current segment.
+func (sc *futureScan) step(st futStep) {
+	g := &sc.segs[len(sc.segs)-1]
+	g.steps++
+	switch {
+	case st.unknown:
+		g.unknown = true
+	case st.anyLockOf != 0:
+		g.anyLock |= 1 << (st.anyLockOf - 1)
+	case st.poll != 0:
+		g.polls |= 1 << (st.poll - 1)
+	case st.guarded:
+		g.gwrites[st.fp.Object/64] |= 1 << (st.fp.Object % 64)
+	case st.fp.Access == sched.Read:
+		g.reads[st.fp.Object/64] |= 1 << (st.fp.Object % 64)
+	case st.fp.Access == sched.Write:
+		g.writes[st.fp.Object/64] |= 1 << (st.fp.Object % 64)
+	}
+}
+
+// holds reports whether cut c stops a thread while the frozen threads
+// take no step.
+func (f *futures) holds(w *World, c futCut, frozen []bool) bool {
+	switch c.kind {
+	case cutLock:
+		o := int(w.s[w.p.lay.lockOwner+c.arg]) - 1
+		return o >= 0 && frozen[o]
+	case cutHost:
+		return frozen[c.arg]
+	case cutPoll:
+		// no thread dies, and a frozen thread of the block is neither
+		// done nor waiting at the barrier
+		for _, u := range w.p.blockThreads[c.arg] {
+			b := w.thread(u)
+			if frozen[u] && w.s[b+tStatus] != finished && w.s[b+tBlocked] == 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// predictedLock is the lock a fetch of module m's lock not yet made will
+// return, or 0 when that is not known.
+func (w *World) predictedLock(m int) LockRef {
+	if !w.p.Protocol.KeepsLockEntries() || w.p.Atomicity.overwrite() {
+		return 0
+	}
+	return LockRef(w.s[w.p.lay.lockReg+m])
+}
+
+// instrs walks instructions [from, to) of a frame of module m whose lock
+// is lock (0: not fetched yet).
+func (sc *futureScan) instrs(m, from, to int, lock LockRef) {
+	l := &sc.w.p.lay
+	code := sc.w.p.Protocol.Code
+	for i := max(from, 0); i < to; i++ {
+		in := &code[i]
+		var obj int
+		switch in.Object {
+		case Globals:
+			obj = l.objGlobals + m
+			if in.Access == sched.Write && (sc.w.p.Protocol.CountGuardsGlobals || sc.w.p.Protocol.StoresDispatchOverReal) {
+				sc.step(futStep{fp: sched.Footprint{Object: obj, Access: sched.Write}, guarded: true})
+				continue
+			}
+		case LockRegistry:
+			obj = l.objLockReg + m
+		case CountRegistry:
+			obj = l.objCount + m
+		case SavedRegistry:
+			obj = l.objOrig + m
+		case GlobalLock:
+			if in.Ready != nil {
+				sc.cut(futCut{cutLock, int(GlobalLockRef)})
+			}
+			obj = l.objLock + int(GlobalLockRef)
+		case ModuleLock:
+			r := lock
+			if r == 0 {
+				r = sc.w.predictedLock(m)
+			}
+			if r == 0 {
+				sc.step(futStep{anyLockOf: 1 + m})
+				continue
+			}
+			if in.Ready != nil {
+				sc.cut(futCut{cutLock, int(r)})
+			}
+			obj = l.objLock + int(r)
+		default:
+			continue
+		}
+		sc.step(futStep{fp: sched.Footprint{Object: obj, Access: in.Access}})
+	}
+}
+
+// call walks a with swapped_cuda_module(...) for code c not yet entered.
+func (sc *futureScan) call(t, c int) {
+	p := sc.w.p
+	m := p.codes[c].module
+	y := p.Protocol.yield
+	sc.instrs(m, 0, y, 0)
+	sc.stmts(t, c, 0, -1)
+	sc.instrs(m, y+1, len(p.Protocol.Code), 0)
+}
+
+// stmts walks code c's statements from from on; sub is the sub-step the
+// first is at (-1: a statement not started). Each statement's steps are
+// its row's (stmts.go).
+func (sc *futureScan) stmts(t, c, from, sub int) {
+	cd := &sc.w.p.codes[c]
+	for b := from; b < len(cd.stmts); b++ {
+		st := &cd.stmts[b]
+		future := rowOf(st).future
+		if future == nil { // a statement with no row for it: it may touch anything
+			sc.step(futStep{unknown: true})
+			continue
+		}
+		future(sc, t, cd, b, from, sub, st)
+	}
+}
+
+// thread records thread t's future.
+func (sc *futureScan) thread(t int) {
+	w := sc.w
+	sc.cut(futCut{})
+	base := w.thread(t)
+	switch w.s[base+tStatus] {
+	case finished:
+		return
+	case notStarted:
+		sc.cut(futCut{kind: cutHost, arg: w.p.hostOf(t)})
+		sc.stmts(t, w.p.threadCode[t], 0, -1)
+		return
+	}
+	y := w.p.Protocol.yield
+	end := len(w.p.Protocol.Code)
+	depth := int(w.s[base+tDepth])
+	for d := depth - 1; d >= 0; d-- {
+		f := base + tFrames + d*frameSize
+		c := int(w.s[f+fCode])
+		m := w.p.codes[c].module
+		pc := int(w.s[f+fPC])
+		lock := LockRef(w.s[f+fLock])
+		switch {
+		case w.s[f+fInBody] == 1:
+			from, sub := int(w.s[f+fBody]), int(w.s[f+fSub])
+			if d < depth-1 { // its call statement is running in the frame above
+				from, sub = from+1, -1
+			}
+			sc.stmts(t, c, from, sub)
+			if pc >= 0 {
+				sc.instrs(m, y+1, end, lock)
+			}
+		case pc < y:
+			sc.instrs(m, pc, y, lock)
+			sc.stmts(t, c, 0, -1)
+			sc.instrs(m, y+1, end, lock)
+		default:
+			sc.instrs(m, pc, end, lock)
+		}
+	}
+}
+
+// futures is every thread's future at w's state, each made when first
+// asked for. It keeps the last one it made, for the state whose vector it
+// was made from: the closure of a persistent set asks MayConflict of one
+// state many times over. It is the scratch UseFuturesScratch gave w,
+// which holds the futures of w's state as it was then; or, if none, the
+// Program's, which the World's clones share, and which is checked against
+// w's vector on every call: two goroutines asking at once of one program
+// with no scratch of their own would race.
+func (w *World) futures(deathsFail bool) *futures {
+	w.sync()
+	noDeaths := deathsFail && !w.p.raises
+	f := w.cache.fut
+	if f == nil {
+		if w.p.fut == nil {
+			w.p.fut = w.NewFuturesScratch().(*futures)
+		}
+		f = w.p.fut
+		if f.key != nil && f.noDeaths == noDeaths && bytes.Equal(f.key, w.KeyView()) {
+			return f
+		}
+		f.key = append(f.key[:0], w.KeyView()...)
+	} else if f.fresh && f.noDeaths == noDeaths {
+		return f
+	}
+	f.fresh = true
+	f.noDeaths = noDeaths
+	n := w.p.NumThreads()
+	for len(f.threads) < n {
+		f.threads = append(f.threads, nil)
+		f.made = append(f.made, false)
+	}
+	clear(f.made)
+	return f
+}
+
+// NewFuturesScratch implements sched.FuturesScratch: a futures memo of
+// its own for one goroutine (see futures).
+func (w *World) NewFuturesScratch() any {
+	return &futures{objWords: (w.p.NumObjects() + 63) / 64}
+}
+
+// UseFuturesScratch implements sched.FuturesScratch: w's MayConflict and
+// AppendEnablers use x, made by NewFuturesScratch of a world of the same
+// program, for w's state as it is now: x forgets the futures it held,
+// and w must not change until it is given a scratch again. Clone and
+// CopyFrom do not pass it on.
+func (w *World) UseFuturesScratch(x any) {
+	w.cache.fut = x.(*futures)
+	w.cache.fut.fresh = false
+}
+
+// thread is thread t's future, in segments.
+func (f *futures) thread(w *World, t int) []futSeg {
+	if !f.made[t] {
+		f.keyBuf = f.scanKey(w, t, f.keyBuf[:0])
+		segs, ok := f.memo[string(f.keyBuf)]
+		if !ok {
+			sc := futureScan{w: w, noDeaths: f.noDeaths, words: f.objWords}
+			sc.thread(t)
+			segs = sc.segs
+			if f.memo == nil {
+				f.memo = make(map[string][]futSeg)
+			}
+			f.memo[string(f.keyBuf)] = segs
+		}
+		f.threads[t], f.made[t] = segs, true
+	}
+	return f.threads[t]
+}
+
+// scanKey appends to buf all that futureScan.thread reads of w for
+// thread t: the thread's number (its code), status, barrier event and
+// frames, every module's lock entry (predictedLock) and noDeaths. Two
+// states alike in these have the same future for t.
+func (f *futures) scanKey(w *World, t int, buf []byte) []byte {
+	put := func(v slot) { buf = append(buf, byte(v), byte(v>>8)) }
+	put(slot(t))
+	if f.noDeaths {
+		put(1)
+	} else {
+		put(0)
+	}
+	base := w.thread(t)
+	put(w.s[base+tStatus])
+	put(w.s[base+tEvent])
+	depth := int(w.s[base+tDepth])
+	put(slot(depth))
+	for d := range depth {
+		fr := base + tFrames + d*frameSize
+		for _, field := range [...]int{fCode, fPC, fBody, fInBody, fSub, fLock} {
+			put(w.s[fr+field])
+		}
+	}
+	l := &w.p.lay
+	for m := range len(w.p.Scenario.Modules) {
+		put(w.s[l.lockReg+m])
+	}
+	return buf
+}
+
+// pinned reports whether module m is pinned while the frozen threads
+// take no step (see Pinned modules).
+func (w *World) pinned(m int, frozen []bool) bool {
+	p := w.p.Protocol
+	if brokenPin {
+		return p.CountGuardsGlobals || p.StoresDispatchOverReal
+	}
+	if p.StoresDispatchOverReal {
+		for i := range w.p.lay.globalsLen[m] {
+			if Value(w.s[w.p.lay.globals[m]+i]) == Real {
+				return false
+			}
+		}
+		return true
+	}
+	if !p.CountGuardsGlobals {
+		return false
+	}
+	lock := w.predictedLock(m)
+	if lock == 0 {
+		return false
+	}
+	l := &w.p.lay
+	count := 0
+	if w.s[l.countP+m] != 0 {
+		count = int(w.s[l.count+m])
+	}
+	for u := range w.p.NumThreads() {
+		if frozen[u] {
+			continue
+		}
+		base := w.thread(u)
+		if w.s[base+tStatus] != alive {
+			continue
+		}
+		for d := range int(w.s[base+tDepth]) {
+			f := base + tFrames + d*frameSize
+			if w.p.codes[w.s[f+fCode]].module != m {
+				continue
+			}
+			if r := LockRef(w.s[f+fLock]); r != 0 && r != lock {
+				return false // a lock of another time: the count's changes may interleave
+			}
+			pc := int(w.s[f+fPC])
+			if pc >= 0 && (w.s[f+fInBody] == 1 || pc > p.incStore && pc <= p.decStore) {
+				count-- // a reference the thread may take back
+			}
+		}
+	}
+	return count >= 1
+}
+
+// brokenPin, for tests only, pins every module of a protocol that can pin
+// one, whatever its state (TestBrokenPinIsCaught).
+var brokenPin bool
+
+// conflicts reports whether a step with footprint x depends on a step of
+// segment g by their objects; pin says that x's module, when x reads a
+// module's globals, is pinned.
+func (w *World) conflicts(x sched.Footprint, g *futSeg, pin bool) bool {
+	if g.unknown {
+		return true
+	}
+	if x.Access == sched.Local {
+		return false
+	}
+	l := &w.p.lay
+	if r := x.Object - l.objLock; g.anyLock != 0 && r > int(GlobalLockRef) {
+		for m := range w.p.lockPool {
+			if g.anyLock&(1<<m) != 0 && r >= w.p.lockPool[m] && r < w.p.lockPool[m]+w.p.lockPoolSize[m] {
+				return true
+			}
+		}
+	}
+	word, bit := x.Object/64, uint64(1)<<(x.Object%64)
+	if g.writes[word]&bit != 0 || g.gwrites[word]&bit != 0 && !pin {
+		return true
+	}
+	return x.Access == sched.Write && g.reads[word]&bit != 0
+}
+
+// MayConflict reports whether thread q may, while the frozen threads
+// (p among them) take no step, come to a step that depends on p's next
+// step, which can run (see sched.Futures and the rules above).
+//
+// deathsFail says that the caller's checks fail every step that raises an
+// exception the scenario does not raise itself (check's do: a use that
+// does not see its fake, an exception of the swap machinery), and that
+// an execution ends at its first failing step. Then, in a scenario with
+// no raise statement, no thread dies in an execution that has not
+// failed, and a block's poll waits for every thread of the block, frozen
+// ones included.
+func (w *World) MayConflict(p, q int, frozen []bool, deathsFail bool) bool {
+	if !w.p.futuresKnown() {
+		return true
+	}
+	f := w.futures(deathsFail)
+	segs := f.thread(w, q)
+	pollOf := -1
+	if w.p.isHost(p) {
+		if fr := w.top(p); w.s[fr+fInBody] == 1 {
+			if _, st := w.stmtAt(fr); rowOf(st).polls {
+				pollOf = st.arg
+			}
+		}
+	}
+	if pollOf >= 0 {
+		// the poll reads and writes its block's threads' flags: any step
+		// of theirs may matter
+		if w.p.isHost(q) || w.p.threadBlock[q] != pollOf {
+			return false
+		}
+		for i := range segs {
+			if f.holds(w, segs[i].cut, frozen) {
+				return false
+			}
+			if segs[i].steps > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	x := w.objectFootprint(p)
+	pin := false
+	if l := &w.p.lay; x.Access == sched.Read && x.Object >= l.objGlobals && x.Object < l.objLockReg {
+		pin = w.pinned(x.Object-l.objGlobals, frozen)
+	}
+	quiet := 0 // 1 quiet, -1 loud, 0 not known yet
+	for i := range segs {
+		g := &segs[i]
+		if f.holds(w, g.cut, frozen) {
+			return false
+		}
+		if w.conflicts(x, g, pin) {
+			return true
+		}
+		if !w.p.isHost(p) && g.polls&(1<<w.p.threadBlock[p]) != 0 {
+			if quiet == 0 {
+				quiet = -1
+				if w.quiet(p) {
+					quiet = 1
+				}
+			}
+			if quiet < 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// quiet reports whether GPU thread p's next step leaves its thread alive
+// and its barrier flags as they are (see the group rules above): it runs
+// the step on a copy.
+func (w *World) quiet(p int) bool {
+	f := w.top(p)
+	if w.s[f+fInBody] == 1 {
+		if _, st := w.stmtAt(f); rowOf(st).barrier {
+			return false
+		}
+	}
+	c := &World{p: w.p, s: make([]slot, len(w.s))}
+	copy(c.s, w.s)
+	c.interpret(p)
+	base := w.thread(p)
+	for _, field := range []int{tStatus, tBlocked, tEvent, tAbort, tDied} {
+		if c.s[base+field] != w.s[base+field] {
+			return false
+		}
+	}
+	return true
+}
+
+// AppendEnablers appends to buf threads one of which must step before
+// thread q's next step, blocked now, can run (see sched.Futures): its
+// host for a thread not started or waiting at the barrier, a lock's owner
+// for its acquire, and for the host's poll every thread of the block that
+// is neither done nor waiting at the barrier (any of them may die, which
+// also lets the poll run).
+func (w *World) AppendEnablers(q int, frozen []bool, buf []sched.ThreadID) []sched.ThreadID {
+	w.sync()
+	if !w.p.futuresKnown() {
+		return w.appendOthers(q, buf)
+	}
+	l := &w.p.lay
+	base := w.thread(q)
+	if w.s[base+tStatus] == notStarted {
+		return append(buf, sched.ThreadID(w.p.hostOf(q)))
+	}
+	f := w.top(q)
+	if w.s[f+fInBody] == 1 {
+		if _, st := w.stmtAt(f); rowOf(st).enablers != nil {
+			return rowOf(st).enablers(w, q, st, buf)
+		}
+	} else if fp := w.objectFootprint(q); fp.Object >= l.objLock {
+		if o := int(w.s[l.lockOwner+fp.Object-l.objLock]) - 1; o >= 0 {
+			return append(buf, sched.ThreadID(o))
+		}
+	}
+	return w.appendOthers(q, buf) // not known
+}
+
+// appendOthers appends every thread but q: the enablers where none are
+// known.
+func (w *World) appendOthers(q int, buf []sched.ThreadID) []sched.ThreadID {
+	for u := range w.p.NumThreads() {
+		if u != q {
+			buf = append(buf, sched.ThreadID(u))
+		}
+	}
+	return buf
+}

@@ -1,0 +1,462 @@
+package scenario
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Parse reads a scenario file. The format, one directive a line, "#" starts
+// a comment:
+//
+//	threads 3                  threads per block (default 2)
+//	blocks 1                   blocks per launch (default 1)
+//	launches 1                 launches, one after another (default 1)
+//	hosts 1                    host threads, each launching at once (default 1)
+//	faults interrupt,raise     faults to explore (faults.go; default none)
+//	max-faults 1               faults per execution (default 1)
+//	module kernels cuda        a module and the globals bound to the real
+//	module helpers cuda cu     cuda module; the first is the kernel's
+//	device f in helpers: call g; use cuda.local; use cu.threadIdx
+//	device g in helpers: use cuda.local
+//	kernel: use cuda.threadIdx; call f; syncthreads; raise
+//	host: call g; launch; call g   the host thread's program (optional)
+//
+// Statements are "use NAME.ATTR" (NAME a global of the function's module),
+// "call FUNC", "syncthreads" and "raise" (the kernel code raises), and two
+// that hold statements, each closed by "end" (or the end of the line):
+//
+//	kernel: if tid == 0: call f; use cuda.local; else: call g; end; syncthreads
+//	device f in helpers: repeat 3: use cuda.local; end
+//
+// "if tid OP N:" (OP one of == != < <= > >=) branches on the thread's
+// index in its block: it stands for "if cuda.threadIdx.x == 0:", whose
+// LOAD_GLOBAL of the module's first global bound to cuda is a use of cuda
+// like any other (checked as "use cuda.threadIdx"); "else:" starts the
+// other arm. "repeat N:" (N 1..MaxRepeat) stands for "for _ in range(N):".
+// Blocks nest up to MaxDepth deep; "pass" is an empty statement. The
+// host's statements are "launch" (the next launch; their number sets
+// launches, or must agree with it) and "call FUNC" (a device function
+// called from the host, outside any launch); without a host line the host
+// only launches, launches times. Errors
+// name the line: "line 4: ...", and quote what is not a Python name. The
+// bounds are the Max constants (scenario.go), with at most MaxThreads
+// threads per block; ParseUpTo allows more.
+func Parse(r io.Reader) (*Scenario, error) { return ParseUpTo(r, MaxThreads) }
+
+// MaxLineBytes bounds a scenario file's lines (a kernel of MaxStmts
+// statements takes a few hundred bytes).
+const MaxLineBytes = 1 << 16
+
+// ParseUpTo is Parse allowing up to maxThreads threads per block (at most
+// MaxStressThreads, for the goroutine backend).
+func ParseUpTo(r io.Reader, maxThreads int) (*Scenario, error) {
+	sc := &Scenario{Threads: 2, Blocks: 1, Launches: 1}
+	type pending struct {
+		line      int
+		where     string
+		module    int
+		text      string
+		functionI int // -1 for the kernel
+	}
+	var bodies []pending
+	modules := map[string]int{}
+	functions := map[string]int{}
+	seen := map[string]bool{}
+	sawKernel := false
+	hostLine, hostText := 0, ""
+	in := bufio.NewScanner(r)
+	in.Buffer(make([]byte, 0, 4096), MaxLineBytes+1) // the line and its newline
+	n := 0
+	for in.Scan() {
+		n++
+		line := in.Text()
+		if n == 1 {
+			// a byte order mark, as some Windows editors write
+			line = strings.TrimPrefix(line, "\ufeff")
+		}
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		fail := func(format string, args ...any) (*Scenario, error) {
+			return nil, fmt.Errorf("line %d: %s", n, fmt.Sprintf(format, args...))
+		}
+		word, rest, _ := strings.Cut(line, " ")
+		switch {
+		case word == "threads" || word == "blocks" || word == "launches" || word == "hosts":
+			if seen[word] {
+				return fail("%s given twice", word)
+			}
+			seen[word] = true
+			v, err := strconv.Atoi(strings.TrimSpace(rest))
+			if err != nil {
+				return fail("%s takes a whole number, got %q", word, strings.TrimSpace(rest))
+			}
+			switch word {
+			case "threads":
+				if v < 1 || v > maxThreads {
+					return fail("threads must be 1..%d, got %d", maxThreads, v)
+				}
+				sc.Threads = v
+			case "blocks":
+				if v < 1 || v > MaxBlocks {
+					return fail("blocks must be 1..%d, got %d", MaxBlocks, v)
+				}
+				sc.Blocks = v
+			case "hosts":
+				if v < 1 || v > MaxHosts {
+					return fail("hosts must be 1..%d, got %d", MaxHosts, v)
+				}
+				if v > 1 { // one host is the zero value
+					sc.Hosts = v
+				}
+			default:
+				if v < 1 || v > MaxLaunches {
+					return fail("launches must be 1..%d, got %d", MaxLaunches, v)
+				}
+				sc.Launches = v
+			}
+		case word == "module":
+			f := strings.Fields(rest)
+			if len(f) < 2 {
+				return fail("module needs a name and at least one global bound to cuda: module NAME cuda [cu ...]")
+			}
+			if _, dup := modules[f[0]]; dup {
+				return fail("module %s defined twice", pyName(f[0]))
+			}
+			if err := distinctIdents(f); err != nil {
+				return fail("module %s: %v", pyName(f[0]), err)
+			}
+			modules[f[0]] = len(sc.Modules)
+			sc.Modules = append(sc.Modules, Module{Name: f[0], Names: f[1:]})
+		case word == "device":
+			head, body, ok := strings.Cut(rest, ":")
+			f := strings.Fields(head)
+			if !ok || len(f) != 3 || f[1] != "in" {
+				return fail("want: device NAME in MODULE: STATEMENT; ...")
+			}
+			m, known := modules[f[2]]
+			if !known {
+				return fail("device %s: no module %s (define modules before their functions)", pyName(f[0]), pyName(f[2]))
+			}
+			if _, dup := functions[f[0]]; dup {
+				return fail("device function %s defined twice", pyName(f[0]))
+			}
+			if !isIdent(f[0]) {
+				return fail("%q is not a Python name", f[0])
+			}
+			functions[f[0]] = len(sc.Functions)
+			sc.Functions = append(sc.Functions, Function{Name: f[0], Module: m})
+			bodies = append(bodies, pending{n, "device " + f[0], m, body, len(sc.Functions) - 1})
+		case strings.HasPrefix(line, "kernel:") || word == "kernel":
+			_, body, ok := strings.Cut(line, ":")
+			if !ok {
+				return fail("want: kernel: STATEMENT; ...")
+			}
+			if sawKernel {
+				return fail("kernel given twice")
+			}
+			if len(sc.Modules) == 0 {
+				return fail("kernel before any module: the first module is the kernel's")
+			}
+			sawKernel = true
+			bodies = append(bodies, pending{n, "kernel", 0, body, -1})
+		case strings.HasPrefix(line, "host:") || word == "host":
+			_, body, ok := strings.Cut(line, ":")
+			if !ok {
+				return fail("want: host: launch; call FUNC; ...")
+			}
+			if hostLine != 0 {
+				return fail("host given twice")
+			}
+			hostLine, hostText = n, body
+		case word == "faults" || word == "max-faults":
+			if seen[word] {
+				return fail("%s given twice", word)
+			}
+			seen[word] = true
+			if err := sc.parseFaultDirective(word, rest); err != nil {
+				return fail("%v", err)
+			}
+		default:
+			return fail("unknown directive %q (want threads, blocks, launches, hosts, faults, max-faults, module, device, kernel or host)", word)
+		}
+	}
+	if err := in.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, fmt.Errorf("line %d: longer than %d bytes", n+1, MaxLineBytes)
+	} else if err != nil {
+		return nil, err
+	}
+	if len(sc.Modules) == 0 {
+		return nil, fmt.Errorf("no module: a scenario needs at least the kernel's module")
+	}
+	if !sawKernel {
+		return nil, fmt.Errorf("no kernel line")
+	}
+	for _, p := range bodies {
+		stmts, err := parseBody(sc, p.module, p.text, functions)
+		if err == nil {
+			err = bodyBounds(stmts)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %s: %v", p.line, p.where, err)
+		}
+		if p.functionI < 0 {
+			sc.Kernel = stmts
+		} else {
+			sc.Functions[p.functionI].Body = stmts
+		}
+	}
+	if hostLine != 0 {
+		if err := parseHost(sc, hostText, functions, seen["launches"]); err != nil {
+			return nil, fmt.Errorf("line %d: host: %v", hostLine, err)
+		}
+	}
+	if err := sc.ValidateUpTo(maxThreads); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+// parseHost reads the host's program into sc.Host (nil when it calls
+// nothing: then it is launches alone) and sets sc.Launches from it, or
+// checks it against the launches line when there is one.
+func parseHost(sc *Scenario, text string, functions map[string]int, launchesGiven bool) error {
+	var host []HostStmt
+	calls := false
+	for _, part := range strings.Split(text, ";") {
+		f := strings.Fields(part)
+		switch {
+		case len(f) == 0:
+		case f[0] == "launch" && len(f) == 1:
+			host = append(host, HostStmt{Kind: HostLaunch})
+		case f[0] == "call" && len(f) == 2:
+			fn, ok := functions[f[1]]
+			if !ok {
+				return fmt.Errorf("call %s: no such device function", pyName(f[1]))
+			}
+			host = append(host, HostStmt{Kind: HostCall, Func: fn})
+			calls = true
+		default:
+			return fmt.Errorf("unknown statement %q (want launch or call FUNC)", strings.TrimSpace(part))
+		}
+	}
+	if len(host) > MaxStmts {
+		return fmt.Errorf("%d statements, at most %d", len(host), MaxStmts)
+	}
+	launches := 0
+	for _, h := range host {
+		if h.Kind == HostLaunch {
+			launches++
+		}
+	}
+	switch {
+	case launches == 0:
+		return fmt.Errorf("the host never launches the kernel (want at least one launch)")
+	case launchesGiven && launches != sc.Launches:
+		return fmt.Errorf("the host launches %d, but the launches line says %d", launches, sc.Launches)
+	}
+	sc.Launches = launches
+	if calls {
+		sc.Host = host
+	}
+	return nil
+}
+
+// parseBody reads a kernel's or device function's statements. Branches and
+// repeats open a block that "end" closes (the end of the line closes any
+// still open): "if tid == 0: call f; else: use cuda.local; end".
+func parseBody(sc *Scenario, mod int, text string, functions map[string]int) ([]Stmt, error) {
+	type open struct {
+		s      Stmt
+		inElse bool
+	}
+	var out []Stmt
+	var stack []open
+	add := func(s Stmt) {
+		if len(stack) == 0 {
+			out = append(out, s)
+			return
+		}
+		switch top := &stack[len(stack)-1]; {
+		case top.s.Kind == OpRepeat:
+			top.s.Body = append(top.s.Body, s)
+		case top.inElse:
+			top.s.Else = append(top.s.Else, s)
+		default:
+			top.s.Then = append(top.s.Then, s)
+		}
+	}
+	closeTop := func() {
+		top := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		add(top.s)
+	}
+	for _, part := range strings.Split(text, ";") {
+		rest := strings.TrimSpace(part)
+		// The headers a part opens with: if COND:, else:, repeat N:.
+		for {
+			head, after, ok := strings.Cut(rest, ":")
+			f := strings.Fields(head)
+			if !ok || len(f) == 0 || (f[0] != "if" && f[0] != "else" && f[0] != "repeat") {
+				break
+			}
+			switch f[0] {
+			case "if":
+				cond, err := parseCond(f[1:])
+				if err != nil {
+					return nil, err
+				}
+				if len(stack) >= MaxDepth {
+					return nil, fmt.Errorf("branches and repeats nest more than %d deep", MaxDepth)
+				}
+				stack = append(stack, open{s: Stmt{Kind: OpIf, Cond: cond}})
+			case "else":
+				if len(f) != 1 {
+					return nil, fmt.Errorf("want else: STATEMENT; ..., got %q", strings.TrimSpace(part))
+				}
+				if len(stack) == 0 || stack[len(stack)-1].s.Kind != OpIf || stack[len(stack)-1].inElse {
+					return nil, fmt.Errorf("else without its if (close a repeat or an if's else with end first)")
+				}
+				stack[len(stack)-1].inElse = true
+			case "repeat":
+				n, err := strconv.Atoi(strings.Join(f[1:], " "))
+				if err != nil || len(f) != 2 {
+					return nil, fmt.Errorf("want repeat N: STATEMENT; ..., got %q", strings.TrimSpace(part))
+				}
+				if n < 1 || n > MaxRepeat {
+					return nil, fmt.Errorf("repeat %d: the count must be 1..%d", n, MaxRepeat)
+				}
+				if len(stack) >= MaxDepth {
+					return nil, fmt.Errorf("branches and repeats nest more than %d deep", MaxDepth)
+				}
+				stack = append(stack, open{s: Stmt{Kind: OpRepeat, Times: n}})
+			}
+			rest = strings.TrimSpace(after)
+		}
+		f := strings.Fields(rest)
+		if len(f) == 0 {
+			continue
+		}
+		switch {
+		case f[0] == "end" && len(f) == 1:
+			if len(stack) == 0 {
+				return nil, fmt.Errorf("end without an if or a repeat to close")
+			}
+			closeTop()
+		case f[0] == "pass" && len(f) == 1: // Python's empty statement: no step
+		case f[0] == "use" && len(f) == 2:
+			name, attr, ok := strings.Cut(f[1], ".")
+			if !ok || !isIdent(attr) {
+				return nil, fmt.Errorf("want use NAME.ATTR, got %q", rest)
+			}
+			idx := -1
+			for i, n := range sc.Modules[mod].Names {
+				if n == name {
+					idx = i
+				}
+			}
+			if idx < 0 {
+				return nil, fmt.Errorf("%s is not a global of module %s bound to cuda (it binds %s)", pyName(name), sc.Modules[mod].Name, strings.Join(sc.Modules[mod].Names, ", "))
+			}
+			add(Stmt{Kind: OpUse, Name: idx, Attr: attr})
+		case f[0] == "call" && len(f) == 2:
+			fn, ok := functions[f[1]]
+			if !ok {
+				return nil, fmt.Errorf("call %s: no such device function", pyName(f[1]))
+			}
+			add(Stmt{Kind: OpCall, Func: fn})
+		case f[0] == "syncthreads" && len(f) == 1:
+			add(Stmt{Kind: OpSync})
+		case f[0] == "raise" && len(f) == 1:
+			add(Stmt{Kind: OpRaise})
+		default:
+			return nil, fmt.Errorf("unknown statement %q (want use NAME.ATTR, call FUNC, syncthreads, raise, pass, if tid OP N:, else:, repeat N: or end)", rest)
+		}
+	}
+	for len(stack) > 0 {
+		closeTop()
+	}
+	return out, nil
+}
+
+// bodyBounds checks a body's size against MaxStmts and MaxRun, so that the
+// error names the body's line (Validate checks them again).
+func bodyBounds(body []Stmt) error {
+	if n := countStmts(body); n > MaxStmts {
+		return fmt.Errorf("%d statements, at most %d", n, MaxStmts)
+	}
+	if n := runLen(body); n > MaxRun {
+		return fmt.Errorf("runs %d statements once its repeats are unrolled, at most %d", n, MaxRun)
+	}
+	return nil
+}
+
+// parseCond reads a branch's condition, "tid OP N": tid is the thread's
+// index in its block, cuda.threadIdx.x (read through the module's first
+// global bound to cuda), OP one of == != < <= > >=, N a whole number.
+func parseCond(f []string) (Cond, error) {
+	text := strings.Join(f, " ")
+	if len(f) != 3 {
+		return Cond{}, fmt.Errorf("want if tid OP N: (OP one of == != < <= > >=), got %q", "if "+text)
+	}
+	if f[0] != "tid" {
+		return Cond{}, fmt.Errorf("if %q: unknown name %s (a branch may test only tid, the thread's index cuda.threadIdx.x)", text, pyName(f[0]))
+	}
+	op := CmpOp(0)
+	for o := CmpEq; o <= CmpGe; o++ {
+		if f[1] == o.String() {
+			op = o
+		}
+	}
+	if op == 0 {
+		return Cond{}, fmt.Errorf("if %q: unknown comparison %q (want == != < <= > >=)", text, f[1])
+	}
+	n, err := strconv.Atoi(f[2])
+	if err != nil || n < 0 || n > MaxStressThreads {
+		return Cond{}, fmt.Errorf("if %q: compare tid with a whole number 0..%d, got %q", text, MaxStressThreads, f[2])
+	}
+	return Cond{Op: op, Than: n}, nil
+}
+
+// pyName renders a name from the file for a message: as it is when it is a
+// Python name, else quoted, so no control character reaches a terminal.
+func pyName(s string) string {
+	if isIdent(s) {
+		return s
+	}
+	return strconv.Quote(s)
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func distinctIdents(f []string) error {
+	seen := map[string]bool{}
+	for _, s := range f {
+		if !isIdent(s) {
+			return fmt.Errorf("%q is not a Python name", s)
+		}
+		if seen[s] {
+			return fmt.Errorf("%s appears twice", s)
+		}
+		seen[s] = true
+	}
+	return nil
+}
