@@ -4,7 +4,12 @@
 // directory, and testdata/ sits at the module's root.
 package swapcheck
 
-import "embed"
+import (
+	"embed"
+	"regexp"
+	"strconv"
+	"strings"
+)
 
 //go:embed testdata/python/*.py
 var pythonFiles embed.FS
@@ -14,4 +19,35 @@ var pythonFiles embed.FS
 func PythonSource(file string) (string, error) {
 	b, err := pythonFiles.ReadFile("testdata/python/" + file)
 	return string(b), err
+}
+
+// upstreamPin is the pin a variant's Python file carries in its first line
+// (model/source_test.go checks it): numba-cuda's commit and the lines of
+// its kernelapi.py the file's function is, from its "@contextmanager" line.
+var upstreamPin = regexp.MustCompile(`numba-cuda ([0-9a-f]{7,40}) kernelapi\.py:([0-9]+)-[0-9]+ sha256 [0-9a-f]{64}`)
+
+// Upstream says where testdata/python/<file>'s function is in numba-cuda:
+// the commit, and the offset that turns a line N of the file into that
+// commit's kernelapi.py line N+offset. ok is false for a file that is not
+// numba-cuda's code (swapcheck's own fix).
+func Upstream(file string) (commit string, offset int, ok bool) {
+	src, err := PythonSource(file)
+	if err != nil {
+		return "", 0, false
+	}
+	header, _, _ := strings.Cut(src, "\n")
+	m := upstreamPin.FindStringSubmatch(header)
+	if m == nil {
+		return "", 0, false
+	}
+	first, err := strconv.Atoi(m[2])
+	if err != nil {
+		return "", 0, false
+	}
+	for i, line := range strings.Split(src, "\n") {
+		if line == "@contextmanager" {
+			return m[1], first - (i + 1), true
+		}
+	}
+	return "", 0, false
 }

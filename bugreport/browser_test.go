@@ -17,6 +17,7 @@ import (
 
 	"swapcheck/bugreport"
 	"swapcheck/check"
+	"swapcheck/internal/testenv"
 	"swapcheck/model"
 )
 
@@ -32,10 +33,7 @@ func headlessBrowser(t *testing.T) string {
 			return p
 		}
 	}
-	if os.Getenv("SWAPCHECK_REQUIRE_BROWSER") != "" {
-		t.Fatal(browserMissing)
-	}
-	t.Skip(browserMissing)
+	testenv.Unavailable(t, "SWAPCHECK_REQUIRE_BROWSER", browserMissing)
 	return ""
 }
 

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"swapcheck"
 	"swapcheck/check"
 	"swapcheck/pyreplay"
 	"swapcheck/scenario"
@@ -61,8 +62,13 @@ func Write(w io.Writer, r *check.Report, repro string) error {
 	b.WriteString(fence("text", t.Scenario.Text))
 
 	b.WriteString("\n## Trace\n\n")
-	fmt.Fprintf(&b, "%s (%s), one atomic CPython operation each, in the column of the thread that took it; `>>` marks the failing step. A cell names the Python line (`%s:N` is line N of `testdata/python/%s`, `kernel.py` the simulator's launch) and, after `->`, what the step read or changed in the module globals and the swap's registries.\n\n",
-		check.Count(len(t.Steps), "step"), check.Count(t.Preemptions, "preemption"), r.Config.Protocol.Source, r.Config.Protocol.Source)
+	src := r.Config.Protocol.Source
+	where := fmt.Sprintf("`%s:N` is line N of `testdata/python/%s`", src, src)
+	if commit, offset, ok := swapcheck.Upstream(src); ok {
+		where += fmt.Sprintf(", which holds numba-cuda %s's `swapped_cuda_module` line for line: `%s:N` is that commit's `numba_cuda/numba/cuda/simulator/kernelapi.py` line N%+d", commit, src, offset)
+	}
+	fmt.Fprintf(&b, "%s (%s), one atomic CPython operation each, in the column of the thread that took it; `>>` marks the failing step. A cell names the Python line (%s; `kernel.py` the simulator's launch) and, after `->`, what the step read or changed in the module globals and the swap's registries.\n\n",
+		check.Count(len(t.Steps), "step"), check.Count(t.Preemptions, "preemption"), where)
 	var table bytes.Buffer
 	if err := t.WriteTable(&table); err != nil {
 		return err

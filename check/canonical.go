@@ -15,9 +15,6 @@ import (
 // runs a million steps in about a second.
 const CanonicalBudget = 1 << 22
 
-// canonicalBudget is CanonicalBudget, but for tests.
-var canonicalBudget int64 = CanonicalBudget
-
 // canonical makes a violation that several workers found (found, by
 // strategy parallel with more than one worker) the one the same search
 // on one worker finds (sequential): which worker reached a failure first
@@ -36,7 +33,7 @@ var canonicalBudget int64 = CanonicalBudget
 // counterexample stands, and the line says that it may differ between
 // runs.
 func (r *Report) canonical(found sched.Result, sequential sched.Strategy, sys *System, lim sched.Limits) (sched.Result, string) {
-	budget, _ := budgeted(lim, canonicalBudget)
+	budget, _ := budgeted(lim, debugOr(debug.canonicalBudget, CanonicalBudget))
 	budget.Progress = nil
 	seq := sequential.Run(sys, budget)
 	found.Stats.Steps += seq.Stats.Steps

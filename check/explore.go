@@ -52,13 +52,6 @@ var StrategyDoc = map[string]string{
 // it).
 const AutoBoundedBudget = 1 << 18
 
-// autoBoundedBudget is AutoBoundedBudget, but for tests.
-var autoBoundedBudget int64 = AutoBoundedBudget
-
-// noShortenForTest keeps every counterexample as its search found it;
-// only tests set it.
-var noShortenForTest bool
-
 // Strategies lists the strategies Explore knows.
 var Strategies = []string{StrategyAuto, StrategyStates, StrategyDFS, StrategyBFS, StrategyDPOR, StrategyPOR, StrategyBounded, StrategyPCT, StrategyRandom}
 
@@ -364,7 +357,7 @@ func (r *Report) auto(sys *System, lim sched.Limits) sched.Result {
 	if line != "" {
 		r.Plan = append(r.Plan, line)
 	}
-	budget, spent := budgeted(lim, autoBoundedBudget)
+	budget, spent := budgeted(lim, debugOr(debug.autoBoundedBudget, AutoBoundedBudget))
 	fewest := sched.Bounded{MaxPreemptions: p}.Run(sys, budget)
 	if fewest.Verdict != sched.Violation {
 		// keep what the complete search found, shortened as any other
@@ -417,7 +410,7 @@ func budgeted(lim sched.Limits, steps int64) (sched.Limits, *bool) {
 // search finds (fewest steps, and the same whatever found the first), unless
 // that search is cut short by its budget.
 func (r *Report) shorten(lim sched.Limits) {
-	if noShortenForTest {
+	if debug.noShorten {
 		return
 	}
 	lim.Progress = nil

@@ -5,9 +5,9 @@ import "time"
 // SetAutoBoundedBudgetForTest sets the budget of auto's bounded search
 // until the returned function is called.
 func SetAutoBoundedBudgetForTest(steps int64) (restore func()) {
-	old := autoBoundedBudget
-	autoBoundedBudget = steps
-	return func() { autoBoundedBudget = old }
+	old := debug.autoBoundedBudget
+	debug.autoBoundedBudget = steps
+	return func() { debug.autoBoundedBudget = old }
 }
 
 // CancelFuncForTest is the Limits.Cancel that Explore gives a search
@@ -17,17 +17,17 @@ func CancelFuncForTest(start time.Time, cfg Config) func() bool { return cancelF
 // NoShortenForTest keeps every counterexample as its search found it
 // until the returned function is called.
 func NoShortenForTest() (restore func()) {
-	noShortenForTest = true
-	return func() { noShortenForTest = false }
+	debug.noShorten = true
+	return func() { debug.noShorten = false }
 }
 
 // SetCanonicalBudgetForTest sets the budget of the search on one worker
 // that replaces a counterexample found by several, until the returned
 // function is called.
 func SetCanonicalBudgetForTest(steps int64) (restore func()) {
-	old := canonicalBudget
-	canonicalBudget = steps
-	return func() { canonicalBudget = old }
+	old := debug.canonicalBudget
+	debug.canonicalBudget = steps
+	return func() { debug.canonicalBudget = old }
 }
 
 // ReadTraceHeadForTest reads a trace.json's head as a corpus does.

@@ -112,7 +112,7 @@ func finalFailure(w *model.World) *sched.Failure {
 			left = append(left, fmt.Sprintf("%s = %d", countName, r.Count))
 		}
 		if r.HasSaved {
-			left = append(left, fmt.Sprintf("%s holds %d names", savedName, r.SavedNames))
+			left = append(left, fmt.Sprintf("%s holds %s", savedName, Count(r.SavedNames, "name")))
 		}
 	}
 	if len(swapped) > 0 {

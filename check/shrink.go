@@ -21,8 +21,8 @@ import (
 // its counterexample kept.
 const ShrinkBudget = 1 << 18
 
-// shrinkBudget is ShrinkBudget, but for tests.
-var shrinkBudget int64 = ShrinkBudget
+// shrinkBudget is ShrinkBudget, or what a test set (debug).
+func shrinkBudget() int64 { return debugOr(debug.shrinkBudget, ShrinkBudget) }
 
 // Shrinking says what shrink made smaller, from what to what. The
 // report's Config.Scenario, Program and counterexample are the shrunk
@@ -79,7 +79,7 @@ func (s *Shrinking) String() string {
 		line = "nothing: no smaller scenario, no fewer preemptions, no fewer steps"
 	}
 	if s.Cut > 0 {
-		line += fmt.Sprintf(" (%s of %d cut by a budget of %d steps or a stop, so it may shrink further)", searchCount(s.Cut), s.Searches, shrinkBudget)
+		line += fmt.Sprintf(" (%s of %d cut by a budget of %d steps or a stop, so it may shrink further)", searchCount(s.Cut), s.Searches, shrinkBudget())
 	}
 	if s.Note != "" {
 		line += "; " + s.Note
@@ -407,7 +407,7 @@ func (s *shrinker) try(sc *scenario.Scenario) found {
 // preemptions, when bound is 0 or more) within the budget, and checks
 // what it finds by a replay.
 func (s *shrinker) search(prog *model.Program, strat sched.Strategy, bound int) found {
-	lim, spent := budgeted(s.lim, shrinkBudget)
+	lim, spent := budgeted(s.lim, shrinkBudget())
 	res := strat.Run(newAimed(NewScopedSystem(prog, s.cfg.Scope), s.kind, s.harm, bound), lim)
 	s.sh.Searches++
 	s.sh.Steps += res.Stats.Steps

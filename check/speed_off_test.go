@@ -89,26 +89,7 @@ func TestSpeedMachineryChangesNothing(t *testing.T) {
 				a := atomicities[ai]
 				prog, err := model.NewProgram(sc, p, a)
 				require.NoError(t, err)
-				slow, fast := speedOffStrategies(), speedOffStrategies()
-				for i := range slow {
-					where := fmt.Sprintf("%s/%s/%s/%s", name, p.Name, a, slow[i].Name())
-					var off sched.System = plain{check.NewSystem(prog)}
-					if _, ok := slow[i].(sched.States); ok {
-						off = plainCanonical{plain{check.NewSystem(prog)}}
-					}
-					if par, ok := slow[i].(sched.Parallel); ok && par.Symmetry {
-						off = plainCanonical{plain{check.NewSystem(prog)}}
-					}
-					want := slow[i].Run(off, lim)
-					got := fast[i].Run(check.NewSystem(prog), lim)
-					want.Stats.MemoryBytes, got.Stats.MemoryBytes = 0, 0
-					if _, ok := slow[i].(sched.Parallel); ok && want.Cut != "" {
-						require.Equal(t, want.Cut, got.Cut, where)
-						require.GreaterOrEqual(t, got.Stats.Executions, lim.MaxExecutions, where)
-						want.Stats, got.Stats = sched.Stats{}, sched.Stats{}
-					}
-					require.Equal(t, want, got, where)
-				}
+				requireSpeedChangesNothing(t, fmt.Sprintf("%s/%s/%s", name, p.Name, a), prog, lim)
 			}
 		}
 	}

@@ -92,13 +92,13 @@ func (s *System) MayConflict(p, q sched.ThreadID, frozen []bool) bool {
 	return s.w.MayConflict(int(p), int(q), frozen, true)
 }
 
-// Acyclic implements sched.Acyclic (model.World.Acyclic).
+// Acyclic implements sched.Futures (model.World.Acyclic).
 func (s *System) Acyclic() bool { return s.w.Acyclic() }
 
-// NewFuturesScratch implements sched.FuturesScratch.
+// NewFuturesScratch implements sched.Futures.
 func (s *System) NewFuturesScratch() any { return s.w.NewFuturesScratch() }
 
-// UseFuturesScratch implements sched.FuturesScratch.
+// UseFuturesScratch implements sched.Futures.
 func (s *System) UseFuturesScratch(x any) { s.w.UseFuturesScratch(x) }
 
 // AppendCanonicalOrder implements sched.CanonicalOrderer.
@@ -162,9 +162,6 @@ func (s *System) CopyFrom(src sched.System) {
 	s.lastHarm = o.lastHarm
 }
 
-// KeyView implements sched.KeyViewer.
-func (s *System) KeyView() []byte { return s.w.KeyView() }
-
 // AppendCompactKey implements sched.Compact.
 func (s *System) AppendCompactKey(b []byte) []byte { return s.w.AppendCompactKey(b) }
 
@@ -202,3 +199,16 @@ func (s *System) AppendKey(b []byte) []byte { return s.w.AppendKey(b) }
 // AppendCanonicalKey implements sched.Canonical: the key of the state up to
 // permuting the threads of each block (see model.World.AppendCanonicalKey).
 func (s *System) AppendCanonicalKey(b []byte) []byte { return s.w.AppendCanonicalKey(b) }
+
+// The optional sched interfaces System implements: a method renamed on
+// either side fails the build here, not as a silent slowdown.
+var (
+	_ sched.System           = (*System)(nil)
+	_ sched.Copier           = (*System)(nil)
+	_ sched.Compact          = (*System)(nil)
+	_ sched.WordPeeker       = (*System)(nil)
+	_ sched.RunnableLister   = (*System)(nil)
+	_ sched.Canonical        = (*System)(nil)
+	_ sched.CanonicalOrderer = (*System)(nil)
+	_ sched.Futures          = (*System)(nil)
+)

@@ -8,18 +8,13 @@ package model_test
 // sys.setprofile C-call events, dis).
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
+	"swapcheck/internal/testenv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
-
-const python3Missing = "python3 not found: install it (for example apt-get install -y python3)"
 
 // expectedFacts are the names atomicity.py must report, one per fact the
 // model claims. A fact missing from the output fails the test.
@@ -54,37 +49,9 @@ type atomicityReport struct {
 	Observations []pyObservation `json:"observations"`
 }
 
-// python3 returns the path of python3, or skips (fails, when
-// SWAPCHECK_REQUIRE_PYTHON is set) the test.
-func python3(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("python3")
-	if err != nil {
-		if os.Getenv("SWAPCHECK_REQUIRE_PYTHON") != "" {
-			t.Fatal(python3Missing)
-		}
-		t.Skip(python3Missing)
-	}
-	return p
-}
-
-// runPython runs python3 with args and returns its stdout; stderr is shown on
-// failure.
-func runPython(t *testing.T, args ...string) []byte {
-	t.Helper()
-	py := python3(t)
-	cmd := exec.Command(py, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	require.NoError(t, err, "python3 %s\nstderr:\n%s", strings.Join(args, " "), stderr.String())
-	return stdout.Bytes()
-}
-
 func TestCPythonAtomicity(t *testing.T) {
 	script := filepath.Join("..", "testdata", "cpython", "atomicity.py")
-	out := runPython(t, script)
+	out := testenv.RunPython(t, script)
 
 	var rep atomicityReport
 	require.NoError(t, json.Unmarshal(out, &rep), "output of %s:\n%s", script, out)
@@ -113,7 +80,7 @@ func TestCPythonAtomicity(t *testing.T) {
 func TestDisasmScript(t *testing.T) {
 	script := filepath.Join("..", "testdata", "cpython", "disasm.py")
 	src := filepath.Join("..", "testdata", "python", "merged.py")
-	out := runPython(t, script, src)
+	out := testenv.RunPython(t, script, src)
 
 	var rep struct {
 		Python string              `json:"python"`

@@ -1,7 +1,7 @@
 package model
 
-// debug holds the switches that tests set, through the export_test.go
-// files only, to check the speed machinery against the plain interpreter
+// debug holds the switches that tests set, through the functions of
+// testhooks.go only, to check the speed machinery against the plain interpreter
 // or to break a reduction on purpose. Nothing else sets them, and their
 // zero value is what every search runs.
 var debug struct {
@@ -20,21 +20,26 @@ var debug struct {
 	// brokenSymmetry breaks the canonical key on purpose: the key of a
 	// state no longer determines its future. It exists only so that a
 	// test can check that the soundness tests catch a broken reduction
-	// (see canonical_export_test.go).
+	// (see BreakSymmetryForTest).
 	brokenSymmetry brokenSymmetry
 	// narrowSignal breaks the interrupt's footprint on purpose: the
 	// SIGINT step declares the host's next step's object instead of a
 	// dependence on all, so that a test can check that the agreement
-	// test of the reductions catches it (interrupt_export_test.go).
+	// test of the reductions catches it (NarrowSignal).
 	narrowSignal bool
 	// narrowRaise breaks the raise fault's footprints on purpose: RAISE's
 	// move declares nothing shared and the armed move of a thread its
 	// statement's object, instead of a dependence on all
-	// (raisefault_export_test.go).
+	// (NarrowRaise).
 	narrowRaise bool
 	// orderByNumber breaks AppendCanonicalOrder on purpose: it sorts a
 	// group's threads by their live parts' numbers, as the key does,
 	// which depend on the order a search met the parts, instead of by
-	// their contents (canonical_export_test.go).
+	// their contents (OrderByNumberForTest).
 	orderByNumber bool
+	// brokenPin breaks POR's pins on purpose: every module of a protocol
+	// that can pin one is pinned, whatever its state, so that a test can
+	// check that the agreement tests catch it (TestBrokenPinIsCaught,
+	// BreakPinForTest).
+	brokenPin bool
 }

@@ -108,5 +108,8 @@
 // persistent sets.
 //
 // Tests switch the machinery's checks on, or break it on purpose, through
-// one debug struct (debug.go) that only the export_test.go files set.
+// one debug struct (debug.go) that only testhooks.go sets, from tests.
+// This package's own tests need nothing above it (go list -test -deps
+// ./model: scenario, sched); the tests of the model that run the real
+// protocols live in check/worldtest.
 package model

@@ -414,13 +414,13 @@ func (w *World) futures(deathsFail bool) *futures {
 	return f
 }
 
-// NewFuturesScratch implements sched.FuturesScratch: a futures memo of
+// NewFuturesScratch implements sched.Futures: a futures memo of
 // its own for one goroutine (see futures).
 func (w *World) NewFuturesScratch() any {
 	return &futures{objWords: (w.p.NumObjects() + 63) / 64}
 }
 
-// UseFuturesScratch implements sched.FuturesScratch: w's MayConflict and
+// UseFuturesScratch implements sched.Futures: w's MayConflict and
 // AppendEnablers use x, made by NewFuturesScratch of a world of the same
 // program, for w's state as it is now: x forgets the futures it held,
 // and w must not change until it is given a scratch again. Clone and
@@ -483,7 +483,7 @@ func (f *futures) scanKey(w *World, t int, buf []byte) []byte {
 // take no step (see Pinned modules).
 func (w *World) pinned(m int, frozen []bool) bool {
 	p := w.p.Protocol
-	if brokenPin {
+	if debug.brokenPin {
 		return p.CountGuardsGlobals || p.StoresDispatchOverReal
 	}
 	if p.StoresDispatchOverReal {
@@ -530,10 +530,6 @@ func (w *World) pinned(m int, frozen []bool) bool {
 	}
 	return count >= 1
 }
-
-// brokenPin, for tests only, pins every module of a protocol that can pin
-// one, whatever its state (TestBrokenPinIsCaught).
-var brokenPin bool
 
 // conflicts reports whether a step with footprint x depends on a step of
 // segment g by their objects; pin says that x's module, when x reads a

@@ -12,11 +12,12 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"swapcheck/internal/switchgolden"
 )
 
 var updateSwitchPointsDoc = flag.Bool("switchpoints.doc.update", false,
@@ -28,72 +29,12 @@ const (
 	switchPointsDocEnd   = "<!-- switchpoints-tables:end -->\n"
 )
 
-// goldenInstr is one instruction line of the golden file.
-type goldenInstr struct {
-	offset     int
-	opname     string
-	line       string // "27", or "107 (k:128)" for launch.py
-	static     string // "breaker", "precall", "call" or "-"
-	cold, warm []string
-	probed     bool // the line carries interrupt lists
-}
-
-type goldenFunc struct {
-	header string // "name (file:line)"
-	name   string
-	instrs []goldenInstr
-}
-
-// parseSwitchPointsGolden reads the golden file's functions (the format
-// goldenText writes).
-func parseSwitchPointsGolden(t *testing.T, text string) []goldenFunc {
+// parseSwitchPointsGolden reads the golden file's functions.
+func parseSwitchPointsGolden(t *testing.T, text string) []switchgolden.Func {
 	t.Helper()
-	var fns []goldenFunc
-	for i, raw := range strings.Split(text, "\n") {
-		if raw == "" || strings.HasPrefix(raw, "#") {
-			continue
-		}
-		if h, ok := strings.CutPrefix(raw, "== "); ok {
-			head, _, ok := strings.Cut(h, " scenarios:")
-			require.True(t, ok, "golden line %d: %q", i+1, raw)
-			name, _, _ := strings.Cut(head, " ")
-			fns = append(fns, goldenFunc{header: head, name: name})
-			continue
-		}
-		require.NotEmpty(t, fns, "golden line %d before any function", i+1)
-		parts := strings.Split(raw, " | ")
-		fields := strings.SplitN(strings.TrimSpace(parts[0]), ", ", 3)
-		require.Len(t, fields, 3, "golden line %d: %q", i+1, raw)
-		head := strings.Fields(fields[0])
-		require.Len(t, head, 3, "golden line %d: %q", i+1, raw)
-		off, err := strconv.Atoi(head[0])
-		require.NoError(t, err, "golden line %d", i+1)
-		ins := goldenInstr{
-			offset: off,
-			opname: head[1],
-			line:   strings.TrimPrefix(fields[1], "line "),
-			static: fields[2],
-		}
-		if len(parts) == 3 {
-			ins.probed = true
-			ins.cold = landingList(parts[1])
-			ins.warm = ins.cold
-			if w := strings.TrimSpace(parts[2]); w != "=" {
-				ins.warm = landingList(w)
-			}
-		}
-		fn := &fns[len(fns)-1]
-		fn.instrs = append(fn.instrs, ins)
-	}
+	fns, err := switchgolden.Parse(text)
+	require.NoError(t, err)
 	return fns
-}
-
-func landingList(s string) []string {
-	s = strings.TrimSpace(s)
-	if s == "-" || s == "" {
-		return nil
-	}
-	return strings.Fields(s)
 }
 
 // outsideText names, for a reader, where an interrupt set after a
@@ -115,7 +56,7 @@ func outsideText(where string) string {
 // renderSwitchPointTables renders one table per function: every
 // instruction whose static class is breaker or call, and every one where
 // an interrupt landed.
-func renderSwitchPointTables(t *testing.T, fns []goldenFunc) string {
+func renderSwitchPointTables(t *testing.T, fns []switchgolden.Func) string {
 	t.Helper()
 	var b strings.Builder
 	for _, fn := range fns {
@@ -123,12 +64,12 @@ func renderSwitchPointTables(t *testing.T, fns []goldenFunc) string {
 		landed := map[int]map[string]map[string]bool{}
 		outside := map[string]bool{}
 		probed := false
-		for _, ins := range fn.instrs {
-			probed = probed || ins.probed
+		for _, ins := range fn.Instrs {
+			probed = probed || ins.Probed
 			for _, m := range []struct {
 				mode string
 				list []string
-			}{{"cold", ins.cold}, {"warm", ins.warm}} {
+			}{{"cold", ins.Cold}, {"warm", ins.Warm}} {
 				for _, s := range m.list {
 					l := parseLanding(t, s)
 					if l.Offset < 0 {
@@ -145,21 +86,21 @@ func renderSwitchPointTables(t *testing.T, fns []goldenFunc) string {
 				}
 			}
 		}
-		fmt.Fprintf(&b, "### `%s` %s\n\n", fn.name, strings.TrimPrefix(fn.header, fn.name+" "))
+		fmt.Fprintf(&b, "### `%s` %s\n\n", fn.Name, strings.TrimPrefix(fn.Header, fn.Name+" "))
 		cols := "| line | instruction | static | interrupt lands |\n|---|---|---|---|\n"
 		if !probed {
 			cols = "| line | instruction | static |\n|---|---|---|\n"
 		}
 		b.WriteString(cols)
-		for _, ins := range fn.instrs {
-			at := landed[ins.offset]
+		for _, ins := range fn.Instrs {
+			at := landed[ins.Offset]
 			// A PRECALL checks only once warm code specialized it into a
 			// checking call; where nothing landed on it, its CALL's row says
 			// all there is.
-			if len(at) == 0 && (ins.static == "-" || ins.static == "precall") {
+			if len(at) == 0 && (ins.Static == "-" || ins.Static == "precall") {
 				continue
 			}
-			fmt.Fprintf(&b, "| %s | %s@%d | %s |", ins.line, ins.opname, ins.offset, ins.static)
+			fmt.Fprintf(&b, "| %s | %s@%d | %s |", ins.Line, ins.Opname, ins.Offset, ins.Static)
 			if probed {
 				var cells []string
 				kinds := make([]string, 0, len(at))
@@ -199,8 +140,15 @@ func renderSwitchPointTables(t *testing.T, fns []goldenFunc) string {
 // TestSwitchPointsDocTables: the doc's tables are the rendering of the
 // golden file.
 func TestSwitchPointsDocTables(t *testing.T) {
-	golden, err := os.ReadFile(switchPointsGolden)
-	require.NoError(t, err)
+	var golden []byte
+	if *updateSwitchPoints {
+		// the golden is being rewritten in this run: render what it will say
+		golden = []byte(goldenText(switchPoints(t)))
+	} else {
+		var err error
+		golden, err = os.ReadFile(switchPointsGolden)
+		require.NoError(t, err)
+	}
 	fns := parseSwitchPointsGolden(t, string(golden))
 	require.NotEmpty(t, fns)
 	want := renderSwitchPointTables(t, fns)
@@ -211,7 +159,7 @@ func TestSwitchPointsDocTables(t *testing.T) {
 	require.True(t, ok, "%s lacks the marker %q", switchPointsDoc, switchPointsDocBegin)
 	got, after, ok := strings.Cut(rest, switchPointsDocEnd)
 	require.True(t, ok, "%s lacks the marker %q", switchPointsDoc, switchPointsDocEnd)
-	if *updateSwitchPointsDoc {
+	if *updateSwitchPointsDoc || *updateSwitchPoints {
 		out := before + switchPointsDocBegin + want + switchPointsDocEnd + after
 		require.NoError(t, os.WriteFile(switchPointsDoc, []byte(out), 0o644))
 		return

@@ -120,7 +120,7 @@ var (
 // fewer of them ask the same of each.
 func switchPoints(t *testing.T) spReport {
 	t.Helper()
-	py := python3(t)
+	py := testenv.Python3(t)
 	var env []string
 	if _, set := os.LookupEnv("SWITCHPOINTS_GIL_SECONDS"); !set && !testenv.Long() {
 		env = append(env, "SWITCHPOINTS_GIL_SECONDS=0.1")

@@ -244,7 +244,7 @@ func (w *World) top(t int) int {
 	return base + tFrames + (int(w.s[base+tDepth])-1)*frameSize
 }
 
-// Acyclic implements sched.Acyclic: no execution of a world returns to a
+// Acyclic implements sched.Futures: no execution of a world returns to a
 // state it left. Every step moves its thread on through code that runs
 // once: a code is one run of a body, its branches decided and its
 // repeats unrolled (Program.compileFor), a call pushes a frame that its

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/check"
+	"swapcheck/internal/testenv"
 	"swapcheck/model"
 	"swapcheck/pyreplay"
 	"swapcheck/scenario"
@@ -104,7 +105,7 @@ func TestReplayObservesWhatTheModelSees(t *testing.T) {
 		{"refcount-del", twoBlocks},
 	} {
 		t.Run(fmt.Sprintf("%s/%+v", tc.variant, tc.sh), func(t *testing.T) {
-			python3(t)
+			testenv.Python311(t)
 			pr, err := check.Lookup(tc.variant)
 			require.NoError(t, err)
 			p, err := model.NewProgram(buildScenario(t, tc.sh), pr, model.GIL)

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/check"
+	"swapcheck/internal/testenv"
 	"swapcheck/model"
 	"swapcheck/pyreplay"
 	"swapcheck/scenario"
@@ -68,7 +69,7 @@ func TestReplayOfInterrupts(t *testing.T) {
 			"threads 2":     func(t *testing.T) *scenario.Scenario { return buildScenario(t, interruptShape()) },
 		} {
 			t.Run(variant+"/"+name, func(t *testing.T) {
-				python3(t)
+				testenv.Python311(t)
 				rep := exploreInterrupt(t, variant, sc(t))
 				script := writeScript(t, func(b *bytes.Buffer) error { return pyreplay.Emit(b, rep) })
 				for i, r := range runScript(t, script, runs) {
@@ -144,12 +145,12 @@ func TestReplayOfInterruptsObservesWhatTheModelSees(t *testing.T) {
 	n := count(2, *interruptSeeds)
 	for _, variant := range []string{"naive", "merged"} {
 		t.Run(variant, func(t *testing.T) {
-			interruptDifferential(t, python3(t), variant, n)
+			interruptDifferential(t, testenv.Python311(t), variant, n)
 		})
 	}
 	// a larger world: 2 blocks of 2 threads, 2 calls into 2 modules of 2 names
 	t.Run("refcount-del/blocks 2, calls 2, modules 2, names 2", func(t *testing.T) {
-		py := python3(t)
+		py := testenv.Python311(t)
 		pr, err := check.Lookup("refcount-del")
 		require.NoError(t, err)
 		sh := scenario.Shape{Threads: 2, Blocks: 2, Calls: 2, Modules: 2, Names: 2}
@@ -206,7 +207,7 @@ func TestReplayOfProposedUnderInterrupts(t *testing.T) {
 		"threads 2":     func(t *testing.T) *scenario.Scenario { return buildScenario(t, interruptShape()) },
 	} {
 		t.Run(name, func(t *testing.T) {
-			py := python3(t)
+			py := testenv.Python311(t)
 			pr, err := check.Lookup("proposed")
 			require.NoError(t, err)
 			p, err := model.NewProgram(sc(t), pr, model.GIL)
@@ -233,7 +234,7 @@ func TestReplayOfProposedUnderInterrupts(t *testing.T) {
 // the turns the model gives it); set at an instruction the host never
 // reaches, the host reaches its next step first.
 func TestReplayReportsADriftedInterrupt(t *testing.T) {
-	python3(t)
+	testenv.Python311(t)
 	rep := exploreInterrupt(t, "merged", interruptScenario(t))
 	var b bytes.Buffer
 	require.NoError(t, pyreplay.Emit(&b, rep))
@@ -280,7 +281,7 @@ func TestEmitRefusesAnInterruptItCannotForce(t *testing.T) {
 // __enter__ after a yield), with the trace function kept; one the trace
 // function sets by a CALL is raised in itself.
 func TestReplayInterruptFacts(t *testing.T) {
-	py := python3(t)
+	py := testenv.Python311(t)
 	out, err := exec.Command(py, "../testdata/cpython/replay_interrupt.py").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	for _, name := range []string{"c_call", "jump_backward", "comp_skip", "callee_resume", "yield_return", "dies_closes", "control"} {
@@ -386,7 +387,7 @@ func TestReplayOfAnInterruptAfterASkippingPass(t *testing.T) {
 		py   func(*testing.T) string
 		args []string
 	}{
-		{"rendition", python3, nil},
+		{"rendition", func(t *testing.T) string { return testenv.Python311(t) }, nil},
 		{"numba", pythonWithNumba, []string{"--target", "numba", "--swap", "rendition"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

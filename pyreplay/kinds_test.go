@@ -17,15 +17,34 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/check"
+	"swapcheck/internal/testenv"
 	"swapcheck/model"
 	"swapcheck/pyreplay"
 	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
-// long reports whether the heavy suites run: SWAPCHECK_LONG set, as CI
-// sets it. Without it each suite runs a few cases, to stay fast.
-func long() bool { return os.Getenv("SWAPCHECK_LONG") != "" }
+// long reports whether the heavy suites run: SWAPCHECK_LONG=1
+// (testenv.Long), as CI's plain run sets it, except under the race
+// detector, which checks the Go side of these tests and not the replays'
+// Python. Without it each suite runs a few cases, to stay fast.
+func long() bool { return testenv.Long() && !raceEnabled }
+
+// full asks for the counts docs/replay.md's tables state: 20 runs of every
+// counterexample on each target, 100 of the emitted test. The scripts that
+// write those tables (scripts/replay-tally.sh, scripts/emit-test-tally.sh)
+// set it; the long suites replay each a few times, to keep CI within its
+// budget.
+var full = flag.Bool("pyreplay.full", false, "replay the counts docs/replay.md's tables state (20 runs per counterexample and target, 100 of the emitted test)")
+
+// runsOf is how many times a replay runs: full with -pyreplay.full, else
+// count(1, long).
+func runsOf(long, full0 int) int {
+	if *full {
+		return full0
+	}
+	return count(1, long)
+}
 
 // count is how many runs or seeds a suite takes: n by default, full with
 // SWAPCHECK_LONG, 1 with -short.
@@ -217,15 +236,13 @@ func TestMain(m *testing.M) {
 // installed in it, every run; or the emitter refuses it in one line (the
 // free-threaded modes, which no GIL build can run). By default: gil's
 // counterexamples once on the rendition, and naive's and merged's on the
-// scenario files once on numba; with SWAPCHECK_LONG, every atomicity's, 20
-// runs on each target (-pyreplay.tally FILE writes the table
+// scenario files once on numba; with SWAPCHECK_LONG, every atomicity's,
+// twice on each target; with -pyreplay.full 20 runs (-pyreplay.tally FILE
+// writes the table
 // docs/replay.md shows; scripts/replay-tally.sh runs it).
 func TestReplayOfEveryCounterexample(t *testing.T) {
-	py := python3(t)
-	runs := 1
-	if long() {
-		runs = 20
-	}
+	py := testenv.Python311(t)
+	runs := runsOf(2, 20)
 	cases := counterexamples(t)
 	var numbaPy string
 	if slices.ContainsFunc(cases, func(c *counterexample) bool { return c.numba }) {

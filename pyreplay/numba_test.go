@@ -15,11 +15,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/check"
+	"swapcheck/internal/testenv"
 	"swapcheck/model"
 	"swapcheck/pyreplay"
 	"swapcheck/scenario"
 	"swapcheck/sched"
 )
+
+// requireNumba makes a missing numba fail the test instead of skipping it
+// (.ci/run sets it).
+const requireNumba = "SWAPCHECK_REQUIRE_NUMBA"
 
 // numbaMissing says what to install where no CPython 3.11 imports numba.
 const numbaMissing = "no CPython 3.11 that imports numba (tried /usr/bin/python3, python3.11, python3): " +
@@ -46,10 +51,7 @@ func pythonWithNumba(t *testing.T) string {
 		}
 	})
 	if numbaPython == "" {
-		if os.Getenv("SWAPCHECK_REQUIRE_NUMBA") != "" {
-			t.Fatal(numbaMissing)
-		}
-		t.Skip(numbaMissing)
+		testenv.Unavailable(t, requireNumba, numbaMissing)
 	}
 	return numbaPython
 }

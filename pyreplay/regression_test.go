@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/check"
+	"swapcheck/internal/testenv"
 	"swapcheck/pyreplay"
 	"swapcheck/scenario"
 )
@@ -66,10 +67,7 @@ func runPytest(t *testing.T, dir string, n int, env []string, args ...string) []
 	t.Helper()
 	py := pythonWithNumba(t)
 	if out, err := exec.Command(py, "-c", "import pytest").CombinedOutput(); err != nil {
-		if os.Getenv("SWAPCHECK_REQUIRE_NUMBA") != "" {
-			t.Fatalf("%s has no pytest (apt-get install -y python3-pytest): %s", py, out)
-		}
-		t.Skipf("%s has no pytest (apt-get install -y python3-pytest)", py)
+		testenv.Unavailable(t, requireNumba, fmt.Sprintf("%s has no pytest (apt-get install -y python3-pytest): %s", py, out))
 	}
 	out := make([]pytestRun, n)
 	sem := make(chan struct{}, 2)
@@ -98,12 +96,13 @@ func runPytest(t *testing.T, dir string, n int, env []string, args ...string) []
 // 0.56.4's own (naive) swap with the user's exact error, and passes with
 // merged's swap installed in it; with NUMBA_CUDA_REPO, with numba-cuda's
 // own swap at 55a84eb7 (naive, fails) and d41b90d3 (merged, passes). By
-// default twice each; with SWAPCHECK_LONG 100 times each, and as many
+// default once each; with SWAPCHECK_LONG 10 times each (100 with
+// -pyreplay.full), and as many
 // under pytest-xdist (-p xdist -n 2) where it is installed
 // (-pyreplay.emit-test-tally FILE writes the tally docs/replay.md shows;
 // scripts/emit-test-tally.sh runs it).
 func TestEmittedTestOnNumba(t *testing.T) {
-	runs := count(1, 100)
+	runs := runsOf(10, 100)
 	dir := emittedTest(t)
 	type config struct {
 		name string
@@ -202,7 +201,7 @@ func TestEmittedTestOnTheStandin(t *testing.T) {
 // or under pyenv's root).
 func pythons(t *testing.T) []string {
 	t.Helper()
-	out := []string{python3(t)}
+	out := []string{testenv.Python311(t)}
 	pythonsOnce.Do(func() {
 		for _, v := range []string{"3.12", "3.13"} {
 			if p, ok := pythonVersion(v); ok {

@@ -17,56 +17,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/check"
+	"swapcheck/internal/testenv"
 	"swapcheck/model"
 	"swapcheck/pyreplay"
 	"swapcheck/scenario"
 	"swapcheck/sched"
-)
-
-const python3Missing = "python3 not found: install it (for example apt-get install -y python3) to run the Python replays"
-
-// python3 returns the path of a CPython 3.11 (python3.11, or python3 when
-// it is 3.11), or skips (fails, when SWAPCHECK_REQUIRE_PYTHON is set) the
-// test: the replay needs the opcodes the model's steps name.
-func python3(t *testing.T) string {
-	t.Helper()
-	resolveOnce.Do(func() {
-		for _, name := range []string{"python3.11", "python3"} {
-			p, err := exec.LookPath(name)
-			if err != nil {
-				continue
-			}
-			// python3 may be a shim (pyenv's is a shell script that takes
-			// a few hundred milliseconds per start): run the interpreter
-			// it resolves to.
-			out, err := exec.Command(p, "-c", "import sys; print(sys.executable, '%d.%d' % sys.version_info[:2])").Output()
-			exe, version, ok := strings.Cut(strings.TrimSpace(string(out)), " ")
-			if err != nil || !ok {
-				continue
-			}
-			if version != "3.11" {
-				why = fmt.Sprintf("%s is Python %s; the replay needs 3.11 (install python3.11)", name, version)
-				continue
-			}
-			resolved = exe
-			return
-		}
-		if why == "" {
-			why = python3Missing
-		}
-	})
-	if resolved == "" {
-		if os.Getenv("SWAPCHECK_REQUIRE_PYTHON") != "" {
-			t.Fatal(why)
-		}
-		t.Skip(why)
-	}
-	return resolved
-}
-
-var (
-	resolveOnce   sync.Once
-	resolved, why string
 )
 
 type run struct {
@@ -81,7 +36,7 @@ func runScript(t *testing.T, script string, n int) []run {
 	for i := range scripts {
 		scripts[i] = script
 	}
-	return runPython(python3(t), scripts)
+	return runPython(testenv.Python311(t), scripts)
 }
 
 // runPython runs each script with args on py, two at a time (the
@@ -164,7 +119,7 @@ func TestReplayReproducesTheViolation(t *testing.T) {
 		{"refcount-del", 3},
 	} {
 		t.Run(tc.variant, func(t *testing.T) {
-			python3(t)
+			testenv.Python311(t)
 			rep := explore(t, tc.variant, shape(tc.threads))
 			require.Equal(t, sched.Violation, rep.Result.Verdict)
 			kind := rep.Result.Failure.Kind
@@ -181,7 +136,7 @@ func TestReplayReproducesTheViolation(t *testing.T) {
 // gil-breaker's counterexample, whose switches real 3.11 can all make,
 // replays as gil's does.
 func TestReplayOfGILBreaker(t *testing.T) {
-	python3(t)
+	testenv.Python311(t)
 	p, err := check.Lookup("naive")
 	require.NoError(t, err)
 	rep, err := check.Explore(check.Config{Protocol: p, Scenario: buildScenario(t, shape(2)), Atomicity: model.GILBreaker})
@@ -196,7 +151,7 @@ func TestReplayOfGILBreaker(t *testing.T) {
 
 // The naive replay shows the user's error.
 func TestReplayNaiveShowsTheUsersError(t *testing.T) {
-	python3(t)
+	testenv.Python311(t)
 	rep := explore(t, "naive", shape(2))
 	script := writeScript(t, func(b *bytes.Buffer) error { return pyreplay.Emit(b, rep) })
 	r := runScript(t, script, 1)[0]
@@ -254,7 +209,7 @@ kernel: use cuda.threadIdx; call f1
 	for _, variant := range []string{"merged", "global-lock", "proposed"} {
 		for name, sc := range scenarios {
 			t.Run(variant+"/"+name, func(t *testing.T) {
-				python3(t)
+				testenv.Python311(t)
 				pr, err := check.Lookup(variant)
 				require.NoError(t, err)
 				p, err := model.NewProgram(sc, pr, model.GIL)
@@ -279,7 +234,7 @@ kernel: use cuda.threadIdx; call f1
 // skipped: here T1's first turn is given to T0, so T0 reaches another
 // step than its next turn's, and T1 a step before its first turn's.
 func TestReplayReportsATurnItCannotForce(t *testing.T) {
-	python3(t)
+	testenv.Python311(t)
 	rep := explore(t, "naive", shape(2))
 	var b bytes.Buffer
 	require.NoError(t, pyreplay.Emit(&b, rep))
@@ -315,7 +270,7 @@ func tamper(t *testing.T, script string, change func(turns []any) []any) string 
 // is a replay failure: here the turn of a thread's acquire of the module
 // lock is moved before the other thread's release of it.
 func TestReplayReportsABlockedTurn(t *testing.T) {
-	py := python3(t)
+	py := testenv.Python311(t)
 	pr, err := check.Lookup("merged")
 	require.NoError(t, err)
 	p, err := model.NewProgram(buildScenario(t, shape(2)), pr, model.GIL)

@@ -44,13 +44,12 @@ func newFiles(sc *scenario.Scenario) *files {
 		src := moduleSource(sc, m, hook)
 		tag := "mod:" + mod.Name
 		for s, line := range src.at {
-			a := anchor{Tag: tag, Line: line, Ops: []string{"LOAD_GLOBAL"}}
-			switch s.Kind {
-			case scenario.OpUse, scenario.OpIf, scenario.OpSync:
-				a.Use = mod.Names[s.Name]
-			case scenario.OpCall:
-			default: // raise, repeat: no step of their own
+			if !s.Steps() { // raise, repeat: no step of their own
 				continue
+			}
+			a := anchor{Tag: tag, Line: line, Ops: []string{"LOAD_GLOBAL"}}
+			if s.ReadsCuda() {
+				a.Use = mod.Names[s.Name]
 			}
 			fs.at[s] = a
 		}
@@ -114,38 +113,12 @@ func (fs *files) hostProgram(sc *scenario.Scenario) {
 // condition (which raises there). Raise statements are left out: they
 // run in the step before them.
 func flatten(body []scenario.Stmt, tid int) []*scenario.Stmt {
-	out, _ := flattenInto(nil, body, tid)
-	return out
-}
-
-func flattenInto(out []*scenario.Stmt, body []scenario.Stmt, tid int) ([]*scenario.Stmt, bool) {
-	for i := range body {
-		s := &body[i]
-		switch s.Kind {
-		case scenario.OpRaise:
-		case scenario.OpIf:
-			out = append(out, s)
-			if tid < 0 {
-				return out, true
-			}
-			arm := s.Else
-			if s.Cond.Holds(tid) {
-				arm = s.Then
-			}
-			var stop bool
-			if out, stop = flattenInto(out, arm, tid); stop {
-				return out, true
-			}
-		case scenario.OpRepeat:
-			for range s.Times {
-				var stop bool
-				if out, stop = flattenInto(out, s.Body, tid); stop {
-					return out, true
-				}
-			}
-		default:
+	var out []*scenario.Stmt
+	scenario.Unroll(body, tid, func(s *scenario.Stmt) bool {
+		if s.Steps() {
 			out = append(out, s)
 		}
-	}
-	return out, false
+		return false
+	})
+	return out
 }

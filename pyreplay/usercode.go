@@ -178,7 +178,7 @@ func writeBlock(b *source, sc *scenario.Scenario, m int, body []scenario.Stmt, w
 	}
 	for i := range body {
 		s := &body[i]
-		hooked := b.hook != "" && s.Kind != scenario.OpRaise && s.Kind != scenario.OpRepeat
+		hooked := b.hook != "" && s.Steps()
 		if hooked {
 			b.add("%s%s", indent, b.hook)
 		}
@@ -186,51 +186,15 @@ func writeBlock(b *source, sc *scenario.Scenario, m int, body []scenario.Stmt, w
 		if hooked {
 			b.at[s]-- // the hook's line
 		}
-		switch s.Kind {
-		case scenario.OpIf:
-			b.add("%sif %s.threadIdx.x %s %d:", indent, sc.Modules[m].Names[s.Name], s.Cond.Op, s.Cond.Than)
-			writeBlock(b, sc, m, s.Then, whole, indent+"    ")
-			if len(s.Else) > 0 {
-				b.add("%selse:", indent)
-				writeBlock(b, sc, m, s.Else, whole, indent+"    ")
+		if arms := sc.Arms(m, *s); arms != nil {
+			for _, a := range arms {
+				b.add("%s%s", indent, a.Header)
+				writeBlock(b, sc, m, a.Body, whole, indent+"    ")
 			}
-		case scenario.OpRepeat:
-			b.add("%sfor _ in range(%d):", indent, s.Times)
-			writeBlock(b, sc, m, s.Body, whole, indent+"    ")
-		default:
-			b.add("%s%s", indent, userStmt(sc, m, *s, whole))
+			continue
 		}
+		b.add("%s%s", indent, sc.UserText(m, *s, func(mod int) bool { return whole[mod] }))
 	}
-}
-
-// userStmt is a statement as a user writes it; whole are the modules
-// imported whole, whose functions are called through the module.
-func userStmt(sc *scenario.Scenario, m int, s scenario.Stmt, whole map[int]bool) string {
-	names := sc.Modules[m].Names
-	switch s.Kind {
-	case scenario.OpUse:
-		name := names[s.Name]
-		switch s.Attr {
-		case "local", "shared":
-			return fmt.Sprintf("%c = %s.%s.array(1, numba.int32)", s.Attr[0], name, s.Attr)
-		case "threadIdx":
-			return fmt.Sprintf("i = %s.threadIdx.x", name)
-		case "blockIdx":
-			return fmt.Sprintf("b = %s.blockIdx.x", name)
-		}
-		return name + "." + s.Attr
-	case scenario.OpCall:
-		f := sc.Functions[s.Func]
-		if whole[f.Module] && f.Module != m {
-			return sc.Modules[f.Module].Name + "." + f.Name + "()"
-		}
-		return f.Name + "()"
-	case scenario.OpSync:
-		return names[0] + ".syncthreads()"
-	case scenario.OpRaise:
-		return `raise RuntimeError("the kernel fails")`
-	}
-	return "pass"
 }
 
 func mainSource(sc *scenario.Scenario) string {

@@ -3,13 +3,13 @@ package pyreplay_test
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/check"
+	"swapcheck/internal/testenv"
 	"swapcheck/model"
 	"swapcheck/pyreplay"
 	"swapcheck/scenario"
@@ -23,10 +23,7 @@ func otherVersions(t *testing.T) []string {
 	t.Helper()
 	ps := pythons(t)[1:]
 	if len(ps) == 0 {
-		if os.Getenv("SWAPCHECK_REQUIRE_PYTHON") != "" {
-			t.Fatal("no CPython 3.12 or 3.13 found (python3.12, python3.13, or under pyenv's root)")
-		}
-		t.Skip("no CPython 3.12 or 3.13 found (python3.12, python3.13, or under pyenv's root)")
+		testenv.Unavailable(t, testenv.RequirePython, "no CPython 3.12 or 3.13 found (python3.12, python3.13, or under pyenv's root)")
 	}
 	return ps
 }

@@ -4,7 +4,6 @@ package sched
 // peekEarly) whatever the size of their visited set, until the returned
 // function is called.
 func PeekEarlyAlwaysForTest() (restore func()) {
-	old := earlyPeekBytes
-	earlyPeekBytes = 0
-	return func() { earlyPeekBytes = old }
+	debug.peekEarlyAlways = true
+	return func() { debug.peekEarlyAlways = false }
 }

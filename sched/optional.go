@@ -1,22 +1,17 @@
 package sched
 
-// The optional interfaces a System may implement for speed. None changes
-// what a search finds or counts, only what it costs; doc.go tables which
-// search uses which. (Canonical, a reduction that changes the counts, is
-// with Parallel, in parallel.go.)
+// The optional interfaces a System may implement, each for speed or for
+// a reduction; doc.go tables which search uses which. The speed ones
+// (Copier, Compact, WordPeeker, RunnableLister) change nothing a search
+// finds or counts, only what it costs. The reductions (Canonical,
+// CanonicalOrderer, Futures, at the end of the file) change the counts,
+// never the verdict.
 
 // Copier is implemented by systems that can overwrite their own state with
 // another state of the same system without allocating. Searches use it to
 // recycle states they are done with; systems without it are cloned.
 type Copier interface {
 	CopyFrom(src System)
-}
-
-// KeyViewer is implemented by systems whose canonical key can be read in
-// place: KeyView returns bytes equal to AppendKey(nil), valid until the
-// system changes. Searches use it to skip a copy per step.
-type KeyViewer interface {
-	KeyView() []byte
 }
 
 // Compact is implemented by systems with an exact key shorter than
@@ -64,14 +59,11 @@ type WordPeeker interface {
 // scripts/instructions.sh, 20 fewer instructions a step.
 type PeekNote struct{ A, B uint64 }
 
-// keyOf is s's exact key: its compact key where s offers one, else a view
-// where s offers one, else appended to buf.
+// keyOf is s's exact key: its compact key where s offers one, else
+// AppendKey's, appended to buf.
 func keyOf(s System, buf []byte) []byte {
 	if c, ok := s.(Compact); ok {
 		return c.AppendCompactKey(buf[:0])
-	}
-	if kv, ok := s.(KeyViewer); ok {
-		return kv.KeyView()
 	}
 	return s.AppendKey(buf[:0])
 }
@@ -132,4 +124,52 @@ func listRunnable(s System, l RunnableLister, buf []ThreadID) ([]ThreadID, bool)
 		}
 	}
 	return buf, allDone
+}
+
+// Canonical is implemented by systems with interchangeable threads: the
+// canonical key is equal for states that differ by a permutation of such
+// threads (and only for those).
+type Canonical interface {
+	AppendCanonicalKey(b []byte) []byte
+}
+
+// CanonicalOrderer is implemented by Canonical systems that can list
+// their threads in the order their canonical key takes them: for states s
+// and π(s), π a permutation the key ignores, the orders are each other's
+// image under π, but for threads whose swap leaves the state as it is.
+// POR takes threads in this order, so that its persistent sets are the
+// same up to symmetry at every state of an orbit.
+type CanonicalOrderer interface {
+	AppendCanonicalOrder(buf []ThreadID) []ThreadID
+}
+
+// Futures is implemented by systems that can bound what their threads may
+// still do, for POR. frozen marks the threads of a set T, which take no
+// step in the executions MayConflict and AppendEnablers speak of; a method
+// may use it only to say less (a thread held up by a frozen thread's lock
+// does not get past it). Both must hold for every execution from the
+// current state in which no frozen thread steps and no step fails but the
+// last (a failing step ends an execution), or POR misses states.
+type Futures interface {
+	// MayConflict reports whether thread q, not frozen, may come to take a
+	// step dependent with thread p's next step, which can run, p frozen: a
+	// step that does not commute with it, or that enables or disables it,
+	// or that it enables or disables.
+	MayConflict(p, q ThreadID, frozen []bool) bool
+	// AppendEnablers appends to buf the threads one of which steps in
+	// every execution in which thread q's next step, blocked now, becomes
+	// runnable without a step of a frozen thread (q itself is frozen).
+	AppendEnablers(q ThreadID, frozen []bool, buf []ThreadID) []ThreadID
+	// Acyclic reports whether the state graph has no cycle: no execution
+	// returns to a state it left. POR needs no proviso then (see POR), and
+	// can run on several workers.
+	Acyclic() bool
+	// NewFuturesScratch makes scratch (a memo) for the two methods above
+	// that two goroutines must not share, or nil where they need none:
+	// POR makes one for each goroutine it runs on and hands it to a state
+	// with UseFuturesScratch each time before it asks of it; the state may
+	// keep in it what it worked out of itself until it is handed one
+	// again.
+	NewFuturesScratch() any
+	UseFuturesScratch(scratch any)
 }

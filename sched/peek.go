@@ -15,9 +15,9 @@ package sched
 // BenchmarkExhaustiveMerged5 (a 32 MiB table: 6 to 8% faster with early
 // peeks) and BenchmarkExhaustiveMerged4 (2 MiB: 1.5% slower with them),
 // run in turn by scripts/ab.sh on a machine with 1 MiB of L2 a core and
-// 32 MiB of L3; see docs/performance.md. Tests set it to 0
-// (PeekEarlyAlwaysForTest).
-var earlyPeekBytes int64 = 8 << 20
+// 32 MiB of L3; see docs/performance.md. Tests can make every table peek
+// early (debug.peekEarlyAlways).
+const earlyPeekBytes int64 = 8 << 20
 
 // earlyPeek is a peek made ahead of push at thread t that told word and
 // note (hash is the word's), when ok.

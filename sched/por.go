@@ -129,42 +129,6 @@ const (
 	porNoProviso
 )
 
-// Acyclic is implemented by systems that can say their state graph has
-// no cycle: no execution returns to a state it left. POR needs no proviso
-// for them (see POR), and can run on several workers.
-type Acyclic interface {
-	Acyclic() bool
-}
-
-// FuturesScratch is implemented by Futures systems whose answers use
-// scratch (a memo) that two goroutines must not share: POR makes one for
-// each goroutine it runs on and hands it to a state each time before it
-// asks of it; the state may keep in it what it worked out of itself
-// until it is handed one again.
-type FuturesScratch interface {
-	NewFuturesScratch() any
-	UseFuturesScratch(scratch any)
-}
-
-// Futures is implemented by systems that can bound what their threads may
-// still do, for POR. frozen marks the threads of a set T, which take no
-// step in the executions both methods speak of; a method may use it only
-// to say less (a thread held up by a frozen thread's lock does not get
-// past it). Both must hold for every execution from the current state in
-// which no frozen thread steps and no step fails but the last (a failing
-// step ends an execution), or POR misses states.
-type Futures interface {
-	// MayConflict reports whether thread q, not frozen, may come to take a
-	// step dependent with thread p's next step, which can run, p frozen: a
-	// step that does not commute with it, or that enables or disables it,
-	// or that it enables or disables.
-	MayConflict(p, q ThreadID, frozen []bool) bool
-	// AppendEnablers appends to buf the threads one of which steps in
-	// every execution in which thread q's next step, blocked now, becomes
-	// runnable without a step of a frozen thread (q itself is frozen).
-	AppendEnablers(q ThreadID, frozen []bool, buf []ThreadID) []ThreadID
-}
-
 // Name implements Strategy.
 func (POR) Name() string { return "por" }
 
@@ -191,8 +155,7 @@ type porRun struct {
 
 // Run implements Strategy.
 func (p POR) Run(init System, lim Limits) Result {
-	_, futures := init.(Futures)
-	if a, ok := init.(Acyclic); futures && ok && a.Acyclic() {
+	if f, ok := init.(Futures); ok && f.Acyclic() {
 		return p.parallel(init, lim)
 	}
 	x := &porRun{red: newPORReducer(p.fault, init), key: keyOf, maxDepth: lim.maxDepth(), maxExec: lim.MaxExecutions}

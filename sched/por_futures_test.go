@@ -49,6 +49,13 @@ func (y *toySystem) MayConflict(p, q sched.ThreadID, frozen []bool) bool {
 	return y.future(q, frozen, y.opFootprint, next.Dependent)
 }
 
+// NewFuturesScratch implements sched.Futures: a toy's futures need no
+// scratch.
+func (y *toySystem) NewFuturesScratch() any { return nil }
+
+// UseFuturesScratch implements sched.Futures.
+func (y *toySystem) UseFuturesScratch(any) {}
+
 // AppendEnablers implements sched.Futures: only the owner of the lock a
 // blocked acquire waits for can release it.
 func (y *toySystem) AppendEnablers(q sched.ThreadID, _ []bool, buf []sched.ThreadID) []sched.ThreadID {
@@ -117,6 +124,21 @@ func (r *recorder) MayConflict(p, q sched.ThreadID, frozen []bool) bool {
 		return f.MayConflict(p, q, frozen)
 	}
 	return true
+}
+
+// NewFuturesScratch implements sched.Futures for the recorder's system.
+func (r *recorder) NewFuturesScratch() any {
+	if f, ok := r.System.(sched.Futures); ok {
+		return f.NewFuturesScratch()
+	}
+	return nil
+}
+
+// UseFuturesScratch implements sched.Futures for the recorder's system.
+func (r *recorder) UseFuturesScratch(x any) {
+	if f, ok := r.System.(sched.Futures); ok {
+		f.UseFuturesScratch(x)
+	}
 }
 
 // AppendEnablers implements sched.Futures for the recorder's system, or

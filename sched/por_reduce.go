@@ -14,7 +14,7 @@ type porReducer struct {
 	// one worker, 1.19 on BenchmarkPORMerged)
 	inT, status, done []bool
 	work, ens         []ThreadID
-	// scratch is this goroutine's FuturesScratch, if the system has one
+	// scratch is this goroutine's futures scratch, if the system uses one
 	scratch any
 	// rank is the order the closure takes threads in: the state's
 	// canonical order where it has one (CanonicalOrderer), else their
@@ -29,8 +29,8 @@ func newPORReducer(fault porFault, init System) porReducer {
 	n := init.NumThreads()
 	_, futures := init.(Futures)
 	x := porReducer{fault: fault, futures: futures, inT: make([]bool, n), status: make([]bool, n), done: make([]bool, n), marked: make([]bool, n), amp: make([]bool, n)}
-	if fs, ok := init.(FuturesScratch); ok {
-		x.scratch = fs.NewFuturesScratch()
+	if futures {
+		x.scratch = init.(Futures).NewFuturesScratch()
 	}
 	return x
 }
@@ -73,7 +73,7 @@ func (x *porReducer) ample(s System, order []ThreadID) []bool {
 	}
 	x.fut = s.(Futures)
 	if x.scratch != nil {
-		s.(FuturesScratch).UseFuturesScratch(x.scratch)
+		x.fut.UseFuturesScratch(x.scratch)
 	}
 	clear(x.status)
 	for _, t := range order {

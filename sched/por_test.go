@@ -106,7 +106,7 @@ func (y spinSystem) MayConflict(p, q sched.ThreadID, frozen []bool) bool {
 
 func (y spinSystem) Clone() sched.System { return spinSystem{y.toySystem.Clone().(*toySystem)} }
 
-// Acyclic implements sched.Acyclic: a busy-wait steps back to the state
+// Acyclic implements sched.Futures: a busy-wait steps back to the state
 // it left.
 func (y spinSystem) Acyclic() bool { return false }
 

@@ -246,7 +246,7 @@ func (y *toySystem) Clone() sched.System {
 	return &toySystem{p: y.p, s: append([]int32(nil), y.s...)}
 }
 
-// Acyclic implements sched.Acyclic: every step moves its thread's pc on
+// Acyclic implements sched.Futures: every step moves its thread's pc on
 // (spinSystem's busy-waits do not).
 func (y *toySystem) Acyclic() bool { return true }
 
@@ -286,9 +286,9 @@ func newRecorder(s sched.System, tolerant bool) *recorder {
 	return &recorder{System: s, tolerant: tolerant, mu: new(sync.Mutex), finals: map[string]bool{}, kinds: map[string]bool{}}
 }
 
-// Acyclic implements sched.Acyclic for the recorder's system.
+// Acyclic implements sched.Futures for the recorder's system.
 func (r *recorder) Acyclic() bool {
-	a, ok := r.System.(sched.Acyclic)
+	a, ok := r.System.(sched.Futures)
 	return ok && a.Acyclic()
 }
 
@@ -339,3 +339,17 @@ func (c copyingRecorder) Clone() sched.System {
 func (c copyingRecorder) CopyFrom(src sched.System) {
 	c.System.(sched.Copier).CopyFrom(src.(copyingRecorder).System)
 }
+
+// The optional interfaces the toy systems implement, asserted so that a
+// renamed method fails the build instead of quietly leaving a search on
+// its plain path.
+var (
+	_ sched.Copier    = (*toySystem)(nil)
+	_ sched.Futures   = (*toySystem)(nil)
+	_ sched.Futures   = (*recorder)(nil)
+	_ sched.Futures   = spinSystem{}
+	_ sched.Futures   = (*blockingSystem)(nil)
+	_ sched.Copier    = copyingRecorder{}
+	_ sched.Canonical = symToy{}
+	_ sched.Canonical = (*fan)(nil)
+)

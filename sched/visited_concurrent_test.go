@@ -28,8 +28,7 @@ func TestVisitedSetConcurrentAdds(t *testing.T) {
 // The same with the waits of a grow sleeping at once, not spinning first
 // (await).
 func TestVisitedSetConcurrentAddsWithoutSpinning(t *testing.T) {
-	defer func(d time.Duration) { spinFor = d }(spinFor)
-	spinFor = 0
+	defer NoSpinForTest()()
 	for _, kind := range []testKeys{slotKeys, wordKeys, mixedKeys} {
 		concurrentAdds(t, 4, 100000, kind)
 	}

@@ -50,5 +50,5 @@ out=$(cd "$(dirname "$out")" && pwd)/$(basename "$out")
 cd "$here"
 say "running the emitted test 100 times under each numba"
 NUMBA_CUDA_REPO=$repo SWAPCHECK_LONG=1 SWAPCHECK_REQUIRE_NUMBA=1 \
-	"$GO" test ./pyreplay -count=1 -timeout 2h -run '^TestEmittedTestOnNumba$' -pyreplay.emit-test-tally "$out"
+	"$GO" test ./pyreplay -count=1 -timeout 2h -run '^TestEmittedTestOnNumba$' -pyreplay.full -pyreplay.emit-test-tally "$out"
 say "wrote $out"

@@ -2,14 +2,16 @@
 # fidelity.sh: checks that each testdata/python/<variant>.py holds
 # numba-cuda's swapped_cuda_module line for line.
 #
-# Each variant file's header cites "numba-cuda <commit> kernelapi.py:<a>-<b>",
-# lines a to b of numba_cuda/numba/cuda/simulator/kernelapi.py at that
-# commit. For each file the script takes those lines from a clone of
+# Each variant file's first line pins "numba-cuda <commit> kernelapi.py:<a>-<b>
+# sha256 <digest>": lines a to b of numba_cuda/numba/cuda/simulator/kernelapi.py
+# at that commit, and their digest. For each file the script takes those lines from a clone of
 # NVIDIA/numba-cuda, diffs them with the file's function (from its
 # "@contextmanager" line to the end of the file) and prints one line:
 # the file, the commit, the lines, "same" or "DIFFERS", and the SHA-256 of
-# the upstream lines, the digest that model/source_test.go pins. It exits 1
-# when a file differs.
+# the upstream lines, which must be the digest the header pins (and
+# model/source_test.go checks against the file's function). A file whose
+# first line says it is "not numba-cuda's code" (proposed.py, swapcheck's own
+# fix) prints "ours" instead. It exits 1 when a file differs.
 #
 # Usage: scripts/fidelity.sh --repo DIR
 #   DIR: a clone (bare or not) of https://github.com/NVIDIA/numba-cuda
@@ -43,15 +45,26 @@ git_repo() {
 
 status=0
 for f in "$here"/testdata/python/*.py; do
-	cite=$(grep -oE 'numba-cuda [0-9a-f]{7,40} kernelapi\.py:[0-9]+-[0-9]+' "$f" | head -1 || true)
-	[ -n "$cite" ] || die "$f: its header cites no \"numba-cuda COMMIT kernelapi.py:A-B\""
-	read -r _ commit range <<<"$cite"
+	cite=$(head -1 "$f" | grep -oE 'numba-cuda [0-9a-f]{7,40} kernelapi\.py:[0-9]+-[0-9]+ sha256 [0-9a-f]{64}' || true)
+	if [ -z "$cite" ]; then
+		# a fix of swapcheck's own (proposed) has no upstream lines to
+		# compare; model/source_test.go pins its whole file instead
+		head -1 "$f" | grep -q "not numba-cuda's code" ||
+			die "$f: its first line pins no \"numba-cuda COMMIT kernelapi.py:A-B sha256 DIGEST\" and does not say it is not numba-cuda's code"
+		printf '%s - - ours -\n' "$(basename "$f")"
+		continue
+	fi
+	read -r _ commit range _ pinned <<<"$cite"
 	range=${range#kernelapi.py:}
 	upstream=$(git_repo show "$commit:numba_cuda/numba/cuda/simulator/kernelapi.py" | sed -n "${range%-*},${range#*-}p" | sed '$a\') ||
 		die "$commit: no kernelapi.py in $repo"
 	ours=$(sed -n '/^@contextmanager/,$p' "$f")
 	sum=$(printf '%s\n' "$upstream" | sha256sum | cut -d' ' -f1)
-	if [ "$upstream" = "$ours" ]; then
+	if [ "$sum" != "$pinned" ]; then
+		verdict=DIFFERS
+		status=1
+		echo "$(basename "$f"): its header pins sha256 $pinned, upstream's lines have $sum" >&2
+	elif [ "$upstream" = "$ours" ]; then
 		verdict=same
 	else
 		verdict=DIFFERS

@@ -53,5 +53,5 @@ out=$(cd "$(dirname "$out")" && pwd)/$(basename "$out")
 cd "$here"
 say "replaying every counterexample 20 times per target (about half an hour)"
 NUMBA_CUDA_REPO=$repo SWAPCHECK_LONG=1 SWAPCHECK_REQUIRE_PYTHON=1 SWAPCHECK_REQUIRE_NUMBA=1 \
-	"$GO" test ./pyreplay -count=1 -timeout 4h -run '^TestReplayOfEveryCounterexample$' -pyreplay.tally "$out"
+	"$GO" test ./pyreplay -count=1 -timeout 4h -run '^TestReplayOfEveryCounterexample$' -pyreplay.full -pyreplay.tally "$out"
 say "wrote $out"

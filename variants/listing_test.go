@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"swapcheck/internal/testenv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -69,7 +70,7 @@ func TestListingsMatchBytecode(t *testing.T) {
 	for _, p := range protocols {
 		t.Run(p.Name, func(t *testing.T) {
 			src := filepath.Join("..", "testdata", "python", p.Source)
-			out := runPython(t, script, src)
+			out := testenv.RunPython(t, script, src)
 			var dis struct {
 				Python string              `json:"python"`
 				Lines  map[string][]string `json:"lines"`

@@ -13,9 +13,9 @@
 //
 // SWAPCHECK_LONG=1 runs the long suites: every cross product whole, the
 // full counts of runs and seeds, and the heavy tests that the default
-// leaves to their twins. .ci/run sets it, for go test ./... and go test
-// -race ./... alike (tests that skip under the race detector keep
-// skipping there).
+// leaves to their twins. .ci/run sets it for go test ./..., and runs go
+// test -race ./... at the default size (the long worlds run the same
+// code through the same goroutines).
 //
 // A test file does, in order:
 //

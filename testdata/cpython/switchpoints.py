@@ -82,7 +82,12 @@ import types
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROTO_DIR = os.path.normpath(os.path.join(HERE, "..", "python"))
-VARIANTS = ["naive", "global_lock", "refcount_unregistered", "refcount_del", "merged", "proposed"]
+# Every variant of testdata/python: numba-cuda's in the order of its
+# history, swapcheck's own, then any other file there (a new variant is
+# measured without being listed here).
+_KNOWN = ["naive", "global_lock", "refcount_unregistered", "refcount_del", "merged", "proposed"]
+VARIANTS = _KNOWN + sorted(
+    f[:-3] for f in os.listdir(PROTO_DIR) if f.endswith(".py") and f[:-3] not in _KNOWN)
 WARM_RUNS = 20
 
 # ---------------------------------------------------------------------------

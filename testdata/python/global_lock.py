@@ -1,4 +1,4 @@
-# global-lock: numba-cuda 8356c6f8 kernelapi.py:496-528, the fix's first
+# global-lock: numba-cuda 8356c6f8 kernelapi.py:496-528 sha256 f0bd68ceca4d47a626dc20230c18cf59cbcb6280e8a253b9b5975ab56658c394, the fix's first
 # commit, line for line (kernelapi.py is numba_cuda/numba/cuda/simulator/
 # kernelapi.py): one global lock; per module a state (the swapped names and
 # a count of the entrants after the first); every entry rescans the globals

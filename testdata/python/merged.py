@@ -1,4 +1,4 @@
-# merged (0.25.0): numba-cuda d41b90d3 kernelapi.py:501-534, swap/refcount.go
+# merged (0.25.0): numba-cuda d41b90d3 kernelapi.py:501-534 sha256 09b129934152cee2d24d23eee09e8851d84130a1254f57149d248f21165ecdb0, swap/refcount.go
 import threading
 from collections import defaultdict
 from contextlib import contextmanager

@@ -1,4 +1,4 @@
-# naive: numba-cuda 55a84eb7 kernelapi.py:494-509, cited by naive/naive.go
+# naive: numba-cuda 55a84eb7 kernelapi.py:494-509 sha256 16b7ee7d6ee9c5d2433859101ff95290bbcb6c70d11cb24d6574d6d4366bce69, cited by naive/naive.go
 from contextlib import contextmanager
 
 

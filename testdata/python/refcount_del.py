@@ -1,4 +1,4 @@
-# refcount-del: numba-cuda 67acbfbd kernelapi.py:498-531, swap/refcount.go
+# refcount-del: numba-cuda 67acbfbd kernelapi.py:498-531 sha256 9d317a4a361d31d8edf3deda3733b907e0752dbc6fe39690341c506dc607a62f, swap/refcount.go
 import threading
 from collections import defaultdict
 from contextlib import contextmanager

@@ -1,4 +1,4 @@
-# refcount-unregistered: numba-cuda 41104c54 kernelapi.py:497-527: a
+# refcount-unregistered: numba-cuda 41104c54 kernelapi.py:497-527 sha256 4a929d0a2996ab02d08f3717bea398d320ee85ffab7879969c665db1489fddd9: a
 # per-module lock from a bare defaultdict(threading.Lock), deleted by the
 # last exit. The model in swap/refcount.go cites the line numbers of this
 # file; refcount_del.py and merged.py keep "with lock:" and every line after

@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -109,47 +108,7 @@ func parse(args []string, stdout io.Writer) (*options, error) {
 	o := &options{set: map[string]bool{}}
 	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&o.protocol, "protocol", "", "the variant to check: "+strings.Join(protocolNames(), ", "))
-	fs.BoolVar(&o.list, "list", false, "list the variants, strategies and violation kinds, then exit")
-	fs.BoolVar(&o.table, "table", false, "verify every variant on the README's scenarios and print the verdicts as a Markdown table")
-	fs.BoolVar(&o.version, "version", false, "print the version of explore and of its file formats, then exit")
-	fs.IntVar(&o.shape.Threads, "threads", scenario.DefaultShape.Threads, fmt.Sprintf("GPU threads per block, 1..%d (1..%d with -backend goroutines)", scenario.MaxThreads, scenario.MaxStressThreads))
-	fs.IntVar(&o.shape.Blocks, "blocks", scenario.DefaultShape.Blocks, fmt.Sprintf("blocks per launch (run one after another), 1..%d", scenario.MaxBlocks))
-	fs.IntVar(&o.shape.Calls, "calls", scenario.DefaultShape.Calls, fmt.Sprintf("device-function calls each thread makes, 0..%d", scenario.MaxStmts/2))
-	fs.IntVar(&o.shape.Modules, "modules", scenario.DefaultShape.Modules, fmt.Sprintf("device modules the calls go to, round-robin, 1..%d (besides the kernel's)", scenario.MaxModules-1))
-	fs.IntVar(&o.shape.Names, "names", scenario.DefaultShape.Names, fmt.Sprintf("globals per module bound to cuda (cuda, cu, ...), 1..%d", scenario.MaxNames))
-	fs.IntVar(&o.shape.Nest, "nest", scenario.DefaultShape.Nest, fmt.Sprintf("depth of nested device calls inside each call, 0..%d; modules x (nest+1) at most %d", scenario.MaxNest, scenario.MaxFunctions))
-	fs.BoolVar(&o.shape.Syncthreads, "syncthreads", false, "call cuda.syncthreads() after each device call")
-	fs.IntVar(&o.shape.Hosts, "hosts", 1, fmt.Sprintf("host threads, each launching the kernel at once, 1..%d", scenario.MaxHosts))
-	fs.BoolVar(&o.shape.HostCalls, "host-calls", false, "the host also calls f1 itself, before and after the launch (a device function called from the host)")
-	fs.BoolVar(&o.shape.Branch, "branch", false, "threads differ: thread 0 makes the kernel's calls once, the others twice (if cuda.threadIdx.x == 0: ... else: for _ in range(2): ...)")
-	registerFaultFlags(fs, o)
-	fs.StringVar(&o.scenario, "scenario", "", "read the scenario from `FILE` instead (see testdata/scenarios/README.md)")
-	fs.StringVar(&o.atomicity, "atomicity", model.GIL.String(), "what one step is: "+strings.Join(atomicityNames(), ", ")+" (-list says what each does)")
-	fs.StringVar(&o.strategy, "strategy", check.StrategyAuto, "how to search: "+strings.Join(check.Strategies, ", ")+" (-list says what each does); with -shard, auto runs states")
-	fs.IntVar(&o.preemptions, "preemptions", 3, "the most preemptions -strategy bounded tries, 0 or more")
-	fs.IntVar(&o.depth, "depth", 3, "the bug depth -strategy pct aims at, 1 or more")
-	fs.Int64Var(&o.runs, "runs", 1000, "executions for -strategy random and -strategy pct, 1 or more")
-	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "goroutines for an exhaustive search, 1..1024 (verdicts and counts do not depend on it; with more than one, preemption statistics can vary by run)")
-	fs.Uint64Var(&o.seed, "seed", 1, "seed for -strategy random and -strategy pct, for -backend goroutines and for -compare's trials")
-	fs.Int64Var(&o.maxExecutions, "max-executions", 0, "stop after this many executions (0: no limit); the verdict is then incomplete")
-	fs.IntVar(&o.maxDepth, "max-depth", 0, fmt.Sprintf("per-execution step budget, 0 or more (0: %d); reaching it makes the verdict incomplete", sched.DefaultMaxDepth))
-	fs.DurationVar(&o.timeout, "timeout", 0, "stop the search after this long (0: none); the verdict is then incomplete; Ctrl-C, SIGTERM and SIGHUP stop it too")
-	o.maxMemory = memory.Size(memory.Default())
-	fs.Var(&o.maxMemory, "max-memory", fmt.Sprintf("stop the search once the process holds this much memory, `SIZE` such as 500MiB, 2GiB or 1GB (0: no bound; the default is %.0f%% of this machine's memory); the verdict is then incomplete", 100*memory.DefaultShare))
-	fs.StringVar(&o.replay, "replay", "", "replay the trace.json or schedule.txt `FILE` written by -out (its protocol, atomicity and scenario)")
-	fs.StringVar(&o.out, "out", "", "write trace.txt, trace.json, trace.html, schedule.txt and summary.json (and, for a violation, report.md and replay.py) into `DIR`")
-	fs.BoolVar(&o.force, "force", false, "with -out, replace an earlier run's files there, all of them (none is left beside the new ones); with -emit-python, overwrite FILE")
-	fs.StringVar(&o.shard, "shard", "", "run part `i/n` (0 <= i < n) of an exhaustive stateful search (states, the default, or dfs); a part proves nothing alone: explore merge of every part's summary.json gives the verdict (see docs/sharding.md)")
-	fs.BoolVar(&o.json, "json", false, "print the JSON summary on stdout instead of the trace")
-	fs.BoolVar(&o.quiet, "quiet", false, "no progress report on stderr")
-	registerStressFlags(fs, o)
-	registerPythonFlags(fs, o)
-	registerReportFlags(fs, o)
-	registerShrinkFlags(fs, o)
-	registerCorpusFlags(fs, o)
-	registerHarmFlags(fs, o)
-	registerReplayRandomFlags(fs, o)
+	defineFlags(fs, o)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(stdout, fs)
@@ -422,19 +381,8 @@ func config(o *options) (check.Config, error) {
 	if err != nil {
 		return cfg, err
 	}
-	switch {
-	case o.runs < 1:
-		return cfg, usagef("-runs must be at least 1, got %d", o.runs)
-	case o.maxExecutions < 0:
-		return cfg, usagef("-max-executions must be 0 or more, got %d", o.maxExecutions)
-	case o.workers < 1 || o.workers > 1024:
-		return cfg, usagef("-workers must be 1..1024, got %d", o.workers)
-	case o.maxDepth < 0:
-		return cfg, usagef("-max-depth must be 0 or more, got %d", o.maxDepth)
-	case o.timeout < 0:
-		return cfg, usagef("-timeout must be 0 or more, got %s", o.timeout)
-	case o.maxMemory > 0 && o.maxMemory < memory.Minimum:
-		return cfg, usagef("-max-memory must be 0 (no bound) or at least %s (the process holds about 30 MiB before it searches), got %s", memory.Size(memory.Minimum), o.maxMemory)
+	if err := checkFlagValues(o, modeSearch); err != nil {
+		return cfg, err
 	}
 	if o.mode == nil || o.mode.flag == "" { // the search (-compare sets its own)
 		if err := checkStrategyFlags(o); err != nil {

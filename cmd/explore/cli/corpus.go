@@ -1,16 +1,11 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
 	"swapcheck/check"
 )
-
-func registerCorpusFlags(fs *flag.FlagSet, o *options) {
-	fs.StringVar(&o.corpus, "corpus", "", "before searching, replay your store of known counterexamples, the trace.json files in `DIR`, of the same protocol and atomicity on the scenario; the first that ends in a violation is reported at once, and the search runs only when none does (default none; never for a -shard part)")
-}
 
 // readCorpus reads the corpus -corpus names (nil for none, the default:
 // a search searches, and its output does not depend on the directory it

@@ -1,25 +1,8 @@
 package cli
 
 import (
-	"flag"
-	"fmt"
-	"strings"
-
 	"swapcheck/scenario"
 )
-
-// registerFaultFlags adds -faults and -max-faults: the faults a search
-// explores besides the interleavings (scenario/faults.go), on the shape's
-// scenario or on a scenario file's (where they add to its own "faults"
-// line).
-func registerFaultFlags(fs *flag.FlagSet, o *options) {
-	var names []string
-	for _, k := range scenario.FaultKinds {
-		names = append(names, k.Name)
-	}
-	fs.StringVar(&o.faults, "faults", "", "faults to explore besides the interleavings, comma-separated: "+strings.Join(names, ", ")+" (-list says what each does)")
-	fs.IntVar(&o.maxFaults, "max-faults", 1, fmt.Sprintf("the most faults in one execution, 1..%d", scenario.MaxFaultsBound))
-}
 
 // applyFaults sets the scenario's faults from -faults and -max-faults,
 // and validates it, when maxThreads is above 0.

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"swapcheck/check"
+	"swapcheck/model"
+	"swapcheck/scenario"
 )
 
 // runMerge is "explore merge [-json] FILE...": it combines the summary.json
@@ -57,6 +59,14 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	} else {
 		fmt.Fprintf(stdout, "%s (%s), %s: %s; %s, %s summed over the shards\n",
 			merged.Protocol, merged.Atomicity, merged.Shard, merged.Verdict, check.Count(merged.Executions, "execution"), check.Count(merged.Steps, "step"))
+		if merged.Verdict == "verified" {
+			// the world the merged proof covers, as a search's verified line names it
+			if sc, err := scenario.Parse(strings.NewReader(merged.Scenario)); err == nil {
+				if a, err := model.ParseAtomicity(merged.Atomicity); err == nil {
+					fmt.Fprintf(stdout, "%s (%s): the world verified: %s\n", merged.Protocol, merged.Atomicity, world(sc, a))
+				}
+			}
+		}
 		if merged.Preemptions != nil {
 			fmt.Fprintf(stdout, "preemptions per execution: %s\n", merged.Preemptions)
 		}

@@ -99,9 +99,11 @@ func TestMergeBadInput(t *testing.T) {
 	}
 }
 
-// TestShardingDocCommands runs the commands of docs/sharding.md
-// themselves, in-process: every "go run ./cmd/explore ..." of the page (up
-// to the end of its line, a quote, a backquote or a ";"). The part
+// TestShardingDocCommands runs the batch engines' commands of
+// docs/sharding.md, in-process: every "go run ./cmd/explore ..." of the
+// page (up to the end of its line, a quote, a backquote, a ";" or a
+// comment) that a batch engine templates (an index variable, a glob); the
+// page's plain commands are TestREADMECommands'. The part
 // commands' index variables (${{ matrix.shard }}, $JOB_COMPLETION_INDEX,
 // $i) take every value 0..n-1 of their "-shard .../n"; their -out paths
 // and merge's globs are taken under a temporary directory; and -threads 4
@@ -112,13 +114,16 @@ func TestShardingDocCommands(t *testing.T) {
 	doc, err := os.ReadFile("../../../docs/sharding.md")
 	require.NoError(t, err)
 	index := regexp.MustCompile(`\$\{\{ matrix\.shard \}\}|\$JOB_COMPLETION_INDEX|\$i\b`)
-	commands := regexp.MustCompile("go run \\./cmd/explore([^\n\"`;]*)").FindAllStringSubmatch(string(doc), -1)
+	commands := regexp.MustCompile("go run \\./cmd/explore([^\n\"`;#]*)").FindAllStringSubmatch(string(doc), -1)
 	var parts, merges int
 	root := t.TempDir()
 	for _, m := range commands {
 		text := strings.TrimSpace(index.ReplaceAllString(m[1], "{i}"))
 		if text == "" {
 			continue // the page's prose naming the command itself
+		}
+		if !strings.Contains(text, "{i}") && !strings.Contains(text, "*") {
+			continue // a command as a user types it: TestREADMECommands runs it
 		}
 		args := strings.Fields(text)
 		for k := range args {
@@ -169,8 +174,8 @@ func TestShardingDocCommands(t *testing.T) {
 			}
 		})
 	}
-	require.Equal(t, 3, parts, "the page's part commands")
-	require.Equal(t, 3, merges, "the page's merge commands")
+	require.Equal(t, 2, parts, "the page's part commands of a batch engine")
+	require.Equal(t, 2, merges, "the page's merge commands of a batch engine")
 }
 
 // TestShardPartSaysMergeGivesTheVerdict: a part with no violation in its

@@ -1,11 +1,8 @@
 package cli
 
 import (
-	"flag"
-	"fmt"
 	"slices"
 	"strings"
-	"swapcheck/check"
 )
 
 // A mode is one thing explore does: the flag that picks it and every flag
@@ -13,42 +10,44 @@ import (
 // line, exit 2) rather than silently ignored: this table is the one place
 // that says which flags go together, and -h prints it.
 type mode struct {
+	id    modeID
 	name  string   // for -h
 	picks string   // the flag that picks it, as typed ("" for the search)
 	flag  string   // the flag name behind picks ("" for the search)
-	reads []string // the flags it reads, besides flag
+	reads []string // the flags it reads, besides flag: flagTable's (flags.go)
 	why   string   // why another flag does not apply ("" for the default reason)
 }
-
-var (
-	shapeFlags  = []string{"threads", "blocks", "calls", "modules", "names", "nest", "syncthreads", "host-calls", "hosts", "branch"}
-	targetFlags = append([]string{"protocol", "scenario", "atomicity"}, shapeFlags...)
-	// faultFlags apply to a scenario file too (faults.go)
-	faultFlags = []string{"faults", "max-faults"}
-)
 
 // modes lists the modes, the search (the default) last. Two of -list,
 // -table, -version and -compare together are refused; -backend goroutines
 // or -replay besides an earlier mode's flag is refused as a flag that mode
-// does not read.
+// does not read. Which flags each reads is flagTable's to say.
 var modes = []mode{
-	{name: "list the variants, strategies and violation kinds", picks: "-list", flag: "list"},
-	{name: "print the verdict table of the README", picks: "-table", flag: "table"},
-	{name: "print the version", picks: "-version", flag: "version"},
-	{name: "time every strategy and stress on the buggy variants", picks: "-compare", flag: "compare",
-		reads: []string{"trials", "duration", "seed", "workers", "preemptions", "depth", "max-depth", "quiet"},
-		why:   "-compare runs every strategy and stress on its own cases (the buggy variants on -threads 2 and 64), each trial capped by -duration"},
-	{name: "stress the protocol on real goroutines", picks: "-backend goroutines", flag: "backend",
-		reads: append(slices.Clone(targetFlags), "duration", "max-calls", "gosched", "seed", "out", "force", "json")},
-	{name: "replay N random walks on real Python threads and tally them", picks: "-replay-random N", flag: "replay-random",
-		reads: append(append(slices.Clone(targetFlags), faultFlags...), "seed", "python", "target", "swap", "out", "force", "workers", "after-failure")},
-	{name: "replay a trace.json or schedule.txt written by -out", picks: "-replay", flag: "replay",
-		reads: []string{"out", "force", "json", "emit-python", "emit-test", "report"},
-		why:   "the file names its protocol, atomicity, scenario and the violations searched for"},
-	{name: "search the interleavings (the default)",
-		// max-memory: the search's memory bound
-		reads: append(append(slices.Clone(targetFlags), faultFlags...), "backend", "strategy", "preemptions", "depth", "runs", "workers", "seed",
-			"max-executions", "max-depth", "max-memory", "timeout", "out", "force", "shard", "json", "quiet", "emit-python", "emit-test", "report", "shrink", "corpus", "after-failure")},
+	{id: modeList, name: "list the variants, strategies and violation kinds", picks: "-list", flag: "list"},
+	{id: modeTable, name: "print the verdict table of the README", picks: "-table", flag: "table"},
+	{id: modeVersion, name: "print the version", picks: "-version", flag: "version"},
+	{id: modeCompare, name: "time every strategy and stress on the buggy variants", picks: "-compare", flag: "compare",
+		why: "-compare runs every strategy and stress on its own cases (the buggy variants on -threads 2 and 64), each trial capped by -duration"},
+	{id: modeStress, name: "stress the protocol on real goroutines", picks: "-backend goroutines", flag: "backend"},
+	{id: modeReplayRandom, name: "replay N random walks on real Python threads and tally them", picks: "-replay-random N", flag: "replay-random"},
+	{id: modeReplay, name: "replay a trace.json or schedule.txt written by -out", picks: "-replay", flag: "replay",
+		why: "the file names its protocol, atomicity, scenario and the violations searched for"},
+	{id: modeSearch, name: "search the interleavings (the default)"},
+}
+
+// shapeFlags are the flags that build a scenario, which -scenario
+// replaces.
+var shapeFlags = []string{"threads", "blocks", "calls", "modules", "names", "nest", "syncthreads", "host-calls", "hosts", "branch"}
+
+func init() {
+	for i := range modes {
+		m := &modes[i]
+		for _, f := range flagsOf(m.id) {
+			if f != m.flag {
+				m.reads = append(m.reads, f)
+			}
+		}
+	}
 }
 
 // pickMode says which mode the given flags ask for, and refuses a flag
@@ -105,29 +104,6 @@ func pickMode(o *options) (*mode, error) {
 	return m, nil
 }
 
-// modeHelp is the table for -h, naming the flags fs defines.
-func modeHelp(fs *flag.FlagSet) string {
-	var b strings.Builder
-	for _, m := range modes {
-		picks := m.picks
-		if picks == "" {
-			picks = "(no mode flag)"
-		}
-		fmt.Fprintf(&b, "  %-20s %s\n", picks, m.name)
-		var reads []string
-		for _, f := range m.reads {
-			if fs.Lookup(f) != nil {
-				reads = append(reads, "-"+f)
-			}
-		}
-		if len(reads) > 0 {
-			line := "reads " + strings.Join(reads, " ")
-			fmt.Fprintf(&b, "  %-20s %s\n", "", wrap(line, 56, strings.Repeat(" ", 23)))
-		}
-	}
-	return b.String()
-}
-
 // wrap breaks s into lines of at most width, indenting the later ones.
 func wrap(s string, width int, indent string) string {
 	var b strings.Builder
@@ -142,40 +118,6 @@ func wrap(s string, width int, indent string) string {
 		}
 		b.WriteString(w)
 		n += len(w)
-	}
-	return b.String()
-}
-
-// strategyFlags are the search's flags that only some strategies read:
-// one given to another strategy is refused (one line, exit 2) rather than
-// silently ignored.
-var strategyFlags = []struct {
-	flag       string
-	strategies []string
-}{
-	{"preemptions", []string{check.StrategyBounded}},
-	{"runs", []string{check.StrategyRandom, check.StrategyPCT}},
-	{"seed", []string{check.StrategyRandom, check.StrategyPCT}},
-	{"depth", []string{check.StrategyPCT}},
-	{"workers", []string{check.StrategyAuto, check.StrategyStates, check.StrategyDFS, check.StrategyPOR}},
-}
-
-// checkStrategyFlags refuses a flag given that the chosen strategy does
-// not read.
-func checkStrategyFlags(o *options) error {
-	for _, sf := range strategyFlags {
-		if o.set[sf.flag] && !slices.Contains(sf.strategies, o.strategy) {
-			return usagef("-strategy %s does not read -%s (read by -strategy %s)", o.strategy, sf.flag, strings.Join(sf.strategies, ", "))
-		}
-	}
-	return nil
-}
-
-// strategyFlagsHelp says, for -h, which strategies read which flags.
-func strategyFlagsHelp() string {
-	var b strings.Builder
-	for _, sf := range strategyFlags {
-		fmt.Fprintf(&b, "  -%-12s only with -strategy %s\n", sf.flag, strings.Join(sf.strategies, ", "))
 	}
 	return b.String()
 }

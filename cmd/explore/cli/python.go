@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,11 +16,6 @@ import (
 
 // replayScript is the name of the Python replay -out writes.
 const replayScript = "replay.py"
-
-func registerPythonFlags(fs *flag.FlagSet, o *options) {
-	fs.StringVar(&o.emitTest, "emit-test", "", "write the counterexample as a regression test `FILE` (test_NAME.py, and support_NAME.py next to it) for numba-cuda's cudasim test suite (docs/replay.md); -force overwrites them")
-	fs.StringVar(&o.emitPython, "emit-python", "", "write the counterexample (or the walk of -runs 1 without one) as a standalone Python script `FILE` that replays it on real threads (docs/replay.md); -force overwrites FILE")
-}
 
 // checkEmitPath refuses, before a search, to overwrite -emit-python's or
 // -emit-test's files unless forced, and a test file pytest would not

@@ -16,14 +16,18 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/cmd/explore/cli"
+	"swapcheck/internal/testenv"
 )
 
-// readmeCommand is one command line of a ```sh block of the README.
+// readmeCommand is one command line of a ```sh block of a Markdown file.
 type readmeCommand struct {
-	line    int      // the README's line number, from 1
+	line    int      // the file's line number, from 1
 	text    string   // the command as written, without its comment
 	words   []string // the command split as a shell splits it
 	comment string   // what follows the command's unquoted '#', or ""
+	// shows is the ```text block right after the sh block, for its last
+	// command: lines its output must hold, in order ("..." skips any)
+	shows []string
 }
 
 // readmeShellCommands returns the command lines of every ```sh block of a
@@ -32,15 +36,38 @@ type readmeCommand struct {
 func readmeShellCommands(t *testing.T, markdown string) []readmeCommand {
 	t.Helper()
 	var cmds []readmeCommand
-	inSh := false
+	inSh, inShows, afterSh := false, false, false
 	var pending string
 	pendingLine := 0
+	var shows []string
 	for i, line := range strings.Split(markdown, "\n") {
 		trimmed := strings.TrimSpace(line)
-		if strings.HasPrefix(trimmed, "```") {
-			require.Empty(t, pending, "README.md:%d: a sh block ends inside a continued line", i+1)
-			inSh = !inSh && trimmed == "```sh"
+		if inShows {
+			if trimmed == "```" {
+				inShows = false
+				if len(cmds) > 0 {
+					cmds[len(cmds)-1].shows = shows
+				}
+				continue
+			}
+			shows = append(shows, line)
 			continue
+		}
+		if strings.HasPrefix(trimmed, "```") {
+			require.Empty(t, pending, "line %d: a sh block ends inside a continued line", i+1)
+			if inSh {
+				inSh, afterSh = false, true
+				continue
+			}
+			if trimmed == "```text" && afterSh {
+				inShows, shows = true, nil
+				continue
+			}
+			inSh, afterSh = trimmed == "```sh", false
+			continue
+		}
+		if trimmed != "" {
+			afterSh = false
 		}
 		if !inSh {
 			continue
@@ -55,7 +82,7 @@ func readmeShellCommands(t *testing.T, markdown string) []readmeCommand {
 		full := pending + trimmed
 		pending = ""
 		words, comment, err := splitShellLine(full)
-		require.NoError(t, err, "README.md:%d", pendingLine)
+		require.NoError(t, err, "line %d", pendingLine)
 		if len(words) == 0 {
 			continue
 		}
@@ -65,7 +92,7 @@ func readmeShellCommands(t *testing.T, markdown string) []readmeCommand {
 		}
 		cmds = append(cmds, readmeCommand{line: pendingLine, text: text, words: words, comment: comment})
 	}
-	require.False(t, inSh, "README.md: a sh block is not closed")
+	require.False(t, inSh, "a sh block is not closed")
 	return cmds
 }
 
@@ -151,8 +178,8 @@ func TestSplitShellLine(t *testing.T) {
 var exitsRE = regexp.MustCompile(`\bexits (\d+)\b`)
 
 // runBinary runs bin with args in the working directory and returns its
-// exit status and stderr.
-func runBinary(t *testing.T, bin string, args []string) (int, string) {
+// exit status, stdout and stderr.
+func runBinary(t *testing.T, bin string, args []string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(bin, args...)
@@ -161,69 +188,125 @@ func runBinary(t *testing.T, bin string, args []string) (int, string) {
 	var exit *exec.ExitError
 	switch {
 	case err == nil:
-		return 0, stderr.String()
+		return 0, stdout.String(), stderr.String()
 	case errors.As(err, &exit):
-		return exit.ExitCode(), stderr.String()
+		return exit.ExitCode(), stdout.String(), stderr.String()
 	}
 	t.Fatalf("running %s: %v", bin, err)
-	return 0, ""
+	return 0, "", ""
 }
 
-// TestREADMECommands runs every command of the README's ```sh blocks that
-// runs explore (go run ./cmd/explore ..., or ./explore ... after the
-// README's go build), on a binary built once, and checks that it exits as
-// its comment says ("# ..., exits 1"): the program's own status, which go
-// run would map to 1. The commands run in the README's order, in one
-// scratch directory that sees the repository's testdata/ and
-// check/testdata/ (the golden traces, which one command uses as a
-// -corpus), so that a command can read what an earlier one wrote
-// (-replay out/schedule.txt). A command of another kind is skipped with
-// the reason, as a skipped subtest; a command the test does not know
-// fails it, so that none is passed over silently.
+// docFiles are the files whose sh blocks TestREADMECommands runs: the
+// README and every page of docs/.
+func docFiles(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("../../../docs/*.md")
+	require.NoError(t, err)
+	return append([]string{"../../../README.md"}, files...)
+}
+
+// TestREADMECommands runs every command of the ```sh blocks of the README
+// and of docs/ that runs explore (go run ./cmd/explore ..., or ./explore
+// ... after a go build), on a binary built once, and checks that it exits
+// as its comment says ("# ..., exits 1"): the program's own status, which
+// go run would map to 1. Where a ```text block follows the sh block, the
+// last command's output (stdout, then stderr) must hold its lines, in
+// order ("..." skips any), so that a figure a page states is the one the
+// command prints. A command whose comment says "long" runs only with
+// SWAPCHECK_LONG=1; one that says "a measurement" never runs here. Each file's commands run in its order, in a scratch
+// directory of its own that sees the repository's testdata/ and
+// check/testdata/, so that a command can read what an earlier one wrote
+// (-replay out/schedule.txt). A command of another kind (go test, a
+// script, a benchmark recipe) is skipped with the reason, as a skipped
+// subtest; in the README, a command the test does not know fails it.
 func TestREADMECommands(t *testing.T) {
 	testdata, err := filepath.Abs("../../../testdata")
 	require.NoError(t, err)
-	cmds := readmeShellCommands(t, readREADME(t))
 	golden, err := filepath.Abs("../../../check/testdata")
 	require.NoError(t, err)
-
-	dir := t.TempDir()
 	bin := buildExplore(t)
-	require.NoError(t, os.Symlink(testdata, filepath.Join(dir, "testdata")))
-	require.NoError(t, os.Mkdir(filepath.Join(dir, "check"), 0o755))
-	require.NoError(t, os.Symlink(golden, filepath.Join(dir, "check", "testdata")))
-	t.Chdir(dir)
-
 	ran := 0
-	for _, c := range cmds {
-		t.Run(fmt.Sprintf("README.md:%d", c.line), func(t *testing.T) {
-			w := c.words
-			var args []string
-			switch {
-			case len(w) >= 3 && w[0] == "go" && w[1] == "run" && w[2] == "./cmd/explore":
-				args = w[3:]
-			case w[0] == "./explore":
-				args = w[1:]
-			case len(w) >= 2 && w[0] == "go" && w[1] == "build" && slices.Contains(w, "./cmd/explore"):
-				t.Skipf("%s: the test builds the command itself", c.text)
-			case len(w) >= 2 && w[0] == "go" && w[1] == "test":
-				t.Skipf("%s: a go test command; the suites are what runs this test", c.text)
-			case strings.HasPrefix(w[0], "scripts/"):
-				t.Skipf("%s: a script; it needs tools beyond Go (SPIN, valgrind, a second commit) and minutes", c.text)
-			default:
-				t.Fatalf("README.md:%d: %q is neither go run ./cmd/explore, ./explore, go build, go test nor a script: teach TestREADMECommands how to check it", c.line, c.text)
-			}
-			m := exitsRE.FindStringSubmatch(c.comment)
-			require.NotNil(t, m, "README.md:%d: %q does not say how it exits (end its comment with \"exits N\")", c.line, c.text)
-			want, err := strconv.Atoi(m[1])
-			require.NoError(t, err)
-			got, stderr := runBinary(t, bin, args)
-			require.Equal(t, want, got, "README.md:%d: %s\nexits %d, not %d as the README says; stderr:\n%s",
-				c.line, c.text, got, want, stderr)
-			ran++
-		})
+	for _, file := range docFiles(t) {
+		b, err := os.ReadFile(file)
+		require.NoError(t, err)
+		name := filepath.Base(file)
+		if name != "README.md" {
+			name = "docs/" + name
+		}
+		cmds := readmeShellCommands(t, string(b))
+		if len(cmds) == 0 {
+			continue
+		}
+		dir := t.TempDir()
+		require.NoError(t, os.Symlink(testdata, filepath.Join(dir, "testdata")))
+		require.NoError(t, os.Mkdir(filepath.Join(dir, "check"), 0o755))
+		require.NoError(t, os.Symlink(golden, filepath.Join(dir, "check", "testdata")))
+		for _, c := range cmds {
+			t.Run(fmt.Sprintf("%s:%d", name, c.line), func(t *testing.T) {
+				w := c.words
+				var args []string
+				switch {
+				case len(w) >= 3 && w[0] == "go" && w[1] == "run" && w[2] == "./cmd/explore":
+					args = w[3:]
+				case w[0] == "./explore":
+					args = w[1:]
+				case len(w) >= 2 && w[0] == "go" && w[1] == "build" && slices.Contains(w, "./cmd/explore"):
+					t.Skipf("%s: the test builds the command itself", c.text)
+				case len(w) >= 2 && w[0] == "go" && w[1] == "test":
+					t.Skipf("%s: a go test command; the suites are what runs this test", c.text)
+				case strings.HasPrefix(w[0], "scripts/"):
+					t.Skipf("%s: a script; it needs tools beyond Go (SPIN, valgrind, a second commit) and minutes", c.text)
+				case name != "README.md":
+					t.Skipf("%s: a measurement recipe: what it prints is timings", c.text)
+				default:
+					t.Fatalf("%s:%d: %q is neither go run ./cmd/explore, ./explore, go build, go test nor a script: teach TestREADMECommands how to check it", name, c.line, c.text)
+				}
+				m := exitsRE.FindStringSubmatch(c.comment)
+				require.NotNil(t, m, "%s:%d: %q does not say how it exits (end its comment with \"exits N\")", name, c.line, c.text)
+				if measurementRE.MatchString(c.comment) {
+					t.Skipf("%s: a measurement of minutes: what it prints is timings", c.text)
+				}
+				if longRE.MatchString(c.comment) && !testenv.Long() {
+					t.Skipf("%s: long (minutes): runs with SWAPCHECK_LONG=1", c.text)
+				}
+				want, err := strconv.Atoi(m[1])
+				require.NoError(t, err)
+				t.Chdir(dir)
+				got, stdout, stderr := runBinary(t, bin, args)
+				require.Equal(t, want, got, "%s:%d: %s\nexits %d, not %d as the page says; stderr:\n%s",
+					name, c.line, c.text, got, want, stderr)
+				requireShows(t, c.shows, stdout+stderr, fmt.Sprintf("%s:%d", name, c.line))
+				ran++
+			})
+		}
 	}
-	require.GreaterOrEqual(t, ran, 5, "TestREADMECommands ran few README commands: did the README's sh blocks move?")
+	require.GreaterOrEqual(t, ran, 5, "TestREADMECommands ran few commands: did the sh blocks move?")
+}
+
+// longRE finds the mark of a command too long for the default suite.
+var longRE = regexp.MustCompile(`\blong\b`)
+
+// measurementRE finds the mark of a command that measures for minutes
+// (docs/stress.md's -compare table): its output is timings, which no test
+// can compare, so no suite runs it.
+var measurementRE = regexp.MustCompile(`\ba measurement\b`)
+
+// requireShows fails unless out holds the lines shows, in order, but for
+// "..." lines, which skip any.
+func requireShows(t *testing.T, shows []string, out, where string) {
+	t.Helper()
+	lines := strings.Split(out, "\n")
+	next := 0
+	for _, want := range shows {
+		if strings.TrimSpace(want) == "..." {
+			continue
+		}
+		found := false
+		for ; next < len(lines) && !found; next++ {
+			found = lines[next] == want
+		}
+		require.True(t, found, "%s: the page shows %q, which the command does not print there; paste its output again:\n%s", where, want, out)
+	}
 }
 
 // TestREADMETraceExcerpt checks that the README's example trace is the

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -31,13 +30,6 @@ import (
 type replayRandomOptions struct {
 	n                    int
 	python, target, swap string
-}
-
-func registerReplayRandomFlags(fs *flag.FlagSet, o *options) {
-	fs.IntVar(&o.rr.n, "replay-random", 0, "replay `N` random walks of the scenario on real Python threads (seeds from -seed) and tally how each ended against the model's walk (docs/replay.md)")
-	fs.StringVar(&o.rr.python, "python", "python3", "with -replay-random: the Python that runs the replays (a CPython 3.11; Debian's numba is /usr/bin/python3's)")
-	fs.StringVar(&o.rr.target, "target", "rendition", "with -replay-random: rendition (swapcheck's stand-in simulator) or numba (the installed numba's simulator)")
-	fs.StringVar(&o.rr.swap, "swap", "installed", "with -replay-random -target numba: installed (the simulator's own swapped_cuda_module) or rendition (the variant's in its place)")
 }
 
 // rrMaxWalks bounds -replay-random's N.

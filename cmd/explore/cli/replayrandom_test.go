@@ -2,40 +2,19 @@ package cli_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
+	"swapcheck/internal/testenv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
-// python311 is a CPython 3.11 on the PATH (python3.11, or python3 when it
-// is 3.11), or skips the test (fails it with SWAPCHECK_REQUIRE_PYTHON).
-func python311(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"python3.11", "python3"} {
-		p, err := exec.LookPath(name)
-		if err != nil {
-			continue
-		}
-		out, err := exec.Command(p, "-c", "import sys; print('%d.%d' % sys.version_info[:2])").Output()
-		if err == nil && strings.TrimSpace(string(out)) == "3.11" {
-			return p
-		}
-	}
-	if os.Getenv("SWAPCHECK_REQUIRE_PYTHON") != "" {
-		t.Fatal("no CPython 3.11 on the PATH (python3.11, python3): the replays need it")
-	}
-	t.Skip("no CPython 3.11 on the PATH (python3.11, python3): the replays need it")
-	return ""
-}
-
 // -replay-random N replays N random walks and tallies them against the
 // model's: merged's walks of aborted-launch.txt, with and without a
 // violation, all agree; -out keeps the scripts and their outputs.
 func TestReplayRandom(t *testing.T) {
-	py := python311(t)
+	py := testenv.Python311(t)
 	out := filepath.Join(t.TempDir(), "walks")
 	r := explore(t, "-replay-random", "3", "-seed", "40", "-protocol", "merged", "-scenario", "../../../testdata/scenarios/aborted-launch.txt",
 		"-python", py, "-out", out)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"flag"
 	"io"
 
 	"swapcheck/bugreport"
@@ -24,10 +23,6 @@ const (
 
 // reportFormats lists -report's formats, for its messages.
 const reportFormats = reportMarkdown + ", " + reportHTML
-
-func registerReportFlags(fs *flag.FlagSet, o *options) {
-	fs.StringVar(&o.report, "report", "", "print, instead of the trace, the violation in `FORMAT`: md (a bug report in Markdown for a GitHub issue; -out writes it as report.md too) or html (a standalone page with a timeline per thread; -out writes it as trace.html)")
-}
 
 // checkReport refuses, before a search, a -report this command cannot
 // write.

@@ -29,7 +29,7 @@ func parseScenarioFile(t *testing.T, name string) *scenario.Scenario {
 	return sc
 }
 
-var update = flag.Bool("update", false, "rewrite "+scenarioGolden+" with today's outcomes")
+var update = flag.Bool("update", false, "rewrite "+scenarioGolden+" with today's outcomes, and docs/verdicts.md's verdict table with -table's")
 
 // scenarioGolden records the outcome of every registered variant on each
 // file under testdata/scenarios, under every atomicity mode.
@@ -424,4 +424,19 @@ func TestScenarioREADMEExamples(t *testing.T) {
 	sc, err := scenario.DefaultShape.Build()
 	require.NoError(t, err)
 	require.Contains(t, readme, "```\n"+sc.String()+"```")
+}
+
+// TestScenarioREADMEListsEveryFile: the table "The files here" of
+// testdata/scenarios/README.md names every scenario file there.
+func TestScenarioREADMEListsEveryFile(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(scenarioDir, "README.md"))
+	require.NoError(t, err)
+	_, table, ok := strings.Cut(string(b), "## The files here")
+	require.True(t, ok)
+	files, err := filepath.Glob(filepath.Join(scenarioDir, "*.txt"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		require.Contains(t, table, "| `"+filepath.Base(f)+"`", "testdata/scenarios/README.md's table omits %s", filepath.Base(f))
+	}
 }

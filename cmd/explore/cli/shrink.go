@@ -11,10 +11,6 @@ import (
 	"swapcheck/scenario"
 )
 
-func registerShrinkFlags(fs *flag.FlagSet, o *options) {
-	fs.BoolVar(&o.shrink, "shrink", true, "shrink a counterexample: the smallest scenario, then the fewest preemptions, then the fewest steps that keep its violation kind (-shrink=false: as the search found it; never for a -shard part)")
-}
-
 // flagWords is one flag given, as the replay command spells it.
 type flagWords struct {
 	name  string
@@ -47,7 +43,7 @@ func shrunkRepro(o *options, rep *check.Report, repro string) string {
 func shapeArgs(given []flagWords, sh scenario.Shape) []string {
 	var kept []flagWords
 	for _, f := range given {
-		if !slices.Contains(shapeFlags, f.name) && !slices.Contains(faultFlags, f.name) {
+		if !slices.Contains(shapeFlags, f.name) && f.name != "faults" && f.name != "max-faults" {
 			kept = append(kept, f)
 		}
 	}

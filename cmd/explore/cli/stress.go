@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -32,16 +31,6 @@ type stressOptions struct {
 	gosched  float64
 	compare  bool
 	trials   int
-}
-
-func registerStressFlags(fs *flag.FlagSet, o *options) {
-	s := &o.stress
-	fs.StringVar(&s.backend, "backend", backendModel, "model (the simulated scheduler's searches) or goroutines (stress: every thread a real goroutine, launch after launch)")
-	fs.DurationVar(&s.duration, "duration", 0, "-backend goroutines: stress for this long (default 1s when -max-calls is not given either); -compare: the cap of each trial (default 10s)")
-	fs.Int64Var(&s.maxCalls, "max-calls", 0, "-backend goroutines: stop after this many device calls (0: no limit), counted at the end of each launch")
-	fs.Float64Var(&s.gosched, "gosched", stress.DefaultGosched, "-backend goroutines: the probability that a goroutine yields (runtime.Gosched) after a step, drawn from -seed")
-	fs.BoolVar(&s.compare, "compare", false, "time the first counterexample of each buggy variant by every strategy and by stress, and print a Markdown table")
-	fs.IntVar(&s.trials, "trials", 5, "-compare: runs per cell, 1 or more (the median is shown)")
 }
 
 // stressConfig builds a stress run from the flags.

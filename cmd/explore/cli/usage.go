@@ -46,7 +46,9 @@ usage:
 const helpWidth = 100
 
 // flagHelp is -h's flags, grouped by the mode that reads them, the search
-// (the default) first; a flag outside its mode is refused.
+// (the default) first; a flag outside its mode is refused. A flag of fs
+// that no mode reads is named at the end (TestEveryFlagHasAMode fails on
+// it).
 func flagHelp(fs *flag.FlagSet) string {
 	var b strings.Builder
 	b.WriteString("\nflags, by the mode that reads them; a flag the chosen mode does not list is refused:\n")
@@ -88,7 +90,7 @@ func flagHelp(fs *flag.FlagSet) string {
 }
 
 // flagEntry is one flag of -h: its name and argument, then its usage
-// wrapped and indented, with the strategies that read it (strategyFlags)
+// wrapped and indented, with the strategies that read it (flagTable)
 // and its default.
 func flagEntry(f *flag.Flag) string {
 	arg, text := flag.UnquoteUsage(f)
@@ -96,10 +98,8 @@ func flagEntry(f *flag.Flag) string {
 	if arg != "" {
 		head += " " + arg
 	}
-	for _, sf := range strategyFlags {
-		if sf.flag == f.Name {
-			text += " (only with -strategy " + strings.Join(sf.strategies, ", ") + ")"
-		}
+	if ss := strategiesOf(f.Name); ss != nil {
+		text += " (only with -strategy " + strings.Join(ss, ", ") + ")"
 	}
 	if f.DefValue != "" && f.DefValue != "false" && !strings.Contains(text, "(default") {
 		// one word for wrap, so that the default is never split from its value

@@ -1,0 +1,5 @@
+//go:build !race
+
+package pyreplay_test
+
+const raceEnabled = false

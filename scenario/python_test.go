@@ -1,0 +1,92 @@
+package scenario_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swapcheck/scenario"
+)
+
+const branchy = `threads 2
+blocks 1
+launches 1
+module kernels cuda
+module dev1 cuda cu
+device f1 in dev1: use cu.local; syncthreads
+kernel: if tid == 0: call f1; else: repeat 2: use cuda.threadIdx; end; raise; end
+`
+
+func parseBranchy(t *testing.T) *scenario.Scenario {
+	t.Helper()
+	sc, err := scenario.Parse(strings.NewReader(branchy))
+	require.NoError(t, err)
+	return sc
+}
+
+// Unroll runs a body as one thread does: its branch's condition, then the
+// arm it takes, a repeat's body as often as it says; a host (tid -1) stops
+// at the first condition.
+func TestUnrollIsOneThreadsRun(t *testing.T) {
+	sc := parseBranchy(t)
+	for _, tc := range []struct {
+		tid  int
+		want []string
+	}{
+		{0, []string{"if", "call f1"}},
+		{1, []string{"if", "use cuda.threadIdx", "use cuda.threadIdx", "raise"}},
+		{-1, []string{"if"}},
+	} {
+		var got []string
+		scenario.Unroll(sc.Kernel, tc.tid, func(s *scenario.Stmt) bool {
+			text := sc.StmtString(0, *s)
+			if s.Kind == scenario.OpIf {
+				text = "if"
+			}
+			got = append(got, text)
+			return false
+		})
+		require.Equal(t, tc.want, got, "tid %d", tc.tid)
+	}
+	n := 0
+	require.True(t, scenario.Unroll(sc.Kernel, 1, func(*scenario.Stmt) bool { n++; return n == 2 }), "visit stops it")
+	require.Equal(t, 2, n)
+}
+
+// What each statement is in Python: whether it steps and loads cuda, how
+// a user writes it, and the arms of the compound ones.
+func TestStatementsInPython(t *testing.T) {
+	sc := parseBranchy(t)
+	f1 := sc.Functions[0].Body
+	use, sync := f1[0], f1[1]
+	branch := sc.Kernel[0]
+	call, repeat, raise := branch.Then[0], branch.Else[0], branch.Else[1]
+
+	for _, tc := range []struct {
+		name         string
+		s            scenario.Stmt
+		steps, reads bool
+	}{
+		{"use", use, true, true}, {"syncthreads", sync, true, true}, {"if", branch, true, true},
+		{"call", call, true, false}, {"repeat", repeat, false, false}, {"raise", raise, false, false},
+	} {
+		require.Equal(t, tc.steps, tc.s.Steps(), "%s steps", tc.name)
+		require.Equal(t, tc.reads, tc.s.ReadsCuda(), "%s reads cuda", tc.name)
+	}
+
+	never := func(int) bool { return false }
+	require.Equal(t, "l = cu.local.array(1, numba.int32)", sc.UserText(1, use, never))
+	require.Equal(t, "cuda.syncthreads()", sc.UserText(1, sync, never), "syncthreads loads the module's first name")
+	require.Equal(t, "f1()", sc.UserText(0, call, never))
+	require.Equal(t, "dev1.f1()", sc.UserText(0, call, func(m int) bool { return m == 1 }))
+	require.Equal(t, `raise RuntimeError("the kernel fails")`, sc.UserText(0, raise, never))
+
+	arms := sc.Arms(0, branch)
+	require.Len(t, arms, 2)
+	require.Equal(t, "if cuda.threadIdx.x == 0:", arms[0].Header)
+	require.Equal(t, "else:", arms[1].Header)
+	require.Equal(t, branch.Else, arms[1].Body)
+	require.Equal(t, []scenario.Arm{{Header: "for _ in range(2):", Body: repeat.Body}}, sc.Arms(0, repeat))
+	require.Nil(t, sc.Arms(0, call))
+}
