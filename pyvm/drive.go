@@ -166,9 +166,9 @@ func (s *State) RunModuleObserved(observe func(*StepInfo)) error {
 // maxSetupSteps bounds RunModule (a module body that loops forever).
 const maxSetupSteps = 1 << 20
 
-// Freeze ends the set-up: every object made so far is shared and becomes
-// the key's base (key.go): an object still as it was at Freeze costs the
-// key nothing.
+// Freeze ends the set-up: every object made so far is shared, and its
+// value at Freeze is kept as the base a state's key will be taken against
+// (the key is not written yet: see doc.go).
 func (s *State) Freeze() {
 	h := &s.heap
 	h.gen++

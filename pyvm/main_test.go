@@ -108,6 +108,7 @@ type Case struct {
 
 // PyResult is the harness's answer.
 type PyResult struct {
+	Hang    string          `json:"hang"`
 	Syntax  string          `json:"syntax"`
 	Module  json.RawMessage `json:"module"`
 	Setup   []string        `json:"setup"`
@@ -125,8 +126,14 @@ type StepResult struct {
 	Globals any      `json:"globals"`
 }
 
+// fataler is what run needs of a test (a *testing.T or a *rapid.T).
+type fataler interface {
+	Helper()
+	Fatalf(format string, args ...any)
+}
+
 // run sends c and reads the answer.
-func (h *harness) run(t testing.TB, c Case) PyResult {
+func (h *harness) run(t fataler, c Case) PyResult {
 	t.Helper()
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -141,6 +148,9 @@ func (h *harness) run(t testing.TB, c Case) PyResult {
 	var r PyResult
 	if err := json.Unmarshal(line, &r); err != nil {
 		t.Fatalf("harness answer: %v", err)
+	}
+	if r.Hang != "" {
+		t.Fatalf("%s: %s", c.File, r.Hang)
 	}
 	return r
 }

@@ -1,9 +1,9 @@
 package pyvm
 
 // State is everything a run changes: the heap (every object, frames
-// included) and the threads. It is a value the embedder copies (Clone),
-// compares and keys (key.go); it holds no Go map, and its only pointers
-// are to the Program's immutable code.
+// included) and the threads. It is a value the embedder copies (Clone)
+// and will key (doc.go); it holds no Go map, and its only pointers are to
+// the Program's immutable code.
 type State struct {
 	p       *Program
 	heap    heap

@@ -17,7 +17,8 @@ type StepInfo struct {
 	// the objects its thread made and has not published.
 	Accesses []Access
 	// Check: the step ended at an eval-breaker check of this CPython
-	// version (breaker.go): the GIL may pass to another thread here, and
+	// version (the opcode functions call check where CPython's
+	// ceval does): the GIL may pass to another thread here, and
 	// an asynchronous exception (Interrupt) may be raised here.
 	Check bool
 	// Blocked: the step could not run (a lock acquire on a held lock);
