@@ -21,6 +21,8 @@ var layer = map[string]int{
 	"swapcheck/check/memory":          0,
 	"swapcheck/internal/testenv":      0,
 	"swapcheck/internal/switchgolden": 0,
+	"swapcheck/pyvm":                  0,
+	"swapcheck/pysource":              1,
 	"swapcheck/model":                 1,
 	"swapcheck/swap":                  2,
 	"swapcheck/naive":                 2,

@@ -1,0 +1,60 @@
+// Package pyvm is a CPython bytecode interpreter, for 3.11, 3.12 and 3.13,
+// for the code a swap function of numba's CUDA simulator runs: it is what
+// will let swapcheck check a maintainer's own kernelapi.py, as CPython
+// compiled it for the Python they run, instead of a listing translated by
+// hand (issue 29's -source). It imports nothing of the project; package
+// pysource feeds it code objects that a real CPython compiled.
+//
+// # What it models
+//
+// One Step runs one instruction of one thread (or one step of a C-level
+// callee: a contextlib context manager's __enter__, a defaultdict's
+// __missing__), with CPython's own semantics for what these functions
+// use: None, bool, int, str, tuple, list, dict (insertion order, the
+// "changed size during iteration" error), collections.defaultdict,
+// functions, closures and cells, generators and contextlib.contextmanager,
+// modules (the module's globals dict is the one the swap mutates),
+// threading.Lock and RLock, exceptions with the exception table, and the
+// builtins the simulator's code calls. Each version has its own dispatch
+// table (ops_table.go): comprehensions inlined in 3.12, PRECALL gone, the
+// 3.13 opcodes. A module the code imports that is not one of the stand-ins
+// (collections, contextlib, threading) is a stand-in module whose
+// attributes are opaque objects, which the code may bind but not use
+// (imports.go); the embedder supplies numba.cuda, the device
+// modules, their functions and the fakes as host objects (drive.go).
+//
+// A Step reports what it did (StepInfo): the shared locations it read and
+// wrote (footprint.go: a thread's own unpublished objects are never
+// reported, a read of a location that never changes after the set-up is
+// Const), whether it ended at an eval-breaker check of that version (where
+// the GIL may pass and an asynchronous exception may land: Interrupt),
+// whether it blocked on a lock, and whether it hit something the
+// interpreter does not model (Fault: the thread stops, nothing is
+// guessed).
+//
+// Before anything runs, Load's refusal pass (refuse.go) checks every code
+// object that can run for an opcode, constant, builtin, global or
+// attribute that is not supported, and refuses the file naming file:line,
+// what is missing and the version.
+//
+// # How it is checked
+//
+// Against real CPython, for every version found on the machine
+// (pysource.Find: PATH, then pyenv): the corpus of testdata/opcodes.txt
+// (every supported opcode, each case run by CPython and by the
+// interpreter, which must agree on return values, exceptions and
+// globals: TestOpcodes); rapid's random programs of the same subset
+// (TestDifferentialRandom; 100 a run, 2000 with SWAPCHECK_LONG=1); every
+// variant's swap function in testdata/python run alone
+// (TestSwapFunctionsRunAlone); and numba-cuda's own kernelapi.py at each
+// commit of the fix and at HEAD (TestUpstreamFilesLoad, given a clone in
+// SWAPCHECK_NUMBA_CUDA_REPO).
+//
+// # What is not done
+//
+// The model does not use it yet: a State is not yet keyed (so a search
+// cannot store it), its steps are not yet the model's steps, and the
+// command has no -source. A free-threaded build (3.13t) is recognised by
+// pysource but runs as under the GIL, but for the defaultdict miss
+// (Options.Miss).
+package pyvm
