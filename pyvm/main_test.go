@@ -37,10 +37,11 @@ var (
 // it under SWAPCHECK_REQUIRE_PYTHON=1) with a message.
 func interpreter(t testing.TB, v pyvm.Version) pysource.Interpreter {
 	t.Helper()
-	foundOnce.Do(func() { found, _ = pysource.Candidates(pysource.OSEnv()) })
-	for _, in := range found {
-		if in.Version == v && in.Implementation == "cpython" {
-			return in
+	if interpreterFound(v) {
+		for _, in := range found {
+			if in.Version == v && in.Implementation == "cpython" {
+				return in
+			}
 		}
 	}
 	msg := fmt.Sprintf("no CPython %s found on PATH or under pyenv: install it to run this test", v)
@@ -49,6 +50,17 @@ func interpreter(t testing.TB, v pyvm.Version) pysource.Interpreter {
 	}
 	t.Skip(msg)
 	return pysource.Interpreter{}
+}
+
+// interpreterFound reports whether a CPython of version v was found.
+func interpreterFound(v pyvm.Version) bool {
+	foundOnce.Do(func() { found, _ = pysource.Candidates(pysource.OSEnv()) })
+	for _, in := range found {
+		if in.Version == v && in.Implementation == "cpython" {
+			return true
+		}
+	}
+	return false
 }
 
 // harness is one running testdata/harness.py.

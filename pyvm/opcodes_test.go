@@ -69,3 +69,43 @@ func TestOpcodes(t *testing.T) {
 		})
 	}
 }
+
+// TestBrokenOpcodesAreCaught: the corpus notices a wrong opcode. With
+// each deliberately broken function of BrokenOpcodes in place, some case
+// of testdata/opcodes.txt differs from CPython (the first version found).
+func TestBrokenOpcodesAreCaught(t *testing.T) {
+	cases := readCorpus(t)
+	var v pyvm.Version
+	var h *harness
+	for _, vv := range pyvm.Versions {
+		if interpreterFound(vv) {
+			v, h = vv, harnessFor(t, vv)
+			break
+		}
+	}
+	if h == nil {
+		t.Skip("no CPython found")
+	}
+	names := make([]string, 0, len(pyvm.BrokenOpcodes))
+	for name := range pyvm.BrokenOpcodes {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			restore := pyvm.BreakOpcodeForTest(name)
+			defer restore()
+			caught := 0
+			for _, c := range cases {
+				cs := Case{File: "<" + c.name + ">", Source: c.source, Call: "f"}
+				py := h.run(t, cs)
+				gr, err := runGo(v, py, cs, pyvm.Options{})
+				if err != nil || diff(py, gr) != "" {
+					caught++
+				}
+			}
+			require.Positive(t, caught, "python %s: with %q no case of the corpus differs from CPython", v, name)
+			t.Logf("python %s: %d of %d cases differ", v, caught, len(cases))
+		})
+	}
+}
