@@ -272,13 +272,13 @@ func (w *World) execUse(t, f int, cd *code, st *stmt) {
 		return
 	}
 	if st.cond && w.p.isHost(t) {
-		// A branch on threadIdx in code a host runs (a device
-		// function it calls, or the kernel it runs inline): the
-		// fake's threadIdx property reads
-		// threading.current_thread().threadIdx (kernelapi.py:396).
+		// A branch on threadIdx or blockIdx in code a host runs (a
+		// device function it calls, or the kernel it runs inline): the
+		// fake's property reads threading.current_thread().threadIdx
+		// (kernelapi.py:396), or .blockIdx (kernelapi.py:400).
 		w.cache.ev.Raised = AttributeError
 		if w.Trace {
-			w.effect("AttributeError: '_MainThread' object has no attribute 'threadIdx'")
+			w.effect("AttributeError: '_MainThread' object has no attribute '%s'", st.attr)
 		}
 		w.raise(t, AttributeError)
 		return

@@ -36,8 +36,9 @@ type stmt struct {
 	attr string
 	text string
 	// cond: the use is a branch's condition (if cuda.threadIdx.x == 0:),
-	// which a host, having no thread index, cannot get past
-	cond bool
+	// which a host, having no thread index, cannot get past; mod: the
+	// condition takes the index modulo a number (% 2)
+	cond, mod bool
 	// to: for a launch's statements with several hosts, how far ahead the
 	// statement after the launch is (see launchStmts)
 	to int
@@ -68,7 +69,7 @@ type Program struct {
 	// codeOf interns compiled codes by content (see compileFor), and
 	// compiled memoises compileFor
 	codeOf   map[string]int
-	compiled map[[2]int]int
+	compiled map[[3]int]int
 	// raises: some code has a raise statement (see World.MayConflict)
 	raises     bool
 	kernelCode int
@@ -144,22 +145,25 @@ func NewProgram(sc *scenario.Scenario, p *Protocol, a Atomicity) (*Program, erro
 		return nil, fmt.Errorf("unknown atomicity %d", a)
 	}
 	pr := &Program{Scenario: sc, Protocol: p, Atomicity: a, liveParts: newInterner(), blocks: newInterner(), globals: newInterner(), steps: newMemo(), statuses: newMemo(), events: newEvents(),
-		codeOf: map[string]int{}, compiled: map[[2]int]int{}}
+		codeOf: map[string]int{}, compiled: map[[3]int]int{}}
 	// Code i is device function i as a host runs it (no thread index),
-	// then the kernel so; then the kernel for each thread index that
-	// branches otherwise (without branches, the same code).
+	// then the kernel so; then the kernel for each block and thread index
+	// that branches otherwise (without branches, the same code).
 	pr.codes = make([]code, len(sc.Functions))
 	for i := range sc.Functions {
-		pr.compiled[[2]int{i, -1}] = i
+		pr.compiled[[3]int{i, -1, -1}] = i
 	}
 	for i := range sc.Functions {
-		pr.codes[i] = pr.compileFor(i, -1)
+		pr.codes[i] = pr.compileFor(i, -1, -1)
 		pr.codeOf[pr.codes[i].key()] = i
 	}
-	pr.kernelCode = pr.intern(pr.compileFor(kernelFunc, -1))
-	kernelFor := make([]int, sc.Threads)
-	for tid := range kernelFor {
-		kernelFor[tid] = pr.intern(pr.compileFor(kernelFunc, tid))
+	pr.kernelCode = pr.intern(pr.compileFor(kernelFunc, -1, -1))
+	kernelFor := make([][]int, sc.Blocks) // by block, then thread index
+	for bid := range kernelFor {
+		kernelFor[bid] = make([]int, sc.Threads)
+		for tid := range kernelFor[bid] {
+			kernelFor[bid][tid] = pr.intern(pr.compileFor(kernelFunc, tid, bid))
+		}
 	}
 
 	pr.hosts = sc.NumHosts()
@@ -198,8 +202,10 @@ func NewProgram(sc *scenario.Scenario, p *Protocol, a Atomicity) (*Program, erro
 		pr.maxFrames++ // a host may run the kernel itself (sInline), its calls above it
 	}
 	calls := 0
-	for _, c := range kernelFor {
-		calls = max(calls, pr.callsPerThread(c, maxLocks))
+	for _, block := range kernelFor {
+		for _, c := range block {
+			calls = max(calls, pr.callsPerThread(c, maxLocks))
+		}
 	}
 	hostCalls := pr.callsPerThread(pr.hostCode, maxLocks) // the host's own device calls
 	if calls > maxLocks || hostCalls > maxLocks {
@@ -215,9 +221,15 @@ func NewProgram(sc *scenario.Scenario, p *Protocol, a Atomicity) (*Program, erro
 	// Each module makes its locks from a pool of its own (one lock per call
 	// into it at most), so lock creations for different modules touch no
 	// common counter and commute, as their footprints say.
-	into := make([]int, len(sc.Modules)) // per block: its threads' calls
-	for _, c := range kernelFor {
-		pr.callsInto(c, into)
+	into := make([]int, len(sc.Modules)) // per block: its threads' calls, the most of any block
+	for _, block := range kernelFor {
+		blockInto := make([]int, len(sc.Modules))
+		for _, c := range block {
+			pr.callsInto(c, blockInto)
+		}
+		for m, n := range blockInto {
+			into[m] = max(into[m], n)
+		}
 	}
 	hostInto := make([]int, len(sc.Modules))
 	pr.callsInto(pr.hostCode, hostInto)
@@ -254,7 +266,8 @@ func NewProgram(sc *scenario.Scenario, p *Protocol, a Atomicity) (*Program, erro
 const kernelFunc = -1
 
 // compileFor compiles function fn (kernelFunc: the kernel) as the thread
-// with index tid runs it (-1: a host, which has no thread index). Its
+// with index tid of block bid runs it (-1, -1: a host, which has no
+// thread or block index). Its
 // branches are decided and its repeats unrolled, so a code is one run of
 // the body, as straight-line statements; its calls go to their callees'
 // codes for the same tid. Each branch's condition stays, as a use of cuda
@@ -276,7 +289,7 @@ const kernelFunc = -1
 // arms everywhere run one code, and without branches every thread runs
 // the code a host does. Which code a thread runs is part of its frames,
 // so the canonical key never merges threads whose programs differ.
-func (pr *Program) compileFor(fn, tid int) code {
+func (pr *Program) compileFor(fn, tid, bid int) code {
 	sc := pr.Scenario
 	cd := code{name: "kernel", module: 0}
 	body := sc.Kernel
@@ -284,20 +297,20 @@ func (pr *Program) compileFor(fn, tid int) code {
 		f := &sc.Functions[fn]
 		cd.name, cd.module, body = f.Name, f.Module, f.Body
 	}
-	cd.stmts, _ = pr.flatten(nil, cd.module, body, tid)
+	cd.stmts, _ = pr.flatten(nil, cd.module, body, tid, bid)
 	return cd
 }
 
-// flatten appends one run of body by the thread with index tid to out,
-// and reports whether it stopped at a condition (a host's).
-func (pr *Program) flatten(out []stmt, mod int, body []scenario.Stmt, tid int) ([]stmt, bool) {
+// flatten appends one run of body by the thread with index tid of block
+// bid to out, and reports whether it stopped at a condition (a host's).
+func (pr *Program) flatten(out []stmt, mod int, body []scenario.Stmt, tid, bid int) ([]stmt, bool) {
 	for _, s := range body {
 		st := stmt{text: pr.Scenario.PythonText(mod, s)}
 		switch s.Kind {
 		case scenario.OpUse:
 			st.kind, st.arg, st.attr = sUse, s.Name, s.Attr
 		case scenario.OpCall:
-			st.kind, st.arg = sCall, pr.codeFor(s.Func, tid)
+			st.kind, st.arg = sCall, pr.codeFor(s.Func, tid, bid)
 			st.text = "with swapped_cuda_module(self.fn, _get_kernel_context()):  # " + st.text
 		case scenario.OpSync:
 			st.kind, st.arg = sSync, s.Name // cuda.syncthreads() loads the global
@@ -306,26 +319,27 @@ func (pr *Program) flatten(out []stmt, mod int, body []scenario.Stmt, tid int) (
 			pr.raises = true
 		case scenario.OpIf:
 			// if cuda.threadIdx.x == 0: LOAD_GLOBAL cuda, then the
-			// property's read of the thread's own index
-			st.kind, st.arg, st.attr, st.cond = sUse, s.Name, "threadIdx", true
+			// property's read of the thread's own index (threadIdx or
+			// blockIdx)
+			st.kind, st.arg, st.attr, st.cond, st.mod = sUse, s.Name, s.Cond.Attr(), true, s.Cond.Mod > 0
 			pr.raises = true // a host's condition raises
 			out = append(out, st)
 			if tid < 0 {
 				return out, true
 			}
 			arm := s.Else
-			if s.Cond.Holds(tid) {
+			if s.Cond.Holds(tid, bid) {
 				arm = s.Then
 			}
 			var stop bool
-			if out, stop = pr.flatten(out, mod, arm, tid); stop {
+			if out, stop = pr.flatten(out, mod, arm, tid, bid); stop {
 				return out, true
 			}
 			continue
 		case scenario.OpRepeat:
 			for range s.Times {
 				var stop bool
-				if out, stop = pr.flatten(out, mod, s.Body, tid); stop {
+				if out, stop = pr.flatten(out, mod, s.Body, tid, bid); stop {
 					return out, true
 				}
 			}
@@ -337,13 +351,13 @@ func (pr *Program) flatten(out []stmt, mod int, body []scenario.Stmt, tid int) (
 }
 
 // codeFor is the code of device function fn as the thread with index tid
-// runs it.
-func (pr *Program) codeFor(fn, tid int) int {
-	if c, ok := pr.compiled[[2]int{fn, tid}]; ok {
+// of block bid runs it.
+func (pr *Program) codeFor(fn, tid, bid int) int {
+	if c, ok := pr.compiled[[3]int{fn, tid, bid}]; ok {
 		return c
 	}
-	c := pr.intern(pr.compileFor(fn, tid))
-	pr.compiled[[2]int{fn, tid}] = c
+	c := pr.intern(pr.compileFor(fn, tid, bid))
+	pr.compiled[[3]int{fn, tid, bid}] = c
 	return c
 }
 
@@ -382,7 +396,7 @@ func (cd *code) key() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%q %d %d", cd.name, cd.module, cd.launch)
 	for _, s := range cd.stmts {
-		fmt.Fprintf(&b, "|%d %d %q %q %v %d", s.kind, s.arg, s.attr, s.text, s.cond, s.to)
+		fmt.Fprintf(&b, "|%d %d %q %q %v %v %d", s.kind, s.arg, s.attr, s.text, s.cond, s.mod, s.to)
 	}
 	return b.String()
 }
@@ -399,7 +413,7 @@ const (
 // statements that run it: with _push_kernel_context(fake_cuda_module):
 // (kernel.py:96, the generator's lines 31-36) around with
 // swapped_cuda_module(self.fn, fake_cuda_module): (kernel.py:124).
-func (pr *Program) launchStmts(l int, kernelFor []int) []stmt {
+func (pr *Program) launchStmts(l int, kernelFor [][]int) []stmt {
 	sc := pr.Scenario
 	var body []stmt
 	for b := range sc.Blocks {
@@ -407,7 +421,7 @@ func (pr *Program) launchStmts(l int, kernelFor []int) []stmt {
 		var members []int
 		for tid := range sc.Threads {
 			t := len(pr.threadLaunch)
-			pr.threadCode = append(pr.threadCode, kernelFor[tid])
+			pr.threadCode = append(pr.threadCode, kernelFor[b][tid])
 			pr.threadLaunch = append(pr.threadLaunch, l)
 			pr.threadBlock = append(pr.threadBlock, gb)
 			pr.threadIndex = append(pr.threadIndex, tid)

@@ -96,7 +96,10 @@ func init() {
 			describe: func(p *Program, ev *Event, cd *code, st *stmt) {
 				ev.Bytecode = "LOAD_GLOBAL; LOAD_ATTR"
 				if st.cond {
-					ev.Bytecode = "LOAD_GLOBAL; LOAD_ATTR threadIdx; LOAD_ATTR x; LOAD_CONST; COMPARE_OP; POP_JUMP_FORWARD_IF_FALSE"
+					ev.Bytecode = "LOAD_GLOBAL; LOAD_ATTR " + st.attr + "; LOAD_ATTR x; LOAD_CONST; COMPARE_OP; POP_JUMP_FORWARD_IF_FALSE"
+					if st.mod {
+						ev.Bytecode = "LOAD_GLOBAL; LOAD_ATTR " + st.attr + "; LOAD_ATTR x; LOAD_CONST; BINARY_OP %; LOAD_CONST; COMPARE_OP; POP_JUMP_FORWARD_IF_FALSE"
+					}
 				}
 				ev.Name = p.Scenario.Modules[cd.module].Names[st.arg]
 			},

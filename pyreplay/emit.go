@@ -306,7 +306,7 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 		if !infos[t].host {
 			tid = infos[t].tid
 		}
-		at[t][name] = &cursor{run: flatten(body, tid)}
+		at[t][name] = &cursor{run: flatten(body, tid, infos[t].block)}
 	}
 	bodyOf := map[string][]scenario.Stmt{"kernel": sc.Kernel}
 	for _, f := range sc.Functions {

@@ -150,7 +150,7 @@ func checkpointOrder(p *model.Program, schedule []sched.ThreadID, want *sched.Fa
 		case !strings.HasPrefix(ev.Where, p.Protocol.Source+":"):
 			// a statement, its checkpoint before it
 			if len(st) == 0 {
-				st = append(st, frame{"kernel", len(flatten(bodyOf["kernel"], infos[t].tid))})
+				st = append(st, frame{"kernel", len(flatten(bodyOf["kernel"], infos[t].tid, infos[t].block))})
 			}
 			passed[t]++
 			st[len(st)-1].left--
@@ -159,7 +159,7 @@ func checkpointOrder(p *model.Program, schedule []sched.ThreadID, want *sched.Fa
 				callee := ev.Text[strings.LastIndex(ev.Text, "# ")+2:]
 				callee = strings.TrimSuffix(callee, "()")
 				what = fmt.Sprintf("%s: calls %s() (swapped_cuda_module's entry, up to its body)", ev.Where, callee)
-				st = append(st, frame{callee, len(flatten(bodyOf[callee], infos[t].tid))})
+				st = append(st, frame{callee, len(flatten(bodyOf[callee], infos[t].tid, infos[t].block))})
 			}
 			stacks[t] = st
 			part[i] = partOf(t, what)

@@ -107,14 +107,14 @@ func (fs *files) hostProgram(sc *scenario.Scenario) {
 	fs.files = append(fs.files, pyFile{Name: hostModule + ".py", Source: strings.Join(lines, "\n") + "\n"})
 }
 
-// flatten is one run of body by the thread with index tid (-1: a host),
-// as the model compiles it (model.Program's flatten): its branches
-// decided, its repeats unrolled, a host stopping at the first branch's
-// condition (which raises there). Raise statements are left out: they
+// flatten is one run of body by the thread with index tid (-1: a host)
+// of block bid, as the model compiles it (model.Program's flatten): its
+// branches decided, its repeats unrolled, a host stopping at the first
+// branch's condition (which raises there). Raise statements are left out: they
 // run in the step before them.
-func flatten(body []scenario.Stmt, tid int) []*scenario.Stmt {
+func flatten(body []scenario.Stmt, tid, bid int) []*scenario.Stmt {
 	var out []*scenario.Stmt
-	scenario.Unroll(body, tid, func(s *scenario.Stmt) bool {
+	scenario.Unroll(body, tid, bid, func(s *scenario.Stmt) bool {
 		if s.Steps() {
 			out = append(out, s)
 		}

@@ -103,3 +103,21 @@ func TestParseQuotesControlCharacters(t *testing.T) {
 		})
 	}
 }
+
+// TestREADMEExamplesParse: every example of testdata/scenarios/README.md
+// (the fenced blocks after "## Examples") is a scenario the parser takes.
+func TestREADMEExamplesParse(t *testing.T) {
+	readme, err := os.ReadFile("../testdata/scenarios/README.md")
+	require.NoError(t, err)
+	_, examples, ok := strings.Cut(string(readme), "## Examples")
+	require.True(t, ok, "no Examples section")
+	examples, _, _ = strings.Cut(examples, "\n## ")
+	blocks := strings.Split(examples, "```")
+	n := 0
+	for i := 1; i < len(blocks); i += 2 {
+		_, err := scenario.Parse(strings.NewReader(blocks[i]))
+		require.NoError(t, err, "example %d:\n%s", n+1, blocks[i])
+		n++
+	}
+	require.GreaterOrEqual(t, n, 4, "the examples were not found")
+}

@@ -35,8 +35,9 @@ import (
 // "if tid OP N:" (OP one of == != < <= > >=) branches on the thread's
 // index in its block: it stands for "if cuda.threadIdx.x == 0:", whose
 // LOAD_GLOBAL of the module's first global bound to cuda is a use of cuda
-// like any other (checked as "use cuda.threadIdx"); "else:" starts the
-// other arm. "repeat N:" (N 1..MaxRepeat) stands for "for _ in range(N):".
+// like any other (checked as "use cuda.threadIdx"); "if bid OP N:" on its
+// block's index (cuda.blockIdx.x), and either may be taken modulo a whole
+// number ("if tid % 2 == 0:"); "else:" starts the other arm. "repeat N:" (N 1..MaxRepeat) stands for "for _ in range(N):".
 // Blocks nest up to MaxDepth deep; "pass" is an empty statement. The
 // host's statements are "launch" (the next launch; their number sets
 // launches, or must agree with it) and "call FUNC" (a device function
@@ -399,31 +400,47 @@ func bodyBounds(body []Stmt) error {
 	return nil
 }
 
-// parseCond reads a branch's condition, "tid OP N": tid is the thread's
-// index in its block, cuda.threadIdx.x (read through the module's first
-// global bound to cuda), OP one of == != < <= > >=, N a whole number.
+// parseCond reads a branch's condition, "tid OP N" or "bid OP N", either
+// index optionally "% M" ("tid % 2 == 0"), the parts separated by spaces:
+// tid is the thread's index in its block, cuda.threadIdx.x, bid its
+// block's index in the launch, cuda.blockIdx.x (each read through the
+// module's first global bound to cuda); OP one of == != < <= > >=; M and
+// N whole numbers.
 func parseCond(f []string) (Cond, error) {
 	text := strings.Join(f, " ")
+	var c Cond
+	if len(f) == 5 && f[1] == "%" {
+		m, err := strconv.Atoi(f[2])
+		if err != nil || m < 1 || m > MaxStressThreads {
+			return Cond{}, fmt.Errorf("if %q: take %s modulo a whole number 1..%d, got %q", text, pyName(f[0]), MaxStressThreads, f[2])
+		}
+		c.Mod = m
+		f = append(f[:1:1], f[3:]...)
+	}
 	if len(f) != 3 {
-		return Cond{}, fmt.Errorf("want if tid OP N: (OP one of == != < <= > >=), got %q", "if "+text)
+		return Cond{}, fmt.Errorf("want if tid OP N: or if tid %% M OP N: (tid or bid; OP one of == != < <= > >=; spaces between), got %q", "if "+text)
 	}
-	if f[0] != "tid" {
-		return Cond{}, fmt.Errorf("if %q: unknown name %s (a branch may test only tid, the thread's index cuda.threadIdx.x)", text, pyName(f[0]))
+	switch f[0] {
+	case "tid":
+	case "bid":
+		c.Var = CondBid
+	default:
+		return Cond{}, fmt.Errorf("if %q: unknown name %s (a branch may test tid, the thread's index cuda.threadIdx.x, or bid, its block's cuda.blockIdx.x)", text, pyName(f[0]))
 	}
-	op := CmpOp(0)
 	for o := CmpEq; o <= CmpGe; o++ {
 		if f[1] == o.String() {
-			op = o
+			c.Op = o
 		}
 	}
-	if op == 0 {
+	if c.Op == 0 {
 		return Cond{}, fmt.Errorf("if %q: unknown comparison %q (want == != < <= > >=)", text, f[1])
 	}
 	n, err := strconv.Atoi(f[2])
 	if err != nil || n < 0 || n > MaxStressThreads {
-		return Cond{}, fmt.Errorf("if %q: compare tid with a whole number 0..%d, got %q", text, MaxStressThreads, f[2])
+		return Cond{}, fmt.Errorf("if %q: compare %s with a whole number 0..%d, got %q", text, f[0], MaxStressThreads, f[2])
 	}
-	return Cond{Op: op, Than: n}, nil
+	c.Than = n
+	return c, nil
 }
 
 // pyName renders a name from the file for a message: as it is when it is a

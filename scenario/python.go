@@ -89,13 +89,13 @@ func (sc *Scenario) UserText(mod int, s Stmt, qualified func(module int) bool) s
 	return "pass"
 }
 
-// Unroll visits, in order, the statements thread tid runs of body: a
-// branch's condition and then the arm tid takes, a repeat's body as many
+// Unroll visits, in order, the statements thread tid of block bid runs of
+// body: a branch's condition and then the arm the thread takes, a repeat's body as many
 // times as it says, and every other statement as it is (raises included).
 // With tid < 0 (no thread in particular) it stops after the first branch's
 // condition. It returns whether visit stopped it (visit returns true to
 // stop).
-func Unroll(body []Stmt, tid int, visit func(*Stmt) bool) bool {
+func Unroll(body []Stmt, tid, bid int, visit func(*Stmt) bool) bool {
 	for i := range body {
 		s := &body[i]
 		switch s.Kind {
@@ -104,15 +104,15 @@ func Unroll(body []Stmt, tid int, visit func(*Stmt) bool) bool {
 				return true
 			}
 			arm := s.Else
-			if s.Cond.Holds(tid) {
+			if s.Cond.Holds(tid, bid) {
 				arm = s.Then
 			}
-			if Unroll(arm, tid, visit) {
+			if Unroll(arm, tid, bid, visit) {
 				return true
 			}
 		case OpRepeat:
 			for range s.Times {
-				if Unroll(s.Body, tid, visit) {
+				if Unroll(s.Body, tid, bid, visit) {
 					return true
 				}
 			}

@@ -39,7 +39,7 @@ func TestUnrollIsOneThreadsRun(t *testing.T) {
 		{-1, []string{"if"}},
 	} {
 		var got []string
-		scenario.Unroll(sc.Kernel, tc.tid, func(s *scenario.Stmt) bool {
+		scenario.Unroll(sc.Kernel, tc.tid, 0, func(s *scenario.Stmt) bool {
 			text := sc.StmtString(0, *s)
 			if s.Kind == scenario.OpIf {
 				text = "if"
@@ -50,7 +50,7 @@ func TestUnrollIsOneThreadsRun(t *testing.T) {
 		require.Equal(t, tc.want, got, "tid %d", tc.tid)
 	}
 	n := 0
-	require.True(t, scenario.Unroll(sc.Kernel, 1, func(*scenario.Stmt) bool { n++; return n == 2 }), "visit stops it")
+	require.True(t, scenario.Unroll(sc.Kernel, 1, 0, func(*scenario.Stmt) bool { n++; return n == 2 }), "visit stops it")
 	require.Equal(t, 2, n)
 }
 
@@ -89,4 +89,35 @@ func TestStatementsInPython(t *testing.T) {
 	require.Equal(t, branch.Else, arms[1].Body)
 	require.Equal(t, []scenario.Arm{{Header: "for _ in range(2):", Body: repeat.Body}}, sc.Arms(0, repeat))
 	require.Nil(t, sc.Arms(0, call))
+}
+
+// A branch may test the block's index (bid, cuda.blockIdx.x) and take
+// either index modulo a number; the file's spelling, the Python it stands
+// for and which threads take it follow.
+func TestBranchOnBlockAndModulo(t *testing.T) {
+	sc, err := scenario.Parse(strings.NewReader(`threads 4
+blocks 2
+module kernels cuda
+module dev1 cuda
+device f1 in dev1: use cuda.local
+kernel: if bid == 1: call f1; end; if tid % 2 != 0: use cuda.threadIdx; end
+`))
+	require.NoError(t, err)
+	byBid, byTid := sc.Kernel[0], sc.Kernel[1]
+	require.Equal(t, "if bid == 1: call f1; end", sc.StmtString(0, byBid))
+	require.Equal(t, "if tid % 2 != 0: use cuda.threadIdx; end", sc.StmtString(0, byTid))
+	require.Equal(t, "if cuda.blockIdx.x == 1:", sc.PythonText(0, byBid))
+	require.Equal(t, "if cuda.threadIdx.x % 2 != 0:", sc.PythonText(0, byTid))
+	require.Equal(t, "blockIdx", byBid.Cond.Attr())
+	for bid := range 2 {
+		for tid := range 4 {
+			require.Equal(t, bid == 1, byBid.Cond.Holds(tid, bid), "bid %d", bid)
+			require.Equal(t, tid%2 != 0, byTid.Cond.Holds(tid, bid), "tid %d", tid)
+		}
+	}
+	// the canonical rendering parses back to the same scenario
+	again, err := scenario.Parse(strings.NewReader(sc.String()))
+	require.NoError(t, err)
+	require.Equal(t, sc.String(), again.String())
+	require.Equal(t, sc.Kernel, again.Kernel)
 }

@@ -17,11 +17,11 @@ const (
 	OpSync
 	// OpRaise: the kernel code raises an exception of its own.
 	OpRaise
-	// OpIf: "if cuda.threadIdx.x <Cond>:" Then, "else:" Else. The
-	// condition loads the module global (Name), a use of cuda like any
-	// other, then the thread's own index: which arm a thread takes is
-	// fixed by its index in the block (threadIdx.x; blockIdx plays no
-	// part).
+	// OpIf: "if cuda.threadIdx.x <Cond>:" (or blockIdx.x) Then,
+	// "else:" Else. The condition loads the module global (Name), a use
+	// of cuda like any other, then the thread's own index: which arm a
+	// thread takes is fixed by its index in the block and its block's
+	// index in the launch.
 	OpIf
 	// OpRepeat: "for _ in range(Times):" Body.
 	OpRepeat
@@ -48,33 +48,83 @@ func (o CmpOp) String() string {
 	return cmpOps[o]
 }
 
-// Cond is a branch's condition: threadIdx.x Op Than.
+// CondVar is the index a branch tests.
+type CondVar uint8
+
+const (
+	// CondTid: the thread's index in its block, cuda.threadIdx.x.
+	CondTid CondVar = iota
+	// CondBid: the block's index in its launch, cuda.blockIdx.x.
+	CondBid
+)
+
+// Cond is a branch's condition: Var (modulo Mod when Mod > 0) Op Than.
 type Cond struct {
+	Var  CondVar
+	Mod  int
 	Op   CmpOp
 	Than int
 }
 
-// Holds reports whether the thread with index tid takes the branch.
-func (c Cond) Holds(tid int) bool {
+// Holds reports whether the thread with index tid, in the block with
+// index bid, takes the branch.
+func (c Cond) Holds(tid, bid int) bool {
+	x := tid
+	if c.Var == CondBid {
+		x = bid
+	}
+	if c.Mod > 0 {
+		x %= c.Mod
+	}
 	switch c.Op {
 	case CmpEq:
-		return tid == c.Than
+		return x == c.Than
 	case CmpNe:
-		return tid != c.Than
+		return x != c.Than
 	case CmpLt:
-		return tid < c.Than
+		return x < c.Than
 	case CmpLe:
-		return tid <= c.Than
+		return x <= c.Than
 	case CmpGt:
-		return tid > c.Than
+		return x > c.Than
 	case CmpGe:
-		return tid >= c.Than
+		return x >= c.Than
 	}
 	panic(fmt.Sprintf("scenario: condition with unknown comparison %d", c.Op))
 }
 
-// String renders c as the scenario file spells it ("tid == 0").
-func (c Cond) String() string { return fmt.Sprintf("tid %s %d", c.Op, c.Than) }
+// Attr is the attribute of the fake module the condition reads:
+// threadIdx or blockIdx (each reads threading.current_thread()'s own,
+// kernelapi.py's FakeCUDAModule properties).
+func (c Cond) Attr() string {
+	if c.Var == CondBid {
+		return "blockIdx"
+	}
+	return "threadIdx"
+}
+
+// String renders c as the scenario file spells it ("tid == 0",
+// "bid % 2 != 1").
+func (c Cond) String() string {
+	name := "tid"
+	if c.Var == CondBid {
+		name = "bid"
+	}
+	if c.Mod > 0 {
+		name += fmt.Sprintf(" %% %d", c.Mod)
+	}
+	return fmt.Sprintf("%s %s %d", name, c.Op, c.Than)
+}
+
+// python renders c's test as Python, through the module global g
+// ("cuda.threadIdx.x % 2 == 0").
+func (c Cond) python(g string) string {
+	x := g + "." + c.Attr() + ".x"
+	if c.Mod > 0 {
+		x += fmt.Sprintf(" %% %d", c.Mod)
+	}
+	return fmt.Sprintf("%s %s %d", x, c.Op, c.Than)
+}
 
 // Stmt is one statement of kernel or device-function code.
 type Stmt struct {
@@ -387,6 +437,12 @@ func (sc *Scenario) ValidateUpTo(maxThreads int) error {
 					if s.Cond.Than < 0 || s.Cond.Than > MaxStressThreads {
 						return fmt.Errorf("%s compares the thread index with %d, want 0..%d", where, s.Cond.Than, MaxStressThreads)
 					}
+					if s.Cond.Var > CondBid {
+						return fmt.Errorf("%s tests unknown index %d", where, s.Cond.Var)
+					}
+					if s.Cond.Mod < 0 || s.Cond.Mod > MaxStressThreads {
+						return fmt.Errorf("%s takes the index modulo %d, want 1..%d", where, s.Cond.Mod, MaxStressThreads)
+					}
 				case OpRepeat:
 					if s.Times < 1 || s.Times > MaxRepeat {
 						return fmt.Errorf("%s repeats %d times, want 1..%d", where, s.Times, MaxRepeat)
@@ -577,7 +633,7 @@ func (sc *Scenario) PythonText(mod int, s Stmt) string {
 	case OpRaise:
 		return "raise KernelError"
 	case OpIf:
-		return fmt.Sprintf("if %s.threadIdx.x %s %d:", sc.Modules[mod].Names[s.Name], s.Cond.Op, s.Cond.Than)
+		return "if " + s.Cond.python(sc.Modules[mod].Names[s.Name]) + ":"
 	case OpRepeat:
 		return fmt.Sprintf("for _ in range(%d):", s.Times)
 	}

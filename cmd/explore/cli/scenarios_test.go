@@ -232,6 +232,15 @@ func TestScenarioFiles(t *testing.T) {
 			"global-lock": same(verified),
 			"merged":      same(verified),
 		}},
+		// Branches on the block's index and on the thread's modulo 2:
+		// naive's race needs two threads of one block in dev's swap,
+		// which threads 0 and 2 of each block give (both call g), and
+		// block 1's threads (all call f).
+		{"branch-blocks.txt", map[string][]want{
+			"naive":       same(violation(check.KindUseSawReal, "dev.cuda is the real module")),
+			"global-lock": same(verified),
+			"merged":      same(verified),
+		}},
 	}
 	files, err := filepath.Glob(filepath.Join(scenarioDir, "*.txt"))
 	require.NoError(t, err)
