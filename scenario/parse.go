@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -353,21 +354,30 @@ func parseBody(sc *Scenario, mod int, text string, functions map[string]int) ([]
 			}
 			closeTop()
 		case f[0] == "pass" && len(f) == 1: // Python's empty statement: no step
-		case f[0] == "use" && len(f) == 2:
-			name, attr, ok := strings.Cut(f[1], ".")
-			if !ok || !isIdent(attr) {
-				return nil, fmt.Errorf("want use NAME.ATTR, got %q", rest)
-			}
-			idx := -1
-			for i, n := range sc.Modules[mod].Names {
-				if n == name {
-					idx = i
+		case f[0] == "use" && len(f) == 2, len(f) == 3 && f[1] == "=":
+			// use NAME.ATTR[.MORE], or TARGET = NAME.ATTR[.MORE]
+			st := Stmt{Kind: OpUse}
+			expr := f[1]
+			if f[1] == "=" {
+				if !isIdent(f[0]) {
+					return nil, fmt.Errorf("want TARGET = NAME.ATTR (TARGET a Python name), got %q", rest)
 				}
+				st.Target, expr = f[0], f[2]
 			}
-			if idx < 0 {
+			parts := strings.Split(expr, ".")
+			if len(parts) < 2 || slices.IndexFunc(parts[1:], func(p string) bool { return !isIdent(p) }) >= 0 {
+				return nil, fmt.Errorf("want use NAME.ATTR (or NAME.ATTR.ATTR..., or TARGET = NAME.ATTR), got %q", rest)
+			}
+			name := parts[0]
+			st.Attr, st.Rest = parts[1], strings.Join(parts[2:], ".")
+			st.Name = slices.Index(sc.Modules[mod].Names, name)
+			if st.Name < 0 {
 				return nil, fmt.Errorf("%s is not a global of module %s bound to cuda (it binds %s)", pyName(name), sc.Modules[mod].Name, strings.Join(sc.Modules[mod].Names, ", "))
 			}
-			add(Stmt{Kind: OpUse, Name: idx, Attr: attr})
+			if err := checkFakeAttr(st.Attr); err != nil {
+				return nil, fmt.Errorf("%s.%s: %v", name, pyName(st.Attr), err)
+			}
+			add(st)
 		case f[0] == "call" && len(f) == 2:
 			fn, ok := functions[f[1]]
 			if !ok {
@@ -379,7 +389,7 @@ func parseBody(sc *Scenario, mod int, text string, functions map[string]int) ([]
 		case f[0] == "raise" && len(f) == 1:
 			add(Stmt{Kind: OpRaise})
 		default:
-			return nil, fmt.Errorf("unknown statement %q (want use NAME.ATTR, call FUNC, syncthreads, raise, pass, if tid OP N:, else:, repeat N: or end)", rest)
+			return nil, fmt.Errorf("unknown statement %q (want use NAME.ATTR, TARGET = NAME.ATTR, call FUNC, syncthreads, raise, pass, if tid OP N:, else:, repeat N: or end)", rest)
 		}
 	}
 	for len(stack) > 0 {

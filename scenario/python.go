@@ -66,6 +66,9 @@ func (sc *Scenario) UserText(mod int, s Stmt, qualified func(module int) bool) s
 	switch s.Kind {
 	case OpUse:
 		name := names[s.Name]
+		if s.Rest != "" || s.Target != "" {
+			return s.useText(name) // as the scenario writes it
+		}
 		switch s.Attr {
 		case "local", "shared":
 			return fmt.Sprintf("%c = %s.%s.array(1, numba.int32)", s.Attr[0], name, s.Attr)

@@ -121,3 +121,35 @@ kernel: if bid == 1: call f1; end; if tid % 2 != 0: use cuda.threadIdx; end
 	require.Equal(t, sc.String(), again.String())
 	require.Equal(t, sc.Kernel, again.Kernel)
 }
+
+// A use may read further attributes and store its value: the first
+// attribute is the use, and must be one the fake module has.
+func TestUseChainsAndTargets(t *testing.T) {
+	sc, err := scenario.Parse(strings.NewReader(`module kernels cuda
+module dev1 cuda
+device f1 in dev1: use cuda.local.array; i = cuda.threadIdx.x
+kernel: call f1; b = cuda.blockIdx
+`))
+	require.NoError(t, err)
+	body := sc.Functions[0].Body
+	require.Equal(t, scenario.Stmt{Kind: scenario.OpUse, Attr: "local", Rest: "array"}, body[0])
+	require.Equal(t, scenario.Stmt{Kind: scenario.OpUse, Attr: "threadIdx", Rest: "x", Target: "i"}, body[1])
+	require.Equal(t, "use cuda.local.array; i = cuda.threadIdx.x", sc.BodyString(1, body))
+	require.Equal(t, "i = cuda.threadIdx.x", sc.PythonText(1, body[1]))
+	require.Equal(t, "i = cuda.threadIdx.x", sc.UserText(1, body[1], func(int) bool { return false }))
+	again, err := scenario.Parse(strings.NewReader(sc.String()))
+	require.NoError(t, err)
+	require.Equal(t, sc.String(), again.String())
+
+	for text, want := range map[string]string{
+		"kernel: use cuda.nonexistent_attr": "line 2: kernel: cuda.nonexistent_attr: the fake module (FakeCUDAModule) has no attribute nonexistent_attr (it has atomic,",
+		"kernel: i = cuda.nope.x":           "line 2: kernel: cuda.nope: the fake module (FakeCUDAModule) has no attribute nope",
+		"kernel: 1i = cuda.local":           `line 2: kernel: want TARGET = NAME.ATTR (TARGET a Python name), got "1i = cuda.local"`,
+		"kernel: use cuda.local.":           `line 2: kernel: want use NAME.ATTR (or NAME.ATTR.ATTR..., or TARGET = NAME.ATTR), got "use cuda.local."`,
+	} {
+		_, err := scenario.Parse(strings.NewReader("module kernels cuda\n" + text + "\n"))
+		require.Error(t, err, text)
+		require.Contains(t, err.Error(), want)
+		require.NotContains(t, err.Error(), "\n")
+	}
+}

@@ -130,9 +130,14 @@ func (c Cond) python(g string) string {
 type Stmt struct {
 	Kind OpKind
 	// Name is the module global a use loads (an index into the module's
-	// Names), Attr the attribute it reads.
-	Name int
-	Attr string
+	// Names), Attr the attribute it reads, Rest the attributes read after
+	// it ("array" in cuda.local.array, "x" in cuda.threadIdx.x: of the
+	// fake's own objects, nothing a swap touches) and Target the local
+	// name the value is stored to ("i" in i = cuda.threadIdx.x); Rest
+	// and Target may be empty.
+	Name         int
+	Attr         string
+	Rest, Target string
 	// Func is the device function a call calls (an index into Functions).
 	Func int
 	// Cond, Then and Else are a branch's (OpIf; Name is the global its
@@ -421,6 +426,19 @@ func (sc *Scenario) ValidateUpTo(maxThreads int) error {
 					if s.Name < 0 || s.Name >= len(sc.Modules[mod].Names) {
 						return fmt.Errorf("%s uses name #%d, but module %s binds %d names", where, s.Name, sc.Modules[mod].Name, len(sc.Modules[mod].Names))
 					}
+					if s.Kind == OpUse {
+						if err := checkFakeAttr(s.Attr); err != nil {
+							return fmt.Errorf("%s: %v", where, err)
+						}
+						if s.Target != "" && !isIdent(s.Target) {
+							return fmt.Errorf("%s stores to %q, not a Python name", where, s.Target)
+						}
+						for _, a := range strings.Split(s.Rest, ".") {
+							if s.Rest != "" && !isIdent(a) {
+								return fmt.Errorf("%s reads attribute %q, not a Python name", where, a)
+							}
+						}
+					}
 				case OpCall:
 					if s.Func < 0 || s.Func >= len(sc.Functions) {
 						return fmt.Errorf("%s calls device function #%d, which does not exist", where, s.Func)
@@ -625,7 +643,7 @@ func (sc *Scenario) Branches() bool {
 func (sc *Scenario) PythonText(mod int, s Stmt) string {
 	switch s.Kind {
 	case OpUse:
-		return fmt.Sprintf("%s.%s", sc.Modules[mod].Names[s.Name], s.Attr)
+		return s.useText(sc.Modules[mod].Names[s.Name])
 	case OpCall:
 		return sc.Functions[s.Func].Name + "()"
 	case OpSync:
@@ -654,6 +672,9 @@ func (sc *Scenario) StmtString(mod int, s Stmt) string {
 	case OpRepeat:
 		return fmt.Sprintf("repeat %d: %s; end", s.Times, sc.blockString(mod, s.Body))
 	case OpUse:
+		if s.Target != "" {
+			return sc.PythonText(mod, s)
+		}
 		return "use " + sc.PythonText(mod, s)
 	case OpCall:
 		return "call " + sc.Functions[s.Func].Name
@@ -712,4 +733,17 @@ func (sc *Scenario) String() string {
 		fmt.Fprintf(&b, "host: %s\n", strings.Join(parts, "; "))
 	}
 	return b.String()
+}
+
+// useText is a use's Python through the module global g: the attribute
+// chain, stored to its target if it has one ("i = cuda.threadIdx.x").
+func (s Stmt) useText(g string) string {
+	text := g + "." + s.Attr
+	if s.Rest != "" {
+		text += "." + s.Rest
+	}
+	if s.Target != "" {
+		text = s.Target + " = " + text
+	}
+	return text
 }
