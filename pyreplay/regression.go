@@ -232,7 +232,7 @@ import numba`)
 	b.add("\n\nturns = Turns()")
 	for i := range sc.Functions {
 		fn := &sc.Functions[i]
-		b.add("\n\n@%s.jit(device=True)\ndef %s():", sc.Modules[dev].Names[0], fn.Name)
+		b.add("\n\n@%s(device=True)\ndef %s():", sc.Modules[dev].Jit(), fn.Name)
 		writeBlock(b, sc, dev, fn.Body, map[int]bool{}, "    ")
 		b.add("    turns.checkpoint()")
 	}

@@ -116,12 +116,12 @@ func moduleSource(sc *scenario.Scenario, m int, hook string) *source {
 	// then come in the model's order (its names, the kernel, its
 	// functions), which the scan of fn_globs.items() follows
 	if m == 0 {
-		b.add("\n\n@%s.jit\ndef kernel():", mod.Names[0])
+		b.add("\n\n@%s\ndef kernel():", mod.Jit())
 		writeBlock(b, sc, m, sc.Kernel, whole, "    ")
 	}
 	for i := range sc.Functions {
 		if f := &sc.Functions[i]; f.Module == m {
-			b.add("\n\n@%s.jit(device=True)\ndef %s():", mod.Names[0], f.Name)
+			b.add("\n\n@%s(device=True)\ndef %s():", mod.Jit(), f.Name)
 			writeBlock(b, sc, m, f.Body, whole, "    ")
 		}
 	}

@@ -38,6 +38,7 @@ func FuzzScenario(f *testing.F) {
 	f.Add([]byte("module m cuda\nkernel: use cuda.local; raise\nthreads 1024\n"))
 	f.Add([]byte("module m cuda\ndevice f in m: repeat 2: if tid != 1: pass; else: raise; end; end\nkernel: if tid < 2: call f; repeat 3: use cuda.local\n"))
 	f.Add([]byte("module m cuda cu\ndevice f in m: use cu.local.array; i = cuda.threadIdx.x\nkernel: b = cuda.blockIdx; call f\n"))
+	f.Add([]byte("module k cuda\nmodule lib\ndevice sq in lib: pass\nkernel: call sq\n"))
 	f.Add([]byte("blocks 2\nmodule m cuda\ndevice f in m: if tid % 2 == 0: use cuda.local; end\nkernel: if bid == 1: call f; else: if bid % 3 >= 1: raise\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		strict, strictErr := scenario.Parse(strings.NewReader(string(data)))

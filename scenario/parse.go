@@ -127,8 +127,11 @@ func ParseUpTo(r io.Reader, maxThreads int) (*Scenario, error) {
 			}
 		case word == "module":
 			f := strings.Fields(rest)
-			if len(f) < 2 {
-				return fail("module needs a name and at least one global bound to cuda: module NAME cuda [cu ...]")
+			if len(f) < 1 {
+				return fail("module needs a name and its globals bound to cuda: module NAME cuda [cu ...]")
+			}
+			if len(f) < 2 && len(sc.Modules) == 0 {
+				return fail("module %s is the kernel's (the first module), which needs a global bound to cuda: module %s cuda", pyName(f[0]), pyName(f[0]))
 			}
 			if _, dup := modules[f[0]]; dup {
 				return fail("module %s defined twice", pyName(f[0]))
@@ -319,6 +322,9 @@ func parseBody(sc *Scenario, mod int, text string, functions map[string]int) ([]
 				if len(stack) >= MaxDepth {
 					return nil, fmt.Errorf("branches and repeats nest more than %d deep", MaxDepth)
 				}
+				if len(sc.Modules[mod].Names) == 0 {
+					return nil, noCuda(sc, mod, "a branch's condition (cuda.threadIdx.x)")
+				}
 				stack = append(stack, open{s: Stmt{Kind: OpIf, Cond: cond}})
 			case "else":
 				if len(f) != 1 {
@@ -371,6 +377,9 @@ func parseBody(sc *Scenario, mod int, text string, functions map[string]int) ([]
 			name := parts[0]
 			st.Attr, st.Rest = parts[1], strings.Join(parts[2:], ".")
 			st.Name = slices.Index(sc.Modules[mod].Names, name)
+			if st.Name < 0 && len(sc.Modules[mod].Names) == 0 {
+				return nil, noCuda(sc, mod, "use "+expr)
+			}
 			if st.Name < 0 {
 				return nil, fmt.Errorf("%s is not a global of module %s bound to cuda (it binds %s)", pyName(name), sc.Modules[mod].Name, strings.Join(sc.Modules[mod].Names, ", "))
 			}
@@ -385,6 +394,9 @@ func parseBody(sc *Scenario, mod int, text string, functions map[string]int) ([]
 			}
 			add(Stmt{Kind: OpCall, Func: fn})
 		case f[0] == "syncthreads" && len(f) == 1:
+			if len(sc.Modules[mod].Names) == 0 {
+				return nil, noCuda(sc, mod, "syncthreads (cuda.syncthreads())")
+			}
 			add(Stmt{Kind: OpSync})
 		case f[0] == "raise" && len(f) == 1:
 			add(Stmt{Kind: OpRaise})
@@ -486,4 +498,10 @@ func distinctIdents(f []string) error {
 		seen[s] = true
 	}
 	return nil
+}
+
+// noCuda is the error for a statement that loads cuda in a module that
+// binds no name to it.
+func noCuda(sc *Scenario, mod int, what string) error {
+	return fmt.Errorf("%s loads cuda, but module %s binds no name to cuda (module %s cuda)", what, sc.Modules[mod].Name, sc.Modules[mod].Name)
 }

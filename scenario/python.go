@@ -127,3 +127,13 @@ func Unroll(body []Stmt, tid, bid int, visit func(*Stmt) bool) bool {
 	}
 	return false
 }
+
+// Jit is how module m's code names numba.cuda.jit for its decorators: its
+// first name bound to cuda, or numba.cuda for a module that binds none
+// (it imports numba, as every rendered module does).
+func (m Module) Jit() string {
+	if len(m.Names) == 0 {
+		return "numba.cuda.jit"
+	}
+	return m.Names[0] + ".jit"
+}

@@ -153,3 +153,15 @@ kernel: call f1; b = cuda.blockIdx
 		require.NotContains(t, err.Error(), "\n")
 	}
 }
+
+// A module other than the kernel's may bind no name to cuda: it renders
+// as "module NAME" and decorates with numba.cuda.jit.
+func TestModuleWithoutCuda(t *testing.T) {
+	text := "threads 2\nblocks 1\nlaunches 1\nmodule kernels cuda\nmodule mathlib\ndevice square in mathlib: pass\nkernel: call square\n"
+	sc, err := scenario.Parse(strings.NewReader(text))
+	require.NoError(t, err)
+	require.Equal(t, text, sc.String())
+	require.Empty(t, sc.Modules[1].Names)
+	require.Equal(t, "numba.cuda.jit", sc.Modules[1].Jit())
+	require.Equal(t, "cuda.jit", sc.Modules[0].Jit())
+}

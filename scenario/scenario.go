@@ -407,6 +407,9 @@ func (sc *Scenario) ValidateUpTo(maxThreads int) error {
 		if len(m.Names) > MaxNames {
 			return fmt.Errorf("module %s binds %d names, at most %d", m.Name, len(m.Names), MaxNames)
 		}
+		if len(m.Names) == 0 && i == 0 {
+			return fmt.Errorf("module %s is the kernel's, which needs a global bound to cuda", m.Name)
+		}
 		if n := len(m.Names) + funcsIn[i] + 1; n > MaxGlobals {
 			return fmt.Errorf("module %s has %d globals (names and functions), at most %d", m.Name, n, MaxGlobals)
 		}
@@ -715,7 +718,7 @@ func (sc *Scenario) String() string {
 	}
 	b.WriteString(sc.faultLines())
 	for _, m := range sc.Modules {
-		fmt.Fprintf(&b, "module %s %s\n", m.Name, strings.Join(m.Names, " "))
+		b.WriteString(strings.TrimSpace("module "+m.Name+" "+strings.Join(m.Names, " ")) + "\n")
 	}
 	body := sc.BodyString
 	for _, f := range sc.Functions {
