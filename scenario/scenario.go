@@ -720,7 +720,7 @@ func (sc *Scenario) String() string {
 	for _, m := range sc.Modules {
 		b.WriteString(strings.TrimSpace("module "+m.Name+" "+strings.Join(m.Names, " ")) + "\n")
 	}
-	body := sc.BodyString
+	body := sc.blockString // an empty body is "pass", as Python writes it
 	for _, f := range sc.Functions {
 		fmt.Fprintf(&b, "device %s in %s: %s\n", f.Name, sc.Modules[f.Module].Name, body(f.Module, f.Body))
 	}
