@@ -186,7 +186,7 @@ func NewProgram(sc *scenario.Scenario, p *Protocol, a Atomicity) (*Program, erro
 				// _get_kernel_context() returns (kernel.py:84-86), as a
 				// device call from a GPU thread does.
 				host = append(host, stmt{kind: sCall, arg: hs.Func,
-					text: "with swapped_cuda_module(self.fn, _get_kernel_context()):  # " + sc.Functions[hs.Func].Name + "() from the host"})
+					text: "with swapped_cuda_module(self.fn, _get_kernel_context()):  # " + sc.Functions[hs.Func].Name + "(" + strings.Join(hs.Args, ", ") + ") from the host"})
 				continue
 			}
 			l++
@@ -267,14 +267,14 @@ const kernelFunc = -1
 
 // compileFor compiles function fn (kernelFunc: the kernel) as the thread
 // with index tid of block bid runs it (-1, -1: a host, which has no
-// thread or block index). Its
-// branches are decided and its repeats unrolled, so a code is one run of
-// the body, as straight-line statements; its calls go to their callees'
-// codes for the same tid. Each branch's condition stays, as a use of cuda
-// (its LOAD_GLOBAL); a host gets no further than the first, since
-// FakeCUDAModule.threadIdx reads threading.current_thread().threadIdx
-// (kernelapi.py:395-396), which a host thread lacks, and None and the
-// real module lack threadIdx: all raise AttributeError.
+// thread or block index). Its branches are decided and its repeats
+// unrolled, so a code is one run of the body, as straight-line
+// statements; its calls go to their callees' codes for the same tid and
+// bid. Each branch's condition stays, as a use of cuda (its LOAD_GLOBAL);
+// a host gets no further than the first, since FakeCUDAModule.threadIdx
+// reads threading.current_thread().threadIdx (kernelapi.py:395-396) and
+// blockIdx its blockIdx (399-400), which a host thread lacks, and None and
+// the real module lack both: all raise AttributeError.
 //
 // A repeat's loop (LOAD_GLOBAL range, which reads no name a swap writes;
 // CALL range; GET_ITER, FOR_ITER, STORE_FAST and JUMP_BACKWARD on a fresh

@@ -157,7 +157,7 @@ func checkpointOrder(p *model.Program, schedule []sched.ThreadID, want *sched.Fa
 			what := ev.Where + ": " + ev.Text
 			if strings.HasPrefix(ev.Text, "with swapped_cuda_module") {
 				callee := ev.Text[strings.LastIndex(ev.Text, "# ")+2:]
-				callee = strings.TrimSuffix(callee, "()")
+				callee, _, _ = strings.Cut(callee, "(") // "f1()", "square(i)"
 				what = fmt.Sprintf("%s: calls %s() (swapped_cuda_module's entry, up to its body)", ev.Where, callee)
 				st = append(st, frame{callee, len(flatten(bodyOf[callee], infos[t].tid, infos[t].block))})
 			}
@@ -232,7 +232,7 @@ import numba`)
 	b.add("\n\nturns = Turns()")
 	for i := range sc.Functions {
 		fn := &sc.Functions[i]
-		b.add("\n\n@%s(device=True)\ndef %s():", sc.Modules[dev].Jit(), fn.Name)
+		b.add("\n\n@%s(device=True)\n%s", sc.Modules[dev].Jit(), fn.Def())
 		writeBlock(b, sc, dev, fn.Body, map[int]bool{}, "    ")
 		b.add("    turns.checkpoint()")
 	}

@@ -121,7 +121,7 @@ func moduleSource(sc *scenario.Scenario, m int, hook string) *source {
 	}
 	for i := range sc.Functions {
 		if f := &sc.Functions[i]; f.Module == m {
-			b.add("\n\n@%s(device=True)\ndef %s():", mod.Jit(), f.Name)
+			b.add("\n\n@%s(device=True)\n%s", mod.Jit(), f.Def())
 			writeBlock(b, sc, m, f.Body, whole, "    ")
 		}
 	}

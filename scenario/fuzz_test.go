@@ -39,6 +39,7 @@ func FuzzScenario(f *testing.F) {
 	f.Add([]byte("module m cuda\ndevice f in m: repeat 2: if tid != 1: pass; else: raise; end; end\nkernel: if tid < 2: call f; repeat 3: use cuda.local\n"))
 	f.Add([]byte("module m cuda cu\ndevice f in m: use cu.local.array; i = cuda.threadIdx.x\nkernel: b = cuda.blockIdx; call f\n"))
 	f.Add([]byte("module k cuda\nmodule lib\ndevice sq in lib: pass\nkernel: call sq\n"))
+	f.Add([]byte("module k cuda\nmodule lib\ndevice sq(x, y) in lib: pass\nkernel: i = cuda.threadIdx.x; call sq(i, 3)\nhost: call sq(1, 2); launch\n"))
 	f.Add([]byte("blocks 2\nmodule m cuda\ndevice f in m: if tid % 2 == 0: use cuda.local; end\nkernel: if bid == 1: call f; else: if bid % 3 >= 1: raise\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		strict, strictErr := scenario.Parse(strings.NewReader(string(data)))
@@ -92,14 +93,16 @@ func requireSameScenario(t *testing.T, a, b *scenario.Scenario) {
 	}
 	for i, f := range a.Functions {
 		g := b.Functions[i]
-		if f.Name != g.Name || f.Module != g.Module || !sameStmts(f.Body, g.Body) {
+		if f.Name != g.Name || f.Module != g.Module || !slices.Equal(f.Params, g.Params) || !sameStmts(f.Body, g.Body) {
 			t.Fatalf("the round trip changed device function %s", f.Name)
 		}
 	}
 	if !sameStmts(a.Kernel, b.Kernel) {
 		t.Fatal("the round trip changed the kernel")
 	}
-	if !slices.Equal(a.Host, b.Host) {
+	if !slices.EqualFunc(a.Host, b.Host, func(x, y scenario.HostStmt) bool {
+		return x.Kind == y.Kind && x.Func == y.Func && slices.Equal(x.Args, y.Args)
+	}) {
 		t.Fatal("the round trip changed the host's program")
 	}
 }
@@ -110,7 +113,8 @@ func sameStmts(a, b []scenario.Stmt) bool {
 	}
 	for i, s := range a {
 		u := b[i]
-		if s.Kind != u.Kind || s.Name != u.Name || s.Attr != u.Attr || s.Func != u.Func || s.Cond != u.Cond || s.Times != u.Times ||
+		if s.Kind != u.Kind || s.Name != u.Name || s.Attr != u.Attr || s.Rest != u.Rest || s.Target != u.Target ||
+			s.Func != u.Func || !slices.Equal(s.Args, u.Args) || s.Cond != u.Cond || s.Times != u.Times ||
 			!sameStmts(s.Then, u.Then) || !sameStmts(s.Else, u.Else) || !sameStmts(s.Body, u.Body) {
 			return false
 		}

@@ -23,11 +23,15 @@ import (
 //	module helpers cuda cu     cuda module; the first is the kernel's
 //	device f in helpers: call g; use cuda.local; use cu.threadIdx
 //	device g in helpers: use cuda.local
+//	device h(x) in helpers: pass   a device function with parameters
 //	kernel: use cuda.threadIdx; call f; syncthreads; raise
 //	host: call g; launch; call g   the host thread's program (optional)
 //
-// Statements are "use NAME.ATTR" (NAME a global of the function's module),
-// "call FUNC", "syncthreads" and "raise" (the kernel code raises), and two
+// Statements are "use NAME.ATTR" (NAME a global of the function's module,
+// ATTR one of the fake module's; "use NAME.ATTR.MORE" reads on, and
+// "TARGET = NAME.ATTR..." stores the value to a local name), "call FUNC" or
+// "call FUNC(ARG, ...)" (whole numbers, parameters, names assigned
+// before), "syncthreads" and "raise" (the kernel code raises), and two
 // that hold statements, each closed by "end" (or the end of the line):
 //
 //	kernel: if tid == 0: call f; use cuda.local; else: call g; end; syncthreads
@@ -38,7 +42,8 @@ import (
 // LOAD_GLOBAL of the module's first global bound to cuda is a use of cuda
 // like any other (checked as "use cuda.threadIdx"); "if bid OP N:" on its
 // block's index (cuda.blockIdx.x), and either may be taken modulo a whole
-// number ("if tid % 2 == 0:"); "else:" starts the other arm. "repeat N:" (N 1..MaxRepeat) stands for "for _ in range(N):".
+// number ("if tid % 2 == 0:"); "else:" starts the other arm. "repeat N:"
+// (N 1..MaxRepeat) stands for "for _ in range(N):".
 // Blocks nest up to MaxDepth deep; "pass" is an empty statement. The
 // host's statements are "launch" (the next launch; their number sets
 // launches, or must agree with it) and "call FUNC" (a device function
@@ -143,9 +148,12 @@ func ParseUpTo(r io.Reader, maxThreads int) (*Scenario, error) {
 			sc.Modules = append(sc.Modules, Module{Name: f[0], Names: f[1:]})
 		case word == "device":
 			head, body, ok := strings.Cut(rest, ":")
-			f := strings.Fields(head)
-			if !ok || len(f) != 3 || f[1] != "in" {
-				return fail("want: device NAME in MODULE: STATEMENT; ...")
+			params, f, err := deviceHead(head)
+			if !ok {
+				err = errors.New("want: device NAME in MODULE: STATEMENT; ... (or device NAME(PARAM, ...) in MODULE: ...)")
+			}
+			if err != nil {
+				return fail("%v", err)
 			}
 			m, known := modules[f[2]]
 			if !known {
@@ -158,7 +166,7 @@ func ParseUpTo(r io.Reader, maxThreads int) (*Scenario, error) {
 				return fail("%q is not a Python name", f[0])
 			}
 			functions[f[0]] = len(sc.Functions)
-			sc.Functions = append(sc.Functions, Function{Name: f[0], Module: m})
+			sc.Functions = append(sc.Functions, Function{Name: f[0], Module: m, Params: params})
 			bodies = append(bodies, pending{n, "device " + f[0], m, body, len(sc.Functions) - 1})
 		case strings.HasPrefix(line, "kernel:") || word == "kernel":
 			_, body, ok := strings.Cut(line, ":")
@@ -206,7 +214,11 @@ func ParseUpTo(r io.Reader, maxThreads int) (*Scenario, error) {
 		return nil, fmt.Errorf("no kernel line")
 	}
 	for _, p := range bodies {
-		stmts, err := parseBody(sc, p.module, p.text, functions)
+		var params []string
+		if p.functionI >= 0 {
+			params = sc.Functions[p.functionI].Params
+		}
+		stmts, err := parseBody(sc, p.module, params, p.text, functions)
 		if err == nil {
 			err = bodyBounds(stmts)
 		}
@@ -242,12 +254,12 @@ func parseHost(sc *Scenario, text string, functions map[string]int, launchesGive
 		case len(f) == 0:
 		case f[0] == "launch" && len(f) == 1:
 			host = append(host, HostStmt{Kind: HostLaunch})
-		case f[0] == "call" && len(f) == 2:
-			fn, ok := functions[f[1]]
-			if !ok {
-				return fmt.Errorf("call %s: no such device function", pyName(f[1]))
+		case f[0] == "call" && len(f) >= 2:
+			fn, args, err := parseCall(sc, strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(part), "call")), functions, func(string) bool { return false })
+			if err != nil {
+				return err
 			}
-			host = append(host, HostStmt{Kind: HostCall, Func: fn})
+			host = append(host, HostStmt{Kind: HostCall, Func: fn, Args: args})
 			calls = true
 		default:
 			return fmt.Errorf("unknown statement %q (want launch or call FUNC)", strings.TrimSpace(part))
@@ -278,13 +290,24 @@ func parseHost(sc *Scenario, text string, functions map[string]int, launchesGive
 // parseBody reads a kernel's or device function's statements. Branches and
 // repeats open a block that "end" closes (the end of the line closes any
 // still open): "if tid == 0: call f; else: use cuda.local; end".
-func parseBody(sc *Scenario, mod int, text string, functions map[string]int) ([]Stmt, error) {
+func parseBody(sc *Scenario, mod int, params []string, text string, functions map[string]int) ([]Stmt, error) {
 	type open struct {
 		s      Stmt
 		inElse bool
 	}
 	var out []Stmt
 	var stack []open
+	// scopes are the local names a call may pass: the function's
+	// parameters, then the names assigned (TARGET = ...) before, in this
+	// block and the blocks around it (a name assigned in a branch's arm or
+	// a repeat's body is not known after it).
+	scopes := []map[string]bool{{}}
+	for _, p := range params {
+		scopes[0][p] = true
+	}
+	known := func(name string) bool {
+		return slices.ContainsFunc(scopes, func(s map[string]bool) bool { return s[name] })
+	}
 	add := func(s Stmt) {
 		if len(stack) == 0 {
 			out = append(out, s)
@@ -302,6 +325,7 @@ func parseBody(sc *Scenario, mod int, text string, functions map[string]int) ([]
 	closeTop := func() {
 		top := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
+		scopes = scopes[:len(scopes)-1]
 		add(top.s)
 	}
 	for _, part := range strings.Split(text, ";") {
@@ -326,6 +350,7 @@ func parseBody(sc *Scenario, mod int, text string, functions map[string]int) ([]
 					return nil, noCuda(sc, mod, "a branch's condition (cuda.threadIdx.x)")
 				}
 				stack = append(stack, open{s: Stmt{Kind: OpIf, Cond: cond}})
+				scopes = append(scopes, map[string]bool{})
 			case "else":
 				if len(f) != 1 {
 					return nil, fmt.Errorf("want else: STATEMENT; ..., got %q", strings.TrimSpace(part))
@@ -334,6 +359,7 @@ func parseBody(sc *Scenario, mod int, text string, functions map[string]int) ([]
 					return nil, fmt.Errorf("else without its if (close a repeat or an if's else with end first)")
 				}
 				stack[len(stack)-1].inElse = true
+				scopes[len(scopes)-1] = map[string]bool{}
 			case "repeat":
 				n, err := strconv.Atoi(strings.Join(f[1:], " "))
 				if err != nil || len(f) != 2 {
@@ -346,6 +372,7 @@ func parseBody(sc *Scenario, mod int, text string, functions map[string]int) ([]
 					return nil, fmt.Errorf("branches and repeats nest more than %d deep", MaxDepth)
 				}
 				stack = append(stack, open{s: Stmt{Kind: OpRepeat, Times: n}})
+				scopes = append(scopes, map[string]bool{})
 			}
 			rest = strings.TrimSpace(after)
 		}
@@ -386,13 +413,16 @@ func parseBody(sc *Scenario, mod int, text string, functions map[string]int) ([]
 			if err := checkFakeAttr(st.Attr); err != nil {
 				return nil, fmt.Errorf("%s.%s: %v", name, pyName(st.Attr), err)
 			}
-			add(st)
-		case f[0] == "call" && len(f) == 2:
-			fn, ok := functions[f[1]]
-			if !ok {
-				return nil, fmt.Errorf("call %s: no such device function", pyName(f[1]))
+			if st.Target != "" {
+				scopes[len(scopes)-1][st.Target] = true
 			}
-			add(Stmt{Kind: OpCall, Func: fn})
+			add(st)
+		case f[0] == "call" && len(f) >= 2:
+			fn, args, err := parseCall(sc, strings.TrimSpace(strings.TrimPrefix(rest, "call")), functions, known)
+			if err != nil {
+				return nil, err
+			}
+			add(Stmt{Kind: OpCall, Func: fn, Args: args})
 		case f[0] == "syncthreads" && len(f) == 1:
 			if len(sc.Modules[mod].Names) == 0 {
 				return nil, noCuda(sc, mod, "syncthreads (cuda.syncthreads())")
@@ -504,4 +534,64 @@ func distinctIdents(f []string) error {
 // binds no name to it.
 func noCuda(sc *Scenario, mod int, what string) error {
 	return fmt.Errorf("%s loads cuda, but module %s binds no name to cuda (module %s cuda)", what, sc.Modules[mod].Name, sc.Modules[mod].Name)
+}
+
+// deviceHead reads a device line's head, "NAME in MODULE" or
+// "NAME(PARAM, ...) in MODULE", into the parameters and the fields NAME,
+// "in", MODULE.
+func deviceHead(head string) (params, f []string, err error) {
+	if open := strings.IndexByte(head, '('); open >= 0 {
+		end := strings.IndexByte(head, ')')
+		if end < open {
+			return nil, nil, fmt.Errorf("device %q: want NAME(PARAM, ...) in MODULE", strings.TrimSpace(head))
+		}
+		if inner := strings.TrimSpace(head[open+1 : end]); inner != "" {
+			for _, p := range strings.Split(inner, ",") {
+				params = append(params, strings.TrimSpace(p))
+			}
+			if err := distinctIdents(params); err != nil {
+				return nil, nil, fmt.Errorf("device %s: parameters: %v", pyName(strings.TrimSpace(head[:open])), err)
+			}
+		}
+		head = head[:open] + " " + head[end+1:]
+	}
+	f = strings.Fields(head)
+	if len(f) != 3 || f[1] != "in" {
+		return nil, nil, errors.New("want: device NAME in MODULE: STATEMENT; ... (or device NAME(PARAM, ...) in MODULE: ...)")
+	}
+	return params, f, nil
+}
+
+// parseCall reads a call's "FUNC" or "FUNC(ARG, ...)": each ARG a whole
+// number or a local name known says the caller has (a parameter, or a
+// name assigned before), as many as FUNC has parameters. The arguments
+// change nothing the swap does (they are the caller's locals and
+// constants); they make the scenario read as the kernel does.
+func parseCall(sc *Scenario, text string, functions map[string]int, known func(string) bool) (int, []string, error) {
+	name, argText, hasArgs := strings.Cut(text, "(")
+	name = strings.TrimSpace(name)
+	var args []string
+	if hasArgs {
+		inner, ok := strings.CutSuffix(strings.TrimSpace(argText), ")")
+		if !ok {
+			return 0, nil, fmt.Errorf("call %q: want call FUNC or call FUNC(ARG, ...)", text)
+		}
+		if inner = strings.TrimSpace(inner); inner != "" {
+			for _, a := range strings.Split(inner, ",") {
+				a = strings.TrimSpace(a)
+				if _, err := strconv.Atoi(a); err != nil && !(isIdent(a) && known(a)) {
+					return 0, nil, fmt.Errorf("call %s: argument %s is neither a whole number nor a name the caller has (a parameter, or a name assigned before the call: i = cuda.threadIdx.x)", pyName(name), pyName(a))
+				}
+				args = append(args, a)
+			}
+		}
+	}
+	fn, ok := functions[name]
+	if !ok {
+		return 0, nil, fmt.Errorf("call %s: no such device function", pyName(name))
+	}
+	if want := sc.Functions[fn].Params; len(args) != len(want) {
+		return 0, nil, fmt.Errorf("call %s: it takes %d arguments (%s), given %d", pyName(name), len(want), strings.Join(want, ", "), len(args))
+	}
+	return fn, args, nil
 }

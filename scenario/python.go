@@ -1,6 +1,9 @@
 package scenario
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // What a statement is in Python, for those that render a scenario as a
 // user's code or replay it (pyreplay): which statements take a step of
@@ -81,9 +84,9 @@ func (sc *Scenario) UserText(mod int, s Stmt, qualified func(module int) bool) s
 	case OpCall:
 		f := sc.Functions[s.Func]
 		if f.Module != mod && qualified(f.Module) {
-			return sc.Modules[f.Module].Name + "." + f.Name + "()"
+			return sc.Modules[f.Module].Name + "." + sc.PythonText(mod, s)
 		}
-		return f.Name + "()"
+		return sc.PythonText(mod, s)
 	case OpSync:
 		return names[0] + ".syncthreads()"
 	case OpRaise:
@@ -127,6 +130,9 @@ func Unroll(body []Stmt, tid, bid int, visit func(*Stmt) bool) bool {
 	}
 	return false
 }
+
+// Def is function f's def line: "def f1():", "def square(x):".
+func (f Function) Def() string { return "def " + f.Name + "(" + strings.Join(f.Params, ", ") + "):" }
 
 // Jit is how module m's code names numba.cuda.jit for its decorators: its
 // first name bound to cuda, or numba.cuda for a module that binds none

@@ -165,3 +165,47 @@ func TestModuleWithoutCuda(t *testing.T) {
 	require.Equal(t, "numba.cuda.jit", sc.Modules[1].Jit())
 	require.Equal(t, "cuda.jit", sc.Modules[0].Jit())
 }
+
+// Device functions may take parameters and calls pass arguments: whole
+// numbers, the function's parameters, or names assigned before the call
+// in its block or the blocks around it.
+func TestCallArguments(t *testing.T) {
+	text := `threads 2
+blocks 1
+launches 1
+module kernels cuda
+module helpers cuda
+module mathlib
+device square(x, y) in mathlib: pass
+device f(n) in helpers: use cuda.local; call square(n, 2)
+kernel: i = cuda.threadIdx.x; call f(i); repeat 2: j = cuda.blockIdx.x; call f(j); end
+host: call square(1, 2); launch
+`
+	sc, err := scenario.Parse(strings.NewReader(text))
+	require.NoError(t, err)
+	require.Equal(t, text, sc.String())
+	require.Equal(t, []string{"x", "y"}, sc.Functions[0].Params)
+	require.Equal(t, "def square(x, y):", sc.Functions[0].Def())
+	call := sc.Kernel[1]
+	require.Equal(t, []string{"i"}, call.Args)
+	require.Equal(t, "f(i)", sc.PythonText(0, call))
+	require.Equal(t, "helpers.f(i)", sc.UserText(0, call, func(int) bool { return true }))
+	require.Equal(t, []string{"1", "2"}, sc.Host[0].Args)
+
+	mods := "module kernels cuda\nmodule lib\ndevice sq(x) in lib: pass\n"
+	for body, want := range map[string]string{
+		"kernel: call sq":       "call sq: it takes 1 arguments (x), given 0",
+		"kernel: call sq(1, 2)": "call sq: it takes 1 arguments (x), given 2",
+		"kernel: call sq(k)":    "call sq: argument k is neither a whole number nor a name the caller has",
+		"kernel: repeat 2: k = cuda.threadIdx.x; end; call sq(k)":    "call sq: argument k is neither",
+		"kernel: if tid == 0: k = cuda.local; else: call sq(k); end": "call sq: argument k is neither",
+		"kernel: call sq(1":                      `want call FUNC or call FUNC(ARG, ...)`,
+		"kernel: pass\nhost: call sq(x); launch": "call sq: argument x is neither",
+	} {
+		_, err := scenario.Parse(strings.NewReader(mods + body + "\n"))
+		require.Error(t, err, body)
+		require.Contains(t, err.Error(), want, body)
+	}
+	_, err = scenario.Parse(strings.NewReader("module kernels cuda\ndevice f(a, a) in kernels: pass\nkernel: call f(1, 2)\n"))
+	require.ErrorContains(t, err, "device f: parameters:")
+}

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -138,8 +139,11 @@ type Stmt struct {
 	Name         int
 	Attr         string
 	Rest, Target string
-	// Func is the device function a call calls (an index into Functions).
+	// Func is the device function a call calls (an index into
+	// Functions), Args what it passes: whole numbers and the caller's
+	// local names, as written (the swap never reads them).
 	Func int
+	Args []string
 	// Cond, Then and Else are a branch's (OpIf; Name is the global its
 	// condition loads). Times and Body are a repeat's (OpRepeat).
 	Cond       Cond
@@ -156,10 +160,12 @@ type Module struct {
 	Names []string
 }
 
-// Function is a device function: its module and its body.
+// Function is a device function: its module, its parameters and its
+// body.
 type Function struct {
 	Name   string
 	Module int
+	Params []string
 	Body   []Stmt
 }
 
@@ -205,8 +211,10 @@ const (
 // HostStmt is one statement of the host's program.
 type HostStmt struct {
 	Kind HostKind
-	// Func is the device function a call calls (an index into Functions).
+	// Func is the device function a call calls (an index into Functions),
+	// Args what it passes (whole numbers).
 	Func int
+	Args []string
 }
 
 // HostProgram is the host's program: Host, or Launches launches when the
@@ -446,6 +454,14 @@ func (sc *Scenario) ValidateUpTo(maxThreads int) error {
 					if s.Func < 0 || s.Func >= len(sc.Functions) {
 						return fmt.Errorf("%s calls device function #%d, which does not exist", where, s.Func)
 					}
+					if want := len(sc.Functions[s.Func].Params); len(s.Args) != want {
+						return fmt.Errorf("%s calls %s with %d arguments, but it takes %d", where, sc.Functions[s.Func].Name, len(s.Args), want)
+					}
+					for _, a := range s.Args {
+						if _, err := strconv.Atoi(a); err != nil && !isIdent(a) {
+							return fmt.Errorf("%s passes %q, neither a whole number nor a name", where, a)
+						}
+					}
 				case OpRaise, OpRepeat:
 				default:
 					return fmt.Errorf("%s has a statement of unknown kind %d", where, s.Kind)
@@ -498,6 +514,9 @@ func (sc *Scenario) ValidateUpTo(maxThreads int) error {
 			case HostCall:
 				if h.Func < 0 || h.Func >= len(sc.Functions) {
 					return fmt.Errorf("the host calls device function #%d, which does not exist", h.Func)
+				}
+				if want := len(sc.Functions[h.Func].Params); len(h.Args) != want {
+					return fmt.Errorf("the host calls %s with %d arguments, but it takes %d", sc.Functions[h.Func].Name, len(h.Args), want)
 				}
 			default:
 				return fmt.Errorf("the host has a statement of unknown kind %d", h.Kind)
@@ -648,7 +667,7 @@ func (sc *Scenario) PythonText(mod int, s Stmt) string {
 	case OpUse:
 		return s.useText(sc.Modules[mod].Names[s.Name])
 	case OpCall:
-		return sc.Functions[s.Func].Name + "()"
+		return sc.Functions[s.Func].Name + "(" + strings.Join(s.Args, ", ") + ")"
 	case OpSync:
 		return fmt.Sprintf("%s.syncthreads()", sc.Modules[mod].Names[s.Name])
 	case OpRaise:
@@ -680,7 +699,7 @@ func (sc *Scenario) StmtString(mod int, s Stmt) string {
 		}
 		return "use " + sc.PythonText(mod, s)
 	case OpCall:
-		return "call " + sc.Functions[s.Func].Name
+		return "call " + callText(sc.Functions[s.Func].Name, s.Args)
 	case OpSync:
 		return "syncthreads"
 	case OpRaise:
@@ -722,7 +741,11 @@ func (sc *Scenario) String() string {
 	}
 	body := sc.blockString // an empty body is "pass", as Python writes it
 	for _, f := range sc.Functions {
-		fmt.Fprintf(&b, "device %s in %s: %s\n", f.Name, sc.Modules[f.Module].Name, body(f.Module, f.Body))
+		name := f.Name
+		if len(f.Params) > 0 {
+			name = callText(f.Name, f.Params)
+		}
+		fmt.Fprintf(&b, "device %s in %s: %s\n", name, sc.Modules[f.Module].Name, body(f.Module, f.Body))
 	}
 	fmt.Fprintf(&b, "kernel: %s\n", body(0, sc.Kernel))
 	if sc.Host != nil {
@@ -730,7 +753,7 @@ func (sc *Scenario) String() string {
 		for i, h := range sc.Host {
 			parts[i] = "launch"
 			if h.Kind == HostCall {
-				parts[i] = "call " + sc.Functions[h.Func].Name
+				parts[i] = "call " + callText(sc.Functions[h.Func].Name, h.Args)
 			}
 		}
 		fmt.Fprintf(&b, "host: %s\n", strings.Join(parts, "; "))
@@ -749,4 +772,13 @@ func (s Stmt) useText(g string) string {
 		text = s.Target + " = " + text
 	}
 	return text
+}
+
+// callText is a call as the scenario file writes it: "f" without
+// arguments, "f(i, 3)" with.
+func callText(name string, args []string) string {
+	if len(args) == 0 {
+		return name
+	}
+	return name + "(" + strings.Join(args, ", ") + ")"
 }
