@@ -3,6 +3,7 @@ package pyreplay
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"swapcheck/scenario"
@@ -65,10 +66,20 @@ func moduleSource(sc *scenario.Scenario, m int, hook string) *source {
 	b := &source{at: map[*scenario.Stmt]int{}, hook: hook}
 	b.add("import numba")
 	for i, name := range mod.Names {
+		for _, o := range mod.Others {
+			if o.At == i {
+				b.add("%s", otherGlobal(o))
+			}
+		}
 		if i == 0 && name == "cuda" {
 			b.add("from numba import cuda")
 		} else {
 			b.add("from numba import cuda as %s", name)
+		}
+	}
+	for _, o := range mod.Others {
+		if o.At == len(mod.Names) {
+			b.add("%s", otherGlobal(o))
 		}
 	}
 	// the device functions of other modules this module's code calls,
@@ -217,4 +228,15 @@ func mainSource(sc *scenario.Scenario) string {
 		fmt.Fprintf(&b, "%s%s\n", indent, launch)
 	}
 	return b.String()
+}
+
+// otherGlobal is the line that makes a module global not bound to cuda:
+// a whole number as itself, anything else as a string that names what it
+// stands for (a replay runs where numpy may be missing; the swap's scan
+// only passes over the global, so its value does not matter).
+func otherGlobal(o scenario.Other) string {
+	if _, err := strconv.Atoi(o.Value); err == nil {
+		return o.Name + " = " + o.Value
+	}
+	return fmt.Sprintf("%s = %q  # stands for %s: a global that is not cuda", o.Name, o.Value, o.Value)
 }

@@ -40,6 +40,7 @@ func FuzzScenario(f *testing.F) {
 	f.Add([]byte("module m cuda cu\ndevice f in m: use cu.local.array; i = cuda.threadIdx.x\nkernel: b = cuda.blockIdx; call f\n"))
 	f.Add([]byte("module k cuda\nmodule lib\ndevice sq in lib: pass\nkernel: call sq\n"))
 	f.Add([]byte("module k cuda\nmodule lib\ndevice sq(x, y) in lib: pass\nkernel: i = cuda.threadIdx.x; call sq(i, 3)\nhost: call sq(1, 2); launch\n"))
+	f.Add([]byte("module k np=numpy cuda N=4\nmodule lib x=1\ndevice f in lib: pass\nkernel: call f\n"))
 	f.Add([]byte("blocks 2\nmodule m cuda\ndevice f in m: if tid % 2 == 0: use cuda.local; end\nkernel: if bid == 1: call f; else: if bid % 3 >= 1: raise\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		strict, strictErr := scenario.Parse(strings.NewReader(string(data)))

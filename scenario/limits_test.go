@@ -27,6 +27,7 @@ func TestREADMEBounds(t *testing.T) {
 		fmt.Sprintf("1..%d modules (the kernel's and up to %d more; `-modules` counts the %d)", scenario.MaxModules, scenario.MaxModules-1, scenario.MaxModules-1),
 		fmt.Sprintf("1..%d names per module bound to cuda", scenario.MaxNames),
 		fmt.Sprintf("at most %d globals per module", scenario.MaxGlobals),
+		fmt.Sprintf("at most %d other globals per module (`NAME=VALUE`)", scenario.MaxOthers),
 		fmt.Sprintf("at most %d device functions", scenario.MaxFunctions),
 		fmt.Sprintf("at most %d statements per body", scenario.MaxStmts),
 		fmt.Sprintf("lines of at most %d bytes", scenario.MaxLineBytes),

@@ -21,6 +21,7 @@ import (
 //	max-faults 1               faults per execution (default 1)
 //	module kernels cuda        a module and the globals bound to the real
 //	module helpers cuda cu     cuda module; the first is the kernel's
+//	module mathlib np=numpy N=4   other globals: NAME=VALUE
 //	device f in helpers: call g; use cuda.local; use cu.threadIdx
 //	device g in helpers: use cuda.local
 //	device h(x) in helpers: pass   a device function with parameters
@@ -135,17 +136,34 @@ func ParseUpTo(r io.Reader, maxThreads int) (*Scenario, error) {
 			if len(f) < 1 {
 				return fail("module needs a name and its globals bound to cuda: module NAME cuda [cu ...]")
 			}
-			if len(f) < 2 && len(sc.Modules) == 0 {
+			mod := Module{Name: f[0]}
+			all := []string{f[0]}
+			for _, g := range f[1:] {
+				name, value, other := strings.Cut(g, "=")
+				all = append(all, name)
+				if !other {
+					mod.Names = append(mod.Names, g)
+					continue
+				}
+				if _, err := strconv.Atoi(value); err != nil && !isDotted(value) {
+					return fail("module %s: %s=%s: the value of another global is a whole number or what it stands for (np=numpy, SIZE=32)", pyName(f[0]), pyName(name), pyName(value))
+				}
+				mod.Others = append(mod.Others, Other{Name: name, Value: value, At: len(mod.Names)})
+			}
+			if len(mod.Names) == 0 && len(sc.Modules) == 0 {
 				return fail("module %s is the kernel's (the first module), which needs a global bound to cuda: module %s cuda", pyName(f[0]), pyName(f[0]))
 			}
 			if _, dup := modules[f[0]]; dup {
 				return fail("module %s defined twice", pyName(f[0]))
 			}
-			if err := distinctIdents(f); err != nil {
+			if err := distinctIdents(all); err != nil {
 				return fail("module %s: %v", pyName(f[0]), err)
 			}
+			if len(mod.Others) > MaxOthers {
+				return fail("module %s has %d other globals, at most %d", pyName(f[0]), len(mod.Others), MaxOthers)
+			}
 			modules[f[0]] = len(sc.Modules)
-			sc.Modules = append(sc.Modules, Module{Name: f[0], Names: f[1:]})
+			sc.Modules = append(sc.Modules, mod)
 		case word == "device":
 			head, body, ok := strings.Cut(rest, ":")
 			params, f, err := deviceHead(head)
@@ -594,4 +612,14 @@ func parseCall(sc *Scenario, text string, functions map[string]int, known func(s
 		return 0, nil, fmt.Errorf("call %s: it takes %d arguments (%s), given %d", pyName(name), len(want), strings.Join(want, ", "), len(args))
 	}
 	return fn, args, nil
+}
+
+// isDotted reports whether s is a dotted Python name (numpy, numba.cuda).
+func isDotted(s string) bool {
+	for _, p := range strings.Split(s, ".") {
+		if !isIdent(p) {
+			return false
+		}
+	}
+	return true
 }

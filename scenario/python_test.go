@@ -209,3 +209,24 @@ host: call square(1, 2); launch
 	_, err = scenario.Parse(strings.NewReader("module kernels cuda\ndevice f(a, a) in kernels: pass\nkernel: call f(1, 2)\n"))
 	require.ErrorContains(t, err, "device f: parameters:")
 }
+
+// A module line may declare globals not bound to cuda, NAME=VALUE, in
+// their order among the names; the canonical rendering keeps it.
+func TestOtherGlobals(t *testing.T) {
+	text := "threads 2\nblocks 1\nlaunches 1\nmodule kernels np=numpy cuda SIZE=32\nmodule lib N=4\ndevice f in lib: pass\nkernel: call f\n"
+	sc, err := scenario.Parse(strings.NewReader(text))
+	require.NoError(t, err)
+	require.Equal(t, text, sc.String())
+	require.Equal(t, []string{"cuda"}, sc.Modules[0].Names)
+	require.Equal(t, []scenario.Other{{Name: "np", Value: "numpy", At: 0}, {Name: "SIZE", Value: "32", At: 1}}, sc.Modules[0].Others)
+	require.Equal(t, []string{"np=numpy", "cuda", "SIZE=32"}, sc.Modules[0].Declared())
+	for line, want := range map[string]string{
+		"module kernels cuda x=1+1":    `module kernels: x="1+1": the value of another global is a whole number or what it stands for`,
+		"module kernels cuda cuda=1":   "module kernels: cuda appears twice",
+		"module kernels cuda 1x=numpy": `module kernels: "1x" is not a Python name`,
+		"module kernels np=numpy":      "module kernels is the kernel's (the first module), which needs a global bound to cuda",
+	} {
+		_, err := scenario.Parse(strings.NewReader(line + "\nkernel: pass\n"))
+		require.ErrorContains(t, err, want, line)
+	}
+}

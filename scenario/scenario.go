@@ -158,6 +158,20 @@ type Module struct {
 	// Names are the globals bound to the real module (cuda, cu, ...), in
 	// the dict's order; the module's functions follow them in its globals.
 	Names []string
+	// Others are the module's other globals as the file declares them
+	// (np=numpy, SIZE=32), each with its place among Names. The model
+	// does not hold them: no swap writes them and no thread adds a global,
+	// so a swap's pass over one reads an entry nothing changes and
+	// commutes with every other thread's step (docs/limits.md). The
+	// replays write them, so the real scan passes over them.
+	Others []Other
+}
+
+// Other is a module global not bound to cuda: Name = Value, Value a whole
+// number or a name (what it stands for: numpy), declared before Names[At].
+type Other struct {
+	Name, Value string
+	At          int
 }
 
 // Function is a device function: its module, its parameters and its
@@ -250,8 +264,10 @@ const (
 	MaxDepth  = 4
 	MaxRun    = 256
 	// MaxGlobals bounds a module's globals: its names, its functions and
-	// (the kernel's module) the kernel.
+	// (the kernel's module) the kernel. MaxOthers bounds its other
+	// globals (np=numpy), which the model does not hold.
 	MaxGlobals = 16
+	MaxOthers  = 16
 )
 
 // MaxStressThreads bounds the threads per block of a scenario run on real
@@ -737,7 +753,7 @@ func (sc *Scenario) String() string {
 	}
 	b.WriteString(sc.faultLines())
 	for _, m := range sc.Modules {
-		b.WriteString(strings.TrimSpace("module "+m.Name+" "+strings.Join(m.Names, " ")) + "\n")
+		b.WriteString(strings.TrimSpace("module "+m.Name+" "+strings.Join(m.Declared(), " ")) + "\n")
 	}
 	body := sc.blockString // an empty body is "pass", as Python writes it
 	for _, f := range sc.Functions {
@@ -781,4 +797,21 @@ func callText(name string, args []string) string {
 		return name
 	}
 	return name + "(" + strings.Join(args, ", ") + ")"
+}
+
+// Declared is the module line's globals in their order: Names, with
+// Others as NAME=VALUE in their places.
+func (m Module) Declared() []string {
+	var out []string
+	for i := 0; i <= len(m.Names); i++ {
+		for _, o := range m.Others {
+			if o.At == i {
+				out = append(out, o.Name+"="+o.Value)
+			}
+		}
+		if i < len(m.Names) {
+			out = append(out, m.Names[i])
+		}
+	}
+	return out
 }
