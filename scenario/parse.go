@@ -192,7 +192,7 @@ func ParseUpTo(r io.Reader, maxThreads int) (*Scenario, error) {
 				return fail("want: kernel: STATEMENT; ...")
 			}
 			if sawKernel {
-				return fail("kernel given twice")
+				return fail("kernel given twice: a scenario launches one kernel (its launches line repeats it); check another kernel in a scenario of its own")
 			}
 			if len(sc.Modules) == 0 {
 				return fail("kernel before any module: the first module is the kernel's")
