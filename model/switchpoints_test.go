@@ -384,3 +384,47 @@ func TestSwitchPointsGolden(t *testing.T) {
 	require.Equal(t, string(want), got,
 		"switch points changed; review the diff, then: go test ./model -run SwitchPoints -switchpoints.update")
 }
+
+// switchPointsGolden312 is the same observation on CPython 3.12, for the
+// bytecode interpreter's tests (pyvm's TestBreakerChecksMatchCPython):
+// 3.12 inlines comprehensions and has no PRECALL, so its switch points
+// differ. The static column there is 3.11's table applied by opname; only
+// the landings are 3.12's own.
+const switchPointsGolden312 = "../testdata/cpython/switchpoints-3.12.golden.txt"
+
+// TestSwitchPointsGolden312 runs switchpoints.py on CPython 3.12 (found on
+// the PATH or under pyenv), checks its controls, and compares its golden
+// file as TestSwitchPointsGolden does. It takes as long as the 3.11 run,
+// so the default run skips it unless -switchpoints.update is given;
+// SWAPCHECK_LONG=1 runs it.
+func TestSwitchPointsGolden312(t *testing.T) {
+	if !testenv.Long() && !*updateSwitchPoints {
+		t.Skip("SWAPCHECK_LONG=1 (or -switchpoints.update) runs switchpoints.py on 3.12")
+	}
+	py := testenv.PythonVersion(t, "3.12")
+	var env []string
+	if _, set := os.LookupEnv("SWITCHPOINTS_GIL_SECONDS"); !set && !testenv.Long() {
+		env = append(env, "SWITCHPOINTS_GIL_SECONDS=0.1")
+	}
+	out, err := runPythonOutput(py, env, filepath.Join("..", "testdata", "cpython", "switchpoints.py"))
+	require.NoError(t, err)
+	var rep spReport
+	require.NoError(t, json.Unmarshal(out, &rep), "output of switchpoints.py:\n%s", out)
+	require.True(t, strings.HasPrefix(rep.Python, "3.12."), "%s is %s", py, rep.Python)
+	for _, f := range rep.Facts {
+		require.True(t, f.Holds, "on %s the control %s fails: %s", rep.Python, f.Name, f.Detail)
+	}
+	got := goldenText(rep)
+	if *updateSwitchPoints {
+		require.NoError(t, os.WriteFile(switchPointsGolden312, []byte(got), 0o644))
+		return
+	}
+	want, err := os.ReadFile(switchPointsGolden312)
+	require.NoError(t, err, "run: go test ./model -run SwitchPoints -switchpoints.update")
+	header, _, _ := strings.Cut(string(want), "\n")
+	if made := "CPython " + pythonVersion(rep) + ":"; !strings.Contains(header, made) {
+		t.Skipf("%s was made with another Python (%q); 3.12 here is %s: not compared", switchPointsGolden312, header, pythonVersion(rep))
+	}
+	require.Equal(t, string(want), got,
+		"switch points on 3.12 changed; review the diff, then: go test ./model -run SwitchPoints -switchpoints.update")
+}

@@ -14,16 +14,26 @@ import (
 	"swapcheck/pyvm"
 )
 
-// TestBreakerChecksMatchCPython311: where the interpreter says a step of a
+// TestBreakerChecksMatchCPython: where the interpreter says a step of a
 // variant's swapped_cuda_module ends at an eval-breaker check
-// (StepInfo.Check) agrees with CPython 3.11, as the switch-point fixture
-// (testdata/cpython/switchpoints.py) recorded it in its golden file: every
+// (StepInfo.Check) agrees with CPython 3.11 and 3.12, as the switch-point
+// fixture (testdata/cpython/switchpoints.py) recorded it in its golden
+// files (3.12's static column is 3.11's table by opname): every
 // check the interpreter makes is at an instruction CPython's code checks
 // at ("breaker"), or hands over to a caller that does; and at every
 // instruction where an interrupt set just before it landed (CPython
 // checked there), among those the run executes, the interpreter checks.
-func TestBreakerChecksMatchCPython311(t *testing.T) {
-	golden, err := switchgolden.Read(filepath.Join("..", filepath.FromSlash(switchgolden.Path)))
+func TestBreakerChecksMatchCPython(t *testing.T) {
+	for v, path := range map[pyvm.Version]string{
+		pyvm.V311: switchgolden.Path,
+		pyvm.V312: "testdata/cpython/switchpoints-3.12.golden.txt",
+	} {
+		t.Run("python"+v.String(), func(t *testing.T) { breakerChecksMatch(t, v, path) })
+	}
+}
+
+func breakerChecksMatch(t *testing.T, v pyvm.Version, path string) {
+	golden, err := switchgolden.Read(filepath.Join("..", filepath.FromSlash(path)))
 	require.NoError(t, err)
 	files, err := filepath.Glob("../testdata/python/*.py")
 	require.NoError(t, err)
@@ -44,7 +54,7 @@ func TestBreakerChecksMatchCPython311(t *testing.T) {
 				}
 				outside[in.Offset] = slices.ContainsFunc(in.Cold, func(l string) bool { return strings.Contains(l, ":outside/") })
 			}
-			ran, checked, inCall := breakerRun(t, f)
+			ran, checked, inCall := breakerRun(t, v, f)
 			var claimed, missed []string
 			for off, op := range checked {
 				_, ok := breaker[off]
@@ -69,6 +79,8 @@ func TestBreakerChecksMatchCPython311(t *testing.T) {
 			}
 			slices.Sort(claimed)
 			slices.Sort(missed)
+			require.NotEmpty(t, checked, "the run checked nowhere")
+			t.Logf("python %s: %d instructions ran, %d ended at a check; CPython saw interrupts land at %d", v, len(ran), len(checked), len(landed))
 			require.Empty(t, claimed, "the interpreter checks where CPython 3.11 does not")
 			require.Empty(t, missed, "CPython 3.11 checks where the interpreter does not")
 		})
@@ -77,13 +89,13 @@ func TestBreakerChecksMatchCPython311(t *testing.T) {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// breakerRun runs file's swap alone on 3.11, as swapAlone does, and
+// breakerRun runs file's swap alone on version v, as swapAlone does, and
 // returns the offsets of swapped_cuda_module's instructions that ran, of
 // those whose step ended at a check (with their opnames), and of those
 // (calls) within which a step of the callee ended at a check.
-func breakerRun(t *testing.T, file string) (ran map[int]bool, checked map[int]string, inCall map[int]bool) {
+func breakerRun(t *testing.T, v pyvm.Version, file string) (ran map[int]bool, checked map[int]string, inCall map[int]bool) {
 	t.Helper()
-	src, err := pysource.Load(interpreter(t, pyvm.V311), file)
+	src, err := pysource.Load(interpreter(t, v), file)
 	require.NoError(t, err)
 	p, err := src.Program(pyvm.Options{})
 	require.NoError(t, err)

@@ -49,10 +49,10 @@
 // (TestSwapFunctionsRunAlone); and numba-cuda's own kernelapi.py at each
 // commit of the fix and at HEAD (TestUpstreamFilesLoad, given a clone in
 // SWAPCHECK_NUMBA_CUDA_REPO). Where a step ends at an eval-breaker check
-// agrees, on 3.11, with where testdata/cpython/switchpoints.py saw
-// CPython's interrupts land in each variant's swap
-// (TestBreakerChecksMatchCPython311); 3.12 and 3.13 have no such golden
-// yet.
+// agrees, on 3.11 and 3.12, with where testdata/cpython/switchpoints.py
+// saw CPython's interrupts land in each variant's swap
+// (TestBreakerChecksMatchCPython, against switchpoints.golden.txt and
+// switchpoints-3.12.golden.txt); 3.13 has no such golden yet.
 //
 // # What is not done
 //

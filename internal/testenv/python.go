@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -96,4 +98,55 @@ func Unavailable(t testing.TB, require, why string) {
 		t.Fatal(why)
 	}
 	t.Skip(why)
+}
+
+// PythonVersion returns the executable of a CPython of feature version v
+// ("3.12"): python<v> on the PATH, else pyenv's newest v.N (under
+// PYENV_ROOT or ~/.pyenv; a pyenv shim for a version that is not
+// selected is never run), or skips the test (fails it with
+// SWAPCHECK_REQUIRE_PYTHON set).
+func PythonVersion(t testing.TB, v string) string {
+	t.Helper()
+	pyVersions.Lock()
+	defer pyVersions.Unlock()
+	if p, ok := pyVersions.found[v]; ok {
+		if p == "" {
+			noPython(t, "no CPython "+v+" on the PATH (python"+v+") or under pyenv: install it to run this test")
+		}
+		return p
+	}
+	if pyVersions.found == nil {
+		pyVersions.found = map[string]string{}
+	}
+	var candidates []string
+	if p, err := exec.LookPath("python" + v); err == nil {
+		candidates = append(candidates, p)
+	}
+	root := os.Getenv("PYENV_ROOT")
+	if root == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			root = filepath.Join(home, ".pyenv")
+		}
+	}
+	dirs, _ := filepath.Glob(filepath.Join(root, "versions", v+".*"))
+	slices.Reverse(dirs) // newest patch release first, as far as names sort
+	for _, d := range dirs {
+		candidates = append(candidates, filepath.Join(d, "bin", "python3"))
+	}
+	for _, p := range candidates {
+		out, err := exec.Command(p, "-c", "import sys; print(sys.executable, '%d.%d' % sys.version_info[:2])").Output()
+		exe, version, ok := strings.Cut(strings.TrimSpace(string(out)), " ")
+		if err == nil && ok && version == v {
+			pyVersions.found[v] = exe
+			return exe
+		}
+	}
+	pyVersions.found[v] = ""
+	noPython(t, "no CPython "+v+" on the PATH (python"+v+") or under pyenv: install it to run this test")
+	return ""
+}
+
+var pyVersions struct {
+	sync.Mutex
+	found map[string]string
 }
