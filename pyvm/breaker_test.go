@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/internal/switchgolden"
-	"swapcheck/pysource"
 	"swapcheck/pyvm"
 )
 
@@ -95,20 +94,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // (calls) within which a step of the callee ended at a check.
 func breakerRun(t *testing.T, v pyvm.Version, file string) (ran map[int]bool, checked map[int]string, inCall map[int]bool) {
 	t.Helper()
-	src, err := pysource.Load(interpreter(t, v), file)
-	require.NoError(t, err)
-	p, err := src.Program(pyvm.Options{})
-	require.NoError(t, err)
-	s := p.NewState(1)
-	cuda := s.NewHostModule("numba.cuda", 1)
-	s.SetModule("numba.cuda", cuda)
-	require.NoError(t, s.RunModule())
-	g := s.NewDict()
-	s.DictSet(g, p.Str("cuda"), cuda)
-	fn := s.NewHostFunction("f1", 2, g)
-	fake := s.NewHostObject("fake1", 3)
-	s.Freeze()
-	swap, _ := s.Global("swapped_cuda_module")
+	p, s, _, swap, fn, fake := swapWorld(t, v, file)
 	ran, checked, inCall = map[int]bool{}, map[int]string{}, map[int]bool{}
 	last := -1
 	run := func() {

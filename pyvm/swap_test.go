@@ -25,28 +25,37 @@ func runAlone(t *testing.T, p *pyvm.Program, s *pyvm.State) (pyvm.Value, pyvm.Va
 	return s.Result(0)
 }
 
+// swapWorld loads file's swapped_cuda_module on CPython v and sets up one
+// thread's world: the module body run, numba.cuda bound, a device module's
+// globals g (cuda, x) with its function fn, and a launch's fake.
+func swapWorld(t *testing.T, v pyvm.Version, file string) (p *pyvm.Program, s *pyvm.State, g, swap, fn, fake pyvm.Value) {
+	t.Helper()
+	src, err := pysource.Load(interpreter(t, v), file)
+	require.NoError(t, err)
+	p, err = src.Program(pyvm.Options{})
+	require.NoError(t, err)
+	s = p.NewState(1)
+	cuda := s.NewHostModule("numba.cuda", 1)
+	s.SetModule("numba.cuda", cuda)
+	require.NoError(t, s.RunModule())
+	g = s.NewDict()
+	s.DictSet(g, p.Str("cuda"), cuda)
+	s.DictSet(g, p.Str("x"), pyvm.Int(3))
+	fn = s.NewHostFunction("f1", 2, g)
+	fake = s.NewHostObject("fake1", 3)
+	s.Freeze()
+	swap, ok := s.Global("swapped_cuda_module")
+	require.True(t, ok)
+	return p, s, g, swap, fn, fake
+}
+
 // swapAlone loads file's swapped_cuda_module on CPython v, and runs one
 // launch's swap of a device module's cuda with no other thread: the
 // module body, the call, __enter__, __exit__. It returns the repr of the
 // device module's cuda inside the with and after it.
 func swapAlone(t *testing.T, v pyvm.Version, file string) (inside, after string) {
 	t.Helper()
-	src, err := pysource.Load(interpreter(t, v), file)
-	require.NoError(t, err)
-	p, err := src.Program(pyvm.Options{})
-	require.NoError(t, err)
-	s := p.NewState(1)
-	cuda := s.NewHostModule("numba.cuda", 1)
-	s.SetModule("numba.cuda", cuda)
-	require.NoError(t, s.RunModule())
-	g := s.NewDict()
-	s.DictSet(g, p.Str("cuda"), cuda)
-	s.DictSet(g, p.Str("x"), pyvm.Int(3))
-	fn := s.NewHostFunction("f1", 2, g)
-	fake := s.NewHostObject("fake1", 3)
-	s.Freeze()
-	swap, ok := s.Global("swapped_cuda_module")
-	require.True(t, ok)
+	p, s, g, swap, fn, fake := swapWorld(t, v, file)
 
 	s.Begin(0, swap, fn, fake)
 	cm, exc := runAlone(t, p, s)
