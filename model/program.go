@@ -186,7 +186,7 @@ func NewProgram(sc *scenario.Scenario, p *Protocol, a Atomicity) (*Program, erro
 				// _get_kernel_context() returns (kernel.py:84-86), as a
 				// device call from a GPU thread does.
 				host = append(host, stmt{kind: sCall, arg: hs.Func,
-					text: "with swapped_cuda_module(self.fn, _get_kernel_context()):  # " + sc.Functions[hs.Func].Name + "(" + strings.Join(hs.Args, ", ") + ") from the host"})
+					text: "with swapped_cuda_module(self.fn, _get_kernel_context()):  # " + sc.Functions[hs.Func].Call(hs.Args) + " from the host"})
 				continue
 			}
 			l++

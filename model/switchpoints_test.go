@@ -112,22 +112,12 @@ var (
 	spErr  error
 )
 
-// switchPoints runs switchpoints.py once per test binary (it takes tens of
-// seconds) and returns its report. The GIL is sampled for 0.1 s per
-// scenario group by default and for the script's own 0.3 s with
-// SWAPCHECK_LONG=1 (SWITCHPOINTS_GIL_SECONDS, when set, says how long):
-// the samples are checked against the static list, never counted, so
-// fewer of them ask the same of each.
+// switchPoints runs switchpoints.py on python3 once per test binary (it
+// takes tens of seconds; see runSwitchPoints) and returns its report.
 func switchPoints(t *testing.T) spReport {
 	t.Helper()
 	py := testenv.Python3(t)
-	var env []string
-	if _, set := os.LookupEnv("SWITCHPOINTS_GIL_SECONDS"); !set && !testenv.Long() {
-		env = append(env, "SWITCHPOINTS_GIL_SECONDS=0.1")
-	}
-	spOnce.Do(func() {
-		spOut, spErr = runPythonOutput(py, env, filepath.Join("..", "testdata", "cpython", "switchpoints.py"))
-	})
+	spOnce.Do(func() { spOut, spErr = runSwitchPoints(py) })
 	require.NoError(t, spErr)
 	var rep spReport
 	require.NoError(t, json.Unmarshal(spOut, &rep), "output of switchpoints.py:\n%s", spOut)
@@ -368,21 +358,41 @@ func pythonVersion(rep spReport) string {
 // (3.11.2's _GeneratorContextManager.__exit__ differs from 3.11.7's), so on
 // another 3.11.x the other SwitchPoints tests judge alone.
 func TestSwitchPointsGolden(t *testing.T) {
-	rep := switchPoints(t)
+	compareGolden(t, switchPointsGolden, switchPoints(t))
+}
+
+// runSwitchPoints runs switchpoints.py on python py. The GIL is sampled for
+// 0.1 s per scenario group by default and for the script's own 0.3 s with
+// SWAPCHECK_LONG=1 (SWITCHPOINTS_GIL_SECONDS, when set, says how long):
+// the samples are checked against the static list, never counted, so
+// fewer of them ask the same of each.
+func runSwitchPoints(py string) ([]byte, error) {
+	var env []string
+	if _, set := os.LookupEnv("SWITCHPOINTS_GIL_SECONDS"); !set && !testenv.Long() {
+		env = append(env, "SWITCHPOINTS_GIL_SECONDS=0.1")
+	}
+	return runPythonOutput(py, env, filepath.Join("..", "testdata", "cpython", "switchpoints.py"))
+}
+
+// compareGolden rewrites the golden file at path from rep under
+// -switchpoints.update, and otherwise compares them, but only on the
+// Python the golden was made with (its first line names it).
+func compareGolden(t *testing.T, path string, rep spReport) {
+	t.Helper()
 	got := goldenText(rep)
 	if *updateSwitchPoints {
-		require.NoError(t, os.WriteFile(switchPointsGolden, []byte(got), 0o644))
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
 		return
 	}
-	want, err := os.ReadFile(switchPointsGolden)
+	want, err := os.ReadFile(path)
 	require.NoError(t, err, "run: go test ./model -run SwitchPoints -switchpoints.update")
 	header, _, _ := strings.Cut(string(want), "\n")
 	if made := "CPython " + pythonVersion(rep) + ":"; !strings.Contains(header, made) {
-		t.Skipf("%s was made with another Python (%q); python3 here is %s: not compared",
-			switchPointsGolden, header, pythonVersion(rep))
+		t.Skipf("%s was made with another Python (%q); the Python here is %s: not compared",
+			path, header, pythonVersion(rep))
 	}
 	require.Equal(t, string(want), got,
-		"switch points changed; review the diff, then: go test ./model -run SwitchPoints -switchpoints.update")
+		"switch points of %s changed; review the diff, then: go test ./model -run SwitchPoints -switchpoints.update", path)
 }
 
 // switchPointsGolden312 is the same observation on CPython 3.12, for the
@@ -402,11 +412,7 @@ func TestSwitchPointsGolden312(t *testing.T) {
 		t.Skip("SWAPCHECK_LONG=1 (or -switchpoints.update) runs switchpoints.py on 3.12")
 	}
 	py := testenv.PythonVersion(t, "3.12")
-	var env []string
-	if _, set := os.LookupEnv("SWITCHPOINTS_GIL_SECONDS"); !set && !testenv.Long() {
-		env = append(env, "SWITCHPOINTS_GIL_SECONDS=0.1")
-	}
-	out, err := runPythonOutput(py, env, filepath.Join("..", "testdata", "cpython", "switchpoints.py"))
+	out, err := runSwitchPoints(py)
 	require.NoError(t, err)
 	var rep spReport
 	require.NoError(t, json.Unmarshal(out, &rep), "output of switchpoints.py:\n%s", out)
@@ -414,17 +420,5 @@ func TestSwitchPointsGolden312(t *testing.T) {
 	for _, f := range rep.Facts {
 		require.True(t, f.Holds, "on %s the control %s fails: %s", rep.Python, f.Name, f.Detail)
 	}
-	got := goldenText(rep)
-	if *updateSwitchPoints {
-		require.NoError(t, os.WriteFile(switchPointsGolden312, []byte(got), 0o644))
-		return
-	}
-	want, err := os.ReadFile(switchPointsGolden312)
-	require.NoError(t, err, "run: go test ./model -run SwitchPoints -switchpoints.update")
-	header, _, _ := strings.Cut(string(want), "\n")
-	if made := "CPython " + pythonVersion(rep) + ":"; !strings.Contains(header, made) {
-		t.Skipf("%s was made with another Python (%q); 3.12 here is %s: not compared", switchPointsGolden312, header, pythonVersion(rep))
-	}
-	require.Equal(t, string(want), got,
-		"switch points on 3.12 changed; review the diff, then: go test ./model -run SwitchPoints -switchpoints.update")
+	compareGolden(t, switchPointsGolden312, rep)
 }

@@ -95,7 +95,7 @@ func (fs *files) hostProgram(sc *scenario.Scenario) {
 	for _, hs := range sc.HostProgram() {
 		add("    try:")
 		if hs.Kind == scenario.HostCall {
-			add("        %s(%s)", sc.Functions[hs.Func].Name, strings.Join(hs.Args, ", "))
+			add("        %s", sc.Functions[hs.Func].Call(hs.Args))
 			fs.calls = append(fs.calls, anchor{Tag: "mod:" + hostModule, Line: len(lines), Ops: []string{"LOAD_GLOBAL"}})
 		} else {
 			add("        kernel[%d, %d]()", sc.Blocks, sc.Threads)

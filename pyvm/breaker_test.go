@@ -48,7 +48,7 @@ func breakerChecksMatch(t *testing.T, v pyvm.Version, path string) {
 				if in.Static == "breaker" {
 					breaker[in.Offset] = in.Opname
 				}
-				if slices.ContainsFunc(in.Cold, func(l string) bool { return strings.HasSuffix(l, ":"+itoa(in.Offset)+"/direct") }) {
+				if slices.ContainsFunc(in.Cold, func(l string) bool { return strings.HasSuffix(l, ":"+strconv.Itoa(in.Offset)+"/direct") }) {
 					landed[in.Offset] = in.Opname
 				}
 				outside[in.Offset] = slices.ContainsFunc(in.Cold, func(l string) bool { return strings.Contains(l, ":outside/") })
@@ -65,7 +65,7 @@ func breakerChecksMatch(t *testing.T, v pyvm.Version, path string) {
 				// with only stores to the new, unpublished object between.
 				ok = ok || outside[off] || op == "RETURN_GENERATOR"
 				if !ok {
-					claimed = append(claimed, op+"@"+itoa(off))
+					claimed = append(claimed, op+"@"+strconv.Itoa(off))
 				}
 			}
 			for off, op := range landed {
@@ -73,7 +73,7 @@ func breakerChecksMatch(t *testing.T, v pyvm.Version, path string) {
 				// the callee's last step (a native one, or the
 				// comprehension's return): a check within the call counts.
 				if ran[off] && checked[off] == "" && !(op == "CALL" && inCall[off]) {
-					missed = append(missed, op+"@"+itoa(off))
+					missed = append(missed, op+"@"+strconv.Itoa(off))
 				}
 			}
 			slices.Sort(claimed)
@@ -85,8 +85,6 @@ func breakerChecksMatch(t *testing.T, v pyvm.Version, path string) {
 		})
 	}
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 // breakerRun runs file's swap alone on version v, as swapAlone does, and
 // returns the offsets of swapped_cuda_module's instructions that ran, of

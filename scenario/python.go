@@ -132,7 +132,10 @@ func Unroll(body []Stmt, tid, bid int, visit func(*Stmt) bool) bool {
 }
 
 // Def is function f's def line: "def f1():", "def square(x):".
-func (f Function) Def() string { return "def " + f.Name + "(" + strings.Join(f.Params, ", ") + "):" }
+func (f Function) Def() string { return "def " + f.Call(f.Params) + ":" }
+
+// Call is a Python call of f with args: "f1()", "square(i)".
+func (f Function) Call(args []string) string { return f.Name + "(" + strings.Join(args, ", ") + ")" }
 
 // Jit is how module m's code names numba.cuda.jit for its decorators: its
 // first name bound to cuda, or numba.cuda for a module that binds none

@@ -683,7 +683,7 @@ func (sc *Scenario) PythonText(mod int, s Stmt) string {
 	case OpUse:
 		return s.useText(sc.Modules[mod].Names[s.Name])
 	case OpCall:
-		return sc.Functions[s.Func].Name + "(" + strings.Join(s.Args, ", ") + ")"
+		return sc.Functions[s.Func].Call(s.Args)
 	case OpSync:
 		return fmt.Sprintf("%s.syncthreads()", sc.Modules[mod].Names[s.Name])
 	case OpRaise:

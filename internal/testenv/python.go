@@ -43,9 +43,8 @@ func Python311(t testing.TB) string {
 			if err != nil {
 				continue
 			}
-			out, err := exec.Command(p, "-c", "import sys; print(sys.executable, '%d.%d' % sys.version_info[:2])").Output()
-			exe, version, ok := strings.Cut(strings.TrimSpace(string(out)), " ")
-			if err != nil || !ok {
+			exe, version, ok := probe(p)
+			if !ok {
 				continue
 			}
 			if version != "3.11" {
@@ -134,9 +133,7 @@ func PythonVersion(t testing.TB, v string) string {
 		candidates = append(candidates, filepath.Join(d, "bin", "python3"))
 	}
 	for _, p := range candidates {
-		out, err := exec.Command(p, "-c", "import sys; print(sys.executable, '%d.%d' % sys.version_info[:2])").Output()
-		exe, version, ok := strings.Cut(strings.TrimSpace(string(out)), " ")
-		if err == nil && ok && version == v {
+		if exe, version, ok := probe(p); ok && version == v {
 			pyVersions.found[v] = exe
 			return exe
 		}
@@ -149,4 +146,15 @@ func PythonVersion(t testing.TB, v string) string {
 var pyVersions struct {
 	sync.Mutex
 	found map[string]string
+}
+
+// probe runs the interpreter p and returns its sys.executable (p resolved
+// through any shim) and feature version ("3.11"); ok is false when p does
+// not run as a Python.
+func probe(p string) (exe, version string, ok bool) {
+	out, err := exec.Command(p, "-c", "import sys; print(sys.executable, '%d.%d' % sys.version_info[:2])").Output()
+	if err != nil {
+		return "", "", false
+	}
+	return strings.Cut(strings.TrimSpace(string(out)), " ")
 }
