@@ -260,7 +260,8 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 		d.ExpectKind, d.ExpectMessage = expect.Kind, expect.Message
 	}
 	for m, mod := range sc.Modules {
-		globals := append([]string(nil), mod.Names...)
+		// lists, never null: a module may bind no name to cuda
+		globals := append([]string{}, mod.Names...)
 		if m == 0 {
 			globals = append(globals, "kernel")
 		}
@@ -269,7 +270,7 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 				globals = append(globals, f.Name)
 			}
 		}
-		d.Modules = append(d.Modules, module{Name: mod.Name, Names: mod.Names, Globals: globals})
+		d.Modules = append(d.Modules, module{Name: mod.Name, Names: append([]string{}, mod.Names...), Globals: globals})
 	}
 	for _, body := range append([][]scenario.Stmt{sc.Kernel}, funcBodies(sc)...) {
 		for _, s := range allStmts(body) {

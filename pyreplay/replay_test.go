@@ -341,3 +341,32 @@ func TestEmitRefusesAVerdictWithoutViolation(t *testing.T) {
 	err := pyreplay.Emit(&bytes.Buffer{}, rep)
 	require.ErrorContains(t, err, "no schedule to replay")
 }
+
+// A scenario in the language's newer constructs (a module without cuda,
+// parameters and arguments, a branch on the block's index, an attribute
+// chain, other globals) replays to the model's violation: the script
+// renders each, and its judge reads a module with no name bound to cuda.
+func TestReplayOfTheNewerConstructs(t *testing.T) {
+	testenv.Python311(t)
+	sc, err := scenario.Parse(strings.NewReader(`threads 2
+blocks 2
+module kernels np=numpy cuda
+module helpers cuda N=4
+module mathlib
+device square(x) in mathlib: pass
+device f(n) in helpers: l = cuda.local.array; call square(n)
+kernel: i = cuda.threadIdx.x; if bid == 0: call f(i); else: call square(3); end
+host: launch; call square(2)
+`))
+	require.NoError(t, err)
+	p, err := check.Lookup("naive")
+	require.NoError(t, err)
+	rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: model.GIL})
+	require.NoError(t, err)
+	require.Equal(t, sched.Violation, rep.Result.Verdict)
+	script := writeScript(t, func(b *bytes.Buffer) error { return pyreplay.Emit(b, rep) })
+	for i, r := range runScript(t, script, 2) {
+		require.Equal(t, 1, r.code, "run %d:\n%s", i+1, r.stdout)
+		require.Contains(t, r.stdout, "verdict: reproduced "+rep.Result.Failure.Kind, "run %d", i+1)
+	}
+}
