@@ -35,7 +35,12 @@
 // as one whose read saw a swapped module while no call into it was open
 // would; TestWalksNeverEndNotLinearizable looks for one and has met
 // none. The history of a use-saw-real counterexample is rejected, and
-// VisualizeLinearizability draws it with porcupine.
+// VisualizeLinearizability draws it with porcupine. The simulator's other
+// shared state has two more (memory.go): lost-update (once every thread
+// ended, no order of the atomics, each thread's in its order, gives the
+// arrays and what the atomics returned: porcupine again, per element) and
+// shared-not-shared (two threads of a launch got different arrays from
+// one cuda.shared.array line).
 //
 // Each violation has a class (Harm): after-failure when only a thread of a
 // launch that had already failed (a lingering thread of an aborted block)

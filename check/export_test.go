@@ -35,3 +35,6 @@ func ReadTraceHeadForTest(data []byte) (protocol, atomicity string, err error) {
 	h, err := readTraceHead(data)
 	return h.Protocol, h.Atomicity, err
 }
+
+// AtomicsExplainedForTest is the lost-update check's judgement.
+var AtomicsExplainedForTest = atomicsExplained

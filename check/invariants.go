@@ -22,10 +22,16 @@ const (
 	// no order that follows the sequential specification (checked on
 	// walks: -strategy random and -replay).
 	KindNotLinearizable = "not-linearizable"
+	// KindLostUpdate: once every thread exited, no order of the atomics
+	// gives the arrays' values and what the atomics returned (memory.go).
+	KindLostUpdate = "lost-update"
+	// KindSharedNotShared: two threads of a launch got different arrays
+	// from one cuda.shared.array call site (memory.go).
+	KindSharedNotShared = "shared-not-shared"
 )
 
 // Kinds lists every violation kind.
-var Kinds = []string{KindUseSawReal, KindUseSawNone, KindUseSawOtherFake, KindException, KindLeftSwapped, KindRegistryLeft, KindDeadlock, KindNotLinearizable}
+var Kinds = []string{KindUseSawReal, KindUseSawNone, KindUseSawOtherFake, KindException, KindLeftSwapped, KindRegistryLeft, KindDeadlock, KindNotLinearizable, KindLostUpdate, KindSharedNotShared}
 
 // stepFailure applies the per-step invariants to one event, and says the
 // class of the failure (see Harm).
@@ -38,6 +44,9 @@ func stepFailure(p *model.Program, ev *model.Event) (*sched.Failure, Harm) {
 
 // describeFailure is the failure of a failing event.
 func describeFailure(p *model.Program, ev *model.Event) *sched.Failure {
+	if ev.Kind == model.EvSharedSplit {
+		return sharedSplitFailure(p, ev)
+	}
 	p.Describe(ev)
 	who := p.ThreadName(ev.Thread)
 	if ev.Kind != model.EvUse || ev.Saw == ev.Want {
@@ -69,7 +78,7 @@ func describeFailure(p *model.Program, ev *model.Event) *sched.Failure {
 // which a search under ScopeHarmful steps past: so that peeks (which skip
 // Step where failing is false) leave no such step uncounted.
 func failing(ev *model.Event) bool {
-	return ev.Kind == model.EvUse && ev.Saw != ev.Want || ev.Raised != 0 && ev.Machinery
+	return ev.Kind == model.EvUse && ev.Saw != ev.Want || ev.Raised != 0 && ev.Machinery || ev.Kind == model.EvSharedSplit
 }
 
 func useAttr(ev *model.Event) string {
@@ -123,5 +132,5 @@ func finalFailure(w *model.World) *sched.Failure {
 		return &sched.Failure{Kind: KindRegistryLeft, Thread: -1,
 			Message: "every thread exited, but the registry still holds " + strings.Join(left, ", ")}
 	}
-	return nil
+	return lostUpdate(w)
 }

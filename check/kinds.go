@@ -11,6 +11,8 @@ var KindInvariant = map[string]string{
 	KindRegistryLeft:    "When a launch has finished, no per-module count or saved-names entry is left behind in the swap's registries; here one was.",
 	KindDeadlock:        "No deadlock: some thread can always move until all have exited; here every live thread waits.",
 	KindNotLinearizable: "The swap machinery, seen from outside, behaves like its sequential specification (a module is swapped exactly while some thread is inside a call into it); this execution's history of swaps and reads has no such order.",
+	KindLostUpdate:      "Every `cuda.atomic` operation acts as if alone: some order of a launch's atomics, one at a time and each thread's in its own order, gives the array's final value and what each atomic returned; here none does (`FakeCUDAAtomic` holds one lock per operation, so two kinds of operation interleave inside `array[index] += val`).",
+	KindSharedNotShared: "Every thread of a block gets the same array from one `cuda.shared.array` line; here two got different ones (`FakeCUDAShared.array` stores a fresh `np.empty` on a miss, and two threads both missed).",
 }
 
 // KindSeen says, for each of Kinds, what a user of the simulator sees when
@@ -24,4 +26,6 @@ var KindSeen = map[string]string{
 	KindRegistryLeft:    "Nothing is raised: the launch returns, and the registry keeps a count or saved names that the next launch's swap starts from.",
 	KindDeadlock:        "The launch hangs.",
 	KindNotLinearizable: "Code reading the module's globals from another thread sees a swap state no sequential order of the calls explains.",
+	KindLostUpdate:      "Nothing is raised: the kernel returns, and the array holds a value no order of its atomics gives (an update is lost), or an atomic returned a value no order gives.",
+	KindSharedNotShared: "Nothing is raised: the threads write to different arrays, so what one thread wrote before `cuda.syncthreads()` is not there for the others (a reduction sums garbage).",
 }

@@ -124,6 +124,11 @@ func TestEveryKindIsFound(t *testing.T) {
 		require.NoError(t, err)
 		return sc
 	}
+	parse := func(text string) *scenario.Scenario {
+		sc, err := scenario.Parse(strings.NewReader(text))
+		require.NoError(t, err)
+		return sc
+	}
 	lookup := func(name string) *model.Protocol {
 		p, err := check.Lookup(name)
 		require.NoError(t, err)
@@ -140,6 +145,8 @@ func TestEveryKindIsFound(t *testing.T) {
 		{"merged, aborted launch, dfs", lookup("merged"), aborted, sched.DFS{}, false},
 		{"naive, 2 threads, random walks", lookup("naive"), shape(2), sched.Random{Runs: 200, Chooser: sched.NewSeeded(1)}, true},
 		{"a lock taken twice, 2 threads, dfs", deadlocking, shape(2), sched.DFS{}, false},
+		{"merged, atomic add and sub, dfs", lookup("merged"), parse("array a 1\nmodule k cuda\nkernel: if tid == 0: atomic.add a 0 1; else: atomic.sub a 0 1; end\n"), sched.DFS{}, false},
+		{"merged, shared.array, dfs", lookup("merged"), parse("module k cuda\nkernel: shared.array s 2\n"), sched.DFS{}, false},
 	}
 	found := map[string]string{}
 	for _, s := range searches {

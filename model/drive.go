@@ -46,7 +46,7 @@ func (w *World) EntersCall(t int) bool {
 
 // NumObjects bounds the objects of footprints: every Footprint(t).Object
 // is below it.
-func (p *Program) NumObjects() int { return p.lay.objLock + p.maxLocks + 1 }
+func (p *Program) NumObjects() int { return p.lay.numObjects }
 
 // NumGroups bounds the groups of footprints: every Footprint(t).Group is
 // below it.

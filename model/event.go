@@ -13,6 +13,11 @@ const (
 	// EvUse: kernel or device code loaded a cuda global (Saw) where it
 	// should have found its launch's fake (Want).
 	EvUse
+	// EvSharedSplit: a thread's cuda.shared.array returned another array
+	// (Saw, numbered in store order) than the first a thread of its
+	// launch got from the same call site (Want): FakeCUDAShared's
+	// allocation was overwritten (memory.go).
+	EvSharedSplit
 )
 
 // Event describes one step: who ran, which Python line and bytecode it
@@ -83,6 +88,9 @@ type EventNumbers struct {
 	// defaultdict miss, whose __missing__ runs as the thread's next step
 	// (defaultdict.go); under the GIL the two are one step
 	splitHalf bool
+	// alt: an atomic's step in its method's else arm (inc's, dec's
+	// "array[index] += 1"), for its line (memory.go)
+	alt bool
 	// Fault is the fault this step is (FaultRaise: its statement raised
 	// instead of running, raisefault.go), 0 for none.
 	Fault scenario.Fault

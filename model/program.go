@@ -27,6 +27,8 @@ const (
 	sPoll         // host: the BlockManager's polling loop
 	sInterrupt    // the signal pseudo-thread: a KeyboardInterrupt lands in the host
 	sRaiseFault   // the raise fault's pseudo-thread: arms a raise (raisefault.go)
+	sAtomic       // cuda.atomic.OP(array, ...): FakeCUDAAtomic (memory.go)
+	sShared       // cuda.shared.array(...): FakeCUDAShared (memory.go)
 	numStmtKinds
 )
 
@@ -42,6 +44,12 @@ type stmt struct {
 	// to: for a launch's statements with several hosts, how far ahead the
 	// statement after the launch is (see launchStmts)
 	to int
+	// an atomic's operation, array, element, value and compare, the lock
+	// it holds and its place among the thread's atomics (seq); a
+	// shared.array's call site (memory.go)
+	op                     scenario.AtomicOp
+	array, index, val, cmp int
+	lock, seq, site        int
 }
 
 // local statements touch nothing shared: they run in the step before them.
@@ -111,6 +119,9 @@ type Program struct {
 	// raiser is the raise fault's pseudo-thread (raisefault.go), the
 	// last thread, or -1 when the scenario has no raise fault
 	raiser, raiserCode int
+	// maxAtomics is the most atomics one thread runs, sharedSites the
+	// kernel's shared.array call sites (memory.go)
+	maxAtomics, sharedSites int
 }
 
 // maxLocks bounds the locks a program may make (one per call at most): lock
@@ -256,6 +267,7 @@ func NewProgram(sc *scenario.Scenario, p *Protocol, a Atomicity) (*Program, erro
 		}
 		pr.globalNames = append(pr.globalNames, names)
 	}
+	pr.sharedSites = sc.SharedSites()
 	pr.addSignal()
 	pr.addRaiser()
 	pr.lay = newLayout(pr)
@@ -336,6 +348,17 @@ func (pr *Program) flatten(out []stmt, mod int, body []scenario.Stmt, tid, bid i
 				return out, true
 			}
 			continue
+		case scenario.OpAtomic:
+			st.kind, st.arg, st.op, st.array, st.index, st.val, st.cmp = sAtomic, s.Name, s.Atomic, s.Array, s.Index, s.Value, s.Cmp
+			st.lock = pr.lockOf(s.Atomic)
+			for _, o := range out {
+				if o.kind == sAtomic {
+					st.seq++
+				}
+			}
+			pr.maxAtomics = max(pr.maxAtomics, st.seq+1)
+		case scenario.OpShared:
+			st.kind, st.arg, st.site = sShared, s.Name, s.Site
 		case scenario.OpRepeat:
 			for range s.Times {
 				var stop bool
@@ -396,7 +419,8 @@ func (cd *code) key() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%q %d %d", cd.name, cd.module, cd.launch)
 	for _, s := range cd.stmts {
-		fmt.Fprintf(&b, "|%d %d %q %q %v %v %d", s.kind, s.arg, s.attr, s.text, s.cond, s.mod, s.to)
+		fmt.Fprintf(&b, "|%d %d %q %q %v %v %d %d %d %d %d %d %d %d %d", s.kind, s.arg, s.attr, s.text, s.cond, s.mod, s.to,
+			s.op, s.array, s.index, s.val, s.cmp, s.lock, s.seq, s.site)
 	}
 	return b.String()
 }
@@ -550,8 +574,15 @@ type layout struct {
 	threads                             int
 	threadSize                          int
 	size                                int
+	// the shared state of memory.go: each array's first element, the
+	// atomics' locks, the allocations (per launch and site); and in a
+	// thread's block, where its memory slots begin and how many there are
+	cells             []int
+	opLock, alloc     int
+	memBase, memSlots int
 	// object numbers, for footprints
 	objContext, objGlobals, objLockReg, objCount, objOrig, objLock int
+	objCell, objOpLock, objAlloc, numObjects                       int
 }
 
 // Thread fields, then frames.
@@ -614,8 +645,25 @@ func newLayout(pr *Program) layout {
 	if pr.raiser >= 0 {
 		l.fault, n = n, n+faultSlots
 	}
+	cells := 0
+	for _, a := range sc.Arrays {
+		l.cells = append(l.cells, n+cells)
+		cells += a.Size
+	}
+	n += cells
+	locks := 0
+	if sc.HasMemory() {
+		locks = len(atomicLocks)
+	}
+	l.opLock, n = n, n+locks
+	allocs := pr.hosts * sc.Launches * pr.sharedSites
+	l.alloc, n = n, n+allocs*allocSlots
 	l.threads = n
-	l.threadSize = tFrames + pr.maxFrames*frameSize
+	l.memBase = tFrames + pr.maxFrames*frameSize
+	if pr.maxAtomics > 0 {
+		l.memSlots = mOld + pr.maxAtomics
+	}
+	l.threadSize = l.memBase + l.memSlots
 	n += l.threadSize * pr.NumThreads()
 	l.size = n
 
@@ -625,5 +673,9 @@ func newLayout(pr *Program) layout {
 	l.objCount = l.objLockReg + M
 	l.objOrig = l.objCount + M
 	l.objLock = l.objOrig + M
+	l.objCell = l.objLock + pr.maxLocks + 1
+	l.objOpLock = l.objCell + cells
+	l.objAlloc = l.objOpLock + locks
+	l.numObjects = l.objAlloc + allocs
 	return l
 }

@@ -80,6 +80,7 @@ type canonScratch struct {
 	part         []uint32
 	fresh        []bool
 	finishedLive [2]slot
+	withMem      []slot // a live part with the thread's memory slots after it
 	copied       []slot // a live part with its dead tmps zeroed
 	topOnly      []slot // brokenTopFrameOnly's live part
 	blind        []slot // brokenBranchBlind's live part
@@ -261,6 +262,19 @@ func (w *World) copyCanon(src *World) {
 // live is thread t's slots that some later step may read (see
 // AppendCanonicalKey): a view of the vector, or of c's scratch.
 func (w *World) live(t int, c *canonScratch) []slot {
+	v := w.liveFrames(t, c)
+	if l := &w.p.lay; l.memSlots > 0 {
+		// the atomics' results (memory.go), which the lost-update check
+		// reads once every thread has ended
+		base := w.thread(t)
+		c.withMem = append(append(c.withMem[:0], v...), w.s[base+l.memBase:base+l.memBase+l.memSlots]...)
+		return c.withMem
+	}
+	return v
+}
+
+// liveFrames is live's part of the thread's status and frames.
+func (w *World) liveFrames(t int, c *canonScratch) []slot {
 	base := w.thread(t)
 	if w.s[base+tStatus] == finished {
 		c.finishedLive = [2]slot{finished, w.s[base+tDied]}

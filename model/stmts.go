@@ -84,6 +84,25 @@ var stmtKinds [numStmtKinds]stmtKindRow
 
 func init() {
 	stmtKinds = [numStmtKinds]stmtKindRow{
+		sAtomic: {
+			name: "atomic",
+			exec: func(w *World, t, f int, cd *code, st *stmt) { w.execAtomic(t, f, cd, st) },
+			ready: func(w *World, t, f int, st *stmt) bool {
+				return w.s[f+fSub] != atAcquire || w.s[w.p.lay.opLock+st.lock] == 0
+			},
+			footprint: atomicFootprint,
+			future:    futureAtomic,
+			describe:  describeAtomic,
+			raisable:  func(sub slot) bool { return sub == atUse },
+		},
+		sShared: {
+			name:      "shared-array",
+			exec:      func(w *World, t, f int, cd *code, st *stmt) { w.execShared(t, f, cd, st) },
+			footprint: sharedFootprint,
+			future:    futureShared,
+			describe:  describeShared,
+			raisable:  func(sub slot) bool { return sub == shUse },
+		},
 		sUse: {
 			name: "use",
 			exec: func(w *World, t, f int, cd *code, st *stmt) { w.execUse(t, f, cd, st) },

@@ -22,6 +22,7 @@ var switchesOnKinds = map[string]bool{
 	"scenario/scenario.go": true,
 	"scenario/parse.go":    true,
 	"scenario/python.go":   true,
+	"scenario/memory.go":   true, // the shared-state statements' parse and checks
 	"model/program.go":     true,
 	"model/stmts.go":       true,
 }

@@ -208,6 +208,20 @@ func ParseUpTo(r io.Reader, maxThreads int) (*Scenario, error) {
 				return fail("host given twice")
 			}
 			hostLine, hostText = n, body
+		case word == "array":
+			if err := parseArray(sc, rest); err != nil {
+				return fail("%v", err)
+			}
+		case word == "fix":
+			if seen[word] {
+				return fail("fix given twice")
+			}
+			seen[word] = true
+			fixes, err := ParseFixes(strings.ReplaceAll(rest, " ", ","))
+			if err != nil {
+				return fail("%v", err)
+			}
+			sc.Fixes = fixes
 		case word == "faults" || word == "max-faults":
 			if seen[word] {
 				return fail("%s given twice", word)
@@ -217,7 +231,7 @@ func ParseUpTo(r io.Reader, maxThreads int) (*Scenario, error) {
 				return fail("%v", err)
 			}
 		default:
-			return fail("unknown directive %q (want threads, blocks, launches, hosts, faults, max-faults, module, device, kernel or host)", word)
+			return fail("unknown directive %q (want threads, blocks, launches, hosts, faults, max-faults, fix, array, module, device, kernel or host)", word)
 		}
 	}
 	if err := in.Err(); errors.Is(err, bufio.ErrTooLong) {
@@ -315,6 +329,7 @@ func parseBody(sc *Scenario, mod int, params []string, text string, functions ma
 	}
 	var out []Stmt
 	var stack []open
+	sites := 0 // the shared.array call sites so far
 	// scopes are the local names a call may pass: the function's
 	// parameters, then the names assigned (TARGET = ...) before, in this
 	// block and the blocks around it (a name assigned in a branch's arm or
@@ -448,8 +463,28 @@ func parseBody(sc *Scenario, mod int, params []string, text string, functions ma
 			add(Stmt{Kind: OpSync})
 		case f[0] == "raise" && len(f) == 1:
 			add(Stmt{Kind: OpRaise})
+		case strings.HasPrefix(f[0], "atomic."), f[0] == "shared.array":
+			if len(sc.Modules[mod].Names) == 0 {
+				return nil, noCuda(sc, mod, f[0])
+			}
+			var st Stmt
+			var err error
+			if f[0] == "shared.array" {
+				st, err = parseShared(f)
+				st.Site = sites
+				sites++
+			} else {
+				st, err = parseAtomic(sc, f)
+			}
+			if err != nil {
+				return nil, err
+			}
+			if st.Kind == OpShared {
+				scopes[len(scopes)-1][st.Target] = true
+			}
+			add(st)
 		default:
-			return nil, fmt.Errorf("unknown statement %q (want use NAME.ATTR, TARGET = NAME.ATTR, call FUNC, syncthreads, raise, pass, if tid OP N:, else:, repeat N: or end)", rest)
+			return nil, fmt.Errorf("unknown statement %q (want use NAME.ATTR, TARGET = NAME.ATTR, call FUNC, syncthreads, raise, pass, atomic.OP ARRAY INDEX VALUE, shared.array NAME SIZE, if tid OP N:, else:, repeat N: or end)", rest)
 		}
 	}
 	for len(stack) > 0 {

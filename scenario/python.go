@@ -18,7 +18,7 @@ import (
 // step) do not.
 func (s Stmt) Steps() bool {
 	switch s.Kind {
-	case OpUse, OpCall, OpSync, OpIf:
+	case OpUse, OpCall, OpSync, OpIf, OpAtomic, OpShared:
 		return true
 	}
 	return false
@@ -29,7 +29,7 @@ func (s Stmt) Steps() bool {
 // condition (cuda.threadIdx.x); a call loads the function instead.
 func (s Stmt) ReadsCuda() bool {
 	switch s.Kind {
-	case OpUse, OpSync, OpIf:
+	case OpUse, OpSync, OpIf, OpAtomic, OpShared:
 		return true
 	}
 	return false
@@ -91,6 +91,8 @@ func (sc *Scenario) UserText(mod int, s Stmt, qualified func(module int) bool) s
 		return names[0] + ".syncthreads()"
 	case OpRaise:
 		return `raise RuntimeError("the kernel fails")`
+	case OpAtomic, OpShared:
+		return sc.PythonText(mod, s)
 	}
 	return "pass"
 }

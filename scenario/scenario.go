@@ -26,6 +26,13 @@ const (
 	OpIf
 	// OpRepeat: "for _ in range(Times):" Body.
 	OpRepeat
+	// OpAtomic: "cuda.atomic.<Atomic>(array, ...)" on kernel argument
+	// Array (memory.go): a use of cuda (Name), then FakeCUDAAtomic's
+	// method under its lock.
+	OpAtomic
+	// OpShared: "Target = cuda.shared.array(Size, ...)": a use of cuda
+	// (Name), then FakeCUDAShared.array's allocation at call site Site.
+	OpShared
 )
 
 // CmpOp is the comparison of a branch's condition.
@@ -150,6 +157,17 @@ type Stmt struct {
 	Then, Else []Stmt
 	Times      int
 	Body       []Stmt
+	// Atomic, Array, Index, Value and Cmp are an atomic's (OpAtomic): the
+	// operation, the kernel argument (an index into Arrays), the
+	// element, the value and (compare_and_swap, cas) the value compared
+	// with. Size and Site are a shared.array's (OpShared; Target is the
+	// name it binds): its elements, and its call site, the kernel's
+	// shared.array statements numbered in the order they are written
+	// (FakeCUDAShared keys its allocations by the caller's file and line).
+	Atomic            AtomicOp
+	Array             int
+	Index, Value, Cmp int
+	Size, Site        int
 }
 
 // Module is a Python module whose globals bind the real cuda module.
@@ -205,6 +223,10 @@ type Scenario struct {
 	// at most MaxFaults of them per execution (0 means 1).
 	Faults    Faults
 	MaxFaults int
+	// Arrays are the kernel's arguments (memory.go), Fixes the simulator
+	// fixes it runs with.
+	Arrays []Array
+	Fixes  Fixes
 }
 
 // NumHosts is the number of host threads.
@@ -292,6 +314,14 @@ type Shape struct {
 	// execution (0 means 1); see Scenario.
 	Faults    Faults
 	MaxFaults int
+	// Atomics: the kernel takes an array a of one element, and each
+	// thread makes one atomic operation on a[0] with value 1, thread tid
+	// the operation Atomics[tid % len(Atomics)] (a branch on tid % n
+	// when there are several). Shared: each thread allocates
+	// cuda.shared.array(Threads). Fixes: the simulator fixes to run with.
+	Atomics []AtomicOp
+	Shared  bool
+	Fixes   Fixes
 }
 
 // DefaultShape is two threads, one block, one call into one module.
@@ -391,8 +421,26 @@ func (sh Shape) BuildUpTo(maxThreads int) (*Scenario, error) {
 	if sh.Branch {
 		calls = []Stmt{{Kind: OpIf, Cond: Cond{Op: CmpEq, Than: 0}, Then: calls, Else: []Stmt{{Kind: OpRepeat, Times: 2, Body: calls}}}}
 	}
+	if sh.Shared {
+		sc.Kernel = append(sc.Kernel, Stmt{Kind: OpShared, Target: "s", Size: min(sh.Threads, MaxArraySize)})
+	}
+	if len(sh.Atomics) > 0 {
+		sc.Arrays = []Array{{Name: "a", Size: 1}}
+		sc.Kernel = append(sc.Kernel, atomicsBy(sh.Atomics, 0)...)
+	}
+	sc.Fixes = sh.Fixes
 	sc.Kernel = append(sc.Kernel, calls...)
 	return sc, sc.ValidateUpTo(maxThreads)
+}
+
+// atomicsBy is the kernel's atomics for Shape.Atomics from ops[i:]:
+// "if tid % n == i: atomic.OPi a 0 1; else: ..." down to the last.
+func atomicsBy(ops []AtomicOp, i int) []Stmt {
+	op := []Stmt{{Kind: OpAtomic, Atomic: ops[i], Value: 1}}
+	if i == len(ops)-1 {
+		return op
+	}
+	return []Stmt{{Kind: OpIf, Cond: Cond{Mod: len(ops), Op: CmpEq, Than: i}, Then: op, Else: atomicsBy(ops, i+1)}}
 }
 
 // Validate checks a scenario's references and bounds.
@@ -449,7 +497,7 @@ func (sc *Scenario) ValidateUpTo(maxThreads int) error {
 		walk = func(body []Stmt, depth int) error {
 			for _, s := range body {
 				switch s.Kind {
-				case OpUse, OpSync, OpIf: // cuda.syncthreads() and a branch's condition load a name too
+				case OpUse, OpSync, OpIf, OpAtomic, OpShared: // cuda.syncthreads(), a branch's condition, cuda.atomic and cuda.shared load a name too
 					if s.Name < 0 || s.Name >= len(sc.Modules[mod].Names) {
 						return fmt.Errorf("%s uses name #%d, but module %s binds %d names", where, s.Name, sc.Modules[mod].Name, len(sc.Modules[mod].Names))
 					}
@@ -479,6 +527,21 @@ func (sc *Scenario) ValidateUpTo(maxThreads int) error {
 						}
 					}
 				case OpRaise, OpRepeat:
+				default:
+					return fmt.Errorf("%s has a statement of unknown kind %d", where, s.Kind)
+				}
+				switch s.Kind {
+				case OpAtomic:
+					if err := sc.checkAtomic(where, s); err != nil {
+						return err
+					}
+				case OpShared:
+					if err := checkShared(where, s); err != nil {
+						return err
+					}
+				}
+				switch s.Kind {
+				case OpUse, OpSync, OpIf, OpAtomic, OpShared, OpCall, OpRaise, OpRepeat:
 				default:
 					return fmt.Errorf("%s has a statement of unknown kind %d", where, s.Kind)
 				}
@@ -549,6 +612,9 @@ func (sc *Scenario) ValidateUpTo(maxThreads int) error {
 		if err := check("device function "+f.Name, f.Module, f.Body); err != nil {
 			return err
 		}
+	}
+	if err := sc.validateMemory(); err != nil {
+		return err
 	}
 	// Calls must not recurse: the model gives each thread a fixed stack.
 	if d := sc.CallDepth(); d < 0 {
@@ -692,6 +758,10 @@ func (sc *Scenario) PythonText(mod int, s Stmt) string {
 		return "if " + s.Cond.python(sc.Modules[mod].Names[s.Name]) + ":"
 	case OpRepeat:
 		return fmt.Sprintf("for _ in range(%d):", s.Times)
+	case OpAtomic:
+		return sc.atomicText(sc.Modules[mod].Names[s.Name], s)
+	case OpShared:
+		return sharedText(sc.Modules[mod].Names[s.Name], s)
 	}
 	return "?"
 }
@@ -720,6 +790,10 @@ func (sc *Scenario) StmtString(mod int, s Stmt) string {
 		return "syncthreads"
 	case OpRaise:
 		return "raise"
+	case OpAtomic:
+		return sc.atomicString(s)
+	case OpShared:
+		return fmt.Sprintf("shared.array %s %d", s.Target, s.Size)
 	}
 	return ""
 }
@@ -752,6 +826,7 @@ func (sc *Scenario) String() string {
 		fmt.Fprintf(&b, "hosts %d\n", sc.NumHosts())
 	}
 	b.WriteString(sc.faultLines())
+	b.WriteString(sc.memoryLines())
 	for _, m := range sc.Modules {
 		b.WriteString(strings.TrimSpace("module "+m.Name+" "+strings.Join(m.Declared(), " ")) + "\n")
 	}

@@ -1,0 +1,199 @@
+package check
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/anishathalye/porcupine"
+
+	"swapcheck/model"
+	"swapcheck/scenario"
+	"swapcheck/sched"
+)
+
+// The invariants of the simulator's other shared state (model/memory.go).
+//
+// lost-update, once every thread has ended: for each element the atomics
+// touched, some order of those atomics, each thread's in the order it
+// made them, run one at a time by their sequential meaning
+// (scenario.AtomicOp.Apply: what the method would do alone) from zero,
+// gives every value they returned and the element's final value. It is
+// checked with porcupine: the atomics are operations all concurrent with
+// each other, whose model keeps each thread's progress besides the value,
+// so that porcupine's search is over orders that keep each thread's own;
+// a read of the final value follows them all. This is sequential
+// consistency per element: a search's end state keeps what each atomic
+// returned, not when it was called and returned, so the order of atomics
+// of different threads in real time is not held against an execution
+// (a linearizability check proper would need those times in the state).
+//
+// shared-not-shared, at the step: a thread's cuda.shared.array returned
+// another array than the first a thread of its launch got from that call
+// site (model.EvSharedSplit).
+
+// memIn is an atomic's porcupine input (or, final, the read of the
+// element's final value after them all).
+type memIn struct {
+	final  bool
+	cell   int
+	thread int // dense: the thread's index among those with atomics on the cell
+	k      int // the atomic's place among the thread's atomics on the cell
+	call   model.AtomicCall
+}
+
+// memState is a porcupine state: the element's value and each thread's
+// atomics done, one byte each.
+type memState struct {
+	v    int
+	done string
+}
+
+func memSpec(threads int) porcupine.Model {
+	return porcupine.Model{
+		Partition: func(history []porcupine.Operation) [][]porcupine.Operation {
+			var cells []int
+			by := map[int][]porcupine.Operation{}
+			for _, op := range history {
+				c := op.Input.(memIn).cell
+				if _, ok := by[c]; !ok {
+					cells = append(cells, c)
+				}
+				by[c] = append(by[c], op)
+			}
+			slices.Sort(cells) // never map order
+			var parts [][]porcupine.Operation
+			for _, c := range cells {
+				parts = append(parts, by[c])
+			}
+			return parts
+		},
+		Init: func() any { return memState{done: strings.Repeat("\x00", threads)} },
+		Step: func(state, input, output any) (bool, any) {
+			s, in := state.(memState), input.(memIn)
+			if in.final {
+				return output.(int) == s.v, s
+			}
+			if int(s.done[in.thread]) != in.k || output.(int) != s.v {
+				return false, s
+			}
+			if v, stores := in.call.Op.Apply(s.v, in.call.Value, in.call.Cmp); stores {
+				s.v = v
+			}
+			b := []byte(s.done)
+			b[in.thread]++
+			s.done = string(b)
+			return true, s
+		},
+		DescribeOperation: func(input, output any) string {
+			in := input.(memIn)
+			if in.final {
+				return fmt.Sprintf("final value %d", output)
+			}
+			return fmt.Sprintf("%s(%d, %d) -> %d", in.call.Op, in.call.Value, in.call.Cmp, output)
+		},
+	}
+}
+
+// lostUpdate is the lost-update failure of w's end state, or nil.
+func lostUpdate(w *model.World) *sched.Failure {
+	p := w.Program()
+	sc := p.Scenario
+	if len(sc.Arrays) == 0 {
+		return nil
+	}
+	type made struct {
+		thread int
+		calls  []model.AtomicCall
+	}
+	var all []made
+	for t := range p.NumThreads() {
+		if calls := w.AtomicCalls(t); len(calls) > 0 {
+			all = append(all, made{t, calls})
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	threads := make([][]model.AtomicCall, len(all))
+	for i, m := range all {
+		threads[i] = m.calls
+	}
+	if atomicsExplained(threads, w.Element) {
+		return nil
+	}
+	cells := touchedCells(threads)
+	var calls []string
+	for _, m := range all {
+		for _, c := range m.calls {
+			calls = append(calls, fmt.Sprintf("%s %s returned %d", p.ThreadName(m.thread), atomicCallText(sc, c), c.Old))
+		}
+	}
+	var finals []string
+	for _, c := range cells {
+		a, i := c/scenario.MaxArraySize, c%scenario.MaxArraySize
+		finals = append(finals, fmt.Sprintf("%s[%d] is %d", sc.Arrays[a].Name, i, w.Element(a, i)))
+	}
+	return &sched.Failure{Kind: KindLostUpdate, Thread: -1,
+		Message: fmt.Sprintf("every thread exited, but %s: no order of the atomics, one at a time (each thread's in its order), gives that and what they returned (%s)",
+			strings.Join(finals, ", "), strings.Join(calls, "; "))}
+}
+
+// atomicsExplained reports whether some order of the threads' atomics,
+// each thread's in its order, one at a time from zero, gives what each
+// returned and the final values final(array, index) of the elements they
+// touched (porcupine, memSpec).
+func atomicsExplained(threads [][]model.AtomicCall, final func(a, i int) int) bool {
+	var ops []porcupine.Operation
+	for i, calls := range threads {
+		k := map[int]int{} // per cell, the thread's atomics on it so far
+		for _, c := range calls {
+			cell := cellOf(c)
+			ops = append(ops, porcupine.Operation{ClientId: i, Input: memIn{cell: cell, thread: i, k: k[cell], call: c}, Output: c.Old, Call: 0, Return: 1})
+			k[cell]++
+		}
+	}
+	for _, c := range touchedCells(threads) {
+		a, i := c/scenario.MaxArraySize, c%scenario.MaxArraySize
+		ops = append(ops, porcupine.Operation{ClientId: -1, Input: memIn{final: true, cell: c}, Output: final(a, i), Call: 2, Return: 3})
+	}
+	return porcupine.CheckOperations(memSpec(len(threads)), ops)
+}
+
+// cellOf numbers an atomic's element.
+func cellOf(c model.AtomicCall) int { return c.Array*scenario.MaxArraySize + c.Index }
+
+// touchedCells are the elements the atomics touch, in order.
+func touchedCells(threads [][]model.AtomicCall) []int {
+	var cells []int
+	for _, calls := range threads {
+		for _, c := range calls {
+			if !slices.Contains(cells, cellOf(c)) {
+				cells = append(cells, cellOf(c))
+			}
+		}
+	}
+	slices.Sort(cells)
+	return cells
+}
+
+// atomicCallText is an atomic as the kernel calls it: atomic.add(a, 0, 1).
+func atomicCallText(sc *scenario.Scenario, c model.AtomicCall) string {
+	args := []string{sc.Arrays[c.Array].Name}
+	info := c.Op.Info()
+	if info.HasIndex {
+		args = append(args, fmt.Sprint(c.Index))
+	}
+	if info.HasCmp {
+		args = append(args, fmt.Sprint(c.Cmp))
+	}
+	args = append(args, fmt.Sprint(c.Value))
+	return fmt.Sprintf("atomic.%s(%s)", c.Op, strings.Join(args, ", "))
+}
+
+// sharedSplitFailure is the shared-not-shared failure of ev.
+func sharedSplitFailure(p *model.Program, ev *model.Event) *sched.Failure {
+	return &sched.Failure{Kind: KindSharedNotShared, Thread: sched.ThreadID(ev.Thread),
+		Message: fmt.Sprintf("%s: cuda.shared.array returned array #%d, but a thread of its launch got array #%d from the same line: FakeCUDAShared._allocations[caller] was stored twice, and the block's threads do not share the array",
+			p.ThreadName(ev.Thread), int(ev.Saw), int(ev.Want))}
+}

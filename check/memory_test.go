@@ -1,0 +1,168 @@
+package check_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swapcheck/check"
+	"swapcheck/model"
+	"swapcheck/scenario"
+	"swapcheck/sched"
+)
+
+// memScenario is a kernel of threads threads in which thread tid makes
+// ops[tid % len(ops)] (its arguments as the scenario file writes them
+// after the array) on a[0], with the given fixes.
+func memScenario(t *testing.T, threads int, fixes string, ops ...string) *scenario.Scenario {
+	t.Helper()
+	var body string
+	for i, op := range ops {
+		stmt := "atomic." + strings.Replace(op, " ", " a ", 1)
+		if i == len(ops)-1 {
+			body += stmt + strings.Repeat("; end", len(ops)-1)
+			break
+		}
+		body += fmt.Sprintf("if tid %% %d == %d: %s; else: ", len(ops), i, stmt)
+	}
+	text := fmt.Sprintf("threads %d\narray a 1\nmodule kernels cuda\nkernel: %s\n", threads, body)
+	if fixes != "" {
+		text += "fix " + fixes + "\n"
+	}
+	sc, err := scenario.Parse(strings.NewReader(text))
+	require.NoError(t, err, text)
+	return sc
+}
+
+// explore runs the default search on sc under protocol merged.
+func exploreMem(t *testing.T, sc *scenario.Scenario, a model.Atomicity) *check.Report {
+	t.Helper()
+	merged, err := check.Lookup("merged")
+	require.NoError(t, err)
+	rep, err := check.Explore(check.Config{Protocol: merged, Scenario: sc, Atomicity: a})
+	require.NoError(t, err)
+	return rep
+}
+
+// TestLostUpdateOnAddAndSub: cuda.atomic.add in one thread and
+// cuda.atomic.sub in another hold different locks (addlock, sublock), so
+// the simulator loses one update; found with both threads of a 2-thread
+// kernel, in every atomicity mode, and the counterexample's trace ends in
+// the final value nobody's order explains.
+func TestLostUpdateOnAddAndSub(t *testing.T) {
+	sc := memScenario(t, 2, "", "add 0 1", "sub 0 1")
+	for _, a := range model.Atomicities() {
+		t.Run(a.String(), func(t *testing.T) {
+			rep := exploreMem(t, sc, a)
+			require.Equal(t, sched.Violation, rep.Result.Verdict)
+			require.Equal(t, check.KindLostUpdate, rep.Result.Failure.Kind)
+			require.Contains(t, rep.Result.Failure.Message, "T0 atomic.add(a, 0, 1) returned")
+			require.Contains(t, rep.Result.Failure.Message, "T1 atomic.sub(a, 0, 1) returned")
+		})
+	}
+}
+
+// pairArgs are an operation's arguments after the array in the pair
+// tests: values that make each one store something in some order.
+var pairArgs = map[string]string{
+	"inc": "0 3", "dec": "0 3", "compare_and_swap": "0 5", "cas": "0 0 5",
+}
+
+func opArgs(op string) string {
+	if a, ok := pairArgs[op]; ok {
+		return op + " " + a
+	}
+	return op + " 0 3"
+}
+
+// TestAtomicPairs: for every pair of FakeCUDAAtomic's operations, two
+// threads making one each on one element. Operations that hold the same
+// lock (each with itself; max with nanmax, min with nanmin) are verified:
+// the invariant is no "any two atomics fail". Under the one-lock fix
+// every pair is verified. And add with sub, the case, fails.
+func TestAtomicPairs(t *testing.T) {
+	var ops []string
+	for o := scenario.AtomicAdd; o <= scenario.AtomicCas; o++ {
+		ops = append(ops, o.String())
+	}
+	failed := map[string]bool{}
+	for _, x := range ops {
+		for _, y := range ops {
+			px, _ := scenario.ParseAtomicOp(x)
+			py, _ := scenario.ParseAtomicOp(y)
+			sameLock := px.Info().Lock == py.Info().Lock
+			rep := exploreMem(t, memScenario(t, 2, "", opArgs(x), opArgs(y)), model.GIL)
+			require.NotEqual(t, sched.Incomplete, rep.Result.Verdict)
+			if sameLock {
+				require.Equal(t, sched.Verified, rep.Result.Verdict, "%s with %s hold one lock: %+v", x, y, rep.Result.Failure)
+			} else if rep.Result.Verdict == sched.Violation {
+				require.Equal(t, check.KindLostUpdate, rep.Result.Failure.Kind)
+				failed[x+"/"+y] = true
+			}
+			fixed := exploreMem(t, memScenario(t, 2, "atomics-one-lock", opArgs(x), opArgs(y)), model.GIL)
+			require.Equal(t, sched.Verified, fixed.Result.Verdict, "%s with %s under one lock: %+v", x, y, fixed.Result.Failure)
+		}
+	}
+	require.True(t, failed["add/sub"] && failed["sub/add"], "add with sub must lose an update")
+	require.True(t, failed["add/exch"], "exch's store can overwrite add's")
+	t.Logf("%d ordered pairs of different locks lose an update", len(failed))
+}
+
+// TestMemoryFixesVerified: the fixed atomics (add, sub, exch, inc by
+// turns) and the fixed shared allocation are verified at 4 threads in
+// every atomicity mode, and the unfixed ones are not.
+func TestMemoryFixesVerified(t *testing.T) {
+	shared := func(fix string) *scenario.Scenario {
+		text := "threads 4\nmodule kernels cuda\nkernel: shared.array s 4; use cuda.threadIdx\n"
+		if fix != "" {
+			text += "fix " + fix + "\n"
+		}
+		sc, err := scenario.Parse(strings.NewReader(text))
+		require.NoError(t, err)
+		return sc
+	}
+	ops := []string{"add 0 1", "sub 0 1", "exch 0 2", "inc 0 3"}
+	for _, a := range model.Atomicities() {
+		t.Run(a.String(), func(t *testing.T) {
+			rep := exploreMem(t, memScenario(t, 4, "atomics-one-lock", ops...), a)
+			require.True(t, rep.Verified(), "%+v", rep.Result.Failure)
+			rep = exploreMem(t, memScenario(t, 4, "", ops...), a)
+			require.Equal(t, check.KindLostUpdate, rep.Result.Failure.Kind)
+
+			rep = exploreMem(t, shared("shared-setdefault"), a)
+			require.True(t, rep.Verified(), "%+v", rep.Result.Failure)
+			rep = exploreMem(t, shared(""), a)
+			require.Equal(t, check.KindSharedNotShared, rep.Result.Failure.Kind)
+		})
+	}
+}
+
+// TestAtomicsExplained: the lost-update check reads what each atomic
+// returned, not only the final value, and keeps each thread's order.
+func TestAtomicsExplained(t *testing.T) {
+	add := func(old int) model.AtomicCall {
+		return model.AtomicCall{Op: scenario.AtomicAdd, Value: 1, Old: old}
+	}
+	sub := func(old int) model.AtomicCall {
+		return model.AtomicCall{Op: scenario.AtomicSub, Value: 1, Old: old}
+	}
+	final := func(v int) func(a, i int) int { return func(int, int) int { return v } }
+	for _, c := range []struct {
+		name    string
+		threads [][]model.AtomicCall
+		final   int
+		ok      bool
+	}{
+		{"add then sub", [][]model.AtomicCall{{add(0)}, {sub(1)}}, 0, true},
+		{"sub then add", [][]model.AtomicCall{{add(-1)}, {sub(0)}}, 0, true},
+		{"the lost sub", [][]model.AtomicCall{{add(0)}, {sub(0)}}, 1, false},
+		{"both returned 0, final 0", [][]model.AtomicCall{{add(0)}, {sub(0)}}, 0, false},
+		{"a returned value no order gives", [][]model.AtomicCall{{add(5)}, {sub(6)}}, 0, false},
+		{"one thread's order kept", [][]model.AtomicCall{{add(0), sub(1)}}, 0, true},
+		{"one thread's order broken", [][]model.AtomicCall{{sub(1), add(0)}}, 0, false},
+	} {
+		require.Equal(t, c.ok, check.AtomicsExplainedForTest(c.threads, final(c.final)), c.name)
+	}
+}

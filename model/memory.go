@@ -1,0 +1,498 @@
+package model
+
+import (
+	"fmt"
+
+	"swapcheck/scenario"
+	"swapcheck/sched"
+)
+
+// The simulator's other shared state (scenario/memory.go): the kernel's
+// arrays, FakeCUDAAtomic's module-level locks, and FakeCUDAShared's
+// allocations, as numba-cuda HEAD's numba_cuda/numba/cuda/simulator/
+// kernelapi.py runs them (the same code as numba 0.56.4's but for the
+// lines, scenario.Atomics, and for cas; FakeCUDAShared.array is lines
+// 112-136 at HEAD, 100-121 in 0.56.4).
+//
+// # An atomic: FakeCUDAAtomic.add (kernelapi.py:154-158)
+//
+//	with addlock:                 # acquire: BEFORE_WITH (lock.__enter__)
+//	    old = array[index]        # read: BINARY_SUBSCR
+//	    array[index] += val       # reread: BINARY_SUBSCR; BINARY_OP +=;
+//	                              # write: STORE_SUBSCR
+//	return old                    # release: the with's exit (lock.__exit__)
+//
+// after the kernel's LOAD_GLOBAL cuda; LOAD_ATTR atomic (a use of cuda:
+// the real module has no atomic, and a thread that sees it raises
+// AttributeError). Each sub-step touches one shared object: the lock, or
+// the element. The kernel's array is a FakeWithinKernelCUDAArray around a
+// FakeCUDAArray (kernel.py's fake_arg), whose __getitem__ and __setitem__
+// are Python functions ending in numpy's element get or set, one C call:
+// so every sub-step begins with a call whose RESUME checks the eval
+// breaker, and a thread can lose the GIL between any two of them under
+// every atomicity mode (gil-breaker included; the free-threaded builds
+// make numpy's get and set no more atomic than one element access).
+// Which of the five a method has, and what it stores, is writeValue's: the
+// second read is there for add, sub, and_, or_, xor, nanmax, nanmin and
+// inc's and dec's else arms; compare_and_swap and cas store only when the
+// compare holds. With scenario.FixAtomicsOneLock every method holds one
+// lock.
+//
+// # A shared array: FakeCUDAShared.array (kernelapi.py:132-136)
+//
+//	res = self._allocations.get(caller)       # get: one C call
+//	if res is None:
+//	    res = np.empty(shape, dtype)          # local (its CALL checks
+//	                                          # the eval breaker)
+//	    self._allocations[caller] = res       # store: STORE_SUBSCR
+//	return res
+//
+// after LOAD_GLOBAL cuda; LOAD_ATTR shared. _allocations is the launch's
+// (one FakeCUDAModule per launch, kernel.py), keyed by the call site. With
+// scenario.FixSharedSetdefault the store is
+// self._allocations.setdefault(caller, np.empty(shape, dtype)), one C
+// call that stores only on a miss and returns what the dict holds.
+//
+// # State
+//
+// An element is a slot; a lock is a slot, 1 while held (threading.Lock
+// has no owner); an allocation is three slots per launch and site: the
+// dict's entry (0: missing, else the number of the np.empty it holds),
+// how many np.empty were stored (numbers are given in store order, so no
+// thread identity enters the globals and the canonical key's symmetry
+// holds), and handed, the array the first thread to get one got: a
+// ghost the invariant reads, written only in the step that stores (a hit
+// always finds handed set, since the store that made the entry set it).
+// A GPU thread keeps its atomics' results in a block after its frames
+// (memSlots): how many completed, the element's value a reread loaded,
+// and each atomic's returned old, which the lost-update check reads once
+// every thread has ended (check/memory.go).
+
+// The sub-steps of an atomic (fSub).
+const (
+	atUse slot = iota
+	atAcquire
+	atRead
+	atReread
+	atWrite
+	atRelease
+)
+
+// The sub-steps of a shared.array (fSub).
+const (
+	shUse slot = iota
+	shGet
+	shStore
+)
+
+// The thread's memory slots, after its frames.
+const (
+	mDone = iota // atomics completed
+	mCur         // the element a reread loaded
+	mOld         // each atomic's old, in the order the thread runs them
+)
+
+// The allocation's slots, per launch and site.
+const (
+	alEntry = iota
+	alMade
+	alHanded
+	allocSlots
+)
+
+// atomicLocks names the module-level locks: FakeCUDAAtomic's, in order of
+// first use in scenario.Atomics.
+var atomicLocks []string
+
+func init() {
+	for o := scenario.AtomicAdd; o <= scenario.AtomicCas; o++ {
+		name := o.Info().Lock
+		found := false
+		for _, l := range atomicLocks {
+			found = found || l == name
+		}
+		if !found {
+			atomicLocks = append(atomicLocks, name)
+		}
+	}
+}
+
+// lockOf is the index of the lock operation op holds.
+func (pr *Program) lockOf(op scenario.AtomicOp) int {
+	if pr.Scenario.Fixes&scenario.FixAtomicsOneLock != 0 {
+		return 0
+	}
+	name := op.Info().Lock
+	for i, l := range atomicLocks {
+		if l == name {
+			return i
+		}
+	}
+	panic(fmt.Sprintf("model: atomic %s holds no known lock", op))
+}
+
+// lockName is the name of lock i, for traces.
+func (pr *Program) lockName(i int) string {
+	if pr.Scenario.Fixes&scenario.FixAtomicsOneLock != 0 {
+		return "atomiclock"
+	}
+	return atomicLocks[i]
+}
+
+// writeValue is what an atomic's write stores, as its method computes it
+// from old (its first read), cur (its reread, where it has one) and its
+// arguments, and whether it stores at all.
+func writeValue(op scenario.AtomicOp, old, cur, val, cmp int) (int, bool) {
+	switch op {
+	case scenario.AtomicAdd:
+		return cur + val, true // array[index] += val
+	case scenario.AtomicSub:
+		return cur - val, true
+	case scenario.AtomicAnd:
+		return cur & val, true
+	case scenario.AtomicOr:
+		return cur | val, true
+	case scenario.AtomicXor:
+		return cur ^ val, true
+	case scenario.AtomicInc:
+		if old >= val {
+			return 0, true
+		}
+		return cur + 1, true // array[index] += 1
+	case scenario.AtomicDec:
+		if old == 0 || old > val {
+			return val, true
+		}
+		return cur - 1, true // array[index] -= 1
+	case scenario.AtomicExch:
+		return val, true
+	case scenario.AtomicMax:
+		return max(old, val), true // max(old, val)
+	case scenario.AtomicMin:
+		return min(old, val), true
+	case scenario.AtomicNanmax:
+		return max(cur, val), true // np.nanmax([array[index], val])
+	case scenario.AtomicNanmin:
+		return min(cur, val), true
+	case scenario.AtomicCompareAndSwap, scenario.AtomicCas:
+		return val, old == cmp // if loaded == old: array[index] = val
+	}
+	panic(fmt.Sprintf("model: unknown atomic operation %d", op))
+}
+
+// mem is the first of thread t's memory slots.
+func (w *World) mem(t int) int { return w.thread(t) + w.p.lay.memBase }
+
+// cell is the slot of st's element.
+func (w *World) cell(st *stmt) int { return w.p.lay.cells[st.array] + st.index }
+
+// alloc is the first slot of the allocation of thread t's launch at st's
+// site.
+func (w *World) alloc(t int, st *stmt) int {
+	return w.p.lay.alloc + ((w.p.threadLaunch[t]-1)*w.p.sharedSites+st.site)*allocSlots
+}
+
+// execAtomic is one sub-step of an atomic (sAtomic).
+func (w *World) execAtomic(t, f int, cd *code, st *stmt) {
+	sub := w.s[f+fSub]
+	w.cache.ev.sub = int(sub)
+	m, cell := w.mem(t), w.cell(st)
+	lock := w.p.lay.opLock + st.lock
+	next := sub + 1
+	switch sub {
+	case atUse:
+		if !w.use(t, cd.module, st.arg) {
+			return
+		}
+	case atAcquire:
+		w.s[lock] = 1
+		if w.Trace {
+			w.effect("%s acquired", w.p.lockName(st.lock))
+		}
+	case atRead:
+		old := w.s[cell]
+		w.s[m+mOld+st.seq] = old
+		if w.Trace {
+			w.effect("old = %s[%d] is %d", w.p.Scenario.Arrays[st.array].Name, st.index, old)
+		}
+		switch _, stores := writeValue(st.op, int(old), 0, st.val, st.cmp); {
+		case st.op.Rereads(int(old), st.val):
+			next = atReread
+		case stores:
+			next = atWrite
+		default:
+			next = atRelease
+		}
+	case atReread:
+		w.cache.ev.alt = true
+		w.s[m+mCur] = w.s[cell]
+		if w.Trace {
+			w.effect("%s[%d] is %d", w.p.Scenario.Arrays[st.array].Name, st.index, w.s[cell])
+		}
+	case atWrite:
+		w.cache.ev.alt = st.op.Rereads(int(w.s[m+mOld+st.seq]), st.val)
+		v, _ := writeValue(st.op, int(w.s[m+mOld+st.seq]), int(w.s[m+mCur]), st.val, st.cmp)
+		w.s[cell] = slot(v)
+		w.s[m+mCur] = 0
+		if w.Trace {
+			w.effect("%s[%d] = %d", w.p.Scenario.Arrays[st.array].Name, st.index, v)
+		}
+	case atRelease:
+		w.s[lock] = 0
+		w.s[m+mDone]++
+		if w.Trace {
+			w.effect("%s released; returns %d", w.p.lockName(st.lock), w.s[m+mOld+st.seq])
+		}
+		w.nextStmt(f)
+		return
+	}
+	w.s[f+fSub] = next
+}
+
+// execShared is one sub-step of a shared.array (sShared).
+func (w *World) execShared(t, f int, cd *code, st *stmt) {
+	sub := w.s[f+fSub]
+	w.cache.ev.sub = int(sub)
+	a := w.alloc(t, st)
+	switch sub {
+	case shUse:
+		if !w.use(t, cd.module, st.arg) {
+			return
+		}
+		w.s[f+fSub] = shGet
+		return
+	case shGet:
+		if e := w.s[a+alEntry]; e != 0 {
+			if w.Trace {
+				w.effect("self._allocations.get(caller) is array #%d", e)
+			}
+			w.hand(t, f, a, e)
+			return
+		}
+		if w.Trace {
+			w.effect("self._allocations.get(caller) is None")
+		}
+		w.s[f+fSub] = shStore
+		return
+	}
+	if w.s[a+alEntry] != 0 && w.p.Scenario.Fixes&scenario.FixSharedSetdefault != 0 {
+		if w.Trace {
+			w.effect("setdefault finds array #%d; the thread's np.empty is dropped", w.s[a+alEntry])
+		}
+		w.hand(t, f, a, w.s[a+alEntry])
+		return
+	}
+	w.s[a+alMade]++
+	w.s[a+alEntry] = w.s[a+alMade]
+	if w.Trace {
+		w.effect("self._allocations[caller] = array #%d (this thread's np.empty)", w.s[a+alEntry])
+	}
+	w.hand(t, f, a, w.s[a+alEntry])
+}
+
+// hand ends thread t's shared.array, which returns array e: the first
+// array a thread of the launch got from the site is handed, and another
+// one is the violation (EvSharedSplit).
+func (w *World) hand(t, f, a int, e slot) {
+	switch h := w.s[a+alHanded]; {
+	case h == 0:
+		w.s[a+alHanded] = e
+	case h != e:
+		w.cache.ev.Kind = EvSharedSplit
+		w.cache.ev.Saw, w.cache.ev.Want = Value(e), Value(h)
+		w.cache.ev.Aborted = w.s[w.thread(t)+tAbort] != 0
+	}
+	w.nextStmt(f)
+}
+
+func atomicFootprint(w *World, f int, cd *code, st *stmt) sched.Footprint {
+	l := &w.p.lay
+	switch w.s[f+fSub] {
+	case atUse:
+		return sched.Footprint{Object: l.objGlobals + cd.module, Access: sched.Read}
+	case atAcquire:
+		return sched.Footprint{Object: l.objOpLock + st.lock, Access: sched.Write, MayBlock: true}
+	case atRead, atReread:
+		return sched.Footprint{Object: l.objCell + w.cell(st) - l.cells[0], Access: sched.Read}
+	case atWrite:
+		return sched.Footprint{Object: l.objCell + w.cell(st) - l.cells[0], Access: sched.Write}
+	}
+	return sched.Footprint{Object: l.objOpLock + st.lock, Access: sched.Write}
+}
+
+func futureAtomic(sc *futureScan, t int, cd *code, b, from, sub int, st *stmt) {
+	l := &sc.w.p.lay
+	if b != from || sub < 0 {
+		sub = int(atUse)
+	}
+	cellObj := l.objCell + sc.w.cell(st) - l.cells[0]
+	steps := []futStep{
+		atUse:     {fp: sched.Footprint{Object: l.objGlobals + cd.module, Access: sched.Read}},
+		atAcquire: {fp: sched.Footprint{Object: l.objOpLock + st.lock, Access: sched.Write}},
+		atRead:    {fp: sched.Footprint{Object: cellObj, Access: sched.Read}},
+		atReread:  {fp: sched.Footprint{Object: cellObj, Access: sched.Read}},
+		atWrite:   {fp: sched.Footprint{Object: cellObj, Access: sched.Write}},
+		atRelease: {fp: sched.Footprint{Object: l.objOpLock + st.lock, Access: sched.Write}},
+	}
+	for _, s := range steps[sub:] { // a step that may not come errs on the side of a conflict
+		sc.step(s)
+	}
+}
+
+func sharedFootprint(w *World, f int, cd *code, st *stmt) sched.Footprint {
+	l := &w.p.lay
+	switch w.s[f+fSub] {
+	case shUse:
+		return sched.Footprint{Object: l.objGlobals + cd.module, Access: sched.Read}
+	case shGet:
+		return sched.Footprint{Object: w.allocObject(f, st), Access: sched.Read}
+	}
+	return sched.Footprint{Object: w.allocObject(f, st), Access: sched.Write}
+}
+
+// allocObject is the object of the allocation frame f's thread's
+// statement st reaches: its launch's, at its site.
+func (w *World) allocObject(f int, st *stmt) int {
+	t := (f - w.p.lay.threads) / w.p.lay.threadSize
+	return w.p.lay.objAlloc + (w.p.threadLaunch[t]-1)*w.p.sharedSites + st.site
+}
+
+func futureShared(sc *futureScan, t int, cd *code, b, from, sub int, st *stmt) {
+	l := &sc.w.p.lay
+	if b != from || sub < 0 {
+		sub = int(shUse)
+	}
+	obj := l.objAlloc + (sc.w.p.threadLaunch[t]-1)*sc.w.p.sharedSites + st.site
+	steps := []futStep{
+		shUse:   {fp: sched.Footprint{Object: l.objGlobals + cd.module, Access: sched.Read}},
+		shGet:   {fp: sched.Footprint{Object: obj, Access: sched.Read}},
+		shStore: {fp: sched.Footprint{Object: obj, Access: sched.Write}},
+	}
+	for _, s := range steps[sub:] {
+		sc.step(s)
+	}
+}
+
+// atomicLine is the line (an offset from the def's) and text of an
+// atomic's sub-step after the use; alt: the method's else arm.
+func atomicLine(op scenario.AtomicOp, sub slot, alt bool) (int, string) {
+	old := "old"
+	if op == scenario.AtomicCompareAndSwap || op == scenario.AtomicCas {
+		old = "loaded"
+	}
+	read, write, ret := 2, 3, 4
+	text := "array[index] = val"
+	switch op {
+	case scenario.AtomicAdd, scenario.AtomicSub, scenario.AtomicAnd, scenario.AtomicOr, scenario.AtomicXor:
+		text = "array[index] " + map[scenario.AtomicOp]string{scenario.AtomicAdd: "+", scenario.AtomicSub: "-", scenario.AtomicAnd: "&", scenario.AtomicOr: "|", scenario.AtomicXor: "^"}[op] + "= val"
+	case scenario.AtomicInc, scenario.AtomicDec:
+		write, ret, text = 4, 7, map[bool]string{false: "array[index] = 0", true: "array[index] += 1"}[alt]
+		if op == scenario.AtomicDec {
+			text = map[bool]string{false: "array[index] = val", true: "array[index] -= 1"}[alt]
+		}
+		if alt {
+			write = 6
+		}
+	case scenario.AtomicMax, scenario.AtomicMin:
+		text = "array[index] = " + op.String() + "(old, val)"
+	case scenario.AtomicNanmax, scenario.AtomicNanmin:
+		text = "array[index] = np." + op.String() + "([array[index], val])"
+	case scenario.AtomicCompareAndSwap:
+		read, write, ret = 3, 5, 6
+	case scenario.AtomicCas:
+		write, ret = 4, 5
+	}
+	switch sub {
+	case atAcquire:
+		return 1, "with %s:"
+	case atRead:
+		return read, old + " = array[index]"
+	case atReread:
+		return write, text + "  # its read of array[index]"
+	case atWrite:
+		return write, text
+	}
+	return ret, "return " + old + "  # the with's exit releases %s"
+}
+
+// atomicBytecodes are the bytecodes of an atomic's sub-steps after the use.
+var atomicBytecodes = [...]string{
+	atAcquire: "BEFORE_WITH (%s.__enter__)",
+	atRead:    "BINARY_SUBSCR (FakeWithinKernelCUDAArray.__getitem__)",
+	atReread:  "BINARY_SUBSCR (FakeWithinKernelCUDAArray.__getitem__)",
+	atWrite:   "STORE_SUBSCR (FakeWithinKernelCUDAArray.__setitem__)",
+	atRelease: "CALL (%s.__exit__)",
+}
+
+func describeAtomic(p *Program, ev *Event, cd *code, st *stmt) {
+	if ev.sub == int(atUse) {
+		ev.Bytecode = "LOAD_GLOBAL; LOAD_ATTR atomic; LOAD_ATTR " + st.op.String()
+		ev.Name = p.Scenario.Modules[cd.module].Names[st.arg]
+		return
+	}
+	info := st.op.Info()
+	off, text := atomicLine(st.op, slot(ev.sub), ev.alt)
+	bytecode := atomicBytecodes[ev.sub]
+	switch slot(ev.sub) {
+	case atAcquire, atRelease:
+		text, bytecode = fmt.Sprintf(text, p.lockName(st.lock)), fmt.Sprintf(bytecode, p.lockName(st.lock))
+	}
+	line := info.Line + off
+	ev.Where, ev.Line, ev.Text, ev.Bytecode = fmt.Sprintf("kernelapi.py:%d", line), line, "FakeCUDAAtomic."+info.Name+": "+text, bytecode
+}
+
+// sharedLines are the texts of a shared.array's sub-steps after the use:
+// its lines at numba-cuda HEAD.
+var sharedLines = [...]struct {
+	line           int
+	text, bytecode string
+}{
+	shGet:   {132, "res = self._allocations.get(caller)", "CALL (dict.get)"},
+	shStore: {135, "self._allocations[caller] = res", "STORE_SUBSCR (dict)"},
+}
+
+func describeShared(p *Program, ev *Event, cd *code, st *stmt) {
+	if ev.sub == int(shUse) {
+		ev.Bytecode = "LOAD_GLOBAL; LOAD_ATTR shared; LOAD_ATTR array"
+		ev.Name = p.Scenario.Modules[cd.module].Names[st.arg]
+		return
+	}
+	l := sharedLines[ev.sub]
+	text, bytecode := l.text, l.bytecode
+	if slot(ev.sub) == shStore && p.Scenario.Fixes&scenario.FixSharedSetdefault != 0 {
+		text, bytecode = "res = self._allocations.setdefault(caller, np.empty(shape, dtype))  # fixed", "CALL (dict.setdefault)"
+	}
+	ev.Where, ev.Line, ev.Text, ev.Bytecode = fmt.Sprintf("kernelapi.py:%d", l.line), l.line, "FakeCUDAShared.array: "+text, bytecode
+}
+
+// AtomicCall is one atomic a GPU thread completed: its operation, element
+// and arguments, and the old value it returned.
+type AtomicCall struct {
+	Op              scenario.AtomicOp
+	Array, Index    int
+	Value, Cmp, Old int
+}
+
+// AtomicCalls are the atomics thread t completed, in its order.
+func (w *World) AtomicCalls(t int) []AtomicCall {
+	w.sync()
+	if w.p.isHost(t) || t == w.p.signal || t == w.p.raiser || w.p.lay.memSlots == 0 {
+		return nil
+	}
+	m := w.mem(t)
+	done := int(w.s[m+mDone])
+	var out []AtomicCall
+	for _, st := range w.p.codes[w.p.threadCode[t]].stmts {
+		if st.kind != sAtomic || len(out) == done {
+			continue
+		}
+		out = append(out, AtomicCall{Op: st.op, Array: st.array, Index: st.index, Value: st.val, Cmp: st.cmp, Old: int(w.s[m+mOld+st.seq])})
+	}
+	return out
+}
+
+// Element is element i of the kernel's array a.
+func (w *World) Element(a, i int) int {
+	w.sync()
+	return int(w.s[w.p.lay.cells[a]+i])
+}
