@@ -27,11 +27,18 @@ func Write(w io.Writer, r *check.Report, repro string) error {
 	v := t.Violation
 	sc := r.Config.Scenario
 	var b strings.Builder
-	fmt.Fprintf(&b, "# `swapped_cuda_module` (%s): %s (%s)\n\n", t.Protocol, headline(v), shape(sc))
-
-	b.WriteString("## What breaks\n\n")
-	fmt.Fprintf(&b, "Under the CUDA simulator (`NUMBA_ENABLE_CUDASIM=1`), the `%s` version of `swapped_cuda_module` fails when %s. That version: %s; swapcheck's rendition of it is `testdata/python/%s`. ",
-		t.Protocol, situation(sc), r.Config.Protocol.Summary, r.Config.Protocol.Source)
+	race, isMemory := memoryRaces[v.Kind]
+	if isMemory {
+		fmt.Fprintf(&b, "# CUDA simulator: %s (%s)\n\n", race.title, shape(sc))
+		b.WriteString("## What breaks\n\n")
+		fmt.Fprintf(&b, "Under the CUDA simulator (`NUMBA_ENABLE_CUDASIM=1`), %s, when %s. %s The module swap around the launch is numba-cuda's `%s` (%s); the race does not depend on it. ",
+			race.what, situation(sc), race.code, t.Protocol, r.Config.Protocol.Summary)
+	} else {
+		fmt.Fprintf(&b, "# `swapped_cuda_module` (%s): %s (%s)\n\n", t.Protocol, headline(v), shape(sc))
+		b.WriteString("## What breaks\n\n")
+		fmt.Fprintf(&b, "Under the CUDA simulator (`NUMBA_ENABLE_CUDASIM=1`), the `%s` version of `swapped_cuda_module` fails when %s. That version: %s; swapcheck's rendition of it is `testdata/python/%s`. ",
+			t.Protocol, situation(sc), r.Config.Protocol.Summary, r.Config.Protocol.Source)
+	}
 	fmt.Fprintf(&b, "swapcheck's model checker (explore %s, atomicity `%s`: %s) found it by searching the interleavings of the threads (strategy `%s`).\n\n",
 		t.Version, t.Atomicity, r.Config.Atomicity.Doc(), t.Strategy)
 	fmt.Fprintf(&b, "%s\n\n", check.KindSeen[v.Kind])
@@ -81,8 +88,13 @@ func Write(w io.Writer, r *check.Report, repro string) error {
 	b.WriteString("\n## Replay\n\n")
 	b.WriteString("Save the `trace.json` below, then, in a checkout of swapcheck, replay it in the model (it prints the trace above):\n\n")
 	b.WriteString(fence("sh", "go run ./cmd/explore -replay trace.json\n"))
-	b.WriteString("\nand on real Python threads (CPython 3.11), forcing this interleaving (`docs/replay.md`):\n\n")
-	b.WriteString(fence("sh", "go run ./cmd/explore -replay trace.json -emit-python replay.py\npython3 replay.py\n"))
+	if isMemory {
+		b.WriteString("\nOn numba's real simulator, `testdata/cpython/simulator_races.py` (in swapcheck) forces this race with a trace hook on kernelapi.py's own functions and prints the wrong result (`docs/simulator-fixes.md`):\n\n")
+		b.WriteString(fence("sh", "NUMBA_ENABLE_CUDASIM=1 python3 testdata/cpython/simulator_races.py\n"))
+	} else {
+		b.WriteString("\nand on real Python threads (CPython 3.11), forcing this interleaving (`docs/replay.md`):\n\n")
+		b.WriteString(fence("sh", "go run ./cmd/explore -replay trace.json -emit-python replay.py\npython3 replay.py\n"))
+	}
 	fmt.Fprintf(&b, "\nThe trace came from `%s`.\n\n", repro)
 	compact := *t
 	compact.Steps, compact.Replay = nil, ""
@@ -95,6 +107,24 @@ func Write(w io.Writer, r *check.Report, repro string) error {
 	b.WriteString("\n</details>\n")
 	_, err = io.WriteString(w, b.String())
 	return err
+}
+
+// memoryRace is how a report words a race of the simulator's other
+// shared state (check/memory.go): its title, what goes wrong, and the
+// code that lets it.
+type memoryRace struct{ title, what, code string }
+
+var memoryRaces = map[string]memoryRace{
+	check.KindLostUpdate: {
+		title: "`cuda.atomic` operations of different kinds lose updates",
+		what:  "two `cuda.atomic` operations of different kinds on one element do not exclude each other",
+		code:  "`FakeCUDAAtomic` (numba-cuda's `numba_cuda/numba/cuda/simulator/kernelapi.py`, lines 153-245 at HEAD; numba 0.56.4's `numba/cuda/simulator/kernelapi.py`, lines 137-222) holds one module-level lock per operation (`addlock`, `sublock`, ...), so `add` in one thread and `sub` in another run `old = array[index]; array[index] += val` at once, and one's store overwrites the other's.",
+	},
+	check.KindSharedNotShared: {
+		title: "`cuda.shared.array` can give a block's threads different arrays",
+		what:  "two threads of a block can get different arrays from one `cuda.shared.array` line",
+		code:  "`FakeCUDAShared.array` (numba-cuda's `kernelapi.py`, lines 112-136 at HEAD; numba 0.56.4's, lines 100-121) reads `self._allocations.get(caller)` and, on a miss, stores a fresh `np.empty`: two threads that both miss each store and keep their own.",
+	},
 }
 
 // headline is the failure in a title's words: the error a user sees
@@ -151,7 +181,7 @@ func situation(sc *scenario.Scenario) string {
 		s += fmt.Sprintf(", %d times,", sc.Launches)
 	}
 	switch others := len(sc.Modules) - 1; {
-	case len(sc.Functions) == 0:
+	case len(sc.Functions) == 0 || sc.CallDepth() == 0:
 		return s
 	case others == 0:
 		return s + " calls device functions of its own module"

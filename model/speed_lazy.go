@@ -255,7 +255,8 @@ func (p *Program) rememberStatus(k memoKey, info statusInfo) {
 // readsGlobals reports whether thread t's status depends on the globals,
 // not only on its block: only when its next step is a protocol
 // instruction that may wait (Instr.Ready, which reads locks and
-// registries; see ready).
+// registries; see ready), or a statement whose readiness reads the
+// globals (an atomic's lock, memory.go).
 func (w *World) readsGlobals(t int) bool {
 	if w.p.raiser >= 0 {
 		return true // the raise fault's armed flag (raisefault.go)
@@ -265,7 +266,11 @@ func (w *World) readsGlobals(t int) bool {
 		return false
 	}
 	f := w.top(t)
-	return w.s[f+fInBody] != 1 && w.p.Protocol.Code[w.s[f+fPC]].Ready != nil
+	if w.s[f+fInBody] == 1 {
+		_, st := w.stmtAt(f)
+		return rowOf(st).readyReadsGlobals
+	}
+	return w.p.Protocol.Code[w.s[f+fPC]].Ready != nil
 }
 
 // rememberStatuses sets w.cache.infos from w's vector, which is current, and

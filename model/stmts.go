@@ -30,6 +30,10 @@ type stmtKindRow struct {
 	// ready says whether the statement can run now (nil: always), a
 	// blocked thread's reason being the barrier, the poll or the signal.
 	ready func(w *World, t, f int, st *stmt) bool
+	// readyReadsGlobals: ready reads the globals (a lock), not only the
+	// thread's own slots, so the status memo keys it with them
+	// (readsGlobals, speed_lazy.go)
+	readyReadsGlobals bool
 	// footprint is the shared object the statement's next step touches
 	// (nil: none, a local step).
 	footprint func(w *World, f int, cd *code, st *stmt) sched.Footprint
@@ -90,10 +94,11 @@ func init() {
 			ready: func(w *World, t, f int, st *stmt) bool {
 				return w.s[f+fSub] != atAcquire || w.s[w.p.lay.opLock+st.lock] == 0
 			},
-			footprint: atomicFootprint,
-			future:    futureAtomic,
-			describe:  describeAtomic,
-			raisable:  func(sub slot) bool { return sub == atUse },
+			readyReadsGlobals: true,
+			footprint:         atomicFootprint,
+			future:            futureAtomic,
+			describe:          describeAtomic,
+			raisable:          func(sub slot) bool { return sub == atUse },
 		},
 		sShared: {
 			name:      "shared-array",

@@ -233,6 +233,9 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 	if expect != nil && !replayable[expect.Kind] {
 		return nil, unsupported("the violation kind %s", expect.Kind)
 	}
+	if sc.HasMemory() {
+		return nil, unsupported("atomics and shared.array (replays of the simulator's other shared state are not written yet; testdata/cpython/simulator_races.py forces both races on numba's own simulator)")
+	}
 	fs := newFiles(sc)
 	for _, m := range sc.Modules {
 		if m.Name == hostModule {

@@ -127,7 +127,7 @@ func moduleSource(sc *scenario.Scenario, m int, hook string) *source {
 	// then come in the model's order (its names, the kernel, its
 	// functions), which the scan of fn_globs.items() follows
 	if m == 0 {
-		b.add("\n\n@%s\ndef kernel():", mod.Jit())
+		b.add("\n\n@%s\ndef kernel(%s):", mod.Jit(), strings.Join(sc.KernelParams(), ", "))
 		writeBlock(b, sc, m, sc.Kernel, whole, "    ")
 	}
 	for i := range sc.Functions {
@@ -216,7 +216,14 @@ func mainSource(sc *scenario.Scenario) string {
 	for _, f := range sc.Functions {
 		raises = raises || slices.ContainsFunc(allStmts(f.Body), func(s scenario.Stmt) bool { return s.Kind == scenario.OpRaise })
 	}
-	launch := fmt.Sprintf("kernel[%d, %d]()", sc.Blocks, sc.Threads)
+	launch := fmt.Sprintf("kernel[%d, %d](%s)", sc.Blocks, sc.Threads, strings.Join(sc.KernelParams(), ", "))
+	if len(sc.Arrays) > 0 {
+		// the kernel's arrays, zeros, and what they hold afterwards
+		b.WriteString("import numpy as np\n\n")
+		for _, a := range sc.Arrays {
+			fmt.Fprintf(&b, "%s = np.zeros(%d, dtype=np.int64)\n", a.Name, a.Size)
+		}
+	}
 	if sc.Launches > 1 {
 		fmt.Fprintf(&b, "for launch in range(%d):\n", sc.Launches)
 	}
@@ -226,6 +233,9 @@ func mainSource(sc *scenario.Scenario) string {
 			indent, indent, launch, indent, indent)
 	} else {
 		fmt.Fprintf(&b, "%s%s\n", indent, launch)
+	}
+	for _, a := range sc.Arrays { // what the kernel left in them
+		fmt.Fprintf(&b, "print(\"%s =\", %s)\n", a.Name, a.Name)
 	}
 	return b.String()
 }

@@ -39,6 +39,7 @@ type options struct {
 	report                                                      string // -report (report.go)
 	shape                                                       scenario.Shape
 	faults                                                      string // -faults (faults.go)
+	fix, atomics                                                string // -fix, -atomics (memory.go)
 	maxFaults                                                   int    // -max-faults
 	runs, maxExecutions                                         int64
 	maxDepth, workers, preemptions, depth                       int
@@ -355,6 +356,9 @@ func target(o *options, maxThreads int) (*model.Protocol, model.Atomicity, *scen
 		}
 		sc, err := readScenario(o.scenario, maxThreads)
 		if err == nil {
+			err = applyFix(o, sc)
+		}
+		if err == nil {
 			err = applyFaults(o, sc, maxThreads)
 		}
 		return p, a, sc, err
@@ -367,6 +371,13 @@ func target(o *options, maxThreads int) (*model.Protocol, model.Atomicity, *scen
 		return nil, 0, nil, err
 	}
 	o.shape.Faults, o.shape.MaxFaults = sc.Faults, sc.MaxFaults
+	if err := applyFix(o, sc); err != nil {
+		return nil, 0, nil, err
+	}
+	o.shape.Fixes = sc.Fixes
+	if err := atomicsShape(o); err != nil {
+		return nil, 0, nil, err
+	}
 	sc, err = o.shape.BuildUpTo(maxThreads)
 	if err != nil {
 		return nil, 0, nil, usageError{err.Error()}
@@ -553,9 +564,17 @@ func world(sc *scenario.Scenario, a model.Atomicity) string {
 	if sc.Launches > 1 {
 		launches = fmt.Sprintf("%d launches", sc.Launches)
 	}
-	return fmt.Sprintf("%s, each making %s of %s of %s; %s; atomicity %s",
+	out := fmt.Sprintf("%s, each making %s of %s of %s; %s; atomicity %s",
 		check.Count(sc.NumHosts(), "host"), launches, check.Count(sc.Blocks, "block"),
 		check.Count(sc.Threads, "GPU thread"), faults, a)
+	if sc.HasMemory() {
+		fixes := "unfixed"
+		if sc.Fixes != 0 {
+			fixes = "fixes " + sc.Fixes.String()
+		}
+		out += fmt.Sprintf("; the simulator's kernelapi.py %s; lost-update checked as sequential consistency per element (each thread's atomics in its order; their order in real time is not kept)", fixes)
+	}
+	return out
 }
 
 // human prints the verdict for a person: the trace of a violation, or a

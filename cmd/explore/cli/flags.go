@@ -107,6 +107,15 @@ var flagTable = []flagDef{
 	{name: "branch", modes: targetModes, define: func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.shape.Branch, "branch", false, "threads differ: thread 0 makes the kernel's calls once, the others twice (if cuda.threadIdx.x == 0: ... else: for _ in range(2): ...)")
 	}},
+	{name: "atomics", modes: targetModes, define: func(fs *flag.FlagSet, o *options) {
+		fs.StringVar(&o.atomics, "atomics", "", "the kernel takes an array a and thread tid makes cuda.atomic.OP(a, 0, 1), OP the (tid % n)-th of these comma-separated FakeCUDAAtomic methods (add,sub: the lost update)")
+	}},
+	{name: "shared", modes: targetModes, define: func(fs *flag.FlagSet, o *options) {
+		fs.BoolVar(&o.shape.Shared, "shared", false, "each thread first allocates s = cuda.shared.array(THREADS, numba.int64) (FakeCUDAShared's allocation)")
+	}},
+	{name: "fix", modes: targetModes, define: func(fs *flag.FlagSet, o *options) {
+		fs.StringVar(&o.fix, "fix", "", "run the simulator with these fixes, comma-separated: "+strings.Join(scenario.FixNames(), ", ")+" (docs/simulator-fixes.md)")
+	}},
 	{name: "faults", modes: modesOf(modeSearch, modeReplayRandom), define: func(fs *flag.FlagSet, o *options) {
 		var names []string
 		for _, k := range scenario.FaultKinds {

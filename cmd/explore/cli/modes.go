@@ -37,7 +37,7 @@ var modes = []mode{
 
 // shapeFlags are the flags that build a scenario, which -scenario
 // replaces.
-var shapeFlags = []string{"threads", "blocks", "calls", "modules", "names", "nest", "syncthreads", "host-calls", "hosts", "branch"}
+var shapeFlags = []string{"threads", "blocks", "calls", "modules", "names", "nest", "syncthreads", "host-calls", "hosts", "branch", "atomics", "shared"}
 
 func init() {
 	for i := range modes {

@@ -241,6 +241,33 @@ func TestScenarioFiles(t *testing.T) {
 			"global-lock": same(verified),
 			"merged":      same(verified),
 		}},
+		// The simulator's atomics (model/memory.go): add and sub hold
+		// different locks, whatever the swap, in every mode; max with
+		// nanmax and add with add share theirs; one lock for all fixes
+		// it. The kernel uses no device function, so naive's swap race
+		// needs a use of cuda after another thread's restore, which no
+		// single-statement kernel of one launch has.
+		{"atomics-add-sub.txt", map[string][]want{
+			"naive":       same(violation(check.KindLostUpdate, "a[0] is")),
+			"global-lock": same(violation(check.KindLostUpdate, "a[0] is")),
+			"merged":      same(violation(check.KindLostUpdate, "a[0] is")),
+			"proposed":    same(violation(check.KindLostUpdate, "a[0] is")),
+		}},
+		{"atomics-same-lock.txt", map[string][]want{
+			"naive":  same(verified),
+			"merged": same(verified),
+		}},
+		{"atomics-fixed.txt", map[string][]want{
+			"naive":  same(verified),
+			"merged": same(verified),
+		}},
+		// cuda.shared.array: FakeCUDAShared's get, then store, whatever
+		// the swap.
+		{"shared-array.txt", map[string][]want{
+			"naive":    same(violation(check.KindSharedNotShared, "cuda.shared.array returned array #2", "array #1 from the same line")),
+			"merged":   same(violation(check.KindSharedNotShared, "cuda.shared.array returned array #2")),
+			"proposed": same(violation(check.KindSharedNotShared, "cuda.shared.array returned array #2")),
+		}},
 	}
 	files, err := filepath.Glob(filepath.Join(scenarioDir, "*.txt"))
 	require.NoError(t, err)

@@ -43,7 +43,7 @@ func shrunkRepro(o *options, rep *check.Report, repro string) string {
 func shapeArgs(given []flagWords, sh scenario.Shape) []string {
 	var kept []flagWords
 	for _, f := range given {
-		if !slices.Contains(shapeFlags, f.name) && f.name != "faults" && f.name != "max-faults" {
+		if !slices.Contains(shapeFlags, f.name) && f.name != "faults" && f.name != "max-faults" && f.name != "fix" {
 			kept = append(kept, f)
 		}
 	}
@@ -68,6 +68,19 @@ func shapeArgs(given []flagWords, sh scenario.Shape) []string {
 	}
 	if sh.Branch {
 		kept = append(kept, flagWords{"branch", []string{"-branch"}})
+	}
+	if len(sh.Atomics) > 0 {
+		var ops []string
+		for _, op := range sh.Atomics {
+			ops = append(ops, op.String())
+		}
+		kept = append(kept, flagWords{"atomics", []string{"-atomics", strings.Join(ops, ",")}})
+	}
+	if sh.Shared {
+		kept = append(kept, flagWords{"shared", []string{"-shared"}})
+	}
+	if sh.Fixes != 0 {
+		kept = append(kept, flagWords{"fix", []string{"-fix", sh.Fixes.String()}})
 	}
 	if sh.Faults != 0 {
 		kept = append(kept, flagWords{"faults", []string{"-faults", sh.Faults.String()}})
