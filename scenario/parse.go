@@ -27,12 +27,17 @@ import (
 //	device h(x) in helpers: pass   a device function with parameters
 //	kernel: use cuda.threadIdx; call f; syncthreads; raise
 //	host: call g; launch; call g   the host thread's program (optional)
+//	array a 4                  a kernel argument: an int64 array of 4 zeros
+//	fix atomics-one-lock       run the simulator with a fix (docs/simulator-fixes.md)
+//	kernel: atomic.add a 0 1; shared.array s 32
 //
 // Statements are "use NAME.ATTR" (NAME a global of the function's module,
 // ATTR one of the fake module's; "use NAME.ATTR.MORE" reads on, and
 // "TARGET = NAME.ATTR..." stores the value to a local name), "call FUNC" or
 // "call FUNC(ARG, ...)" (whole numbers, parameters, names assigned
-// before), "syncthreads" and "raise" (the kernel code raises), and two
+// before), "syncthreads" and "raise" (the kernel code raises),
+// "atomic.OP ARRAY INDEX VALUE" (cuda.atomic.OP on a kernel argument) and
+// "shared.array NAME SIZE" (memory.go), and two
 // that hold statements, each closed by "end" (or the end of the line):
 //
 //	kernel: if tid == 0: call f; use cuda.local; else: call g; end; syncthreads
