@@ -37,6 +37,10 @@ type genOptions struct {
 	// faults: the search-chosen faults the scenario may hold, each drawn
 	// in or out, with a bound of 1 to 2 per execution
 	faults scenario.Faults
+	// memory: the kernel may make atomics on an array a of 2 elements and
+	// allocate shared arrays (with one host), the simulator fixed
+	// (atomics-one-lock, shared-setdefault)
+	memory bool
 }
 
 // genWorld is the whole world a property about every situation draws
@@ -46,7 +50,7 @@ func genWorld(t *rapid.T) genOptions {
 	for _, k := range scenario.FaultKinds {
 		all = all.With(k.Fault)
 	}
-	return genOptions{raise: rapid.Bool().Draw(t, "raise"), maxHosts: scenario.MaxHosts, branch: true, faults: all}
+	return genOptions{raise: rapid.Bool().Draw(t, "raise"), maxHosts: scenario.MaxHosts, branch: true, faults: all, memory: true}
 }
 
 // drawScenario draws a small valid scenario: 1 to 3 threads, 1 or 2
@@ -76,6 +80,12 @@ func drawScenario(t *rapid.T, o genOptions) *scenario.Scenario {
 	if o.branch {
 		kinds = append(kinds, scenario.OpIf, scenario.OpRepeat)
 	}
+	memory := o.memory && sc.NumHosts() == 1
+	if memory {
+		sc.Arrays = []scenario.Array{{Name: "a", Size: 2}}
+		sc.Fixes = scenario.FixAtomicsOneLock | scenario.FixSharedSetdefault
+	}
+	sites := 0
 	// body draws a statement list of module mod's code: calls go to
 	// functions callFrom and later; branches and repeats nest two deep.
 	var body func(mod, callFrom, depth int) []scenario.Stmt
@@ -86,7 +96,23 @@ func drawScenario(t *rapid.T, o genOptions) *scenario.Scenario {
 			if (kind == scenario.OpIf || kind == scenario.OpRepeat) && depth >= 2 {
 				kind = scenario.OpUse
 			}
+			if memory && callFrom == 0 && rapid.IntRange(0, 3).Draw(t, "memory statement") == 0 { // the kernel's
+				kind = rapid.SampledFrom([]scenario.OpKind{scenario.OpAtomic, scenario.OpShared}).Draw(t, "memory kind")
+			}
 			switch kind {
+			case scenario.OpAtomic:
+				op := scenario.AtomicOp(rapid.IntRange(int(scenario.AtomicAdd), int(scenario.AtomicCas)).Draw(t, "atomic"))
+				st := scenario.Stmt{Kind: scenario.OpAtomic, Atomic: op, Value: rapid.IntRange(1, 3).Draw(t, "value"), Cmp: rapid.IntRange(0, 2).Draw(t, "compare")}
+				if op.Info().HasIndex {
+					st.Index = rapid.IntRange(0, 1).Draw(t, "index")
+				}
+				if !op.Info().HasCmp {
+					st.Cmp = 0
+				}
+				out = append(out, st)
+			case scenario.OpShared:
+				out = append(out, scenario.Stmt{Kind: scenario.OpShared, Target: "s", Size: 2, Site: sites})
+				sites++
 			case scenario.OpUse:
 				out = append(out, scenario.Stmt{Kind: scenario.OpUse, Name: rapid.IntRange(0, len(sc.Modules[mod].Names)-1).Draw(t, "name"),
 					Attr: "local"})
@@ -242,14 +268,16 @@ func variantsExpected(e variants.Expected) []variants.Variant {
 
 // TestPropertyCorrectNeverHarmful: the variants registered correct
 // (global-lock and merged) are never harmful with one host and no
-// faults, whatever the scenario (branching kernels included), atomicity
-// and schedule, the history's linearizability (porcupine) included.
+// faults, whatever the scenario (branching kernels, and atomics and
+// shared arrays on the fixed simulator, included), atomicity and
+// schedule, the history's linearizability (porcupine) included. (On the
+// unfixed simulator it fails at once: shared-not-shared.)
 func TestPropertyCorrectNeverHarmful(t *testing.T) {
 	sequentialOnly(t)
 	correct := variantsExpected(variants.Correct)
 	require.NotEmpty(t, correct)
 	rapid.Check(t, func(t *rapid.T) {
-		requireNeverHarmful(t, drawTarget(t, correct, drawScenario(t, genOptions{maxHosts: 1, branch: true})))
+		requireNeverHarmful(t, drawTarget(t, correct, drawScenario(t, genOptions{maxHosts: 1, branch: true, memory: true})))
 	})
 }
 
