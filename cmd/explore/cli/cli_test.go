@@ -391,6 +391,9 @@ func TestBadInput(t *testing.T) {
 		{"-scenario with -threads", []string{"-protocol", "naive", "-scenario", good, "-threads", "3"}, "-threads"},
 		{"missing -replay file", []string{"-replay", filepath.Join(dir, "absent-schedule.txt")}, "absent-schedule.txt"},
 		{"-replay with -protocol", []string{"-replay", sched, "-protocol", "naive"}, "-protocol"},
+		{"-atomics of an unknown operation", []string{"-protocol", "merged", "-atomics", "add,mul"}, "-atomics: unknown atomic operation mul"},
+		{"-fix unknown", []string{"-protocol", "merged", "-atomics", "add", "-fix", "faster"}, `-fix: unknown fix "faster"`},
+		{"-scenario with -atomics", []string{"-protocol", "naive", "-scenario", good, "-atomics", "add"}, "-atomics"},
 	}
 	badScenarios := []struct{ name, text, says string }{
 		{"unknown directive", "threads 2\nmodule kernels cuda\nwarps 4\nkernel: use cuda.threadIdx\n", `line 3: unknown directive "warps"`},
@@ -405,6 +408,11 @@ func TestBadInput(t *testing.T) {
 		{"host call of an unknown function", "module kernels cuda\nkernel: use cuda.threadIdx\nhost: launch; call g\n", "line 3: host: call g: no such device function"},
 		{"empty file", "", "no module"},
 		{"too many threads", "threads 65\nmodule kernels cuda\nkernel: use cuda.threadIdx\n", "threads must be 1..64"},
+		{"unknown atomic operation", "array a 1\nmodule kernels cuda\nkernel: atomic.mul a 0 1\n", "line 3: kernel: unknown atomic operation mul"},
+		{"atomic index outside the array", "array a 2\nmodule kernels cuda\nkernel: atomic.add a 2 1\n", "line 3: kernel: atomic.add: index 2 is outside array a of 2 elements"},
+		{"atomic on no array", "module kernels cuda\nkernel: atomic.add b 0 1\n", "line 2: kernel: atomic.add: no array b"},
+		{"shared.array of size 0", "module kernels cuda\nkernel: shared.array s 0\n", "line 2: kernel: shared.array s of size 0 is the launch's dynamic shared memory"},
+		{"atomic in a device function", "array a 1\nmodule kernels cuda\ndevice f in kernels: atomic.add a 0 1\nkernel: call f\n", "device function f: atomics and shared.array are modelled in the kernel's body only"},
 		{"a line over 64 KiB", "threads 2\nmodule kernels cuda\n# " + strings.Repeat("x", 1<<16) + "\nkernel: use cuda.threadIdx\n", "line 3: longer than 65536 bytes"},
 	}
 	for _, b := range badScenarios {
