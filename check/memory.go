@@ -179,16 +179,7 @@ func touchedCells(threads [][]model.AtomicCall) []int {
 
 // atomicCallText is an atomic as the kernel calls it: atomic.add(a, 0, 1).
 func atomicCallText(sc *scenario.Scenario, c model.AtomicCall) string {
-	args := []string{sc.Arrays[c.Array].Name}
-	info := c.Op.Info()
-	if info.HasIndex {
-		args = append(args, fmt.Sprint(c.Index))
-	}
-	if info.HasCmp {
-		args = append(args, fmt.Sprint(c.Cmp))
-	}
-	args = append(args, fmt.Sprint(c.Value))
-	return fmt.Sprintf("atomic.%s(%s)", c.Op, strings.Join(args, ", "))
+	return sc.AtomicCall(scenario.Stmt{Kind: scenario.OpAtomic, Atomic: c.Op, Array: c.Array, Index: c.Index, Value: c.Value, Cmp: c.Cmp})
 }
 
 // sharedSplitFailure is the shared-not-shared failure of ev.

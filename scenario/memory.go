@@ -448,32 +448,35 @@ func (sc *Scenario) SharedSites() int {
 	return n
 }
 
-// atomicText is an atomic statement as Python writes it through the
-// module global g: cuda.atomic.add(a, 0, 1).
-func (sc *Scenario) atomicText(g string, s Stmt) string {
-	args := []string{sc.Arrays[s.Array].Name}
+// atomicArgs are an atomic statement's arguments after the array:
+// INDEX (where the method takes one), OLD (compare_and_swap, cas), VALUE.
+func atomicArgs(s Stmt) []string {
+	var out []string
 	info := s.Atomic.Info()
 	if info.HasIndex {
-		args = append(args, strconv.Itoa(s.Index))
+		out = append(out, strconv.Itoa(s.Index))
 	}
 	if info.HasCmp {
-		args = append(args, strconv.Itoa(s.Cmp))
+		out = append(out, strconv.Itoa(s.Cmp))
 	}
-	args = append(args, strconv.Itoa(s.Value))
-	return fmt.Sprintf("%s.atomic.%s(%s)", g, info.Name, strings.Join(args, ", "))
+	return append(out, strconv.Itoa(s.Value))
 }
+
+// AtomicCall is an atomic statement as the kernel calls it, without the
+// module global: atomic.add(a, 0, 1).
+func (sc *Scenario) AtomicCall(s Stmt) string {
+	args := append([]string{sc.Arrays[s.Array].Name}, atomicArgs(s)...)
+	return fmt.Sprintf("atomic.%s(%s)", s.Atomic, strings.Join(args, ", "))
+}
+
+// atomicText is an atomic statement as Python writes it through the
+// module global g: cuda.atomic.add(a, 0, 1).
+func (sc *Scenario) atomicText(g string, s Stmt) string { return g + "." + sc.AtomicCall(s) }
 
 // atomicString is an atomic statement as the scenario file spells it.
 func (sc *Scenario) atomicString(s Stmt) string {
 	w := []string{"atomic." + s.Atomic.String(), sc.Arrays[s.Array].Name}
-	info := s.Atomic.Info()
-	if info.HasIndex {
-		w = append(w, strconv.Itoa(s.Index))
-	}
-	if info.HasCmp {
-		w = append(w, strconv.Itoa(s.Cmp))
-	}
-	return strings.Join(append(w, strconv.Itoa(s.Value)), " ")
+	return strings.Join(append(w, atomicArgs(s)...), " ")
 }
 
 // sharedText is a shared.array statement as Python writes it through the
