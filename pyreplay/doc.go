@@ -46,6 +46,17 @@
 // step. Which statement a step is comes from the run of the body the
 // model compiles for the thread (flatten).
 //
+// # Atomics and shared arrays
+//
+// The sub-steps of cuda.atomic.OP and cuda.shared.array run in the
+// simulator's kernelapi.py, whose lines differ between versions: a turn
+// names its line by the method and the line's text (memory.go), which the
+// script finds in the kernelapi.py it runs. The judge records what each
+// FakeCUDAAtomic and FakeCUDAShared.array call returned and checks, as the
+// model does, that some order of each element's atomics explains the
+// returned olds and the final value, and that a launch's threads got one
+// array per call site (docs/replay.md).
+//
 // # Interrupts
 //
 // The model's SIGINT pseudo-thread (-faults interrupt) is replayed as a

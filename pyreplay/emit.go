@@ -106,6 +106,9 @@ type anchor struct {
 	// files, whose globals the model does not all have, only the passes
 	// over the model's globals (and the exhausting one) are steps.
 	Scan bool `json:"scan,omitempty"`
+	// API names a step in the simulator's kernelapi.py (tag "api"), which
+	// the script finds in the kernelapi.py it runs (memory.go).
+	API *apiStep `json:"api,omitempty"`
 }
 
 type turn struct {
@@ -191,12 +194,16 @@ type data struct {
 	// count (explore -after-failure); else they are shown, and not counted
 	AfterFailure bool   `json:"after_failure"`
 	ScenarioText string `json:"-"`
+	// Memory is the scenario's arrays and atomics, for the judge of the
+	// simulator's other races (memory.go); nil without them
+	Memory *memoryData `json:"memory"`
 }
 
 // replayable are the violation kinds the script can judge.
 var replayable = map[string]bool{
 	check.KindUseSawReal: true, check.KindUseSawNone: true, check.KindUseSawOtherFake: true,
 	check.KindException: true, check.KindLeftSwapped: true, check.KindRegistryLeft: true,
+	check.KindLostUpdate: true, check.KindSharedNotShared: true,
 }
 
 // threadInfo is where a model thread comes from: a host, or a GPU thread
@@ -233,8 +240,8 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 	if expect != nil && !replayable[expect.Kind] {
 		return nil, unsupported("the violation kind %s", expect.Kind)
 	}
-	if sc.HasMemory() {
-		return nil, unsupported("atomics and shared.array (replays of the simulator's other shared state are not written yet; testdata/cpython/simulator_races.py forces both races on numba's own simulator)")
+	if sc.Fixes != 0 {
+		return nil, unsupported("the simulator fixes %s (no simulator the script runs has them; docs/simulator-fixes.md has the patches)", sc.Fixes)
 	}
 	fs := newFiles(sc)
 	for _, m := range sc.Modules {
@@ -288,6 +295,7 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 	d.Anchors = append(d.Anchors, protocolAnchors(p.Protocol)...)
 	d.Anchors = append(d.Anchors, fs.anchors...)
 	d.SimKeys = simKeysOf(p)
+	d.Memory = memoryOf(p, threadInfos(p))
 
 	steps, err := check.Steps(p, schedule)
 	if err != nil {
@@ -415,6 +423,12 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 			f := sc.Functions[prog[k].Func]
 			enter(t, f.Name, f.Body)
 			tr.At = fs.calls[h]
+		case strings.HasPrefix(ev.Where, "kernelapi.py:"):
+			api, err := apiStepOf(ev.Text)
+			if err != nil {
+				return nil, fmt.Errorf("internal: step %d: %v", i+1, err)
+			}
+			tr.At = anchor{Tag: "api", API: api}
 		case strings.HasPrefix(ev.Where, "kernel.py"):
 			key, noop, ok := simKey(&ev)
 			if !ok {

@@ -327,10 +327,8 @@ func TestReplayOfEveryCounterexample(t *testing.T) {
 	for _, c := range cases {
 		name := fmt.Sprintf("%s on %s (%s)", c.variant, c.scenario, c.atomicity)
 		if c.refused != "" {
-			// a free-threaded interleaving, or the simulator's other
-			// shared state, whose replays are not written yet
-			memory := strings.Contains(c.refused, "lost-update") || strings.Contains(c.refused, "shared-not-shared") || strings.Contains(c.refused, "atomics and shared.array")
-			require.True(t, c.atomicity.NoGIL() || memory, "%s: refused: %s", name, c.refused)
+			// a free-threaded interleaving
+			require.True(t, c.atomicity.NoGIL(), "%s: refused: %s", name, c.refused)
 			continue
 		}
 		require.Equal(t, c.rendition.runs, c.rendition.ok, "%s on the rendition: %s", name, c.rendition.first)

@@ -35,7 +35,10 @@ instruction whose own eval-breaker check the model's interrupt lands at,
 sets SIGINT pending as its last act (_thread.interrupt_main, read as a
 property: no check follows in the trace function); CPython raises the
 KeyboardInterrupt at that check, and the script checks, from the
-traceback, that it was raised there. A raise fault (the model's RAISE) is
+traceback, that it was raised there. An atomic's or a shared.array's
+steps anchor in the simulator's kernelapi.py, at lines found by their
+method and text; the script records what each call returned and judges
+lost updates and split shared arrays as the model does. A raise fault (the model's RAISE) is
 raised by the fault hook the module files call before each statement, at
 the statement the schedule says.
 
@@ -150,6 +153,9 @@ class Target:
         self.block_ids = {}   # BlockThread -> its model thread
         self.block_threads = {}  # model thread -> BlockThread
         self.thread_run_code = None  # BlockThread.run's code: its return is a thread's end
+        self.atomic_codes = set()  # FakeCUDAAtomic's methods' codes: what each call returns is recorded
+        self.shared_code = None  # FakeCUDAShared.array's code: what each call returns is recorded
+        self.host_globals = None  # the host program's globals: the kernel's arrays
 
 
 T = Target()
@@ -387,6 +393,8 @@ SEEN_ATTR = "_swapcheck_first_seen"
 FIRST_EXC = {}  # thread -> (turn when its first exception was seen, free, aborted)
 USES = []    # (thread, what a use's global held when its turn began, the thread's launch aborted)
 FAKES = {}   # launch -> its fake module (FakeCUDAModule)
+ATOMIC_OLDS = {}  # thread -> what each of its FakeCUDAAtomic calls returned, in order
+SHARED_GOT = []  # (thread, call site, array) each FakeCUDAShared.array call returned
 GLOBALS_OF = {}  # id(module globals) -> the model's globals of it
 
 
@@ -602,7 +610,7 @@ def _local_trace(frame, event, arg):
     elif event == "exception":
         _on_exception(frame, arg[1], arg[2])
     elif event == "return":
-        _on_return(frame)
+        _on_return(frame, arg)
     return _local_trace
 
 
@@ -671,11 +679,16 @@ def _on_exception(frame, exc, tb):
     FIRST_EXC.setdefault(_me.t, (SCHED.turn, SCHED.free, aborted()))
 
 
-def _on_return(frame):
-    """frame returns (or yields): a BlockThread's end; a yield's landing."""
+def _on_return(frame, value):
+    """frame returns value (or yields it): a BlockThread's end; what an
+    atomic or a shared.array returned; a yield's landing."""
     _frames.pop(frame, None)
     if frame.f_code is T.thread_run_code:
         SCHED.done(_me.t)
+    elif frame.f_code in T.atomic_codes:
+        ATOMIC_OLDS.setdefault(_me.t, []).append(value)
+    elif frame.f_code is T.shared_code and "caller" in frame.f_locals:
+        SHARED_GOT.append((_me.t, frame.f_locals["caller"], value))
     i = SCHED.land
     land = T.turn_land[i] if i is not None else None
     if land is not None and _me.t == HOST and not TRIPPED and (land.get("yield") or land["op"] == "PASS"):
@@ -719,7 +732,7 @@ def _m_raise(code, off, exc):
 
 def _m_return(code, off, value):
     if _tag_of(code) is not None and getattr(_me, "t", None) is not None:
-        _on_return(sys._getframe(1))
+        _on_return(sys._getframe(1), value)
 
 
 def start_tracing():
@@ -1032,11 +1045,70 @@ def setup(target, swap):
     for a in DATA["anchors"]:
         add_anchor(a)
 
+    # The simulator's atomics and shared arrays, found by their method and
+    # the text of their lines in its kernelapi.py.
+    T.files[kernelapi.__file__] = "api"
+    with open(kernelapi.__file__) as f:
+        T.check_codes.append(("api", compile(f.read(), kernelapi.__file__, "exec"), 0))
+    T.show["api"] = kernelapi.__file__
+    T.atomic_codes = {f.__code__ for f in vars(kernelapi.FakeCUDAAtomic).values() if inspect.isfunction(f)}
+    T.shared_code = kernelapi.FakeCUDAShared.array.__code__
+    T.host_globals = mods[DATA["host_module"]].__dict__
+    api_at = {}
+
+    def api_line(step):
+        """The anchor of a step in kernelapi.py: the first instruction of
+        the method's line with the step's text, its STORE_SUBSCR, or the
+        first of its with statement's exit (up to the exit's CALL of
+        __exit__, on the with's line)."""
+        key = (step["func"], step["text"], step["role"])
+        if key in api_at:
+            return api_at[key]
+        fn = kernelapi
+        for part in step["func"].split("."):
+            fn = getattr(fn, part, None)
+        if fn is None:
+            raise ReplayFailed("the simulator's kernelapi.py (%s) has no %s, which the scenario calls (numba %s)"
+                               % (kernelapi.__file__, step["func"], numba.__version__))
+        ins = [i for i in dis.get_instructions(fn) if i.positions.lineno is not None]
+        if step["role"] == "exit":
+            w = next((j for j, i in enumerate(ins) if i.opname == "BEFORE_WITH"), None)
+            line = ins[w].positions.lineno if w is not None else None
+            call = next((j for j in range(w + 2, len(ins)) if ins[j].opname == "CALL" and ins[j].positions.lineno == line),
+                        None) if w is not None else None
+            if call is None:
+                raise ReplayFailed("the simulator's %s (%s) has no with statement whose exit releases its lock"
+                                   % (step["func"], kernelapi.__file__))
+            j = call
+            while j - 1 > w + 1 and ins[j - 1].positions.lineno == line:
+                j -= 1
+            first = ins[j]
+        else:
+            lines, start = inspect.getsourcelines(fn)
+            text = step["text"]
+            at = [start + i for i, l in enumerate(lines) if (l.strip().startswith(text) if step.get("prefix") else l.strip() == text)]
+            if len(at) != 1:
+                raise ReplayFailed("the simulator's %s (%s) has %d lines '%s': this replay anchors on numba-cuda's "
+                                   "kernelapi.py (numba 0.56.4's has the same lines)" % (step["func"], kernelapi.__file__, len(at), text))
+            on = [i for i in ins if i.positions.lineno == at[0]]
+            if step["role"] == "store":
+                on = [i for i in on if i.opname == "STORE_SUBSCR"]
+            if not on:
+                raise ReplayFailed("internal: no %s instruction at %s:%d" % (step["role"], kernelapi.__file__, at[0]))
+            first = on[0]
+        api_at[key] = {"tag": "api", "line": first.positions.lineno, "ops": [_norm(first)], "k": 0}
+        return api_at[key]
+
     def resolve(a):
         if a["tag"] == "sim":
             return [sim_line(k) for k in SIM_ALTERNATIVES.get(a["key"], [a["key"]])]
+        if a["tag"] == "api":
+            return [api_line(a["api"])]
         return [running(a)]
     T.turn_at = [resolve(t["at"]) if not t.get("noop") and not t.get("land") else [] for t in TURNS]
+    for t, at in zip(TURNS, T.turn_at):
+        if t["at"]["tag"] == "api":
+            add_anchor(at[0])
 
     def resolve_land(land):
         if land is not None and land["tag"] == "sim":
@@ -1206,6 +1278,85 @@ def judge():
                 left.append("%s[%s] = %r" % (reg, gids[gid], v if reg == "_swap_refcount" else "..."))
     if left:
         found.append(("registry-leftover", False, "every thread exited, but the registry still holds " + ", ".join(left)))
+    if DATA["memory"]:
+        found.extend(judge_memory())
+    return found
+
+
+def apply_atomic(op, old, val, cmp):
+    """What FakeCUDAAtomic's method op stores when it runs alone on an
+    element holding old, and whether it stores (swapcheck's sequential
+    spec, scenario.AtomicOp.Apply)."""
+    if op in ("inc", "dec"):
+        if op == "inc":
+            return (0 if old >= val else old + 1), True
+        return (val if old == 0 or old > val else old - 1), True
+    if op in ("compare_and_swap", "cas"):
+        return val, old == cmp
+    return {"add": lambda: old + val, "sub": lambda: old - val, "and_": lambda: old & val, "or_": lambda: old | val,
+            "xor": lambda: old ^ val, "exch": lambda: val, "max": lambda: max(old, val), "nanmax": lambda: max(old, val),
+            "min": lambda: min(old, val), "nanmin": lambda: min(old, val)}[op](), True
+
+
+def sequential(seqs, final=None):
+    """The final values some order of the threads' atomics on one element
+    (each thread's in its own order, one at a time, from 0) gives, where
+    each call returns the old it did (seqs: per thread, [(op, val, cmp,
+    old)]; old None: any); with final, whether one gives final."""
+    finals, seen = set(), set()
+
+    def walk(pos, v):
+        if (pos, v) in seen:
+            return
+        seen.add((pos, v))
+        if all(p == len(sq) for p, sq in zip(pos, seqs)):
+            finals.add(v)
+            return
+        for i, (p, sq) in enumerate(zip(pos, seqs)):
+            if p < len(sq) and (sq[p][3] is None or sq[p][3] == v):
+                op, val, cmp, _ = sq[p]
+                nv, stores = apply_atomic(op, v, val, cmp)
+                walk(pos[:i] + (p + 1,) + pos[i + 1:], nv if stores else v)
+    walk(tuple(0 for _ in seqs), 0)
+    return finals if final is None else final in finals
+
+
+def judge_memory():
+    """The simulator's other races: an element whose final value and
+    atomics' returned olds no sequential order of its atomics gives
+    (lost-update); two threads of a launch that got different arrays from
+    one cuda.shared.array line (shared-not-shared)."""
+    found = []
+    mem = DATA["memory"]
+    held = {a["name"]: [int(x) for x in T.host_globals[a["name"]]] for a in mem["arrays"]}
+    for a in mem["arrays"]:
+        print("array: %s = %s" % (a["name"], held[a["name"]]))
+    elements = {}
+    for t, calls in enumerate(mem["atomics"]):
+        olds = ATOMIC_OLDS.get(t, [])
+        for c, old in zip(calls, olds):
+            elements.setdefault((c["array"], c["index"]), {}).setdefault(t, []).append(
+                (c["op"], c["val"], c["cmp"], int(old), c))
+    for (name, index), by in sorted(elements.items()):
+        seqs = [[x[:4] for x in by[t]] for t in sorted(by)]
+        final = held[name][index]
+        if sequential(seqs, final):
+            continue
+        calls = "; ".join("%s %s" % (NAMES[t], ", ".join("atomic.%s -> %d" % (x[4]["op"], x[3]) for x in by[t]))
+                          for t in sorted(by))
+        anyorder = sorted(sequential([[x[:3] + (None,) for x in sq] for sq in seqs]))
+        found.append(("lost-update", False, "%s[%d] = %d at the end (%s), but no order of these atomics, one at a time, "
+                      "gives that: every order ends with %s[%d] in %s" % (name, index, final, calls, name, index, anyorder)))
+    first = {}
+    for t, caller, arr in SHARED_GOT:
+        key = (launch_of(t), tuple(caller))
+        if key not in first:
+            first[key] = (t, arr)
+        elif arr is not first[key][1]:
+            u = first[key][0]
+            found.append(("shared-not-shared", False, "%s and %s of launch %d got different arrays from "
+                          "cuda.shared.array at %s:%d (%r and %r)" % (NAMES[u], NAMES[t], key[0], caller[0], caller[1],
+                                                                    list(first[key][1]), list(arr))))
     return found
 
 

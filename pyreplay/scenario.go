@@ -82,9 +82,22 @@ func (fs *files) hostProgram(sc *scenario.Scenario) {
 	add("# The host's program, written by swapcheck's pyreplay: each host thread runs")
 	add("# host(), which catches what a launch or a device call raises and goes on.")
 	add("from %s import kernel", sc.Modules[0].Name)
+	if len(sc.Arrays) > 0 {
+		// the kernel's arrays, made once: every launch passes them
+		add("try:")
+		add("    import numpy as np")
+		add("except ImportError:  # swapcheck's stand-in numba runs without numpy")
+		add("    from numba.cuda.simulator.kernelapi import np")
+		for _, a := range sc.Arrays {
+			add("%s = np.zeros(%d, dtype=np.int64)", a.Name, a.Size)
+		}
+	}
 	var imported []string
 	for _, hs := range sc.HostProgram() {
-		if f := sc.Functions[hs.Func]; hs.Kind == scenario.HostCall && !slices.Contains(imported, f.Name) {
+		if hs.Kind != scenario.HostCall {
+			continue
+		}
+		if f := sc.Functions[hs.Func]; !slices.Contains(imported, f.Name) {
 			imported = append(imported, f.Name)
 			add("from %s import %s", sc.Modules[f.Module].Name, f.Name)
 		}
@@ -98,7 +111,7 @@ func (fs *files) hostProgram(sc *scenario.Scenario) {
 			add("        %s", sc.Functions[hs.Func].Call(hs.Args))
 			fs.calls = append(fs.calls, anchor{Tag: "mod:" + hostModule, Line: len(lines), Ops: []string{"LOAD_GLOBAL"}})
 		} else {
-			add("        kernel[%d, %d]()", sc.Blocks, sc.Threads)
+			add("        kernel[%d, %d](%s)", sc.Blocks, sc.Threads, strings.Join(sc.KernelParams(), ", "))
 			fs.launches = append(fs.launches, len(lines))
 		}
 		add("    except BaseException as e:")

@@ -41,7 +41,7 @@ func TestReplayOnOtherVersions(t *testing.T) {
 	for _, c := range []struct{ variant, file string }{
 		{"naive", "nested-two-modules.txt"}, {"refcount-del", "syncthreads.txt"}, {"merged", "aborted-launch.txt"},
 		{"refcount-unregistered", "branching.txt"}, {"global-lock", "raise-fault.txt"}, {"naive", "host-calls.txt"},
-		{"refcount-del", "two-hosts.txt"},
+		{"refcount-del", "two-hosts.txt"}, {"naive", "atomics-add-sub.txt"}, {"merged", "shared-array.txt"},
 	} {
 		pr, err := check.Lookup(c.variant)
 		require.NoError(t, err)

@@ -7,6 +7,7 @@ swap replaces: it has jit, and none of the kernel API (no local,
 threadIdx, ...), as numba.cuda has none under NUMBA_ENABLE_CUDASIM=1.
 """
 int32 = "int32"
+int64 = "int64"
 float32 = "float32"
 float64 = "float64"
 __version__ = "stand-in"

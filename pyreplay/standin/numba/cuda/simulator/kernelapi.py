@@ -1,9 +1,47 @@
 """The kernel API of swapcheck's stand-in simulator (numba-cuda's
 numba_cuda/numba/cuda/simulator/kernelapi.py, the parts a scenario uses,
-without numpy): the fake module a launch swaps in, and the swap itself,
-which is the variant's rendition, imported from its own module (pyreplay
-names it when it writes the stand-in)."""
+without numpy): the fake module a launch swaps in, its shared arrays and
+atomics (FakeCUDAShared.array and FakeCUDAAtomic as numba-cuda's HEAD has
+them, line for line: a replay anchors on their lines' text), and the swap
+itself, which is the variant's rendition, imported from its own module
+(pyreplay names it when it writes the stand-in)."""
+import sys
 import threading
+import traceback
+
+
+class _Array(list):
+    """A one-dimensional int64 array, as a list: indexed by an int or a
+    1-tuple (compare_and_swap's (0,) * array.ndim)."""
+    ndim = 1
+
+    def __getitem__(self, i):
+        return list.__getitem__(self, i[0] if isinstance(i, tuple) else i)
+
+    def __setitem__(self, i, v):
+        list.__setitem__(self, i[0] if isinstance(i, tuple) else i, v)
+
+
+class np:
+    """What FakeCUDAShared and FakeCUDAAtomic use of numpy, and what the
+    replay's host program allocates its arrays with, on lists."""
+    int64 = "int64"
+
+    @staticmethod
+    def zeros(shape, dtype):
+        return _Array([0] * shape)
+
+    @staticmethod
+    def empty(shape, dtype):
+        return _Array([0] * shape)
+
+    @staticmethod
+    def nanmax(values):
+        return max(values)
+
+    @staticmethod
+    def nanmin(values):
+        return min(values)
 
 
 class Dim3(object):
@@ -31,12 +69,130 @@ class FakeCUDAShared(object):
         self._allocations = {}
 
     def array(self, shape, dtype):
-        return [0] * shape
+        # Otherwise, identify allocations by source file and line number
+        # We pass the reference frame explicitly to work around
+        # http://bugs.python.org/issue25108
+        stack = traceback.extract_stack(sys._getframe())
+        caller = stack[-2][0:2]
+        res = self._allocations.get(caller)
+        if res is None:
+            res = np.empty(shape, dtype)
+            self._allocations[caller] = res
+        return res
 
 
 class FakeCUDAConst(object):
     def array_like(self, ary):
         return ary
+
+
+addlock = threading.Lock()
+sublock = threading.Lock()
+andlock = threading.Lock()
+orlock = threading.Lock()
+xorlock = threading.Lock()
+maxlock = threading.Lock()
+minlock = threading.Lock()
+compare_and_swaplock = threading.Lock()
+caslock = threading.Lock()
+inclock = threading.Lock()
+declock = threading.Lock()
+exchlock = threading.Lock()
+
+
+class FakeCUDAAtomic:
+    def add(self, array, index, val):
+        with addlock:
+            old = array[index]
+            array[index] += val
+        return old
+
+    def sub(self, array, index, val):
+        with sublock:
+            old = array[index]
+            array[index] -= val
+        return old
+
+    def and_(self, array, index, val):
+        with andlock:
+            old = array[index]
+            array[index] &= val
+        return old
+
+    def or_(self, array, index, val):
+        with orlock:
+            old = array[index]
+            array[index] |= val
+        return old
+
+    def xor(self, array, index, val):
+        with xorlock:
+            old = array[index]
+            array[index] ^= val
+        return old
+
+    def inc(self, array, index, val):
+        with inclock:
+            old = array[index]
+            if old >= val:
+                array[index] = 0
+            else:
+                array[index] += 1
+        return old
+
+    def dec(self, array, index, val):
+        with declock:
+            old = array[index]
+            if (old == 0) or (old > val):
+                array[index] = val
+            else:
+                array[index] -= 1
+        return old
+
+    def exch(self, array, index, val):
+        with exchlock:
+            old = array[index]
+            array[index] = val
+        return old
+
+    def max(self, array, index, val):
+        with maxlock:
+            old = array[index]
+            array[index] = max(old, val)
+        return old
+
+    def min(self, array, index, val):
+        with minlock:
+            old = array[index]
+            array[index] = min(old, val)
+        return old
+
+    def nanmax(self, array, index, val):
+        with maxlock:
+            old = array[index]
+            array[index] = np.nanmax([array[index], val])
+        return old
+
+    def nanmin(self, array, index, val):
+        with minlock:
+            old = array[index]
+            array[index] = np.nanmin([array[index], val])
+        return old
+
+    def compare_and_swap(self, array, old, val):
+        with compare_and_swaplock:
+            index = (0,) * array.ndim
+            loaded = array[index]
+            if loaded == old:
+                array[index] = val
+            return loaded
+
+    def cas(self, array, index, old, val):
+        with caslock:
+            loaded = array[index]
+            if loaded == old:
+                array[index] = val
+            return loaded
 
 
 class FakeCUDAModule(object):
@@ -48,6 +204,7 @@ class FakeCUDAModule(object):
         self._local = FakeCUDALocal()
         self._shared = FakeCUDAShared(dynshared_size)
         self._const = FakeCUDAConst()
+        self._atomic = FakeCUDAAtomic()
 
     @property
     def local(self):
@@ -60,6 +217,10 @@ class FakeCUDAModule(object):
     @property
     def const(self):
         return self._const
+
+    @property
+    def atomic(self):
+        return self._atomic
 
     @property
     def threadIdx(self):
