@@ -127,7 +127,7 @@ func TestPageInBrowser(t *testing.T) {
 	pages := map[string]page{}
 	var frames strings.Builder
 	for _, tc := range cases {
-		rep := report(t, tc.protocol, "", model.GIL)
+		rep := report(t, tc.protocol, "", model.GIL, nil)
 		repro := "go run ./cmd/explore -protocol " + tc.protocol + " -strategy dfs -threads 2"
 		tr, err := check.NewTrace(rep, repro)
 		require.NoError(t, err)

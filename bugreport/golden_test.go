@@ -21,19 +21,30 @@ var update = flag.Bool("update", false, "rewrite the golden reports under testda
 const goldenRefresh = "go test ./bugreport -run TestGolden -update"
 
 // reportCases are the golden reports: the seed's race, a refcount
-// variant's exception, and merged's aborted launch (two launches, a
-// raising kernel).
+// variant's exception, merged's aborted launch (two launches, a raising
+// kernel), and the simulator's other two races (atomics of different
+// kinds, a shared array two threads both allocate).
 var reportCases = []struct {
 	name, protocol, file string // file: a file under testdata/scenarios, or "" for -threads 2
 	atomicity            model.Atomicity
 	repro                string
+	shape                *scenario.Shape // the flags' shape, searched with the default strategy
 }{
-	{"naive-gil-2-threads", "naive", "", model.GIL, "go run ./cmd/explore -protocol naive -strategy dfs -threads 2"},
-	{"refcount-del-gil-2-threads", "refcount-del", "", model.GIL, "go run ./cmd/explore -protocol refcount-del -strategy dfs -threads 2"},
-	{"merged-gil-aborted-launch", "merged", "aborted-launch.txt", model.GIL, "go run ./cmd/explore -protocol merged -scenario testdata/scenarios/aborted-launch.txt -strategy dfs"},
+	{"naive-gil-2-threads", "naive", "", model.GIL, "go run ./cmd/explore -protocol naive -strategy dfs -threads 2", nil},
+	{"refcount-del-gil-2-threads", "refcount-del", "", model.GIL, "go run ./cmd/explore -protocol refcount-del -strategy dfs -threads 2", nil},
+	{"merged-gil-aborted-launch", "merged", "aborted-launch.txt", model.GIL, "go run ./cmd/explore -protocol merged -scenario testdata/scenarios/aborted-launch.txt -strategy dfs", nil},
+	{"naive-gil-atomics-add-sub", "naive", "", model.GIL, "go run ./cmd/explore -protocol naive -atomics add,sub -calls 0", atomicsShape},
+	{"merged-gil-shared-array", "merged", "", model.GIL, "go run ./cmd/explore -protocol merged -shared -calls 0", sharedShape},
 }
 
-func report(t *testing.T, protocol, file string, a model.Atomicity) *check.Report {
+// The flags' shapes of the simulator's other races, reported as the CLI
+// reports them by default (strategy auto, shrunk).
+var (
+	atomicsShape = &scenario.Shape{Threads: 2, Blocks: 1, Modules: 1, Names: 1, Atomics: []scenario.AtomicOp{scenario.AtomicAdd, scenario.AtomicSub}}
+	sharedShape  = &scenario.Shape{Threads: 2, Blocks: 1, Modules: 1, Names: 1, Shared: true}
+)
+
+func report(t *testing.T, protocol, file string, a model.Atomicity, flags *scenario.Shape) *check.Report {
 	t.Helper()
 	p, err := check.Lookup(protocol)
 	require.NoError(t, err)
@@ -54,6 +65,11 @@ func report(t *testing.T, protocol, file string, a model.Atomicity) *check.Repor
 	if file == "" {
 		shape := scenario.DefaultShape
 		cfg.Shape, cfg.Shrink = &shape, true
+	}
+	if flags != nil {
+		sc, err = flags.Build()
+		require.NoError(t, err)
+		cfg = check.Config{Protocol: p, Scenario: sc, Atomicity: a, Shape: flags, Shrink: true}
 	}
 	rep, err := check.Explore(cfg)
 	require.NoError(t, err)
@@ -76,7 +92,7 @@ var goldenFormats = []struct {
 // review the diff.
 func TestGolden(t *testing.T) {
 	for _, tc := range reportCases {
-		rep := report(t, tc.protocol, tc.file, tc.atomicity)
+		rep := report(t, tc.protocol, tc.file, tc.atomicity, tc.shape)
 		for _, f := range goldenFormats {
 			t.Run(tc.name+f.ext, func(t *testing.T) {
 				golden(t, tc.name+f.ext, rep, tc.repro, f.write)

@@ -31,7 +31,7 @@ func Write(w io.Writer, r *check.Report, repro string) error {
 	if isMemory {
 		fmt.Fprintf(&b, "# CUDA simulator: %s (%s)\n\n", race.title, shape(sc))
 		b.WriteString("## What breaks\n\n")
-		fmt.Fprintf(&b, "Under the CUDA simulator (`NUMBA_ENABLE_CUDASIM=1`), %s, when %s. %s The module swap around the launch is numba-cuda's `%s` (%s); the race does not depend on it. ",
+		fmt.Fprintf(&b, "Under the CUDA simulator (`NUMBA_ENABLE_CUDASIM=1`), %s, in %s. %s The module swap around the launch is numba-cuda's `%s` (%s); the race does not depend on it. ",
 			race.what, situation(sc), race.code, t.Protocol, r.Config.Protocol.Summary)
 	} else {
 		fmt.Fprintf(&b, "# `swapped_cuda_module` (%s): %s (%s)\n\n", t.Protocol, headline(v), shape(sc))
@@ -42,6 +42,13 @@ func Write(w io.Writer, r *check.Report, repro string) error {
 	fmt.Fprintf(&b, "swapcheck's model checker (explore %s, atomicity `%s`: %s) found it by searching the interleavings of the threads (strategy `%s`).\n\n",
 		t.Version, t.Atomicity, r.Config.Atomicity.Doc(), t.Strategy)
 	fmt.Fprintf(&b, "%s\n\n", check.KindSeen[v.Kind])
+	if v.Kind == check.KindLostUpdate {
+		if line, err := printedArrays(r); err != nil {
+			return err
+		} else if line != "" {
+			b.WriteString(line + "\n\n")
+		}
+	}
 	if line := userError(v); line != "" {
 		fmt.Fprintf(&b, "The error thread %s raises, as numba's simulator words it:\n\n", v.Thread)
 		b.WriteString(fence("text", line+"\n"))
@@ -88,9 +95,16 @@ func Write(w io.Writer, r *check.Report, repro string) error {
 	b.WriteString("\n## Replay\n\n")
 	b.WriteString("Save the `trace.json` below, then, in a checkout of swapcheck, replay it in the model (it prints the trace above):\n\n")
 	b.WriteString(fence("sh", "go run ./cmd/explore -replay trace.json\n"))
-	if isMemory {
-		b.WriteString("\nOn numba's real simulator, `testdata/cpython/simulator_races.py` (in swapcheck) forces this race with a trace hook on kernelapi.py's own functions and prints the wrong result (`docs/simulator-fixes.md`):\n\n")
-		b.WriteString(fence("sh", "NUMBA_ENABLE_CUDASIM=1 python3 testdata/cpython/simulator_races.py\n"))
+	if isMemory && !r.Config.Protocol.Dispatches {
+		b.WriteString("\nand on numba's own CUDA simulator (any numba with it, such as Debian's `python3-numba` for `/usr/bin/python3`), forcing this interleaving with a trace hook on the lines of its `kernelapi.py` (`docs/replay.md`); it prints what the kernel's arrays hold and what each atomic returned, and exits 1 when the race happened:\n\n")
+		swap := " --swap rendition"
+		if r.Config.Protocol.Name == "naive" {
+			swap = "" // numba's own swap is naive's
+		}
+		b.WriteString(fence("sh", "go run ./cmd/explore -replay trace.json -emit-python replay.py\npython3 replay.py --target numba"+swap+"\n"))
+		if swap != "" {
+			fmt.Fprintf(&b, "\n(`--swap rendition` puts swapcheck's rendition of `%s` in place of the installed `swapped_cuda_module`, whose steps the trace follows; the race is in `kernelapi.py`'s atomics and shared arrays, which stay numba's own.)\n", t.Protocol)
+		}
 	} else {
 		b.WriteString("\nand on real Python threads (CPython 3.11), forcing this interleaving (`docs/replay.md`):\n\n")
 		b.WriteString(fence("sh", "go run ./cmd/explore -replay trace.json -emit-python replay.py\npython3 replay.py\n"))
@@ -107,6 +121,32 @@ func Write(w io.Writer, r *check.Report, repro string) error {
 	b.WriteString("\n</details>\n")
 	_, err = io.WriteString(w, b.String())
 	return err
+}
+
+// printedArrays says what main.py prints of the kernel's arrays after
+// the counterexample's interleaving, against what it prints after any
+// order of the atomics, one at a time.
+func printedArrays(r *check.Report) (string, error) {
+	got, orders, err := check.ArraysPrinted(r.Program, r.Result.Schedule)
+	if err != nil {
+		return "", err
+	}
+	var wrong, same []string
+	for i, g := range got {
+		switch o := orders[i]; {
+		case o != "" && o != g:
+			wrong = append(wrong, fmt.Sprintf("`%s`, where every order of the kernel's atomics, one at a time, prints `%s`", g, o))
+		case o == g:
+			same = append(same, fmt.Sprintf("`%s`", g))
+		}
+	}
+	switch {
+	case len(wrong) > 0:
+		return "Under the trace's interleaving, `main.py` below prints " + strings.Join(wrong, "; and ") + ".", nil
+	case len(same) > 0:
+		return "Under the trace's interleaving, `main.py` below prints " + strings.Join(same, ", ") + ", as every order of the atomics does: the update is lost in what the atomics returned (the verdict below says which), which a kernel that uses them sees.", nil
+	}
+	return "", nil
 }
 
 // memoryRace is how a report words a race of the simulator's other

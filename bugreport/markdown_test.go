@@ -99,7 +99,7 @@ func TestRendersOnGitHub(t *testing.T) {
 			require.NoError(t, again.WriteTable(&table))
 			require.Contains(t, blocks["text"], table.String(), "the trace table is not one code block")
 			require.Contains(t, blocks["text"], rep.Config.Scenario.String())
-			require.GreaterOrEqual(t, len(blocks["python"]), 3, "a module file, the device module, main.py")
+			require.Len(t, blocks["python"], len(rep.Config.Scenario.Modules)+1, "a file per module, then main.py")
 			require.True(t, strings.HasPrefix(blocks["python"][0], "# "+rep.Config.Scenario.Modules[0].Name+".py\n"))
 
 			require.Len(t, blocks["json"], 1)

@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/anishathalye/porcupine"
@@ -129,14 +130,75 @@ func lostUpdate(w *model.World) *sched.Failure {
 			calls = append(calls, fmt.Sprintf("%s %s returned %d", p.ThreadName(m.thread), atomicCallText(sc, c), c.Old))
 		}
 	}
-	var finals []string
+	var finals, orders []string
+	possible := true // every final value is one some order gives
 	for _, c := range cells {
 		a, i := c/scenario.MaxArraySize, c%scenario.MaxArraySize
-		finals = append(finals, fmt.Sprintf("%s[%d] is %d", sc.Arrays[a].Name, i, w.Element(a, i)))
+		el := fmt.Sprintf("%s[%d]", sc.Arrays[a].Name, i)
+		finals = append(finals, fmt.Sprintf("%s is %d", el, w.Element(a, i)))
+		ends := orderFinals(threads, c)
+		possible = possible && slices.Contains(ends, w.Element(a, i))
+		if len(ends) == 1 {
+			orders = append(orders, fmt.Sprintf("%s = %d", el, ends[0]))
+		} else {
+			orders = append(orders, fmt.Sprintf("%s in %v", el, ends))
+		}
+	}
+	tail := ""
+	if possible {
+		tail = ": the final value is possible, what they returned is not"
 	}
 	return &sched.Failure{Kind: KindLostUpdate, Thread: -1,
-		Message: fmt.Sprintf("every thread exited, but %s: no order of the atomics, one at a time (each thread's in its order), gives that and what they returned (%s)",
-			strings.Join(finals, ", "), strings.Join(calls, "; "))}
+		Message: fmt.Sprintf("every thread exited, but %s: no order of the atomics, one at a time (each thread's in its order), gives that and what they returned (%s); every order ends with %s%s",
+			strings.Join(finals, ", "), strings.Join(calls, "; "), strings.Join(orders, ", "), tail)}
+}
+
+// orderFinals are the values element cell ends with after the threads'
+// atomics on it run one at a time from zero, each thread's in its order,
+// in every such order (what they return aside), sorted.
+func orderFinals(threads [][]model.AtomicCall, cell int) []int {
+	var seqs [][]model.AtomicCall
+	for _, calls := range threads {
+		var on []model.AtomicCall
+		for _, c := range calls {
+			if cellOf(c) == cell {
+				on = append(on, c)
+			}
+		}
+		seqs = append(seqs, on)
+	}
+	var ends []int
+	seen := map[string]bool{}
+	pos := make([]int, len(seqs))
+	var walk func(v int)
+	walk = func(v int) {
+		key := fmt.Sprint(pos, v)
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+		done := true
+		for i, sq := range seqs {
+			if pos[i] == len(sq) {
+				continue
+			}
+			done = false
+			c := sq[pos[i]]
+			nv, stores := c.Op.Apply(v, c.Value, c.Cmp)
+			if !stores {
+				nv = v
+			}
+			pos[i]++
+			walk(nv)
+			pos[i]--
+		}
+		if done && !slices.Contains(ends, v) {
+			ends = append(ends, v)
+		}
+	}
+	walk(0)
+	slices.Sort(ends)
+	return ends
 }
 
 // atomicsExplained reports whether some order of the threads' atomics,
@@ -187,4 +249,43 @@ func sharedSplitFailure(p *model.Program, ev *model.Event) *sched.Failure {
 	return &sched.Failure{Kind: KindSharedNotShared, Thread: sched.ThreadID(ev.Thread),
 		Message: fmt.Sprintf("%s: cuda.shared.array returned array #%d, but a thread of its launch got array #%d from the same line: FakeCUDAShared._allocations[caller] was stored twice, and the block's threads do not share the array",
 			p.ThreadName(ev.Thread), int(ev.Saw), int(ev.Want))}
+}
+
+// ArraysPrinted is what a user's main.py prints of the kernel's arrays
+// after schedule ("a = [1]", numpy's rendering of an int64 array), and
+// what it prints after any order of their atomics run one at a time, or
+// "" for an array whose orders end differently.
+func ArraysPrinted(p *model.Program, schedule []sched.ThreadID) (got, orders []string, err error) {
+	w := model.New(p)
+	for i, t := range schedule {
+		if int(t) < 0 || int(t) >= w.NumThreads() || w.Status(int(t)) != sched.Runnable {
+			return nil, nil, fmt.Errorf("step %d: thread %d cannot step", i+1, t)
+		}
+		w.Step(int(t))
+	}
+	var threads [][]model.AtomicCall
+	for t := range p.NumThreads() {
+		if calls := w.AtomicCalls(t); len(calls) > 0 {
+			threads = append(threads, calls)
+		}
+	}
+	for a, arr := range p.Scenario.Arrays {
+		g, o := make([]string, arr.Size), make([]string, arr.Size)
+		agree := true
+		for i := range arr.Size {
+			g[i] = strconv.Itoa(w.Element(a, i))
+			ends := orderFinals(threads, a*scenario.MaxArraySize+i)
+			agree = agree && len(ends) == 1
+			if len(ends) == 1 {
+				o[i] = strconv.Itoa(ends[0])
+			}
+		}
+		got = append(got, fmt.Sprintf("%s = [%s]", arr.Name, strings.Join(g, " ")))
+		if agree {
+			orders = append(orders, fmt.Sprintf("%s = [%s]", arr.Name, strings.Join(o, " ")))
+		} else {
+			orders = append(orders, "")
+		}
+	}
+	return got, orders, nil
 }
