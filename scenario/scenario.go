@@ -385,6 +385,11 @@ func (sh Shape) BuildUpTo(maxThreads int) (*Scenario, error) {
 		sc.MaxFaults = sh.MaxFaults
 	}
 	sc.Modules = append(sc.Modules, Module{Name: "kernels", Names: nameList(sh.Names)})
+	if sh.Calls == 0 && !sh.HostCalls {
+		// nothing calls a device function: a module of them would be
+		// code no thread runs, which a report would show for nothing
+		sh.Modules, sh.Nest = 0, 0
+	}
 	for m := 1; m <= sh.Modules; m++ {
 		sc.Modules = append(sc.Modules, Module{Name: fmt.Sprintf("dev%d", m), Names: nameList(sh.Names)})
 	}
