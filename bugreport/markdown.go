@@ -165,6 +165,11 @@ var memoryRaces = map[string]memoryRace{
 		what:  "two threads of a block can get different arrays from one `cuda.shared.array` line",
 		code:  "`FakeCUDAShared.array` (numba-cuda's `kernelapi.py`, lines 112-136 at HEAD; numba 0.56.4's, lines 100-121) reads `self._allocations.get(caller)` and, on a miss, stores a fresh `np.empty`: two threads that both miss each store and keep their own.",
 	},
+	check.KindStaleRead: {
+		title: "after `cuda.syncthreads()` a thread does not see another thread's store to a `cuda.shared.array`",
+		what:  "a thread can read a slot of a `cuda.shared.array` after `cuda.syncthreads()` and not see what another thread of its block stored there before the barrier",
+		code:  "`FakeCUDAShared.array` (numba-cuda's `kernelapi.py`, lines 112-136 at HEAD; numba 0.56.4's, lines 100-121) reads `self._allocations.get(caller)` and, on a miss, stores a fresh `np.empty`: two threads that both miss each keep their own array, and each stores to and reads from its own.",
+	},
 }
 
 // headline is the failure in a title's words: the error a user sees

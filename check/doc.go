@@ -40,7 +40,11 @@
 // ended, no order of the atomics, each thread's in its order, gives the
 // arrays and what the atomics returned: porcupine again, per element) and
 // shared-not-shared (two threads of a launch got different arrays from
-// one cuda.shared.array line).
+// one cuda.shared.array line) and stale-read (after cuda.syncthreads() a
+// load of a slot that another thread of the block stored to before the
+// barrier reads another array than the store went into: the harm of a
+// split, so a search, which stops at the split, reports it first only
+// where a split is not checked; random walks and replays see both).
 //
 // Each violation has a class (Harm): after-failure when only a thread of a
 // launch that had already failed (a lingering thread of an aborted block)

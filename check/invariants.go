@@ -28,10 +28,15 @@ const (
 	// KindSharedNotShared: two threads of a launch got different arrays
 	// from one cuda.shared.array call site (memory.go).
 	KindSharedNotShared = "shared-not-shared"
+	// KindStaleRead: after cuda.syncthreads(), a thread loaded a slot of
+	// its shared array that another thread of its block stored to before
+	// the barrier, into another array: the store is not there
+	// (model.EvStaleRead).
+	KindStaleRead = "stale-read"
 )
 
 // Kinds lists every violation kind.
-var Kinds = []string{KindUseSawReal, KindUseSawNone, KindUseSawOtherFake, KindException, KindLeftSwapped, KindRegistryLeft, KindDeadlock, KindNotLinearizable, KindLostUpdate, KindSharedNotShared}
+var Kinds = []string{KindUseSawReal, KindUseSawNone, KindUseSawOtherFake, KindException, KindLeftSwapped, KindRegistryLeft, KindDeadlock, KindNotLinearizable, KindLostUpdate, KindSharedNotShared, KindStaleRead}
 
 // stepFailure applies the per-step invariants to one event, and says the
 // class of the failure (see Harm).
@@ -46,6 +51,9 @@ func stepFailure(p *model.Program, ev *model.Event) (*sched.Failure, Harm) {
 func describeFailure(p *model.Program, ev *model.Event) *sched.Failure {
 	if ev.Kind == model.EvSharedSplit {
 		return sharedSplitFailure(p, ev)
+	}
+	if ev.Kind == model.EvStaleRead {
+		return staleReadFailure(p, ev)
 	}
 	p.Describe(ev)
 	who := p.ThreadName(ev.Thread)
@@ -78,7 +86,7 @@ func describeFailure(p *model.Program, ev *model.Event) *sched.Failure {
 // which a search under ScopeHarmful steps past: so that peeks (which skip
 // Step where failing is false) leave no such step uncounted.
 func failing(ev *model.Event) bool {
-	return ev.Kind == model.EvUse && ev.Saw != ev.Want || ev.Raised != 0 && ev.Machinery || ev.Kind == model.EvSharedSplit
+	return ev.Kind == model.EvUse && ev.Saw != ev.Want || ev.Raised != 0 && ev.Machinery || ev.Kind == model.EvSharedSplit || ev.Kind == model.EvStaleRead
 }
 
 func useAttr(ev *model.Event) string {

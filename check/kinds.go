@@ -13,6 +13,7 @@ var KindInvariant = map[string]string{
 	KindNotLinearizable: "The swap machinery, seen from outside, behaves like its sequential specification (a module is swapped exactly while some thread is inside a call into it); this execution's history of swaps and reads has no such order.",
 	KindLostUpdate:      "Every `cuda.atomic` operation acts as if alone: some order of a launch's atomics, one at a time and each thread's in its own order, gives the array's final value and what each atomic returned; here none does (`FakeCUDAAtomic` holds one lock per operation, so two kinds of operation interleave inside `array[index] += val`).",
 	KindSharedNotShared: "Every thread of a block gets the same array from one `cuda.shared.array` line; here two got different ones (`FakeCUDAShared.array` stores a fresh `np.empty` on a miss, and two threads both missed).",
+	KindStaleRead:       "After `cuda.syncthreads()` a thread sees what the other threads of its block stored to their shared array before the barrier; here a thread loaded a slot another thread stored to, and read its own array, where that store never went.",
 }
 
 // KindSeen says, for each of Kinds, what a user of the simulator sees when
@@ -28,4 +29,5 @@ var KindSeen = map[string]string{
 	KindNotLinearizable: "Code reading the module's globals from another thread sees a swap state no sequential order of the calls explains.",
 	KindLostUpdate:      "Nothing is raised: the kernel returns, and the array holds a value no order of its atomics gives (an update is lost), or an atomic returned a value no order gives.",
 	KindSharedNotShared: "Nothing is raised: the threads write to different arrays, so what one thread wrote before `cuda.syncthreads()` is not there for the others (a reduction sums garbage).",
+	KindStaleRead:       "Nothing is raised: the thread reads what its own array holds (`np.empty`'s garbage, or its own stores), not what the other thread stored.",
 }

@@ -244,6 +244,14 @@ func atomicCallText(sc *scenario.Scenario, c model.AtomicCall) string {
 	return sc.AtomicCall(scenario.Stmt{Kind: scenario.OpAtomic, Atomic: c.Op, Array: c.Array, Index: c.Index, Value: c.Value, Cmp: c.Cmp})
 }
 
+// staleReadFailure is the stale-read failure of ev.
+func staleReadFailure(p *model.Program, ev *model.Event) *sched.Failure {
+	p.Describe(ev)
+	return &sched.Failure{Kind: KindStaleRead, Thread: sched.ThreadID(ev.Thread),
+		Message: fmt.Sprintf("%s: %s after cuda.syncthreads() reads its array #%d, but the slot's last store before the barrier, by another thread of its block, went into array #%d",
+			p.ThreadName(ev.Thread), ev.Text, int(ev.Saw), int(ev.Want))}
+}
+
 // sharedSplitFailure is the shared-not-shared failure of ev.
 func sharedSplitFailure(p *model.Program, ev *model.Event) *sched.Failure {
 	return &sched.Failure{Kind: KindSharedNotShared, Thread: sched.ThreadID(ev.Thread),

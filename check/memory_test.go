@@ -2,6 +2,7 @@ package check_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -135,8 +136,81 @@ func TestMemoryFixesVerified(t *testing.T) {
 			require.True(t, rep.Verified(), "%+v", rep.Result.Failure)
 			rep = exploreMem(t, shared(""), a)
 			require.Equal(t, check.KindSharedNotShared, rep.Result.Failure.Kind)
+
+			// each thread stores its slot, waits, loads every slot: with
+			// the fix no load misses a store (stale-read checked on every
+			// path), unfixed the split comes first
+			rep = exploreMem(t, barrierScenario(t, 4, "shared-setdefault"), a)
+			require.True(t, rep.Verified(), "%+v", rep.Result.Failure)
+			rep = exploreMem(t, barrierScenario(t, 4, ""), a)
+			require.Equal(t, check.KindSharedNotShared, rep.Result.Failure.Kind)
 		})
 	}
+}
+
+// barrierScenario: each of threads threads allocates s, stores to its
+// own slot, waits at the barrier and loads every slot.
+func barrierScenario(t *testing.T, threads int, fix string) *scenario.Scenario {
+	t.Helper()
+	body := "shared.array s " + fmt.Sprint(threads) + "; "
+	for i := range threads - 1 {
+		body += fmt.Sprintf("if tid == %d: store s %d %d; else: ", i, i, i+1)
+	}
+	body += fmt.Sprintf("store s %d %d", threads-1, threads) + strings.Repeat("; end", threads-1) + "; syncthreads"
+	for i := range threads {
+		body += fmt.Sprintf("; load s %d", i)
+	}
+	text := fmt.Sprintf("threads %d\nmodule kernels cuda\nkernel: %s\n", threads, body)
+	if fix != "" {
+		text += "fix " + fix + "\n"
+	}
+	sc, err := scenario.Parse(strings.NewReader(text))
+	require.NoError(t, err, text)
+	return sc
+}
+
+// TestStaleRead: stale-read is what a split shared array does to a
+// kernel that communicates through it, so a search, which stops at the
+// split, never reports it first; on random full schedules (the checked
+// system stepped on past each failure) it shows up, always after a
+// split, and only where a load after the barrier reads another array
+// than the one its slot's store went into.
+func TestStaleRead(t *testing.T) {
+	merged, err := check.Lookup("merged")
+	require.NoError(t, err)
+	p, err := model.NewProgram(barrierScenario(t, 2, ""), merged, model.GIL)
+	require.NoError(t, err)
+	stale := 0
+	for seed := range uint64(200) {
+		s := check.NewSystem(p)
+		rng := rand.New(rand.NewPCG(seed, 0))
+		var kinds []string
+		var staleMsg string
+		for {
+			var runnable []sched.ThreadID
+			for u := range s.NumThreads() {
+				if s.Status(sched.ThreadID(u)) == sched.Runnable {
+					runnable = append(runnable, sched.ThreadID(u))
+				}
+			}
+			if len(runnable) == 0 {
+				break
+			}
+			if f := s.Step(runnable[rng.IntN(len(runnable))]); f != nil {
+				kinds = append(kinds, f.Kind)
+				if f.Kind == check.KindStaleRead {
+					staleMsg = f.Message
+				}
+			}
+		}
+		if staleMsg != "" {
+			stale++
+			require.Equal(t, check.KindSharedNotShared, kinds[0], "seed %d: %v", seed, kinds)
+			require.Regexp(t, `^T[01]: x = s\[[01]\] after cuda.syncthreads\(\) reads its array #[12], but the slot's last store before the barrier, by another thread of its block, went into array #[12]$`, staleMsg)
+		}
+	}
+	require.Greater(t, stale, 0, "no random schedule of 200 read a stale slot")
+	t.Logf("%d of 200 random schedules read a stale slot", stale)
 }
 
 // TestAtomicsExplained: the lost-update check reads what each atomic

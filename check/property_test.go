@@ -37,9 +37,9 @@ type genOptions struct {
 	// faults: the search-chosen faults the scenario may hold, each drawn
 	// in or out, with a bound of 1 to 2 per execution
 	faults scenario.Faults
-	// memory: the kernel may make atomics on an array a of 2 elements and
-	// allocate shared arrays (with one host), the simulator fixed
-	// (atomics-one-lock, shared-setdefault)
+	// memory: the kernel may make atomics on an array a of 2 elements,
+	// allocate shared arrays and store to and load from them (with one
+	// host), the simulator fixed (atomics-one-lock, shared-setdefault)
 	memory bool
 }
 
@@ -86,6 +86,7 @@ func drawScenario(t *rapid.T, o genOptions) *scenario.Scenario {
 		sc.Fixes = scenario.FixAtomicsOneLock | scenario.FixSharedSetdefault
 	}
 	sites := 0
+	topSite := -1 // the last site drawn at the kernel's top level: stores and loads go to it
 	// body draws a statement list of module mod's code: calls go to
 	// functions callFrom and later; branches and repeats nest two deep.
 	var body func(mod, callFrom, depth int) []scenario.Stmt
@@ -97,7 +98,11 @@ func drawScenario(t *rapid.T, o genOptions) *scenario.Scenario {
 				kind = scenario.OpUse
 			}
 			if memory && callFrom == 0 && rapid.IntRange(0, 3).Draw(t, "memory statement") == 0 { // the kernel's
-				kind = rapid.SampledFrom([]scenario.OpKind{scenario.OpAtomic, scenario.OpShared}).Draw(t, "memory kind")
+				kinds := []scenario.OpKind{scenario.OpAtomic, scenario.OpShared}
+				if depth == 0 && topSite >= 0 {
+					kinds = append(kinds, scenario.OpStore, scenario.OpLoad)
+				}
+				kind = rapid.SampledFrom(kinds).Draw(t, "memory kind")
 			}
 			switch kind {
 			case scenario.OpAtomic:
@@ -112,7 +117,13 @@ func drawScenario(t *rapid.T, o genOptions) *scenario.Scenario {
 				out = append(out, st)
 			case scenario.OpShared:
 				out = append(out, scenario.Stmt{Kind: scenario.OpShared, Target: "s", Size: 2, Site: sites})
+				if depth == 0 {
+					topSite = sites
+				}
 				sites++
+			case scenario.OpStore, scenario.OpLoad:
+				out = append(out, scenario.Stmt{Kind: kind, Target: "s", Size: 2, Site: topSite,
+					Index: rapid.IntRange(0, 1).Draw(t, "element"), Value: rapid.IntRange(1, 3).Draw(t, "stored")})
 			case scenario.OpUse:
 				out = append(out, scenario.Stmt{Kind: scenario.OpUse, Name: rapid.IntRange(0, len(sc.Modules[mod].Names)-1).Draw(t, "name"),
 					Attr: "local"})

@@ -147,6 +147,7 @@ func TestEveryKindIsFound(t *testing.T) {
 		{"a lock taken twice, 2 threads, dfs", deadlocking, shape(2), sched.DFS{}, false},
 		{"merged, atomic add and sub, dfs", lookup("merged"), parse("array a 1\nmodule k cuda\nkernel: if tid == 0: atomic.add a 0 1; else: atomic.sub a 0 1; end\n"), sched.DFS{}, false},
 		{"merged, shared.array, dfs", lookup("merged"), parse("module k cuda\nkernel: shared.array s 2\n"), sched.DFS{}, false},
+		{"merged, shared.array stored, synced and loaded, dfs", lookup("merged"), parse("module k cuda\nkernel: shared.array s 2; if tid == 0: store s 0 1; else: store s 1 2; end; syncthreads; load s 0; load s 1\n"), sched.DFS{}, false},
 	}
 	found := map[string]string{}
 	for _, s := range searches {

@@ -18,6 +18,11 @@ const (
 	// launch got from the same call site (Want): FakeCUDAShared's
 	// allocation was overwritten (memory.go).
 	EvSharedSplit
+	// EvStaleRead: after a barrier, a thread loaded a slot of its shared
+	// array (Saw, its array's number) that another thread of its block
+	// stored to before the barrier, into another array (Want)
+	// (memory.go).
+	EvStaleRead
 )
 
 // Event describes one step: who ran, which Python line and bytecode it

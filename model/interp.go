@@ -345,6 +345,9 @@ func (w *World) execSync(t, f int, cd *code, st *stmt) {
 		w.s[base+tBlocked] = 1
 	case syncWait:
 		w.s[base+tEvent] = 0
+		if w.p.elements {
+			w.s[w.mem(t)+mEpoch]++ // the thread passed the barrier (memory.go)
+		}
 	}
 	if sub == syncRecheck {
 		w.nextStmt(f)

@@ -53,6 +53,21 @@ import (
 // self._allocations.setdefault(caller, np.empty(shape, dtype)), one C
 // call that stores only on a miss and returns what the dict holds.
 //
+// # A store or a load: s[i] = v, x = s[i]
+//
+// On the array the thread's shared.array at the site returned: a plain
+// ndarray (np.empty), whose element set or get is one C call
+// (STORE_SUBSCR, BINARY_SUBSCR), one step. Under gil-breaker the model
+// lets another thread run after it, which CPython 3.11 does not (no
+// eval-breaker check follows before the next statement): more
+// interleavings than 3.11 runs, so what is verified holds, and a trace
+// may show a switch there that 3.11 cannot make. Each thread keeps the
+// array it holds from each site and the barriers it passed (its epoch);
+// each element of an allocation keeps the array its last store went
+// into, with the storing thread's epoch and block, which is all a load
+// needs to tell whether it sees a store made before the barrier it
+// passed (stale-read).
+//
 // # State
 //
 // An element is a slot; a lock is a slot, 1 while held (threading.Lock
@@ -85,11 +100,23 @@ const (
 	shStore
 )
 
-// The thread's memory slots, after its frames.
+// The thread's memory slots, after its frames: then, with stores or
+// loads, the array it holds from each shared.array site (memHeld), then
+// each atomic's old, in the order the thread runs them (memOld).
 const (
-	mDone = iota // atomics completed
-	mCur         // the element a reread loaded
-	mOld         // each atomic's old, in the order the thread runs them
+	mDone  = iota // atomics completed
+	mCur          // the element a reread loaded
+	mEpoch        // the barriers (syncthreads) the thread passed
+)
+
+// An element's slots in an allocation (with stores or loads): the array
+// the last store went into (0: none yet), the storing thread's epoch
+// then, and its block (global numbering, 1-based).
+const (
+	elArr = iota
+	elEpoch
+	elBlock
+	elemSlots
 )
 
 // The allocation's slots, per launch and site.
@@ -189,7 +216,7 @@ func (w *World) cell(st *stmt) int { return w.p.lay.cells[st.array] + st.index }
 // alloc is the first slot of the allocation of thread t's launch at st's
 // site.
 func (w *World) alloc(t int, st *stmt) int {
-	return w.p.lay.alloc + ((w.p.threadLaunch[t]-1)*w.p.sharedSites+st.site)*allocSlots
+	return w.p.lay.alloc + (w.p.threadLaunch[t]-1)*w.p.lay.launchAlloc + w.p.lay.siteOff[st.site]
 }
 
 // execAtomic is one sub-step of an atomic (sAtomic).
@@ -211,7 +238,7 @@ func (w *World) execAtomic(t, f int, cd *code, st *stmt) {
 		}
 	case atRead:
 		old := w.s[cell]
-		w.s[m+mOld+st.seq] = old
+		w.s[m+w.p.lay.memOld+st.seq] = old
 		if w.Trace {
 			w.effect("old = %s[%d] is %d", w.p.Scenario.Arrays[st.array].Name, st.index, old)
 		}
@@ -230,8 +257,9 @@ func (w *World) execAtomic(t, f int, cd *code, st *stmt) {
 			w.effect("%s[%d] is %d", w.p.Scenario.Arrays[st.array].Name, st.index, w.s[cell])
 		}
 	case atWrite:
-		w.cache.ev.alt = st.op.Rereads(int(w.s[m+mOld+st.seq]), st.val)
-		v, _ := writeValue(st.op, int(w.s[m+mOld+st.seq]), int(w.s[m+mCur]), st.val, st.cmp)
+		old := int(w.s[m+w.p.lay.memOld+st.seq])
+		w.cache.ev.alt = st.op.Rereads(old, st.val)
+		v, _ := writeValue(st.op, old, int(w.s[m+mCur]), st.val, st.cmp)
 		w.s[cell] = slot(v)
 		w.s[m+mCur] = 0
 		if w.Trace {
@@ -241,7 +269,7 @@ func (w *World) execAtomic(t, f int, cd *code, st *stmt) {
 		w.s[lock] = 0
 		w.s[m+mDone]++
 		if w.Trace {
-			w.effect("%s released; returns %d", w.p.lockName(st.lock), w.s[m+mOld+st.seq])
+			w.effect("%s released; returns %d", w.p.lockName(st.lock), w.s[m+w.p.lay.memOld+st.seq])
 		}
 		w.nextStmt(f)
 		return
@@ -266,7 +294,7 @@ func (w *World) execShared(t, f int, cd *code, st *stmt) {
 			if w.Trace {
 				w.effect("self._allocations.get(caller) is array #%d", e)
 			}
-			w.hand(t, f, a, e)
+			w.hand(t, f, st, a, e)
 			return
 		}
 		if w.Trace {
@@ -279,7 +307,7 @@ func (w *World) execShared(t, f int, cd *code, st *stmt) {
 		if w.Trace {
 			w.effect("setdefault finds array #%d; the thread's np.empty is dropped", w.s[a+alEntry])
 		}
-		w.hand(t, f, a, w.s[a+alEntry])
+		w.hand(t, f, st, a, w.s[a+alEntry])
 		return
 	}
 	w.s[a+alMade]++
@@ -287,13 +315,16 @@ func (w *World) execShared(t, f int, cd *code, st *stmt) {
 	if w.Trace {
 		w.effect("self._allocations[caller] = array #%d (this thread's np.empty)", w.s[a+alEntry])
 	}
-	w.hand(t, f, a, w.s[a+alEntry])
+	w.hand(t, f, st, a, w.s[a+alEntry])
 }
 
 // hand ends thread t's shared.array, which returns array e: the first
 // array a thread of the launch got from the site is handed, and another
 // one is the violation (EvSharedSplit).
-func (w *World) hand(t, f, a int, e slot) {
+func (w *World) hand(t, f int, st *stmt, a int, e slot) {
+	if w.p.elements {
+		w.s[w.mem(t)+w.p.lay.memHeld+st.site] = e
+	}
 	switch h := w.s[a+alHanded]; {
 	case h == 0:
 		w.s[a+alHanded] = e
@@ -303,6 +334,57 @@ func (w *World) hand(t, f, a int, e slot) {
 		w.cache.ev.Aborted = w.s[w.thread(t)+tAbort] != 0
 	}
 	w.nextStmt(f)
+}
+
+// execElement is a store to or a load from a shared array (sStore,
+// sLoad): numpy's element set or get on the array the thread's
+// shared.array at st's site returned, one C call. A store notes which
+// array it went into, and when (the thread's epoch, its block); a load
+// after a barrier of a slot that another thread of its block stored to
+// before the barrier, into another array, does not see that store
+// (EvStaleRead).
+func (w *World) execElement(t, f int, st *stmt) {
+	m := w.mem(t)
+	held := w.s[m+w.p.lay.memHeld+st.site]
+	el := w.alloc(t, st) + allocSlots + st.index*elemSlots
+	epoch, block := w.s[m+mEpoch], slot(w.p.threadBlock[t]+1)
+	name := w.p.siteName[st.site]
+	if st.kind == sStore {
+		w.s[el+elArr], w.s[el+elEpoch], w.s[el+elBlock] = held, epoch, block
+		if w.Trace {
+			w.effect("%s[%d] = %d, into array #%d", name, st.index, st.val, held)
+		}
+		w.nextStmt(f)
+		return
+	}
+	if w.Trace {
+		w.effect("reads %s[%d] of array #%d", name, st.index, held)
+	}
+	if last := w.s[el+elArr]; last != 0 && last != held && w.s[el+elBlock] == block && w.s[el+elEpoch] < epoch {
+		w.cache.ev.Kind = EvStaleRead
+		w.cache.ev.Saw, w.cache.ev.Want = Value(held), Value(last)
+		w.cache.ev.Aborted = w.s[w.thread(t)+tAbort] != 0
+	}
+	w.nextStmt(f)
+}
+
+// elementFootprint: a store writes, a load reads the allocation the
+// thread's launch made at st's site.
+func elementFootprint(w *World, f int, cd *code, st *stmt) sched.Footprint {
+	fp := sched.Footprint{Object: w.allocObject(f, st), Access: sched.Read}
+	if st.kind == sStore {
+		fp.Access = sched.Write
+	}
+	return fp
+}
+
+func futureElement(sc *futureScan, t int, cd *code, b, from, sub int, st *stmt) {
+	l := &sc.w.p.lay
+	fp := sched.Footprint{Object: l.objAlloc + (sc.w.p.threadLaunch[t]-1)*sc.w.p.sharedSites + st.site, Access: sched.Read}
+	if st.kind == sStore {
+		fp.Access = sched.Write
+	}
+	sc.step(futStep{fp: fp})
 }
 
 func atomicFootprint(w *World, f int, cd *code, st *stmt) sched.Footprint {
@@ -486,7 +568,7 @@ func (w *World) AtomicCalls(t int) []AtomicCall {
 		if st.kind != sAtomic || len(out) == done {
 			continue
 		}
-		out = append(out, AtomicCall{Op: st.op, Array: st.array, Index: st.index, Value: st.val, Cmp: st.cmp, Old: int(w.s[m+mOld+st.seq])})
+		out = append(out, AtomicCall{Op: st.op, Array: st.array, Index: st.index, Value: st.val, Cmp: st.cmp, Old: int(w.s[m+w.p.lay.memOld+st.seq])})
 	}
 	return out
 }

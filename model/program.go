@@ -29,6 +29,8 @@ const (
 	sRaiseFault   // the raise fault's pseudo-thread: arms a raise (raisefault.go)
 	sAtomic       // cuda.atomic.OP(array, ...): FakeCUDAAtomic (memory.go)
 	sShared       // cuda.shared.array(...): FakeCUDAShared (memory.go)
+	sStore        // s[i] = v on a shared array (memory.go)
+	sLoad         // x = s[i] on a shared array (memory.go)
 	numStmtKinds
 )
 
@@ -122,6 +124,12 @@ type Program struct {
 	// maxAtomics is the most atomics one thread runs, sharedSites the
 	// kernel's shared.array call sites (memory.go)
 	maxAtomics, sharedSites int
+	// elements: the kernel stores to or loads from a shared array, so
+	// each thread keeps the arrays it holds and the barriers it passed,
+	// and each allocation what was stored where (memory.go)
+	elements bool
+	// siteName is the name each shared.array site assigns, in site order
+	siteName []string
 }
 
 // maxLocks bounds the locks a program may make (one per call at most): lock
@@ -268,6 +276,9 @@ func NewProgram(sc *scenario.Scenario, p *Protocol, a Atomicity) (*Program, erro
 		pr.globalNames = append(pr.globalNames, names)
 	}
 	pr.sharedSites = sc.SharedSites()
+	for _, s := range sc.SharedAllocs() {
+		pr.siteName = append(pr.siteName, s.Target)
+	}
 	pr.addSignal()
 	pr.addRaiser()
 	pr.lay = newLayout(pr)
@@ -359,6 +370,12 @@ func (pr *Program) flatten(out []stmt, mod int, body []scenario.Stmt, tid, bid i
 			pr.maxAtomics = max(pr.maxAtomics, st.seq+1)
 		case scenario.OpShared:
 			st.kind, st.arg, st.site = sShared, s.Name, s.Site
+		case scenario.OpStore, scenario.OpLoad:
+			st.kind, st.site, st.index, st.val = sStore, s.Site, s.Index, s.Value
+			if s.Kind == scenario.OpLoad {
+				st.kind = sLoad
+			}
+			pr.elements = true
 		case scenario.OpRepeat:
 			for range s.Times {
 				var stop bool
@@ -580,6 +597,13 @@ type layout struct {
 	cells             []int
 	opLock, alloc     int
 	memBase, memSlots int
+	// memHeld and memOld are where a thread's held arrays (one per
+	// shared.array site) and its atomics' olds begin in its memory
+	// slots; siteOff is each site's first slot in a launch's
+	// allocations, launchAlloc their slots per launch
+	memHeld, memOld int
+	siteOff         []int
+	launchAlloc     int
 	// object numbers, for footprints
 	objContext, objGlobals, objLockReg, objCount, objOrig, objLock int
 	objCell, objOpLock, objAlloc, numObjects                       int
@@ -657,11 +681,23 @@ func newLayout(pr *Program) layout {
 	}
 	l.opLock, n = n, n+locks
 	allocs := pr.hosts * sc.Launches * pr.sharedSites
-	l.alloc, n = n, n+allocs*allocSlots
+	for _, s := range sc.SharedAllocs() {
+		l.siteOff = append(l.siteOff, l.launchAlloc)
+		l.launchAlloc += allocSlots
+		if pr.elements {
+			l.launchAlloc += s.Size * elemSlots
+		}
+	}
+	l.alloc, n = n, n+pr.hosts*sc.Launches*l.launchAlloc
 	l.threads = n
 	l.memBase = tFrames + pr.maxFrames*frameSize
-	if pr.maxAtomics > 0 {
-		l.memSlots = mOld + pr.maxAtomics
+	l.memOld = mEpoch
+	if pr.elements {
+		l.memHeld = mEpoch + 1
+		l.memOld = l.memHeld + pr.sharedSites
+	}
+	if pr.maxAtomics > 0 || pr.elements {
+		l.memSlots = l.memOld + pr.maxAtomics
 	}
 	l.threadSize = l.memBase + l.memSlots
 	n += l.threadSize * pr.NumThreads()

@@ -109,6 +109,9 @@ type anchor struct {
 	// API names a step in the simulator's kernelapi.py (tag "api"), which
 	// the script finds in the kernelapi.py it runs (memory.go).
 	API *apiStep `json:"api,omitempty"`
+	// Elem marks a store to or a load from a shared array, whose turn the
+	// judge records (memory.go).
+	Elem *elemStep `json:"elem,omitempty"`
 }
 
 type turn struct {
@@ -203,7 +206,7 @@ type data struct {
 var replayable = map[string]bool{
 	check.KindUseSawReal: true, check.KindUseSawNone: true, check.KindUseSawOtherFake: true,
 	check.KindException: true, check.KindLeftSwapped: true, check.KindRegistryLeft: true,
-	check.KindLostUpdate: true, check.KindSharedNotShared: true,
+	check.KindLostUpdate: true, check.KindSharedNotShared: true, check.KindStaleRead: true,
 }
 
 // threadInfo is where a model thread comes from: a host, or a GPU thread

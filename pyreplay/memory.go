@@ -54,6 +54,32 @@ func apiStepOf(text string) (*apiStep, error) {
 	return s, nil
 }
 
+// elemStep is a store to or a load from a shared array: the local name
+// the kernel holds it by, the call site that allocated it, the index.
+type elemStep struct {
+	Store  bool   `json:"store"`
+	Target string `json:"target"`
+	Site   int    `json:"site"`
+	Index  int    `json:"index"`
+}
+
+// elemOf is s's elemStep, nil for a statement that is no store or load.
+func elemOf(s *scenario.Stmt) *elemStep {
+	if s.Kind != scenario.OpStore && s.Kind != scenario.OpLoad {
+		return nil
+	}
+	return &elemStep{Store: s.Kind == scenario.OpStore, Target: s.Target, Site: s.Site, Index: s.Index}
+}
+
+// firstOp is the first instruction of the statement's line (3.11 to
+// 3.13): s[i] = v loads v first, x = s[i] the array.
+func (e *elemStep) firstOp() string {
+	if e.Store {
+		return "LOAD_CONST"
+	}
+	return "LOAD_FAST"
+}
+
 // memoryData is what the script's judge of the simulator's other races
 // needs: the kernel's arrays (the host program passes them, and the judge
 // reads what they hold at the end) and, per model thread, the atomics it

@@ -138,6 +138,8 @@ class Target:
         self.launch_only = set()  # (tag, line, k) of anchors only a launch's __call__ has (not a device call's)
         self.scans = set()    # (tag, line, k) of the scan's passes
         self.uses = {}        # (tag, line) -> the global a use loads
+        self.elems = {}       # (tag, line) -> the store or load of a shared array there
+        self.sync_recheck = None  # (tag, line, k) of syncthreads' second abort check: the thread passed the barrier
         self.poll_loop = None  # (tag, line, k, op): the host's polling loop's test
         self.set_context = None  # (tag, line, k) of _kernel_context = mod
         self.start = None     # (tag, line, k) of t.start()
@@ -178,6 +180,8 @@ def add_anchor(a, launch_only=False):
         T.scans.add(key)
     if a.get("use"):
         T.uses[(a["tag"], a["line"])] = a["use"]
+    if a.get("elem"):
+        T.elems[(a["tag"], a["line"])] = a["elem"]
     if launch_only:
         T.launch_only.add(key)
 
@@ -395,6 +399,8 @@ USES = []    # (thread, what a use's global held when its turn began, the thread
 FAKES = {}   # launch -> its fake module (FakeCUDAModule)
 ATOMIC_OLDS = {}  # thread -> what each of its FakeCUDAAtomic calls returned, in order
 SHARED_GOT = []  # (thread, call site, array) each FakeCUDAShared.array call returned
+ELEMS = []  # (thread, store or load, the array, the thread's barriers passed, its launch aborted), in turn order
+EPOCH = {}  # thread -> the barriers (syncthreads) it passed
 GLOBALS_OF = {}  # id(module globals) -> the model's globals of it
 
 
@@ -584,6 +590,11 @@ def _at_anchor(frame, tag, line, op, k, raw):
     if TURNS[i].get("raise"):
         _me.fault = True  # the statement's fault hook, called next, raises
         return
+    elem = T.elems.get((tag, line))
+    if elem is not None:
+        ELEMS.append((_me.t, elem, frame.f_locals.get(elem["target"]), EPOCH.get(_me.t, 0), aborted()))
+    if key == T.sync_recheck:
+        EPOCH[_me.t] = EPOCH.get(_me.t, 0) + 1
     name = T.uses.get((tag, line))
     if name is not None:
         v = frame.f_globals.get(name)
@@ -1042,6 +1053,8 @@ def setup(target, swap):
     if "set-context" in DATA["sim_keys"]:
         T.set_context = ("sim", sim_line("set-context")["line"], 0)
     T.start = ("sim", sim_line("start")["line"], 0)
+    if "sync-recheck" in DATA["sim_keys"]:
+        T.sync_recheck = ("sim", sim_line("sync-recheck")["line"], 0)
     for a in DATA["anchors"]:
         add_anchor(a)
 
@@ -1347,6 +1360,22 @@ def judge_memory():
         anyorder = sorted(sequential([[x[:3] + (None,) for x in sq] for sq in seqs]))
         found.append(("lost-update", False, "%s[%d] = %d at the end (%s), but no order of these atomics, one at a time, "
                       "gives that: every order ends with %s[%d] in %s" % (name, index, final, calls, name, index, anyorder)))
+    # A load after a barrier of a slot whose last store before it, by a
+    # thread of the same block, went into another array (the model's
+    # stale-read, model/memory.go's execElement).
+    last = {}
+    for t, e, arr, epoch, gone in ELEMS:
+        launch = launch_of(t)
+        block = (t - HOSTS - (launch - 1) * PER_LAUNCH) // DATA["threads"]
+        key = (launch, e["site"], e["index"])
+        if e["store"]:
+            last[key] = (t, arr, epoch, block)
+            continue
+        prev = last.get(key)
+        if prev is not None and prev[1] is not arr and prev[3] == block and prev[2] < epoch:
+            found.append(("stale-read", gone, "%s: x = %s[%d] after cuda.syncthreads() reads its own array %r, but %s stored "
+                          "to that slot before the barrier, into another array %r"
+                          % (NAMES[t], e["target"], e["index"], list(arr), NAMES[prev[0]], list(prev[1]))))
     first = {}
     for t, caller, arr in SHARED_GOT:
         key = (launch_of(t), tuple(caller))

@@ -51,6 +51,12 @@ func newFiles(sc *scenario.Scenario) *files {
 			if s.ReadsCuda() {
 				a.Use = mod.Names[s.Name]
 			}
+			if e := elemOf(s); e != nil {
+				a.Elem = e
+				if hook == "" {
+					a.Ops = []string{e.firstOp()}
+				}
+			}
 			fs.at[s] = a
 		}
 		fs.files = append(fs.files, pyFile{Name: mod.Name + ".py", Source: src.text()})

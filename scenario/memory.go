@@ -342,6 +342,64 @@ func parseShared(f []string) (Stmt, error) {
 	return st, checkShared("", st)
 }
 
+// parseElement reads "store NAME INDEX VALUE" and "load NAME INDEX" on
+// the shared array a shared.array statement before it assigned to NAME,
+// in its block or one around it (known: a name assigned in a branch's
+// arm is not known after it).
+func parseElement(f []string, shared map[string]Stmt, known func(string) bool) (Stmt, error) {
+	want := map[string]string{"store": "store NAME INDEX VALUE", "load": "load NAME INDEX"}[f[0]]
+	if len(f) != len(strings.Fields(want)) {
+		return Stmt{}, fmt.Errorf("want %s, got %q", want, strings.Join(f, " "))
+	}
+	alloc, ok := shared[f[1]]
+	if !ok || !known(f[1]) {
+		return Stmt{}, fmt.Errorf("%s %s: no shared array %s before it (allocate one: shared.array %s SIZE)", f[0], pyName(f[1]), pyName(f[1]), f[1])
+	}
+	st := Stmt{Kind: OpLoad, Target: f[1], Site: alloc.Site, Size: alloc.Size}
+	if f[0] == "store" {
+		st.Kind = OpStore
+	}
+	for i, s := range f[2:] {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return Stmt{}, fmt.Errorf("%s %s: %q is not a whole number", f[0], f[1], s)
+		}
+		if i == 0 {
+			st.Index = n
+		} else {
+			st.Value = n
+		}
+	}
+	return st, checkElement("", st)
+}
+
+// checkElement checks a store's or a load's index (Size is its shared
+// array's) and value.
+func checkElement(where string, s Stmt) error {
+	if where != "" {
+		where += ": "
+	}
+	verb := map[OpKind]string{OpStore: "store", OpLoad: "load"}[s.Kind]
+	if s.Index < 0 || s.Index >= s.Size {
+		return fmt.Errorf("%s%s %s: index %d is outside the shared array of %d elements", where, verb, s.Target, s.Index, s.Size)
+	}
+	if s.Value < -MaxValue || s.Value > MaxValue {
+		return fmt.Errorf("%s%s %s: %d is outside -%d..%d", where, verb, s.Target, s.Value, MaxValue, MaxValue)
+	}
+	if !isIdent(s.Target) {
+		return fmt.Errorf("%s%s on %q, not a Python name", where, verb, s.Target)
+	}
+	return nil
+}
+
+// elementText is a store or a load as Python writes it.
+func elementText(s Stmt) string {
+	if s.Kind == OpStore {
+		return fmt.Sprintf("%s[%d] = %d", s.Target, s.Index, s.Value)
+	}
+	return fmt.Sprintf("x = %s[%d]", s.Target, s.Index)
+}
+
 // checkShared checks a shared.array statement's size: 0 asks for the
 // launch's dynamic shared memory, one buffer that needs no allocation
 // (kernelapi.py:120-125), which the model does not hold.
@@ -380,6 +438,7 @@ func (sc *Scenario) validateMemory() error {
 		return fmt.Errorf("atomics and shared.array are modelled with one host (a second host runs the kernel inline, as a device function, without the launch's arrays)")
 	}
 	site, magnitude := 0, 0
+	var sizes []int // each site's size, in site order
 	var walk func(body []Stmt, times int) error
 	walk = func(body []Stmt, times int) error {
 		for _, s := range body {
@@ -389,6 +448,11 @@ func (sc *Scenario) validateMemory() error {
 					return fmt.Errorf("the kernel's shared.array %s is call site %d, want %d (sites are numbered in the order they are written)", s.Target, s.Site, site)
 				}
 				site++
+				sizes = append(sizes, s.Size)
+			case OpStore, OpLoad:
+				if s.Site < 0 || s.Site >= len(sizes) || sizes[s.Site] != s.Size {
+					return fmt.Errorf("the kernel's %s on %s names call site %d of size %d, which no shared.array before it is", sc.StmtString(0, s), s.Target, s.Site, s.Size)
+				}
 			case OpAtomic:
 				abs := func(x int) int { return max(x, -x) }
 				magnitude += times * (abs(s.Value) + abs(s.Cmp) + 1)
@@ -419,7 +483,7 @@ func (sc *Scenario) validateMemory() error {
 // hasMemory reports whether body has an atomic or a shared.array.
 func hasMemory(body []Stmt) bool {
 	for _, s := range body {
-		if s.Kind == OpAtomic || s.Kind == OpShared || hasMemory(s.Then) || hasMemory(s.Else) || hasMemory(s.Body) {
+		if s.Kind == OpAtomic || s.Kind == OpShared || s.Kind == OpStore || s.Kind == OpLoad || hasMemory(s.Then) || hasMemory(s.Else) || hasMemory(s.Body) {
 			return true
 		}
 	}
@@ -446,6 +510,24 @@ func (sc *Scenario) SharedSites() int {
 	}
 	walk(sc.Kernel)
 	return n
+}
+
+// SharedAllocs are the kernel's shared.array statements, in site order.
+func (sc *Scenario) SharedAllocs() []Stmt {
+	var sites []Stmt
+	var walk func(body []Stmt)
+	walk = func(body []Stmt) {
+		for _, s := range body {
+			if s.Kind == OpShared {
+				sites = append(sites, s)
+			}
+			walk(s.Then)
+			walk(s.Else)
+			walk(s.Body)
+		}
+	}
+	walk(sc.Kernel)
+	return sites
 }
 
 // atomicArgs are an atomic statement's arguments after the array:

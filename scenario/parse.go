@@ -36,8 +36,9 @@ import (
 // "TARGET = NAME.ATTR..." stores the value to a local name), "call FUNC" or
 // "call FUNC(ARG, ...)" (whole numbers, parameters, names assigned
 // before), "syncthreads" and "raise" (the kernel code raises),
-// "atomic.OP ARRAY INDEX VALUE" (cuda.atomic.OP on a kernel argument) and
-// "shared.array NAME SIZE" (memory.go), and two
+// "atomic.OP ARRAY INDEX VALUE" (cuda.atomic.OP on a kernel argument),
+// "shared.array NAME SIZE", "store NAME INDEX VALUE" and "load NAME
+// INDEX" (an element of that shared array; memory.go), and two
 // that hold statements, each closed by "end" (or the end of the line):
 //
 //	kernel: if tid == 0: call f; use cuda.local; else: call g; end; syncthreads
@@ -335,6 +336,9 @@ func parseBody(sc *Scenario, mod int, params []string, text string, functions ma
 	var out []Stmt
 	var stack []open
 	sites := 0 // the shared.array call sites so far
+	// shared are the shared.array statements so far by their target, the
+	// last one a name was assigned by
+	shared := map[string]Stmt{}
 	// scopes are the local names a call may pass: the function's
 	// parameters, then the names assigned (TARGET = ...) before, in this
 	// block and the blocks around it (a name assigned in a branch's arm or
@@ -486,10 +490,17 @@ func parseBody(sc *Scenario, mod int, params []string, text string, functions ma
 			}
 			if st.Kind == OpShared {
 				scopes[len(scopes)-1][st.Target] = true
+				shared[st.Target] = st
+			}
+			add(st)
+		case f[0] == "store", f[0] == "load":
+			st, err := parseElement(f, shared, known)
+			if err != nil {
+				return nil, err
 			}
 			add(st)
 		default:
-			return nil, fmt.Errorf("unknown statement %q (want use NAME.ATTR, TARGET = NAME.ATTR, call FUNC, syncthreads, raise, pass, atomic.OP ARRAY INDEX VALUE, shared.array NAME SIZE, if tid OP N:, else:, repeat N: or end)", rest)
+			return nil, fmt.Errorf("unknown statement %q (want use NAME.ATTR, TARGET = NAME.ATTR, call FUNC, syncthreads, raise, pass, atomic.OP ARRAY INDEX VALUE, shared.array NAME SIZE, store NAME INDEX VALUE, load NAME INDEX, if tid OP N:, else:, repeat N: or end)", rest)
 		}
 	}
 	for len(stack) > 0 {

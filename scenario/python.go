@@ -18,7 +18,7 @@ import (
 // step) do not.
 func (s Stmt) Steps() bool {
 	switch s.Kind {
-	case OpUse, OpCall, OpSync, OpIf, OpAtomic, OpShared:
+	case OpUse, OpCall, OpSync, OpIf, OpAtomic, OpShared, OpStore, OpLoad:
 		return true
 	}
 	return false
@@ -91,7 +91,7 @@ func (sc *Scenario) UserText(mod int, s Stmt, qualified func(module int) bool) s
 		return names[0] + ".syncthreads()"
 	case OpRaise:
 		return `raise RuntimeError("the kernel fails")`
-	case OpAtomic, OpShared:
+	case OpAtomic, OpShared, OpStore, OpLoad:
 		return sc.PythonText(mod, s)
 	}
 	return "pass"

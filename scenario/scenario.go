@@ -33,6 +33,12 @@ const (
 	// OpShared: "Target = cuda.shared.array(Size, ...)": a use of cuda
 	// (Name), then FakeCUDAShared.array's allocation at call site Site.
 	OpShared
+	// OpStore: "Target[Index] = Value" on the shared array the kernel's
+	// call site Site returned to Target (memory.go): numpy's element
+	// set, one C call.
+	OpStore
+	// OpLoad: "x = Target[Index]", numpy's element get.
+	OpLoad
 )
 
 // CmpOp is the comparison of a branch's condition.
@@ -531,7 +537,7 @@ func (sc *Scenario) ValidateUpTo(maxThreads int) error {
 							return fmt.Errorf("%s passes %q, neither a whole number nor a name", where, a)
 						}
 					}
-				case OpRaise, OpRepeat:
+				case OpRaise, OpRepeat, OpStore, OpLoad:
 				default:
 					return fmt.Errorf("%s has a statement of unknown kind %d", where, s.Kind)
 				}
@@ -544,9 +550,13 @@ func (sc *Scenario) ValidateUpTo(maxThreads int) error {
 					if err := checkShared(where, s); err != nil {
 						return err
 					}
+				case OpStore, OpLoad:
+					if err := checkElement(where, s); err != nil {
+						return err
+					}
 				}
 				switch s.Kind {
-				case OpUse, OpSync, OpIf, OpAtomic, OpShared, OpCall, OpRaise, OpRepeat:
+				case OpUse, OpSync, OpIf, OpAtomic, OpShared, OpCall, OpRaise, OpRepeat, OpStore, OpLoad:
 				default:
 					return fmt.Errorf("%s has a statement of unknown kind %d", where, s.Kind)
 				}
@@ -767,6 +777,8 @@ func (sc *Scenario) PythonText(mod int, s Stmt) string {
 		return sc.atomicText(sc.Modules[mod].Names[s.Name], s)
 	case OpShared:
 		return sharedText(sc.Modules[mod].Names[s.Name], s)
+	case OpStore, OpLoad:
+		return elementText(s)
 	}
 	return "?"
 }
@@ -799,6 +811,10 @@ func (sc *Scenario) StmtString(mod int, s Stmt) string {
 		return sc.atomicString(s)
 	case OpShared:
 		return fmt.Sprintf("shared.array %s %d", s.Target, s.Size)
+	case OpStore:
+		return fmt.Sprintf("store %s %d %d", s.Target, s.Index, s.Value)
+	case OpLoad:
+		return fmt.Sprintf("load %s %d", s.Target, s.Index)
 	}
 	return ""
 }

@@ -412,6 +412,9 @@ func TestBadInput(t *testing.T) {
 		{"atomic index outside the array", "array a 2\nmodule kernels cuda\nkernel: atomic.add a 2 1\n", "line 3: kernel: atomic.add: index 2 is outside array a of 2 elements"},
 		{"atomic on no array", "module kernels cuda\nkernel: atomic.add b 0 1\n", "line 2: kernel: atomic.add: no array b"},
 		{"shared.array of size 0", "module kernels cuda\nkernel: shared.array s 0\n", "line 2: kernel: shared.array s of size 0 is the launch's dynamic shared memory"},
+		{"store with no shared array", "module kernels cuda\nkernel: store s 0 1\n", "line 2: kernel: store s: no shared array s before it (allocate one: shared.array s SIZE)"},
+		{"load outside the shared array", "module kernels cuda\nkernel: shared.array s 2; load s 2\n", "line 2: kernel: load s: index 2 is outside the shared array of 2 elements"},
+		{"store of a shared array in a branch", "module kernels cuda\nkernel: if tid == 0: shared.array s 2; end; store s 0 1\n", "line 2: kernel: store s: no shared array s before it"},
 		{"atomic in a device function", "array a 1\nmodule kernels cuda\ndevice f in kernels: atomic.add a 0 1\nkernel: call f\n", "device function f: atomics and shared.array are modelled in the kernel's body only"},
 		{"a line over 64 KiB", "threads 2\nmodule kernels cuda\n# " + strings.Repeat("x", 1<<16) + "\nkernel: use cuda.threadIdx\n", "line 3: longer than 65536 bytes"},
 	}

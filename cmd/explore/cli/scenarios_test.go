@@ -268,6 +268,12 @@ func TestScenarioFiles(t *testing.T) {
 			"merged":   same(violation(check.KindSharedNotShared, "cuda.shared.array returned array #2")),
 			"proposed": same(violation(check.KindSharedNotShared, "cuda.shared.array returned array #2")),
 		}},
+		// stores, a barrier, loads: the split comes first (the stale
+		// read it leads to is check's TestStaleRead's)
+		{"shared-barrier.txt", map[string][]want{
+			"naive":  same(violation(check.KindSharedNotShared, "cuda.shared.array returned array #2")),
+			"merged": same(violation(check.KindSharedNotShared, "cuda.shared.array returned array #2")),
+		}},
 	}
 	files, err := filepath.Glob(filepath.Join(scenarioDir, "*.txt"))
 	require.NoError(t, err)
