@@ -75,12 +75,10 @@ func memSpec(threads int) porcupine.Model {
 			if in.final {
 				return output.(int) == s.v, s
 			}
-			if int(s.done[in.thread]) != in.k || output.(int) != s.v {
+			if int(s.done[in.thread]) != in.k || !in.call.Store && output.(int) != s.v {
 				return false, s
 			}
-			if v, stores := in.call.Op.Apply(s.v, in.call.Value, in.call.Cmp); stores {
-				s.v = v
-			}
+			s.v = in.call.Apply(s.v)
 			b := []byte(s.done)
 			b[in.thread]++
 			s.done = string(b)
@@ -90,6 +88,9 @@ func memSpec(threads int) porcupine.Model {
 			in := input.(memIn)
 			if in.final {
 				return fmt.Sprintf("final value %d", output)
+			}
+			if in.call.Store {
+				return fmt.Sprintf("store %d", in.call.Value)
 			}
 			return fmt.Sprintf("%s(%d, %d) -> %d", in.call.Op, in.call.Value, in.call.Cmp, output)
 		},
@@ -127,6 +128,10 @@ func lostUpdate(w *model.World) *sched.Failure {
 	var calls []string
 	for _, m := range all {
 		for _, c := range m.calls {
+			if c.Store {
+				calls = append(calls, fmt.Sprintf("%s %s[%d] = %d", p.ThreadName(m.thread), sc.Arrays[c.Array].Name, c.Index, c.Value))
+				continue
+			}
 			calls = append(calls, fmt.Sprintf("%s %s returned %d", p.ThreadName(m.thread), atomicCallText(sc, c), c.Old))
 		}
 	}
@@ -184,12 +189,8 @@ func orderFinals(threads [][]model.AtomicCall, cell int) []int {
 			}
 			done = false
 			c := sq[pos[i]]
-			nv, stores := c.Op.Apply(v, c.Value, c.Cmp)
-			if !stores {
-				nv = v
-			}
 			pos[i]++
-			walk(nv)
+			walk(c.Apply(v))
 			pos[i]--
 		}
 		if done && !slices.Contains(ends, v) {

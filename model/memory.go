@@ -344,6 +344,10 @@ func (w *World) hand(t, f int, st *stmt, a int, e slot) {
 // before the barrier, into another array, does not see that store
 // (EvStaleRead).
 func (w *World) execElement(t, f int, st *stmt) {
+	if st.site < 0 {
+		w.execArgElement(t, f, st)
+		return
+	}
 	m := w.mem(t)
 	held := w.s[m+w.p.lay.memHeld+st.site]
 	el := w.alloc(t, st) + allocSlots + st.index*elemSlots
@@ -368,9 +372,42 @@ func (w *World) execElement(t, f int, st *stmt) {
 	w.nextStmt(f)
 }
 
+// execArgElement is a store to or a load from an element of a kernel
+// argument: a[i] = v, x = a[i] on the FakeWithinKernelCUDAArray, whose
+// __setitem__ and __getitem__ (kernel.py) end in numpy's element set or
+// get: one step. A store counts as one of its thread's operations on the
+// element (its history), which the lost-update check replays in order.
+func (w *World) execArgElement(t, f int, st *stmt) {
+	cell := w.cell(st)
+	name := w.p.Scenario.Arrays[st.array].Name
+	if st.kind == sStore {
+		w.s[cell] = slot(st.val)
+		w.s[w.mem(t)+mDone]++
+		if w.Trace {
+			w.effect("%s[%d] = %d", name, st.index, st.val)
+		}
+	} else if w.Trace {
+		w.effect("%s[%d] is %d", name, st.index, w.s[cell])
+	}
+	w.nextStmt(f)
+}
+
+// inHistory: the statement is one of its thread's operations on a kernel
+// array's element that the lost-update check reads (an atomic, a store).
+func (st *stmt) inHistory() bool {
+	return st.kind == sAtomic || st.kind == sStore && st.site < 0
+}
+
 // elementFootprint: a store writes, a load reads the allocation the
-// thread's launch made at st's site.
+// thread's launch made at st's site, or the kernel array's element.
 func elementFootprint(w *World, f int, cd *code, st *stmt) sched.Footprint {
+	if st.site < 0 {
+		fp := sched.Footprint{Object: w.p.lay.objCell + w.cell(st) - w.p.lay.cells[0], Access: sched.Read}
+		if st.kind == sStore {
+			fp.Access = sched.Write
+		}
+		return fp
+	}
 	fp := sched.Footprint{Object: w.allocObject(f, st), Access: sched.Read}
 	if st.kind == sStore {
 		fp.Access = sched.Write
@@ -381,6 +418,9 @@ func elementFootprint(w *World, f int, cd *code, st *stmt) sched.Footprint {
 func futureElement(sc *futureScan, t int, cd *code, b, from, sub int, st *stmt) {
 	l := &sc.w.p.lay
 	fp := sched.Footprint{Object: l.objAlloc + (sc.w.p.threadLaunch[t]-1)*sc.w.p.sharedSites + st.site, Access: sched.Read}
+	if st.site < 0 {
+		fp.Object = l.objCell + sc.w.cell(st) - l.cells[0]
+	}
 	if st.kind == sStore {
 		fp.Access = sched.Write
 	}
@@ -553,9 +593,23 @@ type AtomicCall struct {
 	Op              scenario.AtomicOp
 	Array, Index    int
 	Value, Cmp, Old int
+	// Store: a plain store of Value (a[i] = v), which returns nothing
+	Store bool
 }
 
-// AtomicCalls are the atomics thread t completed, in its order.
+// Apply is what the call leaves in an element that held old, as if alone.
+func (c AtomicCall) Apply(old int) int {
+	if c.Store {
+		return c.Value
+	}
+	if v, stores := c.Op.Apply(old, c.Value, c.Cmp); stores {
+		return v
+	}
+	return old
+}
+
+// AtomicCalls are the atomics thread t completed and the stores to kernel
+// arrays it made, in its order.
 func (w *World) AtomicCalls(t int) []AtomicCall {
 	w.sync()
 	if w.p.isHost(t) || t == w.p.signal || t == w.p.raiser || w.p.lay.memSlots == 0 {
@@ -565,7 +619,11 @@ func (w *World) AtomicCalls(t int) []AtomicCall {
 	done := int(w.s[m+mDone])
 	var out []AtomicCall
 	for _, st := range w.p.codes[w.p.threadCode[t]].stmts {
-		if st.kind != sAtomic || len(out) == done {
+		if !st.inHistory() || len(out) == done {
+			continue
+		}
+		if st.kind == sStore {
+			out = append(out, AtomicCall{Store: true, Array: st.array, Index: st.index, Value: st.val})
 			continue
 		}
 		out = append(out, AtomicCall{Op: st.op, Array: st.array, Index: st.index, Value: st.val, Cmp: st.cmp, Old: int(w.s[m+w.p.lay.memOld+st.seq])})

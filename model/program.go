@@ -362,11 +362,7 @@ func (pr *Program) flatten(out []stmt, mod int, body []scenario.Stmt, tid, bid i
 		case scenario.OpAtomic:
 			st.kind, st.arg, st.op, st.array, st.index, st.val, st.cmp = sAtomic, s.Name, s.Atomic, s.Array, s.Index, s.Value, s.Cmp
 			st.lock = pr.lockOf(s.Atomic)
-			for _, o := range out {
-				if o.kind == sAtomic {
-					st.seq++
-				}
-			}
+			st.seq = historySeq(out)
 			pr.maxAtomics = max(pr.maxAtomics, st.seq+1)
 		case scenario.OpShared:
 			st.kind, st.arg, st.site = sShared, s.Name, s.Site
@@ -375,7 +371,17 @@ func (pr *Program) flatten(out []stmt, mod int, body []scenario.Stmt, tid, bid i
 			if s.Kind == scenario.OpLoad {
 				st.kind = sLoad
 			}
-			pr.elements = true
+			if s.Site < 0 {
+				// an element of a kernel argument: a store is in the
+				// element's history, which lost-update reads
+				st.array = s.Array
+				if st.kind == sStore {
+					st.seq = historySeq(out)
+					pr.maxAtomics = max(pr.maxAtomics, st.seq+1)
+				}
+			} else {
+				pr.elements = true
+			}
 		case scenario.OpRepeat:
 			for range s.Times {
 				var stop bool
@@ -388,6 +394,19 @@ func (pr *Program) flatten(out []stmt, mod int, body []scenario.Stmt, tid, bid i
 		out = append(out, st)
 	}
 	return out, false
+}
+
+// historySeq is the place of the next atomic or store to a kernel array
+// among those of out: where its thread keeps what it returned
+// (memory.go's memOld).
+func historySeq(out []stmt) int {
+	n := 0
+	for _, o := range out {
+		if o.inHistory() {
+			n++
+		}
+	}
+	return n
 }
 
 // codeFor is the code of device function fn as the thread with index tid

@@ -115,6 +115,9 @@ func init() {
 			future:    futureElement,
 			describe: func(p *Program, ev *Event, cd *code, st *stmt) {
 				ev.Bytecode = "LOAD_CONST; LOAD_FAST; LOAD_CONST; STORE_SUBSCR (numpy's element set)"
+				if st.site < 0 {
+					ev.Bytecode = "LOAD_CONST; LOAD_FAST; LOAD_CONST; STORE_SUBSCR (FakeWithinKernelCUDAArray.__setitem__: numpy's element set)"
+				}
 			},
 			raisable: func(slot) bool { return true },
 		},
@@ -125,6 +128,9 @@ func init() {
 			future:    futureElement,
 			describe: func(p *Program, ev *Event, cd *code, st *stmt) {
 				ev.Bytecode = "LOAD_FAST; LOAD_CONST; BINARY_SUBSCR (numpy's element get); STORE_FAST"
+				if st.site < 0 {
+					ev.Bytecode = "LOAD_FAST; LOAD_CONST; BINARY_SUBSCR (FakeWithinKernelCUDAArray.__getitem__: numpy's element get); STORE_FAST"
+				}
 			},
 			raisable: func(slot) bool { return true },
 		},

@@ -97,7 +97,8 @@ type arrayData struct {
 }
 
 // atomicData is one atomic call: method Op on Array[Index] with Val (and
-// Cmp: compare_and_swap's and cas's old).
+// Cmp: compare_and_swap's and cas's old); or Op "store", a plain
+// Array[Index] = Val.
 type atomicData struct {
 	Op    string `json:"op"`
 	Array string `json:"array"`
@@ -124,10 +125,15 @@ func memoryOf(p *model.Program, infos []threadInfo) *memoryData {
 		}
 		for _, s := range flatten(sc.Kernel, info.tid, info.block) {
 			md.Shared = md.Shared || s.Kind == scenario.OpShared
-			if s.Kind == scenario.OpAtomic {
+			switch {
+			case s.Kind == scenario.OpAtomic:
 				md.Atomics[t] = append(md.Atomics[t], atomicData{
 					Op: s.Atomic.String(), Array: sc.Arrays[s.Array].Name, Index: s.Index, Val: s.Value, Cmp: s.Cmp,
 				})
+			case s.Kind == scenario.OpStore && s.Site < 0:
+				// a plain store to a kernel array: in the element's
+				// history, returning nothing
+				md.Atomics[t] = append(md.Atomics[t], atomicData{Op: "store", Array: s.Target, Index: s.Index, Val: s.Value})
 			}
 		}
 	}

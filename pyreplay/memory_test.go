@@ -114,7 +114,7 @@ func TestReplayOfMemoryObservesWhatTheModelSees(t *testing.T) {
 	testenv.Python311(t)
 	seeds := count(6, 24)
 	_, files := scenarioFiles(t)
-	for _, name := range []string{"atomics-add-sub.txt", "atomics-same-lock.txt", "shared-array.txt", "shared-barrier.txt"} {
+	for _, name := range []string{"atomics-add-sub.txt", "atomics-same-lock.txt", "shared-array.txt", "shared-barrier.txt", "array-elements.txt"} {
 		t.Run(name, func(t *testing.T) {
 			sc := files[name]
 			require.NotNil(t, sc, name)

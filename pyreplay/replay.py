@@ -1306,6 +1306,8 @@ def apply_atomic(op, old, val, cmp):
         return (val if old == 0 or old > val else old - 1), True
     if op in ("compare_and_swap", "cas"):
         return val, old == cmp
+    if op == "store":  # a plain a[i] = v, no atomic
+        return val, True
     return {"add": lambda: old + val, "sub": lambda: old - val, "and_": lambda: old & val, "or_": lambda: old | val,
             "xor": lambda: old ^ val, "exch": lambda: val, "max": lambda: max(old, val), "nanmax": lambda: max(old, val),
             "min": lambda: min(old, val), "nanmin": lambda: min(old, val)}[op](), True
@@ -1346,16 +1348,22 @@ def judge_memory():
         print("array: %s = %s" % (a["name"], held[a["name"]]))
     elements = {}
     for t, calls in enumerate(mem["atomics"]):
-        olds = ATOMIC_OLDS.get(t, [])
-        for c, old in zip(calls, olds):
+        olds = iter(ATOMIC_OLDS.get(t, []))
+        for c in calls:
+            # a store returns nothing (any old); an atomic what it returned,
+            # until the thread's last completed one
+            old = None if c["op"] == "store" else next(olds, StopIteration)
+            if old is StopIteration:
+                break
             elements.setdefault((c["array"], c["index"]), {}).setdefault(t, []).append(
-                (c["op"], c["val"], c["cmp"], int(old), c))
+                (c["op"], c["val"], c["cmp"], None if old is None else int(old), c))
     for (name, index), by in sorted(elements.items()):
         seqs = [[x[:4] for x in by[t]] for t in sorted(by)]
         final = held[name][index]
         if sequential(seqs, final):
             continue
-        calls = "; ".join("%s %s" % (NAMES[t], ", ".join("atomic.%s -> %d" % (x[4]["op"], x[3]) for x in by[t]))
+        calls = "; ".join("%s %s" % (NAMES[t], ", ".join("%s[%d] = %d" % (name, index, x[1]) if x[0] == "store" else
+                                                       "atomic.%s -> %d" % (x[4]["op"], x[3]) for x in by[t]))
                           for t in sorted(by))
         anyorder = sorted(sequential([[x[:3] + (None,) for x in sq] for sq in seqs]))
         found.append(("lost-update", False, "%s[%d] = %d at the end (%s), but no order of these atomics, one at a time, "
@@ -1365,6 +1373,8 @@ def judge_memory():
     # stale-read, model/memory.go's execElement).
     last = {}
     for t, e, arr, epoch, gone in ELEMS:
+        if e["site"] < 0:  # a kernel array's element: lost-update's
+            continue
         launch = launch_of(t)
         block = (t - HOSTS - (launch - 1) * PER_LAUNCH) // DATA["threads"]
         key = (launch, e["site"], e["index"])

@@ -345,17 +345,20 @@ func parseShared(f []string) (Stmt, error) {
 // parseElement reads "store NAME INDEX VALUE" and "load NAME INDEX" on
 // the shared array a shared.array statement before it assigned to NAME,
 // in its block or one around it (known: a name assigned in a branch's
-// arm is not known after it).
-func parseElement(f []string, shared map[string]Stmt, known func(string) bool) (Stmt, error) {
+// arm is not known after it), or else on the kernel's array NAME.
+func parseElement(sc *Scenario, f []string, shared map[string]Stmt, known func(string) bool) (Stmt, error) {
 	want := map[string]string{"store": "store NAME INDEX VALUE", "load": "load NAME INDEX"}[f[0]]
 	if len(f) != len(strings.Fields(want)) {
 		return Stmt{}, fmt.Errorf("want %s, got %q", want, strings.Join(f, " "))
 	}
-	alloc, ok := shared[f[1]]
-	if !ok || !known(f[1]) {
-		return Stmt{}, fmt.Errorf("%s %s: no shared array %s before it (allocate one: shared.array %s SIZE)", f[0], pyName(f[1]), pyName(f[1]), f[1])
+	var st Stmt
+	if alloc, ok := shared[f[1]]; ok && known(f[1]) {
+		st = Stmt{Kind: OpLoad, Target: f[1], Site: alloc.Site, Size: alloc.Size}
+	} else if a := sc.arrayIndex(f[1]); a >= 0 {
+		st = Stmt{Kind: OpLoad, Target: f[1], Site: -1, Array: a, Size: sc.Arrays[a].Size}
+	} else {
+		return Stmt{}, fmt.Errorf("%s %s: no shared array %s before it (allocate one: shared.array %s SIZE) and no kernel array %s (array %s SIZE)", f[0], pyName(f[1]), pyName(f[1]), f[1], pyName(f[1]), f[1])
 	}
-	st := Stmt{Kind: OpLoad, Target: f[1], Site: alloc.Site, Size: alloc.Size}
 	if f[0] == "store" {
 		st.Kind = OpStore
 	}
@@ -380,8 +383,12 @@ func checkElement(where string, s Stmt) error {
 		where += ": "
 	}
 	verb := map[OpKind]string{OpStore: "store", OpLoad: "load"}[s.Kind]
+	which := "the shared array"
+	if s.Site < 0 {
+		which = "the kernel's array"
+	}
 	if s.Index < 0 || s.Index >= s.Size {
-		return fmt.Errorf("%s%s %s: index %d is outside the shared array of %d elements", where, verb, s.Target, s.Index, s.Size)
+		return fmt.Errorf("%s%s %s: index %d is outside %s of %d elements", where, verb, s.Target, s.Index, which, s.Size)
 	}
 	if s.Value < -MaxValue || s.Value > MaxValue {
 		return fmt.Errorf("%s%s %s: %d is outside -%d..%d", where, verb, s.Target, s.Value, MaxValue, MaxValue)
@@ -450,7 +457,16 @@ func (sc *Scenario) validateMemory() error {
 				site++
 				sizes = append(sizes, s.Size)
 			case OpStore, OpLoad:
-				if s.Site < 0 || s.Site >= len(sizes) || sizes[s.Site] != s.Size {
+				if s.Site < 0 {
+					if s.Array < 0 || s.Array >= len(sc.Arrays) || sc.Arrays[s.Array].Size != s.Size || sc.Arrays[s.Array].Name != s.Target {
+						return fmt.Errorf("the kernel's %s names array #%d of size %d, which the kernel does not take", sc.StmtString(0, s), s.Array, s.Size)
+					}
+					if s.Kind == OpStore {
+						magnitude += times * (max(s.Value, -s.Value) + 1)
+					}
+					continue
+				}
+				if s.Site >= len(sizes) || sizes[s.Site] != s.Size {
 					return fmt.Errorf("the kernel's %s on %s names call site %d of size %d, which no shared.array before it is", sc.StmtString(0, s), s.Target, s.Site, s.Size)
 				}
 			case OpAtomic:

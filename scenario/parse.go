@@ -494,7 +494,7 @@ func parseBody(sc *Scenario, mod int, params []string, text string, functions ma
 			}
 			add(st)
 		case f[0] == "store", f[0] == "load":
-			st, err := parseElement(f, shared, known)
+			st, err := parseElement(sc, f, shared, known)
 			if err != nil {
 				return nil, err
 			}

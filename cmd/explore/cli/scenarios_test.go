@@ -268,6 +268,11 @@ func TestScenarioFiles(t *testing.T) {
 			"merged":   same(violation(check.KindSharedNotShared, "cuda.shared.array returned array #2")),
 			"proposed": same(violation(check.KindSharedNotShared, "cuda.shared.array returned array #2")),
 		}},
+		// a plain store racing an atomic on a kernel array's element
+		{"array-elements.txt", map[string][]want{
+			"naive":  same(violation(check.KindLostUpdate, "a[0] is 6", "T0 a[0] = 5")),
+			"merged": same(violation(check.KindLostUpdate, "a[0] is 6", "T0 a[0] = 5")),
+		}},
 		// stores, a barrier, loads: the split comes first (the stale
 		// read it leads to is check's TestStaleRead's)
 		{"shared-barrier.txt", map[string][]want{
