@@ -38,3 +38,10 @@ func ReadTraceHeadForTest(data []byte) (protocol, atomicity string, err error) {
 
 // AtomicsExplainedForTest is the lost-update check's judgement.
 var AtomicsExplainedForTest = atomicsExplained
+
+// PorcupineExplainedForTest and GroupedExplainedForTest are the
+// lost-update check's two searches.
+var (
+	PorcupineExplainedForTest = porcupineExplained
+	GroupedExplainedForTest   = explainedGrouped
+)

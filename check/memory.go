@@ -28,6 +28,15 @@ import (
 // returned, not when it was called and returned, so the order of atomics
 // of different threads in real time is not held against an execution
 // (a linearizability check proper would need those times in the state).
+// Porcupine's search keys its cache by the set of operations placed, so
+// an element with many atomics of few kinds (32 threads adding and
+// subtracting 1) costs it a state per subset: 21 GB at 32 threads, in
+// one end-state check. Above porcupineOps atomics on an element the
+// grouped search (explainedGrouped) decides instead: threads whose calls
+// on the element are the same, returned values included, are
+// interchangeable, so its states count how many of each group are at
+// each place. TestGroupedAgreesWithPorcupine holds the two to the same
+// verdict on histories both can check.
 //
 // shared-not-shared, at the step: a thread's cuda.shared.array returned
 // another array than the first a thread of its launch got from that call
@@ -167,37 +176,19 @@ func orderFinals(threads [][]model.AtomicCall, cell int) []int {
 		var on []model.AtomicCall
 		for _, c := range calls {
 			if cellOf(c) == cell {
+				c.Old = 0 // what it returned aside: threads that make the same calls are alike
 				on = append(on, c)
 			}
 		}
 		seqs = append(seqs, on)
 	}
 	var ends []int
-	seen := map[string]bool{}
-	pos := make([]int, len(seqs))
-	var walk func(v int)
-	walk = func(v int) {
-		key := fmt.Sprint(pos, v)
-		if seen[key] {
-			return
-		}
-		seen[key] = true
-		done := true
-		for i, sq := range seqs {
-			if pos[i] == len(sq) {
-				continue
-			}
-			done = false
-			c := sq[pos[i]]
-			pos[i]++
-			walk(c.Apply(v))
-			pos[i]--
-		}
-		if done && !slices.Contains(ends, v) {
+	walkOrders(seqs, false, func(v int) bool {
+		if !slices.Contains(ends, v) {
 			ends = append(ends, v)
 		}
-	}
-	walk(0)
+		return false
+	})
 	slices.Sort(ends)
 	return ends
 }
@@ -207,6 +198,28 @@ func orderFinals(threads [][]model.AtomicCall, cell int) []int {
 // returned and the final values final(array, index) of the elements they
 // touched (porcupine, memSpec).
 func atomicsExplained(threads [][]model.AtomicCall, final func(a, i int) int) bool {
+	for _, c := range touchedCells(threads) {
+		n := 0
+		for _, calls := range threads {
+			for _, call := range calls {
+				if cellOf(call) == c {
+					n++
+				}
+			}
+		}
+		if n > porcupineOps {
+			return explainedGrouped(threads, final)
+		}
+	}
+	return porcupineExplained(threads, final)
+}
+
+// porcupineOps is the most atomics on one element that porcupine checks
+// (a cache entry per subset placed: 4096 at 12).
+const porcupineOps = 12
+
+// porcupineExplained is atomicsExplained by porcupine (memSpec).
+func porcupineExplained(threads [][]model.AtomicCall, final func(a, i int) int) bool {
 	var ops []porcupine.Operation
 	for i, calls := range threads {
 		k := map[int]int{} // per cell, the thread's atomics on it so far
@@ -221,6 +234,105 @@ func atomicsExplained(threads [][]model.AtomicCall, final func(a, i int) int) bo
 		ops = append(ops, porcupine.Operation{ClientId: -1, Input: memIn{final: true, cell: c}, Output: final(a, i), Call: 2, Return: 3})
 	}
 	return porcupine.CheckOperations(memSpec(len(threads)), ops)
+}
+
+// explainedGrouped is atomicsExplained by a search over orders whose
+// states merge interchangeable threads: per element, threads whose calls
+// on it are the same (operation, arguments, returned value) form a
+// group, and a state is the element's value and, per group, how many of
+// its threads have made how many of their calls.
+func explainedGrouped(threads [][]model.AtomicCall, final func(a, i int) int) bool {
+	for _, c := range touchedCells(threads) {
+		var seqs [][]model.AtomicCall
+		for _, calls := range threads {
+			var on []model.AtomicCall
+			for _, call := range calls {
+				if cellOf(call) == c {
+					on = append(on, call)
+				}
+			}
+			if len(on) > 0 {
+				seqs = append(seqs, on)
+			}
+		}
+		if !explainedCell(seqs, final(c/scenario.MaxArraySize, c%scenario.MaxArraySize)) {
+			return false
+		}
+	}
+	return true
+}
+
+// explainedCell: some order of seqs (each in its own order, one call at a
+// time from zero, each returning its Old, a store anything) ends with
+// final.
+func explainedCell(seqs [][]model.AtomicCall, final int) bool {
+	return walkOrders(seqs, true, func(v int) bool { return v == final })
+}
+
+// walkOrders runs seqs in every order that keeps each one's own, one call
+// at a time from zero (with olds, only where each call returns its Old),
+// and calls end with each order's final value until it returns true;
+// it reports whether one did. Identical sequences are interchangeable:
+// a state is the value and, per group of them, how many have made how
+// many calls, so that symmetric orders are walked once.
+func walkOrders(seqs [][]model.AtomicCall, olds bool, end func(v int) bool) bool {
+	var groups [][]model.AtomicCall
+	var size []int
+	for _, sq := range seqs {
+		g := slices.IndexFunc(groups, func(o []model.AtomicCall) bool { return slices.Equal(o, sq) })
+		if g < 0 {
+			groups, size = append(groups, sq), append(size, 0)
+			g = len(groups) - 1
+		}
+		size[g]++
+	}
+	// at[g][p]: how many of group g's sequences have made p calls
+	at := make([][]int, len(groups))
+	for g, sq := range groups {
+		at[g] = make([]int, len(sq)+1)
+		at[g][0] = size[g]
+	}
+	seen := map[string]bool{}
+	key := func(v int) string {
+		b := []byte(strconv.Itoa(v))
+		for _, row := range at {
+			for _, n := range row {
+				b = append(b, ',')
+				b = strconv.AppendInt(b, int64(n), 10)
+			}
+		}
+		return string(b)
+	}
+	var walk func(v int) bool
+	walk = func(v int) bool {
+		k := key(v)
+		if seen[k] {
+			return false
+		}
+		seen[k] = true
+		done := true
+		for g, sq := range groups {
+			for p, c := range sq {
+				if at[g][p] == 0 {
+					continue
+				}
+				done = false
+				if olds && !c.Store && c.Old != v {
+					continue
+				}
+				at[g][p]--
+				at[g][p+1]++
+				stop := walk(c.Apply(v))
+				at[g][p]++
+				at[g][p+1]--
+				if stop {
+					return true
+				}
+			}
+		}
+		return done && end(v)
+	}
+	return walk(0)
 }
 
 // cellOf numbers an atomic's element.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"swapcheck/check"
 	"swapcheck/model"
@@ -187,12 +188,7 @@ func TestStaleRead(t *testing.T) {
 		var kinds []string
 		var staleMsg string
 		for {
-			var runnable []sched.ThreadID
-			for u := range s.NumThreads() {
-				if s.Status(sched.ThreadID(u)) == sched.Runnable {
-					runnable = append(runnable, sched.ThreadID(u))
-				}
-			}
+			runnable := sched.RunnableThreads(s)
 			if len(runnable) == 0 {
 				break
 			}
@@ -239,4 +235,41 @@ func TestAtomicsExplained(t *testing.T) {
 	} {
 		require.Equal(t, c.ok, check.AtomicsExplainedForTest(c.threads, final(c.final)), c.name)
 	}
+}
+
+// TestGroupedAgreesWithPorcupine: the grouped search, which decides the
+// lost-update check above porcupine's size, gives porcupine's verdict on
+// every history both can check: random threads of atomics and stores on
+// two elements, returned and final values drawn near the truth so that
+// both verdicts come up.
+func TestGroupedAgreesWithPorcupine(t *testing.T) {
+	verdicts := map[bool]int{}
+	rapid.Check(t, func(t *rapid.T) {
+		var threads [][]model.AtomicCall
+		for range rapid.IntRange(1, 4).Draw(t, "threads") {
+			var calls []model.AtomicCall
+			for range rapid.IntRange(0, 3).Draw(t, "calls") {
+				c := model.AtomicCall{
+					Op:    scenario.AtomicOp(rapid.IntRange(int(scenario.AtomicAdd), int(scenario.AtomicCas)).Draw(t, "op")),
+					Index: rapid.IntRange(0, 1).Draw(t, "index"),
+					Value: rapid.IntRange(0, 3).Draw(t, "value"),
+					Cmp:   rapid.IntRange(0, 2).Draw(t, "cmp"),
+					Old:   rapid.IntRange(-1, 3).Draw(t, "old"),
+					Store: rapid.IntRange(0, 4).Draw(t, "store") == 0,
+				}
+				if c.Store {
+					c.Op, c.Cmp, c.Old = 0, 0, 0
+				}
+				calls = append(calls, c)
+			}
+			threads = append(threads, calls)
+		}
+		finals := []int{rapid.IntRange(-1, 4).Draw(t, "final 0"), rapid.IntRange(-1, 4).Draw(t, "final 1")}
+		final := func(a, i int) int { return finals[i] }
+		want := check.PorcupineExplainedForTest(threads, final)
+		require.Equal(t, want, check.GroupedExplainedForTest(threads, final), "%+v, finals %v", threads, finals)
+		verdicts[want]++
+	})
+	require.Positive(t, verdicts[true], "no history drawn was explained")
+	require.Positive(t, verdicts[false], "every history drawn was explained")
 }

@@ -398,6 +398,34 @@ func (st *stmt) inHistory() bool {
 	return st.kind == sAtomic || st.kind == sStore && st.site < 0
 }
 
+// elementRow is the statement table's row of a store or a load (sStore,
+// sLoad): one step, on the element.
+func elementRow(name string) stmtKindRow {
+	return stmtKindRow{
+		name:      name,
+		exec:      func(w *World, t, f int, cd *code, st *stmt) { w.execElement(t, f, st) },
+		footprint: elementFootprint,
+		future:    futureElement,
+		describe:  describeElement,
+		raisable:  func(slot) bool { return true },
+	}
+}
+
+// describeElement names a store's or a load's bytecode: numpy's element
+// set or get, on a kernel array through FakeWithinKernelCUDAArray.
+func describeElement(p *Program, ev *Event, cd *code, st *stmt) {
+	how := map[stmtKind]string{sStore: "STORE_SUBSCR (%snumpy's element set)", sLoad: "BINARY_SUBSCR (%snumpy's element get)"}[st.kind]
+	through := ""
+	if st.site < 0 {
+		through = map[stmtKind]string{sStore: "FakeWithinKernelCUDAArray.__setitem__: ", sLoad: "FakeWithinKernelCUDAArray.__getitem__: "}[st.kind]
+	}
+	if st.kind == sStore {
+		ev.Bytecode = "LOAD_CONST; LOAD_FAST; LOAD_CONST; " + fmt.Sprintf(how, through)
+		return
+	}
+	ev.Bytecode = "LOAD_FAST; LOAD_CONST; " + fmt.Sprintf(how, through) + "; STORE_FAST"
+}
+
 // elementFootprint: a store writes, a load reads the allocation the
 // thread's launch made at st's site, or the kernel array's element.
 func elementFootprint(w *World, f int, cd *code, st *stmt) sched.Footprint {

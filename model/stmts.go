@@ -108,32 +108,8 @@ func init() {
 			describe:  describeShared,
 			raisable:  func(sub slot) bool { return sub == shUse },
 		},
-		sStore: {
-			name:      "store",
-			exec:      func(w *World, t, f int, cd *code, st *stmt) { w.execElement(t, f, st) },
-			footprint: elementFootprint,
-			future:    futureElement,
-			describe: func(p *Program, ev *Event, cd *code, st *stmt) {
-				ev.Bytecode = "LOAD_CONST; LOAD_FAST; LOAD_CONST; STORE_SUBSCR (numpy's element set)"
-				if st.site < 0 {
-					ev.Bytecode = "LOAD_CONST; LOAD_FAST; LOAD_CONST; STORE_SUBSCR (FakeWithinKernelCUDAArray.__setitem__: numpy's element set)"
-				}
-			},
-			raisable: func(slot) bool { return true },
-		},
-		sLoad: {
-			name:      "load",
-			exec:      func(w *World, t, f int, cd *code, st *stmt) { w.execElement(t, f, st) },
-			footprint: elementFootprint,
-			future:    futureElement,
-			describe: func(p *Program, ev *Event, cd *code, st *stmt) {
-				ev.Bytecode = "LOAD_FAST; LOAD_CONST; BINARY_SUBSCR (numpy's element get); STORE_FAST"
-				if st.site < 0 {
-					ev.Bytecode = "LOAD_FAST; LOAD_CONST; BINARY_SUBSCR (FakeWithinKernelCUDAArray.__getitem__: numpy's element get); STORE_FAST"
-				}
-			},
-			raisable: func(slot) bool { return true },
-		},
+		sStore: elementRow("store"),
+		sLoad:  elementRow("load"),
 		sUse: {
 			name: "use",
 			exec: func(w *World, t, f int, cd *code, st *stmt) { w.execUse(t, f, cd, st) },

@@ -85,12 +85,7 @@ func memoryKinds(t *testing.T, p *model.Program, seed uint64) ([]sched.ThreadID,
 		}
 	}
 	for {
-		var runnable []sched.ThreadID
-		for u := range s.NumThreads() {
-			if s.Status(sched.ThreadID(u)) == sched.Runnable {
-				runnable = append(runnable, sched.ThreadID(u))
-			}
-		}
+		runnable := sched.RunnableThreads(s)
 		if len(runnable) == 0 {
 			break
 		}

@@ -105,6 +105,13 @@ func runnable(s System, buf []ThreadID) ([]ThreadID, bool) {
 	return listRunnable(s, l, buf)
 }
 
+// RunnableThreads is the runnable threads of s, in increasing order: what
+// a walk outside the strategies (a test's random walk) chooses among.
+func RunnableThreads(s System) []ThreadID {
+	out, _ := runnable(s, nil)
+	return out
+}
+
 // listRunnable is runnable of s, which is l as a RunnableLister (nil if
 // it is not one): a search that keeps its states' assertions need not
 // make one more per state.
