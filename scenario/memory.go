@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // The simulator's other shared state, as a kernel uses it: arrays passed
@@ -241,7 +242,11 @@ func parseArray(sc *Scenario, rest string) error {
 	}
 	size, err := strconv.Atoi(f[1])
 	if err != nil || size < 1 || size > MaxArraySize {
-		return fmt.Errorf("array %s: the size must be 1..%d, got %s", pyName(f[0]), MaxArraySize, f[1])
+		got := f[1]
+		if strings.ContainsFunc(got, func(r rune) bool { return !unicode.IsPrint(r) }) {
+			got = strconv.Quote(got) // one clear line, never a control character
+		}
+		return fmt.Errorf("array %s: the size must be 1..%d, got %s", pyName(f[0]), MaxArraySize, got)
 	}
 	if !isIdent(f[0]) {
 		return fmt.Errorf("%q is not a Python name", f[0])
@@ -281,7 +286,7 @@ func parseAtomic(sc *Scenario, f []string) (Stmt, error) {
 	}
 	st := Stmt{Kind: OpAtomic, Atomic: op, Array: sc.arrayIndex(f[1])}
 	if st.Array < 0 {
-		return Stmt{}, fmt.Errorf("%s: no array %s (declare it: array %s SIZE)", f[0], pyName(f[1]), f[1])
+		return Stmt{}, fmt.Errorf("%s: no array %s (declare it: array %s SIZE)", f[0], pyName(f[1]), pyName(f[1]))
 	}
 	nums := f[2:]
 	ints := make([]int, len(nums))
@@ -357,7 +362,8 @@ func parseElement(sc *Scenario, f []string, shared map[string]Stmt, known func(s
 	} else if a := sc.arrayIndex(f[1]); a >= 0 {
 		st = Stmt{Kind: OpLoad, Target: f[1], Site: -1, Array: a, Size: sc.Arrays[a].Size}
 	} else {
-		return Stmt{}, fmt.Errorf("%s %s: no shared array %s before it (allocate one: shared.array %s SIZE) and no kernel array %s (array %s SIZE)", f[0], pyName(f[1]), pyName(f[1]), f[1], pyName(f[1]), f[1])
+		n := pyName(f[1])
+		return Stmt{}, fmt.Errorf("%s %s: no shared array %s before it (allocate one: shared.array %s SIZE) and no kernel array %s (array %s SIZE)", f[0], n, n, n, n, n)
 	}
 	if f[0] == "store" {
 		st.Kind = OpStore
@@ -365,7 +371,7 @@ func parseElement(sc *Scenario, f []string, shared map[string]Stmt, known func(s
 	for i, s := range f[2:] {
 		n, err := strconv.Atoi(s)
 		if err != nil {
-			return Stmt{}, fmt.Errorf("%s %s: %q is not a whole number", f[0], f[1], s)
+			return Stmt{}, fmt.Errorf("%s %s: %q is not a whole number", f[0], pyName(f[1]), s)
 		}
 		if i == 0 {
 			st.Index = n
