@@ -171,16 +171,11 @@ func lostUpdate(w *model.World) *sched.Failure {
 // atomics on it run one at a time from zero, each thread's in its order,
 // in every such order (what they return aside), sorted.
 func orderFinals(threads [][]model.AtomicCall, cell int) []int {
-	var seqs [][]model.AtomicCall
-	for _, calls := range threads {
-		var on []model.AtomicCall
-		for _, c := range calls {
-			if cellOf(c) == cell {
-				c.Old = 0 // what it returned aside: threads that make the same calls are alike
-				on = append(on, c)
-			}
+	seqs := callsOn(threads, cell)
+	for _, sq := range seqs {
+		for i := range sq {
+			sq[i].Old = 0 // what it returned aside: threads that make the same calls are alike
 		}
-		seqs = append(seqs, on)
 	}
 	var ends []int
 	walkOrders(seqs, false, func(v int) bool {
@@ -200,12 +195,8 @@ func orderFinals(threads [][]model.AtomicCall, cell int) []int {
 func atomicsExplained(threads [][]model.AtomicCall, final func(a, i int) int) bool {
 	for _, c := range touchedCells(threads) {
 		n := 0
-		for _, calls := range threads {
-			for _, call := range calls {
-				if cellOf(call) == c {
-					n++
-				}
-			}
+		for _, sq := range callsOn(threads, c) {
+			n += len(sq)
 		}
 		if n > porcupineOps {
 			return explainedGrouped(threads, final)
@@ -243,19 +234,7 @@ func porcupineExplained(threads [][]model.AtomicCall, final func(a, i int) int) 
 // its threads have made how many of their calls.
 func explainedGrouped(threads [][]model.AtomicCall, final func(a, i int) int) bool {
 	for _, c := range touchedCells(threads) {
-		var seqs [][]model.AtomicCall
-		for _, calls := range threads {
-			var on []model.AtomicCall
-			for _, call := range calls {
-				if cellOf(call) == c {
-					on = append(on, call)
-				}
-			}
-			if len(on) > 0 {
-				seqs = append(seqs, on)
-			}
-		}
-		if !explainedCell(seqs, final(c/scenario.MaxArraySize, c%scenario.MaxArraySize)) {
+		if !explainedCell(callsOn(threads, c), final(c/scenario.MaxArraySize, c%scenario.MaxArraySize)) {
 			return false
 		}
 	}
@@ -333,6 +312,24 @@ func walkOrders(seqs [][]model.AtomicCall, olds bool, end func(v int) bool) bool
 		return done && end(v)
 	}
 	return walk(0)
+}
+
+// callsOn is, for each thread with any, its calls on element cell, in
+// its order (copies: a caller may change them).
+func callsOn(threads [][]model.AtomicCall, cell int) [][]model.AtomicCall {
+	var seqs [][]model.AtomicCall
+	for _, calls := range threads {
+		var on []model.AtomicCall
+		for _, c := range calls {
+			if cellOf(c) == cell {
+				on = append(on, c)
+			}
+		}
+		if len(on) > 0 {
+			seqs = append(seqs, on)
+		}
+	}
+	return seqs
 }
 
 // cellOf numbers an atomic's element.

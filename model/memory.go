@@ -429,30 +429,20 @@ func describeElement(p *Program, ev *Event, cd *code, st *stmt) {
 // elementFootprint: a store writes, a load reads the allocation the
 // thread's launch made at st's site, or the kernel array's element.
 func elementFootprint(w *World, f int, cd *code, st *stmt) sched.Footprint {
-	if st.site < 0 {
-		fp := sched.Footprint{Object: w.p.lay.objCell + w.cell(st) - w.p.lay.cells[0], Access: sched.Read}
-		if st.kind == sStore {
-			fp.Access = sched.Write
-		}
-		return fp
-	}
-	fp := sched.Footprint{Object: w.allocObject(f, st), Access: sched.Read}
+	return elementAccess(w.p, (f-w.p.lay.threads)/w.p.lay.threadSize, st)
+}
+
+func futureElement(sc *futureScan, t int, cd *code, b, from, sub int, st *stmt) {
+	sc.step(futStep{fp: elementAccess(sc.w.p, t, st)})
+}
+
+// elementAccess is the footprint of thread t's store or load st.
+func elementAccess(p *Program, t int, st *stmt) sched.Footprint {
+	fp := sched.Footprint{Object: p.elementObject(t, st), Access: sched.Read}
 	if st.kind == sStore {
 		fp.Access = sched.Write
 	}
 	return fp
-}
-
-func futureElement(sc *futureScan, t int, cd *code, b, from, sub int, st *stmt) {
-	l := &sc.w.p.lay
-	fp := sched.Footprint{Object: l.objAlloc + (sc.w.p.threadLaunch[t]-1)*sc.w.p.sharedSites + st.site, Access: sched.Read}
-	if st.site < 0 {
-		fp.Object = l.objCell + sc.w.cell(st) - l.cells[0]
-	}
-	if st.kind == sStore {
-		fp.Access = sched.Write
-	}
-	sc.step(futStep{fp: fp})
 }
 
 func atomicFootprint(w *World, f int, cd *code, st *stmt) sched.Footprint {
@@ -503,8 +493,22 @@ func sharedFootprint(w *World, f int, cd *code, st *stmt) sched.Footprint {
 // allocObject is the object of the allocation frame f's thread's
 // statement st reaches: its launch's, at its site.
 func (w *World) allocObject(f int, st *stmt) int {
-	t := (f - w.p.lay.threads) / w.p.lay.threadSize
-	return w.p.lay.objAlloc + (w.p.threadLaunch[t]-1)*w.p.sharedSites + st.site
+	return w.p.allocObjectOf((f-w.p.lay.threads)/w.p.lay.threadSize, st)
+}
+
+// allocObjectOf is the object of the allocation thread t's statement st
+// reaches.
+func (p *Program) allocObjectOf(t int, st *stmt) int {
+	return p.lay.objAlloc + (p.threadLaunch[t]-1)*p.sharedSites + st.site
+}
+
+// elementObject is the object a store or a load of thread t touches: the
+// kernel array's element, or the allocation at its site.
+func (p *Program) elementObject(t int, st *stmt) int {
+	if st.site < 0 {
+		return p.lay.objCell + p.lay.cells[st.array] + st.index - p.lay.cells[0]
+	}
+	return p.allocObjectOf(t, st)
 }
 
 func futureShared(sc *futureScan, t int, cd *code, b, from, sub int, st *stmt) {
@@ -512,7 +516,7 @@ func futureShared(sc *futureScan, t int, cd *code, b, from, sub int, st *stmt) {
 	if b != from || sub < 0 {
 		sub = int(shUse)
 	}
-	obj := l.objAlloc + (sc.w.p.threadLaunch[t]-1)*sc.w.p.sharedSites + st.site
+	obj := sc.w.p.allocObjectOf(t, st)
 	steps := []futStep{
 		shUse:   {fp: sched.Footprint{Object: l.objGlobals + cd.module, Access: sched.Read}},
 		shGet:   {fp: sched.Footprint{Object: obj, Access: sched.Read}},

@@ -109,8 +109,8 @@ type anchor struct {
 	// API names a step in the simulator's kernelapi.py (tag "api"), which
 	// the script finds in the kernelapi.py it runs (memory.go).
 	API *apiStep `json:"api,omitempty"`
-	// Elem marks a store to or a load from a shared array, whose turn the
-	// judge records (memory.go).
+	// Elem marks a store to or a load from an array, whose turn the judge
+	// records (memory.go).
 	Elem *elemStep `json:"elem,omitempty"`
 }
 

@@ -54,8 +54,10 @@ func apiStepOf(text string) (*apiStep, error) {
 	return s, nil
 }
 
-// elemStep is a store to or a load from a shared array: the local name
-// the kernel holds it by, the call site that allocated it, the index.
+// elemStep is a store to or a load from an array: the local name the
+// kernel holds it by, the shared.array call site that allocated it (-1:
+// a kernel argument, whose stores lost-update judges, not stale-read),
+// the index.
 type elemStep struct {
 	Store  bool   `json:"store"`
 	Target string `json:"target"`
@@ -82,13 +84,12 @@ func (e *elemStep) firstOp() string {
 
 // memoryData is what the script's judge of the simulator's other races
 // needs: the kernel's arrays (the host program passes them, and the judge
-// reads what they hold at the end) and, per model thread, the atomics it
-// runs in order (none for a host), against which it checks what each
-// returned.
+// reads what they hold at the end) and, per model thread, the atomics and
+// plain stores to them it runs in order (none for a host), against which
+// it checks what each atomic returned.
 type memoryData struct {
 	Arrays  []arrayData    `json:"arrays"`
 	Atomics [][]atomicData `json:"atomics"`
-	Shared  bool           `json:"shared"`
 }
 
 type arrayData struct {
@@ -124,7 +125,6 @@ func memoryOf(p *model.Program, infos []threadInfo) *memoryData {
 			continue // the scenario's validation keeps atomics in the kernel
 		}
 		for _, s := range flatten(sc.Kernel, info.tid, info.block) {
-			md.Shared = md.Shared || s.Kind == scenario.OpShared
 			switch {
 			case s.Kind == scenario.OpAtomic:
 				md.Atomics[t] = append(md.Atomics[t], atomicData{

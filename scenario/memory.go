@@ -517,22 +517,7 @@ func hasMemory(body []Stmt) bool {
 func (sc *Scenario) HasMemory() bool { return hasMemory(sc.Kernel) }
 
 // SharedSites counts the kernel's shared.array call sites.
-func (sc *Scenario) SharedSites() int {
-	n := 0
-	var walk func(body []Stmt)
-	walk = func(body []Stmt) {
-		for _, s := range body {
-			if s.Kind == OpShared {
-				n++
-			}
-			walk(s.Then)
-			walk(s.Else)
-			walk(s.Body)
-		}
-	}
-	walk(sc.Kernel)
-	return n
-}
+func (sc *Scenario) SharedSites() int { return len(sc.SharedAllocs()) }
 
 // SharedAllocs are the kernel's shared.array statements, in site order.
 func (sc *Scenario) SharedAllocs() []Stmt {
