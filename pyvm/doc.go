@@ -52,7 +52,14 @@
 // agrees, on 3.11 and 3.12, with where testdata/cpython/switchpoints.py
 // saw CPython's interrupts land in each variant's swap
 // (TestBreakerChecksMatchCPython, against switchpoints.golden.txt and
-// switchpoints-3.12.golden.txt); 3.13 has no such golden yet.
+// switchpoints-3.12.golden.txt); 3.13 has no such golden yet. What an
+// interrupt at such a check leaves (the locks held, the module's cuda)
+// agrees with CPython 3.11, 3.12 and 3.13 at every landing
+// testdata/cpython/interrupt_unwind.py recorded (TestInterruptUnwindsAsCPython):
+// 3.13 searches the exception table for a backward jump itself, not the
+// instruction before its target, and in 3.13.0 an interrupt at an inlined
+// comprehension's skipping arm leaves the with around it with its lock
+// held (Program.Interrupt).
 //
 // # What is not done
 //

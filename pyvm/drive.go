@@ -251,6 +251,16 @@ func (s *State) NewException(t int, name string) (Value, error) {
 // last step ran (an eval-breaker check: StepInfo.Check), as CPython raises
 // a pending KeyboardInterrupt there. The unwinding is one step, reported
 // in info.
+//
+// Where the frame's exception table is searched depends on the version
+// when that instruction was a backward jump that jumped: CPython 3.11 and
+// 3.12 check the eval breaker after jumping and search for the
+// instruction before the jump's target (ceval's INSTR_OFFSET()-1); 3.13
+// checks before jumping and searches for the jump itself. The two differ
+// where the jump is in no entry: in 3.13.0 the skipping arm's
+// JUMP_BACKWARD of an inlined comprehension, so an interrupt there leaves
+// a with around the comprehension without its __exit__, a lock held
+// (testdata/cpython/interrupt_unwind.py, TestInterruptUnwindsAsCPython).
 func (p *Program) Interrupt(s *State, t int, exc Value, info *StepInfo) {
 	acc := info.Accesses[:0]
 	*info = StepInfo{Thread: t, Accesses: acc, Native: "raise " + s.ExcString(exc)}
@@ -261,8 +271,21 @@ func (p *Program) Interrupt(s *State, t int, exc Value, info *StepInfo) {
 	x := exec{p: p, s: s, t: t, info: info}
 	x.load()
 	x.exc = exc
+	if f := x.f; f.native == 0 && p.Version.Less(V313) && f.pc <= f.lasti && f.pc > 0 && isBackwardJump(f.code.Instrs[f.lasti].Op) {
+		x.lookup, x.lookupSet = f.pc-1, true
+	}
 	x.unwind()
 	info.Done = !th.busy
+}
+
+// isBackwardJump reports whether op jumps backward (when it jumps).
+func isBackwardJump(op Opcode) bool {
+	switch op {
+	case OpJumpBackward, OpPopJumpBackwardIfFalse, OpPopJumpBackwardIfTrue,
+		OpPopJumpBackwardIfNone, OpPopJumpBackwardIfNotNone:
+		return true
+	}
+	return false
 }
 
 // ExcString is "Type: message" of exception exc.

@@ -68,6 +68,11 @@ type exec struct {
 	// step must be undone because it would block.
 	exc     Value
 	blocked bool
+	// lookup, when set, is the instruction whose exception-table entry
+	// the top frame's handler is searched for, instead of its lasti (an
+	// interrupt after a backward jump, before 3.13: Program.Interrupt).
+	lookup    int32
+	lookupSet bool
 }
 
 // Step runs thread t's next instruction (or native state) on s, and says
@@ -139,7 +144,11 @@ func (x *exec) unwind() {
 	for x.exc.K != KindUndef && x.f != nil {
 		f := x.f
 		if f.native == 0 {
-			if e, ok := f.code.handler(int(f.lasti)); ok {
+			at := f.lasti
+			if x.lookupSet {
+				at, x.lookupSet = x.lookup, false
+			}
+			if e, ok := f.code.handler(int(at)); ok {
 				f.stack = f.stack[:e.Depth]
 				if e.Lasti {
 					f.push(Value{K: KindLasti, X: f.lasti})
