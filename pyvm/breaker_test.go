@@ -26,6 +26,7 @@ func TestBreakerChecksMatchCPython(t *testing.T) {
 	for v, path := range map[pyvm.Version]string{
 		pyvm.V311: switchgolden.Path,
 		pyvm.V312: "testdata/cpython/switchpoints-3.12.golden.txt",
+		pyvm.V313: "testdata/cpython/switchpoints-3.13.golden.txt",
 	} {
 		t.Run("python"+v.String(), func(t *testing.T) { breakerChecksMatch(t, v, path) })
 	}

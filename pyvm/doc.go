@@ -49,10 +49,11 @@
 // (TestSwapFunctionsRunAlone); and numba-cuda's own kernelapi.py at each
 // commit of the fix and at HEAD (TestUpstreamFilesLoad, given a clone in
 // SWAPCHECK_NUMBA_CUDA_REPO). Where a step ends at an eval-breaker check
-// agrees, on 3.11 and 3.12, with where testdata/cpython/switchpoints.py
-// saw CPython's interrupts land in each variant's swap
-// (TestBreakerChecksMatchCPython, against switchpoints.golden.txt and
-// switchpoints-3.12.golden.txt); 3.13 has no such golden yet. What an
+// agrees, on 3.11, 3.12 and 3.13, with where
+// testdata/cpython/switchpoints.py saw CPython's interrupts land in each
+// variant's swap (TestBreakerChecksMatchCPython, against
+// switchpoints.golden.txt, switchpoints-3.12.golden.txt and
+// switchpoints-3.13.golden.txt). What an
 // interrupt at such a check leaves (the locks held, the module's cuda)
 // agrees with CPython 3.11, 3.12 and 3.13 at every landing
 // testdata/cpython/interrupt_unwind.py recorded (TestInterruptUnwindsAsCPython):
