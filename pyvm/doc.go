@@ -64,9 +64,17 @@
 //
 // # What is not done
 //
-// The model does not use it yet: a State is not yet keyed (so a search
-// cannot store it), its steps are not yet the model's steps, and the
-// command has no -source. A free-threaded build (3.13t) is recognised by
+// A State has a canonical key (State.AppendKey, key.go: heap objects
+// numbered by a deterministic walk from the threads and modules, set-up
+// objects by their index and written only when changed), which
+// TestKeyIsSound holds to a rendering of every thread's frames and the
+// module over random schedules of two threads (as many keys as
+// renderings, and equal keys step alike), and
+// TestKeyIgnoresAllocationOrderAndGarbage to allocation order and
+// garbage. Symmetry between alike threads is the embedder's to apply.
+//
+// The model does not use it yet: its steps are not yet the model's steps,
+// and the command has no -source. A free-threaded build (3.13t) is recognised by
 // pysource but runs as under the GIL, but for the defaultdict miss
 // (Options.Miss).
 package pyvm

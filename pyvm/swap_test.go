@@ -30,11 +30,17 @@ func runAlone(t *testing.T, p *pyvm.Program, s *pyvm.State) (pyvm.Value, pyvm.Va
 // globals g (cuda, x) with its function fn, and a launch's fake.
 func swapWorld(t *testing.T, v pyvm.Version, file string) (p *pyvm.Program, s *pyvm.State, g, swap, fn, fake pyvm.Value) {
 	t.Helper()
+	return swapWorldThreads(t, v, file, 1)
+}
+
+// swapWorldThreads is swapWorld with threads threads.
+func swapWorldThreads(t *testing.T, v pyvm.Version, file string, threads int) (p *pyvm.Program, s *pyvm.State, g, swap, fn, fake pyvm.Value) {
+	t.Helper()
 	src, err := pysource.Load(interpreter(t, v), file)
 	require.NoError(t, err)
 	p, err = src.Program(pyvm.Options{})
 	require.NoError(t, err)
-	s = p.NewState(1)
+	s = p.NewState(threads)
 	cuda := s.NewHostModule("numba.cuda", 1)
 	s.SetModule("numba.cuda", cuda)
 	require.NoError(t, s.RunModule())

@@ -1,8 +1,7 @@
 package pyvm
 
 // eachRef calls f with every Value of o that points into the heap (a
-// reference or an id), in a fixed order: the order the canonical key
-// numbers objects in.
+// reference or an id), in a fixed order.
 func eachRef(o object, f func(Value)) {
 	each := func(vs []Value) {
 		for _, v := range vs {

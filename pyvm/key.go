@@ -1,0 +1,262 @@
+package pyvm
+
+import (
+	"encoding/binary"
+	"reflect"
+)
+
+// AppendKey appends s's canonical key to b and returns it: two states
+// have equal keys exactly when one is the other with its heap objects
+// renumbered (and unreachable objects dropped), so a search may store the
+// key for the state. What it covers: every thread (its task's status, its
+// frames, its handled exception, its result), the loaded module and the
+// stand-in modules, the fault, and every object reachable from those or
+// from a changed set-up object, each with its owner (a thread's
+// unpublished objects step differently: footprint.go).
+//
+// Objects are numbered as a deterministic walk meets them (roots first,
+// then breadth-first, each object's fields in the order they are
+// written), so allocation order and garbage do not show. Set-up objects (those that
+// existed at State.Freeze, shared by every state of the embedder's
+// search) keep their heap index as their name and are written only when
+// changed since the set-up, in index order, whether or not they are still
+// reachable: a set-up object that changed and became garbage makes the
+// key finer than the state, never coarser.
+//
+// Symmetry between threads is not applied here: the key of a state and
+// of the same state with two threads' roles exchanged differ (the
+// embedder, which knows which threads are alike, permutes them).
+func (s *State) AppendKey(b []byte) []byte {
+	k := keyer{s: s, b: b, num: make([]int32, len(s.heap.slots))}
+	for i := range k.num {
+		k.num[i] = -1
+	}
+	k.int(int64(len(s.threads)))
+	for i := range s.threads {
+		th := &s.threads[i]
+		k.bool(th.busy)
+		k.int(int64(len(th.frames)))
+		for _, f := range th.frames {
+			k.value(ref(f))
+		}
+		k.value(th.excBase)
+		k.value(th.result)
+		k.value(th.raised)
+	}
+	k.value(s.module)
+	k.value(s.modules)
+	k.str(s.fault)
+	h := &s.heap
+	for i := int32(0); i < h.setup; i++ {
+		if sameAsBase(h, i) {
+			continue
+		}
+		k.int(int64(i))
+		k.object(i)
+	}
+	k.int(-1)
+	for q := 0; q < len(k.queue); q++ {
+		k.object(k.queue[q])
+	}
+	return k.b
+}
+
+// sameAsBase reports whether set-up object i is as it was at Freeze: the
+// same object, or a copy a write made that holds the same fields again.
+func sameAsBase(h *heap, i int32) bool {
+	o := h.slots[i].obj
+	return o == h.base[i] || reflect.DeepEqual(o, h.base[i])
+}
+
+// keyer writes one key.
+type keyer struct {
+	s     *State
+	b     []byte
+	num   []int32 // heap index -> canonical number, -1 before the walk meets it
+	queue []int32 // heap indices numbered and not yet written, in number order
+}
+
+func (k *keyer) int(n int64)  { k.b = binary.AppendVarint(k.b, n) }
+func (k *keyer) byte(c uint8) { k.b = append(k.b, c) }
+
+func (k *keyer) bool(v bool) {
+	if v {
+		k.byte(1)
+		return
+	}
+	k.byte(0)
+}
+
+func (k *keyer) str(s string) {
+	k.int(int64(len(s)))
+	k.b = append(k.b, s...)
+}
+
+// value writes v; a reference (or an id) to a set-up object by its index,
+// to any other object by its number, numbering it when first met.
+func (k *keyer) value(v Value) {
+	k.byte(uint8(v.K))
+	if !v.refersTo() {
+		k.int(int64(v.X))
+		return
+	}
+	if v.X < k.s.heap.setup {
+		k.int(int64(v.X))
+		return
+	}
+	n := k.num[v.X]
+	if n < 0 {
+		n = int32(len(k.queue))
+		k.num[v.X] = n
+		k.queue = append(k.queue, v.X)
+	}
+	k.int(int64(k.s.heap.setup) + int64(n))
+}
+
+func (k *keyer) values(vs []Value) {
+	k.int(int64(len(vs)))
+	for _, v := range vs {
+		k.value(v)
+	}
+}
+
+func (k *keyer) code(c *Code) {
+	if c == nil {
+		k.int(-1)
+		return
+	}
+	k.int(int64(c.id))
+}
+
+// object writes heap object i: its owner, its type and its fields.
+func (k *keyer) object(i int32) {
+	sl := &k.s.heap.slots[i]
+	k.int(int64(sl.owner))
+	switch o := sl.obj.(type) {
+	case *dictObj:
+		k.byte(1)
+		k.bool(o.isDefault)
+		k.value(o.factory)
+		k.int(int64(o.used))
+		// The layout, dead entries included: an iterator's pos indexes it.
+		k.int(int64(len(o.entries)))
+		for _, e := range o.entries {
+			k.bool(e.dead)
+			if !e.dead {
+				k.value(e.key)
+				k.value(e.val)
+			}
+		}
+	case *strObj:
+		k.byte(2)
+		k.str(o.s)
+	case *seqObj:
+		k.byte(3)
+		k.bool(o.tuple)
+		k.values(o.items)
+	case *cellObj:
+		k.byte(4)
+		k.value(o.v)
+	case *funcObj:
+		k.byte(5)
+		k.code(o.code)
+		k.value(o.globals)
+		k.value(o.closure)
+		k.values(o.defaults)
+		k.value(o.kwDefaults)
+	case *genObj:
+		k.byte(6)
+		k.value(o.frame)
+		k.byte(uint8(o.state))
+		k.code(o.code)
+	case *cmFactoryObj:
+		k.byte(7)
+		k.value(o.fn)
+	case *cmObj:
+		k.byte(8)
+		k.value(o.gen)
+		k.value(o.fn)
+		k.value(o.args)
+		k.bool(o.entered)
+	case *lockObj:
+		k.byte(9)
+		k.bool(o.locked)
+		k.bool(o.reentrant)
+		k.int(int64(o.owner))
+		k.int(int64(o.count))
+	case *iterObj:
+		k.byte(10)
+		k.byte(uint8(o.kind))
+		k.value(o.seq)
+		k.int(int64(o.pos))
+		k.int(int64(o.used))
+		k.int(int64(o.left))
+		k.int(int64(o.stop))
+		k.int(int64(o.step))
+	case *viewObj:
+		k.byte(11)
+		k.value(o.dict)
+		k.byte(uint8(o.kind))
+	case *rangeObj:
+		k.byte(12)
+		k.int(int64(o.start))
+		k.int(int64(o.stop))
+		k.int(int64(o.step))
+	case *methodObj:
+		k.byte(13)
+		k.value(o.fn)
+		k.value(o.self)
+	case *excObj:
+		k.byte(14)
+		k.value(o.typ)
+		k.values(o.args)
+		k.str(o.msg)
+		k.value(o.cause)
+	case *moduleObj:
+		k.byte(15)
+		k.value(o.name)
+		k.value(o.attrs)
+		k.bool(o.host)
+		k.int(int64(o.tag))
+	case *opaqueObj:
+		k.byte(16)
+		k.str(o.name)
+	case *hostObj:
+		k.byte(17)
+		k.str(o.label)
+		k.int(int64(o.tag))
+		k.bool(o.fn)
+		k.value(o.globals)
+	case *classObj:
+		k.byte(18)
+		k.value(o.name)
+		k.values(o.bases)
+		k.value(o.ns)
+	case *instanceObj:
+		k.byte(19)
+		k.value(o.cls)
+		k.value(o.dict)
+	case *propertyObj:
+		k.byte(20)
+		k.value(o.fget)
+		k.int(int64(o.kind))
+	case *frameObj:
+		k.byte(21)
+		k.code(o.code)
+		k.byte(uint8(o.native))
+		k.int(int64(o.pc))
+		k.int(int64(o.lasti))
+		k.values(o.stack)
+		k.values(o.locals)
+		k.value(o.globals)
+		k.value(o.names)
+		k.value(o.gen)
+		k.value(o.fn)
+		k.value(o.excInfo)
+		k.byte(uint8(o.ret))
+		k.value(o.kwnames)
+		k.values(o.tmp)
+	default:
+		panic("pyvm: AppendKey of an unknown object")
+	}
+}
