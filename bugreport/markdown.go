@@ -30,7 +30,8 @@ func Write(w io.Writer, r *check.Report, repro string) error {
 	if err != nil {
 		return err
 	}
-	if real.report != r {
+	substituted := real.report != r
+	if substituted {
 		repro = "" // the command finds the gil trace; the note says how to get this one
 	}
 	r = real.report
@@ -44,12 +45,12 @@ func Write(w io.Writer, r *check.Report, repro string) error {
 		return err
 	}
 	inline := !refused
-	text, err := write(r, t, repro, real.note, script, why, inline)
+	text, err := write(r, t, repro, real.note, script, why, inline, substituted)
 	if err != nil {
 		return err
 	}
 	if inline && len([]rune(text)) > maxIssueBody {
-		if text, err = write(r, t, repro, real.note, script, why, false); err != nil {
+		if text, err = write(r, t, repro, real.note, script, why, false, substituted); err != nil {
 			return err
 		}
 	}
@@ -57,8 +58,10 @@ func Write(w io.Writer, r *check.Report, repro string) error {
 	return err
 }
 
-// write renders the report; inline puts the packed replay.py in it.
-func write(r *check.Report, t *check.Trace, repro, switchNote string, script *packedScript, noScript string, inline bool) (string, error) {
+// write renders the report; inline puts the packed replay.py in it;
+// substituted says its trace is not the one the run printed (gil-breaker's
+// in place of gil's), so -out's replay.py is not this report's.
+func write(r *check.Report, t *check.Trace, repro, switchNote string, script *packedScript, noScript string, inline, substituted bool) (string, error) {
 	v := t.Violation
 	sc := r.Config.Scenario
 	src := r.Config.Protocol.Source
@@ -162,8 +165,12 @@ func write(r *check.Report, t *check.Trace, repro, switchNote string, script *pa
 		b.WriteString("\n</details>\n\n")
 		b.WriteString(replayCommands(r, t.Protocol, up))
 	default:
-		fmt.Fprintf(&b, "The Python replay (`replay.py`, %d bytes, sha256 `%s`) does not fit in an issue's body beside this report: attach it. `explore -out DIR` writes it as `DIR/replay.py` beside `DIR/report.md`; the swapcheck commands below make it too.\n\n",
-			script.size, script.sha256)
+		attach := "`explore -out DIR` writes it as `DIR/replay.py` beside `DIR/report.md`; the swapcheck commands below make it too"
+		if substituted {
+			attach = "the swapcheck commands below make it from this report's trace.json (`explore -out DIR` writes the replay of the gil trace, not this one)"
+		}
+		fmt.Fprintf(&b, "The Python replay (`replay.py`, %d bytes, sha256 `%s`) does not fit in an issue's body beside this report: attach it; %s.\n\n",
+			script.size, script.sha256, attach)
 		b.WriteString(replayCommands(r, t.Protocol, up))
 	}
 	if isMemory && !r.Config.Protocol.Dispatches && t.Protocol != "naive" && noScript == "" {
