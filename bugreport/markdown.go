@@ -115,6 +115,9 @@ func write(r *check.Report, t *check.Trace, repro, switchNote string, script *pa
 		force = "the model's replay at the end shows it"
 	}
 	fmt.Fprintf(&b, "The Python a user writes: %s. On real threads the failure needs the interleaving of the trace below, so a plain run fails rarely (more often with `sys.setswitchinterval(1e-6)`); %s.\n\n", situation(sc), force)
+	if line := pyreplay.Symptom(sc); line != "" {
+		b.WriteString(line + "\n\n")
+	}
 	if rest, ok := strings.CutPrefix(t.Shrunk, "nothing: "); ok {
 		fmt.Fprintf(&b, "swapcheck's shrinking (a smaller scenario, then fewer preemptions, then fewer steps, keeping the violation kind) left the counterexample as its search found it: %s.\n\n", rest)
 	} else if t.Shrunk != "" {
