@@ -190,7 +190,7 @@ func write(r *check.Report, t *check.Trace, repro, switchNote string, script *pa
 	}
 	b.WriteString(fence("sh", cmds))
 	if repro != "" && portable(repro) {
-		fmt.Fprintf(&b, "\nThe search finds this trace again: `%s`", repro)
+		fmt.Fprintf(&b, "\nIn a checkout of swapcheck, the search prints this trace again (its replay line): `%s`", repro)
 		if strings.Contains(repro, "-scenario scenario.txt") {
 			b.WriteString(" (`scenario.txt`: the scenario text above)")
 		}

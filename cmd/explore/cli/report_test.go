@@ -243,7 +243,7 @@ func TestReportTellsOneStory(t *testing.T) {
 			}
 			require.NotContains(t, md, "strategy `replay`", "a replay is not a search")
 			if tt.search != "" {
-				require.Contains(t, md, "The search finds this trace again: `"+tt.search+"`")
+				require.Contains(t, md, "In a checkout of swapcheck, the search prints this trace again (its replay line): `"+tt.search+"`")
 			}
 		})
 	}
