@@ -3,6 +3,7 @@ package cli_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -242,6 +243,17 @@ func TestReportTellsOneStory(t *testing.T) {
 				}
 			}
 			require.NotContains(t, md, "strategy `replay`", "a replay is not a search")
+			// refcount-del's gil trace switches where CPython 3.11 cannot
+			// (a step marked ~): a search's report shows gil-breaker's
+			// trace instead; a replay, which searches nothing, says which
+			// switch 3.11 cannot make
+			unreal := regexp.MustCompile(`(?m)^ *(>>)?~[0-9]+ \|`)
+			if tt.story == replayed {
+				require.Regexp(t, unreal, md)
+				require.Contains(t, md, "1 switch CPython 3.11 cannot make (marked `~`): at step 40 T1 takes over from T0")
+			} else {
+				require.NotRegexp(t, unreal, md, "the report shows a switch 3.11 cannot make where gil-breaker has a trace")
+			}
 			if tt.search != "" {
 				require.Contains(t, md, "In a checkout of swapcheck, the search prints this trace again (its replay line): `"+tt.search+"`")
 			}
