@@ -166,6 +166,9 @@ func write(r *check.Report, t *check.Trace, repro, switchNote string, script *pa
 		b.WriteString("<details><summary>replay.py, packed</summary>\n\n")
 		b.WriteString(fence("sh", script.block))
 		b.WriteString("\n</details>\n\n")
+		if !substituted {
+			b.WriteString("(`explore -out DIR` writes the same file as `DIR/replay.py` beside `DIR/report.md`, to attach instead.)\n\n")
+		}
 		b.WriteString(replayCommands(r, t.Protocol, up))
 	default:
 		attach := "`explore -out DIR` writes it as `DIR/replay.py` beside `DIR/report.md`; the swapcheck commands below make it too"

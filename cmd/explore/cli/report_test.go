@@ -1,6 +1,8 @@
 package cli_test
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -87,6 +89,10 @@ func TestReportMarkdown(t *testing.T) {
 	require.Empty(t, bugreport.LocalPaths(r.stdout), "the report names a path of this machine")
 	require.NotContains(t, r.stdout, dir)
 	require.Equal(t, r.stdout, readFiles(t, dir, "report.md")["report.md"])
+	script := readFiles(t, dir, "replay.py")["replay.py"]
+	require.Contains(t, r.stdout, fmt.Sprintf("(`replay.py`, %d bytes, sha256 `%x`", len(script), sha256.Sum256([]byte(script))),
+		"the report's inline replay is -out's replay.py")
+	require.Contains(t, r.stdout, "writes the same file as `DIR/replay.py` beside `DIR/report.md`")
 
 	t.Run("replayed", func(t *testing.T) {
 		again := explore(t, "-replay", filepath.Join(dir, "trace.json"), "-report", "md")
