@@ -80,7 +80,7 @@ func replayCommands(r *check.Report, protocol string, u upstream) string {
 		b.WriteString(fence("sh", "/usr/bin/python3 replay.py --target numba\n"))
 	default:
 		if u.commit != "" {
-			fmt.Fprintf(&b, "Run it on numba-cuda's simulator at %s (the installed `swapped_cuda_module` is then this one):\n\n", u.commit)
+			fmt.Fprintf(&b, "Run it where the installed simulator's `swapped_cuda_module` is numba-cuda %s's (the script compares it with this version's by bytecode, and says so and exits 2 when it is another):\n\n", u.commit)
 			b.WriteString(fence("sh", "python3 replay.py --target numba\n"))
 			b.WriteString("\nor on any other numba's simulator (Debian's `python3-numba`, 0.56.4, is for `/usr/bin/python3`; its own swap is `naive`), with this version's swap put in place of the installed one (`--swap rendition`; the launch machinery stays numba's):\n\n")
 		} else {
