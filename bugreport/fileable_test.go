@@ -84,6 +84,12 @@ func TestGoldenReportsAreFileable(t *testing.T) {
 			require.ErrorAs(t, err, &exit, "%s %s: %s", python, strings.Join(args, " "), out)
 			require.Equal(t, 1, exit.ExitCode(), "%s %s did not reproduce the violation:\n%s", python, strings.Join(args, " "), out)
 			require.Contains(t, string(out), "verdict: reproduced "+tr.Violation.Kind+"\n")
+			if strings.Contains(md, "prints which array the thread got") {
+				// the kernel's own print: two threads of a block, two arrays
+				got := regexp.MustCompile(`(?m)^kernel: block 0 thread [0-9]+ got the shared array s at (0x[0-9a-f]+)$`).FindAllStringSubmatch(string(out), -1)
+				require.Len(t, got, 2, "%s", out)
+				require.NotEqual(t, got[0][1], got[1][1], "the threads printed one array")
+			}
 			if strings.Contains(md, "launch k passes k int32") {
 				// the kernel's own print: a thread that ran after launch 2
 				// began saw launch 1's dynamic shared memory

@@ -17,6 +17,12 @@ import (
 // launch 2 with launch 1's fake prints launch 1's amount. The printed
 // line is not a step of the model: it reads the cuda the use just read,
 // in the same turn. Regression tests (EmitTest) do not print it.
+//
+// A block's threads share each cuda.shared.array; when two of them both
+// miss FakeCUDAShared's allocation (shared-not-shared), each keeps its
+// own. After each cuda.shared.array the code prints which array the
+// thread got (its id): threads of one block that print different ones
+// did not share it.
 
 // symptomatic reports whether the scenario's code prints the symptom:
 // several launches of one host that makes no device call itself (a
@@ -48,6 +54,12 @@ func launchConfig(sc *scenario.Scenario, k int) string {
 	return fmt.Sprintf("%d, %d, 0, %d", sc.Blocks, sc.Threads, 4*dynsharedInts(k))
 }
 
+// sharedLine is the print after cuda.shared.array (name: the module's
+// name for cuda, target: the array's).
+func sharedLine(name, target string) string {
+	return fmt.Sprintf(`print("kernel: block", %[1]s.blockIdx.x, "thread", %[1]s.threadIdx.x, "got the shared array %[2]s at", hex(id(%[2]s)))`, name, target)
+}
+
 // symptomLine is the print after a use of cuda (name: the module's name
 // for it) in function fn: the thread's index and the dynamic shared
 // memory of the launch whose fake its cuda is.
@@ -62,8 +74,12 @@ func launchLine(k int) string {
 }
 
 // Symptom says, for a bug report, what the scenario's code prints to show
-// which launch's fake a thread ran with ("" when it prints nothing).
+// which launch's fake a thread ran with, or which shared array it got (""
+// when it prints nothing).
 func Symptom(sc *scenario.Scenario) string {
+	if sc.SharedSites() > 0 {
+		return "After each `cuda.shared.array` the kernel prints which array the thread got (its address): the threads of a block share the array, so they print one address; threads that print two did not share it. The replay below prints the same lines."
+	}
 	if !symptomatic(sc) {
 		return ""
 	}

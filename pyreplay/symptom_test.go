@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -67,5 +68,37 @@ func TestKernelPrintsWhichLaunchItSees(t *testing.T) {
 	files, err := pyreplay.EmitTest(rep, "test_aborted.py")
 	if err == nil {
 		require.NotContains(t, files.Test.Text+files.Support.Text, "dynamic shared memory", "a regression test prints no symptom")
+	}
+}
+
+// TestKernelPrintsWhichSharedArrayItGot: when two threads of a block both
+// miss FakeCUDAShared's allocation, each prints the array it got, and the
+// two differ (on the stand-in; on numba's simulator where it is installed).
+func TestKernelPrintsWhichSharedArrayItGot(t *testing.T) {
+	shape := scenario.Shape{Threads: 2, Blocks: 1, Modules: 1, Names: 1, Shared: true}
+	sc, err := shape.Build()
+	require.NoError(t, err)
+	p, err := check.Lookup("merged")
+	require.NoError(t, err)
+	rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: model.GIL, Shape: &shape, Shrink: true})
+	require.NoError(t, err)
+	require.Equal(t, check.KindSharedNotShared, rep.Result.Failure.Kind)
+	require.Contains(t, pyreplay.Symptom(sc), "prints which array the thread got")
+
+	var script bytes.Buffer
+	require.NoError(t, pyreplay.Emit(&script, rep))
+	path := filepath.Join(t.TempDir(), "replay.py")
+	require.NoError(t, os.WriteFile(path, script.Bytes(), 0o644))
+	arrays := regexp.MustCompile(`(?m)^kernel: block 0 thread [01] got the shared array s at (0x[0-9a-f]+)$`)
+	expectTwo := func(r run) {
+		t.Helper()
+		require.Equal(t, 1, r.code, r.stdout)
+		got := arrays.FindAllStringSubmatch(r.stdout, -1)
+		require.Len(t, got, 2, r.stdout)
+		require.NotEqual(t, got[0][1], got[1][1], "the two threads printed one array:\n%s", r.stdout)
+	}
+	expectTwo(runScript(t, path, 1)[0])
+	if numba := pythonWithNumba(t); numba != "" {
+		expectTwo(runPython(numba, []string{path}, "--target", "numba", "--swap", "rendition")[0])
 	}
 }

@@ -54,6 +54,9 @@ type source struct {
 	// fn is the function being written, when each use of cuda is followed
 	// by the symptom's print (symptom.go); "" for none
 	fn string
+	// shared: each cuda.shared.array is followed by the print of the
+	// array the thread got (symptom.go)
+	shared bool
 }
 
 func (b *source) add(format string, args ...any) {
@@ -71,6 +74,7 @@ func moduleSource(sc *scenario.Scenario, m int, hook string) *source {
 		if symptomatic(sc) {
 			b.fn = fn
 		}
+		b.shared = true
 	}
 	b.add("import numba")
 	for i, name := range mod.Names {
@@ -217,6 +221,9 @@ func writeBlock(b *source, sc *scenario.Scenario, m int, body []scenario.Stmt, w
 		b.add("%s%s", indent, sc.UserText(m, *s, func(mod int) bool { return whole[mod] }))
 		if b.fn != "" && s.Kind == scenario.OpUse {
 			b.add("%s%s", indent, symptomLine(b.fn, sc.Modules[m].Names[s.Name]))
+		}
+		if b.shared && s.Kind == scenario.OpShared {
+			b.add("%s%s", indent, sharedLine(sc.Modules[m].Names[s.Name], s.Target))
 		}
 	}
 }
