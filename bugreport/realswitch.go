@@ -60,12 +60,17 @@ func preferReal(r *check.Report) (realSwitches, error) {
 		return realSwitches{report: again, note: fmt.Sprintf("%s a trace of %s with %s CPython 3.11 cannot make (%s); the search under `%s` (%s; strategy `%s`, the same scenario and bounds) found this one, of the same kind (`%s`), which 3.11 can run: the trace, the trace.json and the replay below are gil-breaker's.",
 			first, check.Count(len(r.Result.Schedule), "step"), check.Count(len(unreal)/2, "switch"), why, model.GILBreaker, model.GILBreaker.Doc(), cfg.Strategy, kind)}, nil
 	}
-	found := "no violation of that kind"
-	if again.Result.Verdict == sched.Violation {
-		found = "only a violation of another kind (`" + again.Result.Failure.Kind + "`)"
+	var found string
+	switch res := again.Result; res.Verdict {
+	case sched.Verified:
+		found = "verified the scenario: no interleaving 3.11 can run fails in it, so this failure needs a switch 3.11 cannot make (a CPython whose switch points differ from 3.11's, or a free-threaded build, may make it)"
+	case sched.Violation:
+		found = fmt.Sprintf("found a violation of another kind first (`%s`), so whether 3.11 can fail this way is not known", res.Failure.Kind)
+	default:
+		found = fmt.Sprintf("found no violation (verdict: %s; this proves nothing), so whether 3.11 can fail this way is not known", res.Verdict)
 	}
-	return realSwitches{report: r, note: fmt.Sprintf("Only a switch CPython 3.11 cannot make gives this trace: %s. The same search under `%s` (switches only where 3.11 can) found %s (verdict: %s), so on CPython 3.11 with the GIL this needs another interleaving, if any; a build that switches anywhere (free-threaded) runs it.",
-		why, model.GILBreaker, found, again.Result.Verdict)}, nil
+	return realSwitches{report: r, note: fmt.Sprintf("This trace keeps %s CPython 3.11 cannot make (marked `~`): %s. The same search under `%s` (switches only where 3.11 can) %s.",
+		check.Count(len(unreal)/2, "switch"), why, model.GILBreaker, found)}, nil
 }
 
 // unrealWords says, of each unreal switch (pairs: the step before, the
