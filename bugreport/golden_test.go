@@ -23,7 +23,10 @@ const goldenRefresh = "go test ./bugreport -run TestGolden -update"
 // reportCases are the golden reports: the seed's race, a refcount
 // variant's exception, merged's aborted launch (two launches, a raising
 // kernel), and the simulator's other two races (atomics of different
-// kinds, a shared array two threads both allocate).
+// kinds, a shared array two threads both allocate); the atomics' race
+// again around proposed, swapcheck's own code, whose report has no
+// numba-cuda line. The refcount variant's gil trace switches where
+// CPython 3.11 cannot, so its report shows gil-breaker's.
 var reportCases = []struct {
 	name, protocol, file string // file: a file under testdata/scenarios, or "" for -threads 2
 	atomicity            model.Atomicity
@@ -35,6 +38,7 @@ var reportCases = []struct {
 	{"merged-gil-aborted-launch", "merged", "aborted-launch.txt", model.GIL, "go run ./cmd/explore -protocol merged -scenario testdata/scenarios/aborted-launch.txt -strategy dfs", nil},
 	{"naive-gil-atomics-add-sub", "naive", "", model.GIL, "go run ./cmd/explore -protocol naive -atomics add,sub -calls 0", atomicsShape},
 	{"merged-gil-shared-array", "merged", "", model.GIL, "go run ./cmd/explore -protocol merged -shared -calls 0", sharedShape},
+	{"proposed-gil-atomics-add-sub", "proposed", "", model.GIL, "go run ./cmd/explore -protocol proposed -atomics add,sub -calls 0", atomicsShape},
 }
 
 // The flags' shapes of the simulator's other races, reported as the CLI

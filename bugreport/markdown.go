@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"path"
 	"regexp"
 	"strings"
 
-	"swapcheck"
 	"swapcheck/check"
 	"swapcheck/pyreplay"
 	"swapcheck/scenario"
@@ -15,36 +15,88 @@ import (
 )
 
 // Write writes the bug report of r's violation as Markdown. repro is the
-// command that prints the trace again (the trace's replay line).
+// command that finds the trace again by a search, as a reader runs it in
+// a checkout of swapcheck ("" when the trace came from a replay or a
+// corpus, which the report says; a command that names a file by an
+// absolute path is left out: a report prints no path of the reporter's
+// machine). When r's trace switches threads where CPython 3.11 cannot,
+// the report searches again under gil-breaker and prefers its trace
+// (realswitch.go).
 func Write(w io.Writer, r *check.Report, repro string) error {
 	if r.Result.Verdict != sched.Violation || r.Result.Failure == nil {
 		return fmt.Errorf("the verdict is %s, not a violation: there is no bug to report", r.Result.Verdict)
 	}
+	real, err := preferReal(r)
+	if err != nil {
+		return err
+	}
+	substituted := real.report != r
+	if substituted {
+		repro = "" // the command finds the gil trace; the note says how to get this one
+	}
+	r = real.report
 	t, err := check.NewTrace(r, repro)
 	if err != nil {
 		return err
 	}
+	script, err := packScript(r)
+	why, refused := noReplay(err)
+	if err != nil && !refused {
+		return err
+	}
+	inline := !refused
+	text, err := write(r, t, repro, real.note, script, why, inline, substituted)
+	if err != nil {
+		return err
+	}
+	if inline && len([]rune(text)) > maxIssueBody {
+		if text, err = write(r, t, repro, real.note, script, why, false, substituted); err != nil {
+			return err
+		}
+	}
+	_, err = io.WriteString(w, text)
+	return err
+}
+
+// write renders the report; inline puts the packed replay.py in it;
+// substituted says its trace is not the one the run printed (gil-breaker's
+// in place of gil's), so -out's replay.py is not this report's.
+func write(r *check.Report, t *check.Trace, repro, switchNote string, script *packedScript, noScript string, inline, substituted bool) (string, error) {
 	v := t.Violation
 	sc := r.Config.Scenario
+	src := r.Config.Protocol.Source
+	up := newUpstream(src)
 	var b strings.Builder
 	race, isMemory := memoryRaces[v.Kind]
 	if isMemory {
 		fmt.Fprintf(&b, "# CUDA simulator: %s (%s)\n\n", race.title, shape(sc))
 		b.WriteString("## What breaks\n\n")
-		fmt.Fprintf(&b, "Under the CUDA simulator (`NUMBA_ENABLE_CUDASIM=1`), %s, in %s. %s The module swap around the launch is numba-cuda's `%s` (%s); the race does not depend on it. ",
-			race.what, situation(sc), race.code, t.Protocol, r.Config.Protocol.Summary)
+		swap := fmt.Sprintf("numba-cuda %s's, lines %d-%d of its `kernelapi.py`", up.commit, up.line(up.first), up.line(up.last))
+		if up.commit == "" {
+			swap = "swapcheck's own code, not numba-cuda's"
+		}
+		fmt.Fprintf(&b, "Under the CUDA simulator (`NUMBA_ENABLE_CUDASIM=1`), %s, in %s. %s The module swap around the launch is `%s` (%s; %s); the race does not depend on it. ",
+			race.what, situation(sc), race.code, t.Protocol, r.Config.Protocol.Summary, swap)
 	} else {
-		fmt.Fprintf(&b, "# `swapped_cuda_module` (%s): %s (%s)\n\n", t.Protocol, headline(v), shape(sc))
+		fmt.Fprintf(&b, "# `swapped_cuda_module` (%s): %s (%s)\n\n", t.Protocol, up.annotate(headline(v), true), shape(sc))
 		b.WriteString("## What breaks\n\n")
-		fmt.Fprintf(&b, "Under the CUDA simulator (`NUMBA_ENABLE_CUDASIM=1`), the `%s` version of `swapped_cuda_module` fails when %s. That version: %s; swapcheck's rendition of it is `testdata/python/%s`. ",
-			t.Protocol, situation(sc), r.Config.Protocol.Summary, r.Config.Protocol.Source)
+		fmt.Fprintf(&b, "Under the CUDA simulator (`NUMBA_ENABLE_CUDASIM=1`), the `%s` version of `swapped_cuda_module` fails when %s. That version: %s; ",
+			t.Protocol, situation(sc), r.Config.Protocol.Summary)
+		if up.commit != "" {
+			fmt.Fprintf(&b, "it is numba-cuda %s's `%s`, lines %d-%d, and swapcheck's rendition of it, line for line, is `testdata/python/%s`. ",
+				up.commit, upstreamFile, up.line(up.first), up.line(up.last), src)
+		} else {
+			fmt.Fprintf(&b, "it is swapcheck's own code (`testdata/python/%s`), not numba-cuda's, so no line of numba-cuda's `kernelapi.py` stands for its lines. ", src)
+		}
 	}
-	fmt.Fprintf(&b, "swapcheck's model checker (explore %s, atomicity `%s`: %s) found it by searching the interleavings of the threads (strategy `%s`).\n\n",
-		t.Version, t.Atomicity, r.Config.Atomicity.Doc(), t.Strategy)
+	fmt.Fprintf(&b, "%s\n\n", found(t, r))
+	if switchNote != "" {
+		fmt.Fprintf(&b, "%s\n\n", switchNote)
+	}
 	fmt.Fprintf(&b, "%s\n\n", check.KindSeen[v.Kind])
 	if v.Kind == check.KindLostUpdate {
 		if line, err := printedArrays(r); err != nil {
-			return err
+			return "", err
 		} else if line != "" {
 			b.WriteString(line + "\n\n")
 		}
@@ -55,18 +107,24 @@ func Write(w io.Writer, r *check.Report, repro string) error {
 		b.WriteString("\n")
 	}
 	b.WriteString("The model's verdict:\n\n")
-	b.WriteString(fence("text", "violation "+v.Kind+"\n"+v.Message+"\n"))
+	b.WriteString(fence("text", "violation "+v.Kind+"\n"+up.annotate(v.Message, false)+"\n"))
 
 	b.WriteString("\n## Minimal scenario\n\n")
-	fmt.Fprintf(&b, "The Python a user writes: %s. On real threads the failure needs the interleaving of the trace below, so a plain run fails rarely (more often with `sys.setswitchinterval(1e-6)`); the replays at the end force it.\n\n", situation(sc))
-	if t.Shrunk != "" {
+	force := "the replay at the end forces it"
+	if noScript != "" {
+		force = "the model's replay at the end shows it"
+	}
+	fmt.Fprintf(&b, "The Python a user writes: %s. On real threads the failure needs the interleaving of the trace below, so a plain run fails rarely (more often with `sys.setswitchinterval(1e-6)`); %s.\n\n", situation(sc), force)
+	if line := pyreplay.Symptom(sc); line != "" {
+		b.WriteString(line + "\n\n")
+	}
+	if rest, ok := strings.CutPrefix(t.Shrunk, "nothing: "); ok {
+		fmt.Fprintf(&b, "swapcheck's shrinking (a smaller scenario, then fewer preemptions, then fewer steps, keeping the violation kind) left the counterexample as its search found it: %s.\n\n", rest)
+	} else if t.Shrunk != "" {
 		fmt.Fprintf(&b, "What swapcheck's shrinking (a smaller scenario, then fewer preemptions, then fewer steps, keeping the violation kind) made of the counterexample its search found, from what to what: %s.\n\n", t.Shrunk)
 	}
 	if t.FreeThreadedOnly != "" {
 		fmt.Fprintf(&b, "Only a free-threaded CPython runs this interleaving: %s.\n\n", strings.TrimPrefix(t.FreeThreadedOnly, "needs a free-threaded build: "))
-	}
-	if t.Corpus != "" {
-		fmt.Fprintf(&b, "The schedule came from swapcheck's corpus of known counterexamples (`%s`), replayed on this scenario before any search.\n\n", t.Corpus)
 	}
 	for _, f := range pyreplay.UserCode(sc) {
 		b.WriteString(fence("python", "# "+f.Name+"\n"+f.Text))
@@ -76,16 +134,22 @@ func Write(w io.Writer, r *check.Report, repro string) error {
 	b.WriteString(fence("text", t.Scenario.Text))
 
 	b.WriteString("\n## Trace\n\n")
-	src := r.Config.Protocol.Source
-	where := fmt.Sprintf("`%s:N` is line N of `testdata/python/%s`", src, src)
-	if commit, offset, ok := swapcheck.Upstream(src); ok {
-		where += fmt.Sprintf(", which holds numba-cuda %s's `swapped_cuda_module` line for line: `%s:N` is that commit's `numba_cuda/numba/cuda/simulator/kernelapi.py` line N%+d", commit, src, offset)
+	fmt.Fprintf(&b, "%s (%s), one atomic CPython operation each, for atomicity `%s`, in the column of the thread that took it; `>>` marks the failing step",
+		check.Count(len(t.Steps), "step"), check.Count(t.Preemptions, "preemption"), t.Atomicity)
+	if unreal := countUnreal(t); unreal > 0 {
+		fmt.Fprintf(&b, ", `~` a switch CPython 3.11 cannot make (%d here)", unreal)
 	}
-	fmt.Fprintf(&b, "%s (%s), one atomic CPython operation each, in the column of the thread that took it; `>>` marks the failing step. A cell names the Python line (%s; `kernel.py` the simulator's launch) and, after `->`, what the step read or changed in the module globals and the swap's registries.\n\n",
-		check.Count(len(t.Steps), "step"), check.Count(t.Preemptions, "preemption"), where)
+	fmt.Fprintf(&b, ". A cell names the Python line (%s; `kernel.py` the simulator's launch) and, after `->`, what the step read or changed in the module globals and the swap's registries.\n\n",
+		up.legend())
+	annotated := *t
+	annotated.Steps = make([]check.TraceEntry, len(t.Steps))
+	for i, s := range t.Steps {
+		s.Where = up.annotate(s.Where, false)
+		annotated.Steps[i] = s
+	}
 	var table bytes.Buffer
-	if err := t.WriteTable(&table); err != nil {
-		return err
+	if err := annotated.WriteTable(&table); err != nil {
+		return "", err
 	}
 	b.WriteString(fence("text", table.String()))
 
@@ -93,34 +157,73 @@ func Write(w io.Writer, r *check.Report, repro string) error {
 	fmt.Fprintf(&b, "`%s`: %s\n", v.Kind, check.KindInvariant[v.Kind])
 
 	b.WriteString("\n## Replay\n\n")
-	b.WriteString("Save the `trace.json` below, then, in a checkout of swapcheck, replay it in the model (it prints the trace above):\n\n")
-	b.WriteString(fence("sh", "go run ./cmd/explore -replay trace.json\n"))
-	if isMemory && !r.Config.Protocol.Dispatches {
-		b.WriteString("\nand on numba's own CUDA simulator (any numba with it, such as Debian's `python3-numba` for `/usr/bin/python3`), forcing this interleaving with a trace hook on the lines of its `kernelapi.py` (`docs/replay.md`); it prints what the kernel's arrays hold and what each atomic returned, and exits 1 when the race happened:\n\n")
-		swap := " --swap rendition"
-		if r.Config.Protocol.Name == "naive" {
-			swap = "" // numba's own swap is naive's
+	switch {
+	case noScript != "":
+		b.WriteString(noScript)
+	case inline:
+		fmt.Fprintf(&b, "The Python replay needs only Python (CPython 3.11; `docs/replay.md` in swapcheck says which traces 3.12 and 3.13 run) and, to run on numba's own simulator, numba. Unpack it from the block below (`replay.py`, %d bytes, sha256 `%s`, packed with zlib and base64 to fit an issue; unpacked it is plain Python to read before running it):\n\n",
+			script.size, script.sha256)
+		b.WriteString("<details><summary>replay.py, packed</summary>\n\n")
+		b.WriteString(fence("sh", script.block))
+		b.WriteString("\n</details>\n\n")
+		if !substituted {
+			b.WriteString("(`explore -out DIR` writes the same file as `DIR/replay.py` beside `DIR/report.md`, to attach instead.)\n\n")
 		}
-		b.WriteString(fence("sh", "go run ./cmd/explore -replay trace.json -emit-python replay.py\npython3 replay.py --target numba"+swap+"\n"))
-		if swap != "" {
-			fmt.Fprintf(&b, "\n(`--swap rendition` puts swapcheck's rendition of `%s` in place of the installed `swapped_cuda_module`, whose steps the trace follows; the race is in `kernelapi.py`'s atomics and shared arrays, which stay numba's own.)\n", t.Protocol)
+		b.WriteString(replayCommands(r, t.Protocol, up))
+	default:
+		attach := "`explore -out DIR` writes it as `DIR/replay.py` beside `DIR/report.md`; the swapcheck commands below make it too"
+		if substituted {
+			attach = "the swapcheck commands below make it from this report's trace.json (`explore -out DIR` writes the replay of the gil trace, not this one)"
 		}
-	} else {
-		b.WriteString("\nand on real Python threads (CPython 3.11), forcing this interleaving (`docs/replay.md`):\n\n")
-		b.WriteString(fence("sh", "go run ./cmd/explore -replay trace.json -emit-python replay.py\npython3 replay.py\n"))
+		fmt.Fprintf(&b, "The Python replay (`replay.py`, %d bytes, sha256 `%s`) does not fit in an issue's body beside this report: attach it; %s.\n\n",
+			script.size, script.sha256, attach)
+		b.WriteString(replayCommands(r, t.Protocol, up))
 	}
-	fmt.Fprintf(&b, "\nThe trace came from `%s`.\n\n", repro)
+	if isMemory && !r.Config.Protocol.Dispatches && t.Protocol != "naive" && noScript == "" {
+		fmt.Fprintf(&b, "\n(`--swap rendition` puts swapcheck's rendition of `%s` in place of the installed `swapped_cuda_module`, whose steps the trace follows; the race is in `kernelapi.py`'s atomics and shared arrays, which stay numba's own.)\n", t.Protocol)
+	}
+	b.WriteString("\nThe second way, in a checkout of swapcheck (Go): save the `trace.json` below, then replay it in the model (it prints the trace above)")
+	if noScript == "" {
+		b.WriteString(" and write the same `replay.py`")
+	}
+	b.WriteString(":\n\n")
+	cmds := "go run ./cmd/explore -replay trace.json\n"
+	if noScript == "" {
+		cmds += "go run ./cmd/explore -replay trace.json -emit-python replay.py\n"
+	}
+	b.WriteString(fence("sh", cmds))
+	if repro != "" && portable(repro) {
+		fmt.Fprintf(&b, "\nIn a checkout of swapcheck, the search prints this trace again (its replay line): `%s`", repro)
+		if strings.Contains(repro, "-scenario scenario.txt") {
+			b.WriteString(" (`scenario.txt`: the scenario text above)")
+		}
+		b.WriteString(".\n")
+	}
+	b.WriteString("\n")
 	compact := *t
 	compact.Steps, compact.Replay = nil, ""
+	if compact.Corpus != "" {
+		compact.Corpus = path.Base(compact.Corpus) // the corpus's directory is the reporter's
+	}
 	var js bytes.Buffer
 	if err := compact.WriteJSON(&js); err != nil {
-		return err
+		return "", err
 	}
 	b.WriteString("<details><summary>trace.json</summary>\n\n")
 	b.WriteString(fence("json", js.String()))
 	b.WriteString("\n</details>\n")
-	_, err = io.WriteString(w, b.String())
-	return err
+	return b.String(), nil
+}
+
+// countUnreal counts the trace's switches CPython 3.11 cannot make.
+func countUnreal(t *check.Trace) int {
+	n := 0
+	for _, s := range t.Steps {
+		if s.UnrealSwitch {
+			n++
+		}
+	}
+	return n
 }
 
 // printedArrays says what main.py prints of the kernel's arrays after

@@ -21,7 +21,7 @@ import (
 
 // TestReportSaysWhatShrank: the report of a shrunk counterexample says
 // what shrank, from what to what, as the trace's shrunk line does; one
-// found in a corpus names its file.
+// found in a corpus names its file and says no search ran.
 func TestReportSaysWhatShrank(t *testing.T) {
 	shape := scenario.Shape{Threads: 4, Blocks: 1, Calls: 2, Modules: 1, Names: 1}
 	sc, err := shape.Build()
@@ -45,7 +45,9 @@ func TestReportSaysWhatShrank(t *testing.T) {
 	require.NotEmpty(t, rep.Corpus)
 	out.Reset()
 	require.NoError(t, bugreport.Write(&out, rep, "go run ./cmd/explore -calls 2 -protocol naive -threads 4"))
-	require.Contains(t, out.String(), "corpus of known counterexamples (`"+rep.Corpus+"`)")
+	require.Contains(t, out.String(), "corpus of known counterexamples (`"+filepath.Base(rep.Corpus)+"`)", "the corpus file, by its name alone (its directory is the reporter's)")
+	require.Contains(t, out.String(), "so no search ran.")
+	require.NotContains(t, out.String(), "by searching", "a trace from the corpus said to come from a search")
 }
 
 // TestRendersOnGitHub parses the report of every golden counterexample
@@ -97,7 +99,7 @@ func TestRendersOnGitHub(t *testing.T) {
 			again, err := check.NewTrace(rep, tr.Replay)
 			require.NoError(t, err)
 			require.NoError(t, again.WriteTable(&table))
-			require.Contains(t, blocks["text"], table.String(), "the trace table is not one code block")
+			require.Equal(t, stepMarks(table.String()), stepMarks(traceBlock(t, blocks["text"])), "the trace table is not one code block of the trace's steps")
 			require.Contains(t, blocks["text"], rep.Config.Scenario.String())
 			require.Len(t, blocks["python"], len(rep.Config.Scenario.Modules)+1, "a file per module, then main.py")
 			require.True(t, strings.HasPrefix(blocks["python"][0], "# "+rep.Config.Scenario.Modules[0].Name+".py\n"))
@@ -121,4 +123,30 @@ func TestRefusesNoViolation(t *testing.T) {
 	require.NoError(t, err)
 	err = bugreport.Write(&bytes.Buffer{}, rep, "")
 	require.EqualError(t, err, "the verdict is verified, not a violation: there is no bug to report")
+}
+
+// traceBlock is the code block that holds the trace table.
+func traceBlock(t *testing.T, blocks []string) string {
+	t.Helper()
+	for _, b := range blocks {
+		if strings.HasPrefix(b, " step |") {
+			return b
+		}
+	}
+	t.Fatalf("no code block holds the trace table")
+	return ""
+}
+
+// stepMarks are a trace table's step numbers with their marks (">>",
+// "~"), one per step, in order: what the report's table shows of the
+// trace whatever its cells say.
+func stepMarks(table string) []string {
+	var marks []string
+	for _, line := range strings.Split(table, "\n") {
+		mark, _, ok := strings.Cut(line, " |")
+		if mark = strings.TrimSpace(mark); ok && mark != "" && mark != "step" {
+			marks = append(marks, mark)
+		}
+	}
+	return marks
 }

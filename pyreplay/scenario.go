@@ -111,13 +111,18 @@ func (fs *files) hostProgram(sc *scenario.Scenario) {
 	add("")
 	add("")
 	add("def host(caught):")
+	launch := 0
 	for _, hs := range sc.HostProgram() {
+		if hs.Kind != scenario.HostCall && symptomatic(sc) {
+			add("    %s", launchLine(launch+1))
+		}
 		add("    try:")
 		if hs.Kind == scenario.HostCall {
 			add("        %s", sc.Functions[hs.Func].Call(hs.Args))
 			fs.calls = append(fs.calls, anchor{Tag: "mod:" + hostModule, Line: len(lines), Ops: []string{"LOAD_GLOBAL"}})
 		} else {
-			add("        kernel[%d, %d](%s)", sc.Blocks, sc.Threads, strings.Join(sc.KernelParams(), ", "))
+			launch++
+			add("        kernel[%s](%s)", launchConfig(sc, launch), strings.Join(sc.KernelParams(), ", "))
 			fs.launches = append(fs.launches, len(lines))
 		}
 		add("    except BaseException as e:")

@@ -51,6 +51,12 @@ type source struct {
 	// use, a call, a branch's condition, syncthreads): the replay's fault
 	// hook, or a regression test's checkpoint; "" for none
 	hook string
+	// fn is the function being written, when each use of cuda is followed
+	// by the symptom's print (symptom.go); "" for none
+	fn string
+	// shared: each cuda.shared.array is followed by the print of the
+	// array the thread got (symptom.go)
+	shared bool
 }
 
 func (b *source) add(format string, args ...any) {
@@ -64,6 +70,12 @@ func (b *source) text() string { return strings.Join(b.lines, "\n") + "\n" }
 func moduleSource(sc *scenario.Scenario, m int, hook string) *source {
 	mod := sc.Modules[m]
 	b := &source{at: map[*scenario.Stmt]int{}, hook: hook}
+	symptom := func(fn string) {
+		if symptomatic(sc) {
+			b.fn = fn
+		}
+		b.shared = true
+	}
 	b.add("import numba")
 	for i, name := range mod.Names {
 		for _, o := range mod.Others {
@@ -128,11 +140,13 @@ func moduleSource(sc *scenario.Scenario, m int, hook string) *source {
 	// functions), which the scan of fn_globs.items() follows
 	if m == 0 {
 		b.add("\n\n@%s\ndef kernel(%s):", mod.Jit(), strings.Join(sc.KernelParams(), ", "))
+		symptom("kernel")
 		writeBlock(b, sc, m, sc.Kernel, whole, "    ")
 	}
 	for i := range sc.Functions {
 		if f := &sc.Functions[i]; f.Module == m {
 			b.add("\n\n@%s(device=True)\n%s", mod.Jit(), f.Def())
+			symptom(f.Name)
 			writeBlock(b, sc, m, f.Body, whole, "    ")
 		}
 	}
@@ -205,6 +219,12 @@ func writeBlock(b *source, sc *scenario.Scenario, m int, body []scenario.Stmt, w
 			continue
 		}
 		b.add("%s%s", indent, sc.UserText(m, *s, func(mod int) bool { return whole[mod] }))
+		if b.fn != "" && s.Kind == scenario.OpUse {
+			b.add("%s%s", indent, symptomLine(b.fn, sc.Modules[m].Names[s.Name]))
+		}
+		if b.shared && s.Kind == scenario.OpShared {
+			b.add("%s%s", indent, sharedLine(sc.Modules[m].Names[s.Name], s.Target))
+		}
 	}
 }
 
@@ -217,6 +237,11 @@ func mainSource(sc *scenario.Scenario) string {
 		raises = raises || slices.ContainsFunc(allStmts(f.Body), func(s scenario.Stmt) bool { return s.Kind == scenario.OpRaise })
 	}
 	launch := fmt.Sprintf("kernel[%d, %d](%s)", sc.Blocks, sc.Threads, strings.Join(sc.KernelParams(), ", "))
+	if symptomatic(sc) {
+		// each launch its own dynamic shared memory, which the kernel's
+		// code prints (symptom.go)
+		launch = fmt.Sprintf("kernel[%d, %d, 0, 4 * (launch + 1)](%s)", sc.Blocks, sc.Threads, strings.Join(sc.KernelParams(), ", "))
+	}
 	if len(sc.Arrays) > 0 {
 		// the kernel's arrays, zeros, and what they hold afterwards
 		b.WriteString("import numpy as np\n\n")
@@ -228,6 +253,9 @@ func mainSource(sc *scenario.Scenario) string {
 		fmt.Fprintf(&b, "for launch in range(%d):\n", sc.Launches)
 	}
 	indent := strings.Repeat("    ", min(sc.Launches-1, 1))
+	if symptomatic(sc) {
+		fmt.Fprintf(&b, "%sprint(\"launch\", launch + 1, \"passes\", launch + 1, \"int32 of dynamic shared memory\")\n", indent)
+	}
 	if raises {
 		fmt.Fprintf(&b, "%stry:\n%s    %s\n%sexcept RuntimeError as e:  # the kernel's own failure\n%s    print(\"the launch failed:\", e)\n",
 			indent, indent, launch, indent, indent)

@@ -256,7 +256,7 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 	sum := check.Summarize(rep)
 	var outErr error // said after the verdict, which it must not hide
 	if o.out != "" {
-		outErr = writeOut(o.out, rep, sum, repro, stderr)
+		outErr = writeOut(o.out, rep, sum, repro, reportRepro(o, rep), stderr)
 	}
 	if err := emitPython(o, rep); err != nil {
 		return 0, err
@@ -479,20 +479,22 @@ func unwrapPath(err error) error {
 
 // writeOut writes -out's files (and, for a violation, its replay.py) in
 // dir, all or none; stderr hears why a replay.py could not be made.
-func writeOut(dir string, rep *check.Report, sum check.Summary, repro string, stderr io.Writer) error {
+// repro is the command the trace files name, reportCmd the one the bug
+// report names (reportRepro: no path of this machine).
+func writeOut(dir string, rep *check.Report, sum check.Summary, repro, reportCmd string, stderr io.Writer) error {
 	st, err := stageOut(dir)
 	if err != nil {
 		return err
 	}
 	defer st.abort()
-	if err := writeStaged(st, rep, sum, repro, stderr); err != nil {
+	if err := writeStaged(st, rep, sum, repro, reportCmd, stderr); err != nil {
 		return fmt.Errorf("-out %s: %v", dir, err)
 	}
 	return st.commit()
 }
 
 // writeStaged writes a run's files into st.
-func writeStaged(st *stagedOut, rep *check.Report, sum check.Summary, repro string, stderr io.Writer) error {
+func writeStaged(st *stagedOut, rep *check.Report, sum check.Summary, repro, reportCmd string, stderr io.Writer) error {
 	write := st.write
 	trace, err := check.NewTrace(rep, repro)
 	if err != nil {
@@ -508,7 +510,7 @@ func writeStaged(st *stagedOut, rep *check.Report, sum check.Summary, repro stri
 		return err
 	}
 	if rep.Result.Verdict == sched.Violation {
-		if err := write(reportFile, func(w io.Writer) error { return bugreport.Write(w, rep, repro) }); err != nil {
+		if err := write(reportFile, func(w io.Writer) error { return bugreport.Write(w, rep, reportCmd) }); err != nil {
 			return err
 		}
 	}

@@ -1,13 +1,17 @@
 package cli_test
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"swapcheck/bugreport"
 	"swapcheck/check"
 	"swapcheck/cmd/explore/cli"
 )
@@ -73,7 +77,7 @@ func TestReplayRefusesBadTraces(t *testing.T) {
 }
 
 // TestReportMarkdown: -report md prints the bug report instead of the
-// trace, -out writes the same as report.md (with the trace's replay line),
+// trace, -out writes the same as report.md (naming no path of -out's),
 // and -report is refused (one line, exit 2) without a violation, with
 // -json and with another format.
 func TestReportMarkdown(t *testing.T) {
@@ -82,8 +86,13 @@ func TestReportMarkdown(t *testing.T) {
 	require.Equal(t, cli.ExitViolation, r.code, r.stderr)
 	require.True(t, strings.HasPrefix(r.stdout, "# `swapped_cuda_module` (naive): AttributeError: module 'numba.cuda' has no attribute 'local'"), r.stdout[:200])
 	require.Contains(t, r.stdout, "\n## Replay\n")
-	require.Contains(t, r.stdout, "The trace came from `go run ./cmd/explore -replay "+filepath.Join(dir, "schedule.txt")+"`.")
+	require.Empty(t, bugreport.LocalPaths(r.stdout), "the report names a path of this machine")
+	require.NotContains(t, r.stdout, dir)
 	require.Equal(t, r.stdout, readFiles(t, dir, "report.md")["report.md"])
+	script := readFiles(t, dir, "replay.py")["replay.py"]
+	require.Contains(t, r.stdout, fmt.Sprintf("(`replay.py`, %d bytes, sha256 `%x`", len(script), sha256.Sum256([]byte(script))),
+		"the report's inline replay is -out's replay.py")
+	require.Contains(t, r.stdout, "writes the same file as `DIR/replay.py` beside `DIR/report.md`")
 
 	t.Run("replayed", func(t *testing.T) {
 		again := explore(t, "-replay", filepath.Join(dir, "trace.json"), "-report", "md")
@@ -176,4 +185,84 @@ func TestReplaySaysWhenTheViolationChanged(t *testing.T) {
 	changed := explore(t, "-replay", path)
 	require.Equal(t, cli.ExitViolation, changed.code, changed.stderr)
 	require.Contains(t, changed.stderr, "explore: the replay ends in use-saw-real (T1: dev1.cuda is the real module, not fake#1: AttributeError: module 'numba.cuda' has no attribute 'local'), but explore "+check.Version+" recorded exception (")
+}
+
+// TestReportTellsOneStory: whatever gave the trace (a search of each
+// strategy, the corpus, a replay of a trace.json or a schedule.txt, a
+// scenario file), the report says so once, never contradicts it, and
+// names no path of this machine: the files given by absolute paths are
+// left out, and the scenario file is named by what the report carries.
+func TestReportTellsOneStory(t *testing.T) {
+	tmp := t.TempDir()
+	run := filepath.Join(tmp, "run")
+	r := explore(t, "-protocol", "refcount-del", "-threads", "3", "-out", run, "-quiet")
+	require.Equal(t, cli.ExitViolation, r.code, r.stderr)
+	corpus := filepath.Join(tmp, "corpus")
+	require.NoError(t, os.MkdirAll(corpus, 0o755))
+	trace := readFiles(t, run, "trace.json")["trace.json"]
+	require.NoError(t, os.WriteFile(filepath.Join(corpus, "known.json"), []byte(trace), 0o644))
+	naive := filepath.Join(tmp, "naive")
+	r = explore(t, "-protocol", "naive", "-out", naive, "-quiet")
+	require.Equal(t, cli.ExitViolation, r.code, r.stderr)
+	naiveCorpus := filepath.Join(tmp, "naive-corpus")
+	require.NoError(t, os.MkdirAll(naiveCorpus, 0o755))
+	trace = readFiles(t, naive, "trace.json")["trace.json"]
+	require.NoError(t, os.WriteFile(filepath.Join(naiveCorpus, "seed.json"), []byte(trace), 0o644))
+	scen := filepath.Join(tmp, "aborted.txt")
+	text, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "scenarios", "aborted-launch.txt"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(scen, text, 0o644))
+
+	const (
+		searched = "by searching the interleavings"
+		fromCorp = "took this schedule from its corpus"
+		replayed = "replayed this schedule from a saved trace"
+	)
+	for _, tt := range []struct {
+		name   string
+		args   []string
+		story  string
+		search string // the command the report names to find it again ("" for none)
+	}{
+		{"search", []string{"-protocol", "refcount-del", "-threads", "3"}, searched, ""},
+		{"corpus", []string{"-protocol", "naive", "-corpus", naiveCorpus}, fromCorp, ""},
+		{"corpus, a trace 3.11 cannot run", []string{"-protocol", "refcount-del", "-threads", "3", "-corpus", corpus}, searched, ""},
+		{"replay trace.json", []string{"-replay", filepath.Join(run, "trace.json")}, replayed, ""},
+		{"replay schedule.txt", []string{"-replay", filepath.Join(run, "schedule.txt")}, replayed, ""},
+		{"random", []string{"-protocol", "refcount-del", "-threads", "3", "-strategy", "random"}, searched, ""},
+		{"scenario file", []string{"-protocol", "merged", "-scenario", scen, "-strategy", "dfs"}, searched,
+			"go run ./cmd/explore -protocol merged -scenario scenario.txt -strategy dfs"},
+		{"corpus of another protocol", []string{"-protocol", "naive", "-corpus", corpus}, searched, "go run ./cmd/explore -protocol naive"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := explore(t, append(tt.args, "-report", "md")...)
+			require.Equal(t, cli.ExitViolation, r.code, r.stderr)
+			md := r.stdout
+			require.Empty(t, bugreport.LocalPaths(md), "the report names a path of this machine")
+			require.NotContains(t, md, tmp)
+			for _, s := range []string{searched, fromCorp, replayed} {
+				n := strings.Count(md, s)
+				if s == tt.story {
+					require.Equal(t, 1, n, "the report says %q %d times", s, n)
+				} else {
+					require.Zero(t, n, "the report says %q, not only %q", s, tt.story)
+				}
+			}
+			require.NotContains(t, md, "strategy `replay`", "a replay is not a search")
+			// refcount-del's gil trace switches where CPython 3.11 cannot
+			// (a step marked ~): a search's report shows gil-breaker's
+			// trace instead; a replay, which searches nothing, says which
+			// switch 3.11 cannot make
+			unreal := regexp.MustCompile(`(?m)^ *(>>)?~[0-9]+ \|`)
+			if tt.story == replayed {
+				require.Regexp(t, unreal, md)
+				require.Contains(t, md, "1 switch CPython 3.11 cannot make (marked `~`): at step 40 T1 takes over from T0")
+			} else {
+				require.NotRegexp(t, unreal, md, "the report shows a switch 3.11 cannot make where gil-breaker has a trace")
+			}
+			if tt.search != "" {
+				require.Contains(t, md, "In a checkout of swapcheck, the search prints this trace again (its replay line): `"+tt.search+"`")
+			}
+		})
+	}
 }

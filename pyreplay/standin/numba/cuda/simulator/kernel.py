@@ -99,6 +99,10 @@ class FakeCUDAKernel:
         self.grid_dim, self.block_dim = normalize_kernel_dimensions(
             *configuration[:2]
         )
+
+        if len(configuration) == 4:
+            self.dynshared_size = configuration[3]
+
         return self
 
 

@@ -67,8 +67,15 @@ class FakeCUDALocal(object):
 class FakeCUDAShared(object):
     def __init__(self, dynshared_size):
         self._allocations = {}
+        self._dynshared_size = dynshared_size
 
     def array(self, shape, dtype):
+        # Dynamic shared memory is requested with size 0 - this all shares the
+        # same underlying memory (here, one of as many elements as fit: the
+        # stand-in's types are names, int32 and float32 of 4 bytes)
+        if shape == 0:
+            return [0] * (self._dynshared_size // (8 if dtype.endswith("64") else 4))
+
         # Otherwise, identify allocations by source file and line number
         # We pass the reference frame explicitly to work around
         # http://bugs.python.org/issue25108
