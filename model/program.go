@@ -217,7 +217,7 @@ func NewProgram(sc *scenario.Scenario, p *Protocol, a Atomicity) (*Program, erro
 	pr.hostCode = pr.hostCodes[0]
 
 	pr.maxFrames = max(sc.CallDepth()+1, 2)
-	if pr.hosts > 1 && !p.Dispatches {
+	if pr.hosts > 1 && !p.ThreadContext {
 		pr.maxFrames++ // a host may run the kernel itself (sInline), its calls above it
 	}
 	calls := 0
@@ -498,7 +498,7 @@ func (pr *Program) launchStmts(l int, kernelFor [][]int) []stmt {
 	}
 	lc := len(pr.codes)
 	pr.codes = append(pr.codes, code{name: fmt.Sprintf("launch %d", l), module: 0, launch: l, stmts: body})
-	if pr.Protocol.Dispatches {
+	if pr.Protocol.ThreadContext {
 		// kernel.py patched (docs/proposed_fix.md): no module-level
 		// context to set, test or assert; the launch's threads carry its
 		// fake. The set and reset statements stay as the host's steps
@@ -663,6 +663,7 @@ const (
 	fTmp           // a value loaded by a BINARY_SUBSCR before its store
 	fExc           // the exception pending in a finally or with-exit
 	fTmpSet        // 1 from a step that set fTmp to the frame's next step
+	fFlag          // a boolean local of the listing (merged-fix's entered)
 	frameSize
 )
 
