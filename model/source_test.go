@@ -19,7 +19,8 @@ import (
 // header must say it is not numba-cuda's code; a file is upstream or own,
 // never both.
 var own = map[string]string{
-	"proposed.py": "55a73dca3f9ac9632cc44de2fd00496bf9de3aa6405fe6f8393289a249f99810",
+	"proposed.py":   "55a73dca3f9ac9632cc44de2fd00496bf9de3aa6405fe6f8393289a249f99810",
+	"merged_fix.py": "e226ca3c83203c6ee311d5c61a5c48ae9ac22fe72bb0c1d053b596ba3d255a94",
 }
 
 const ownHeader = "swapcheck's own fix, not numba-cuda's code"

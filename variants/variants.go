@@ -51,6 +51,7 @@ var registry = []Variant{
 	{swap.RefcountDel, Buggy},
 	{swap.Merged, Correct},
 	{swap.Proposed, Correct},
+	{swap.MergedFix, Correct},
 }
 
 // All returns every registered variant, in registry order.
