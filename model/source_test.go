@@ -20,7 +20,7 @@ import (
 // never both.
 var own = map[string]string{
 	"proposed.py":   "55a73dca3f9ac9632cc44de2fd00496bf9de3aa6405fe6f8393289a249f99810",
-	"merged_fix.py": "e226ca3c83203c6ee311d5c61a5c48ae9ac22fe72bb0c1d053b596ba3d255a94",
+	"merged_fix.py": "88e3555fede64762e4db8087ab32108911514e5bba2c0a2b65cffe8c3517b2c7",
 }
 
 const ownHeader = "swapcheck's own fix, not numba-cuda's code"

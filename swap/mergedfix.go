@@ -30,7 +30,7 @@ func mergedFix() *model.Protocol {
 		acquire("", 21, "with _locks_register_lock:", model.GlobalLock, globalLock),
 		{
 			Label: "registered", Line: 22, Text: "lock = _globals_locks[gid]",
-			Bytecode: "BINARY_SUBSCR (defaultdict miss: threading.Condition()); STORE_FAST lock",
+			Bytecode: "BINARY_SUBSCR (defaultdict miss: threading.Lock()); STORE_FAST lock",
 			Object:   model.LockRegistry, Access: sched.Write,
 			Exec: func(c *model.Ctx) {
 				if r, done := c.DefaultLock(); done {
@@ -44,13 +44,13 @@ func mergedFix() *model.Protocol {
 		// "with lock:" and the wait of lines 28-29 as one step: the
 		// thread takes the lock once it is free and the module holds no
 		// other launch's fake. Each earlier pass of the loop (take the
-		// lock, find the condition true, lock.wait releases the lock and
-		// sleeps) changes nothing shared, so it is no step; lock.wait's
-		// timeout makes the thread look again however the module was
-		// restored, so no notify can be missed.
+		// lock, find the condition true, then Condition(lock).wait(0.001):
+		// release the lock, sleep 1 ms, take it again) changes nothing
+		// shared, so it is no step; the timeout makes the thread look
+		// again however the module was restored (no one notifies).
 		{
 			Label: "with-lock", Line: 26, Text: "with lock:",
-			Bytecode: "BEFORE_WITH (lock.__enter__: acquire; the passes of line 28-29's lock.wait(0.01) that found the module held)",
+			Bytecode: "BEFORE_WITH (lock.__enter__: acquire; the passes of lines 28-29 that found the module held and waited)",
 			Object:   model.ModuleLock, Access: sched.Write,
 			Ready: func(c *model.Ctx) bool { return c.LockFree(c.Lock()) && !c.OtherFakeInstalled() },
 			Exec:  func(c *model.Ctx) { c.Acquire(c.Lock()) },
@@ -135,11 +135,6 @@ func mergedFix() *model.Protocol {
 			Object: model.Globals, Access: sched.Write, Check: model.CheckAfter,
 			Exec: func(c *model.Ctx) { c.UpdateGlobals(c.Orig(), model.Real) },
 		},
-		// lock.notify_all() wakes the waiters of line 29 at once; the
-		// model's wait needs no wake-up (see "with-lock"), so the call
-		// touches nothing the model has; an interrupt can land in it
-		// (threading.py's Python code) once the restore is done.
-		withCheck(model.Local(55, "lock.notify_all()", "LOAD_METHOD notify_all; CALL (Condition.notify_all)"), model.CheckAfter, false),
 		release("finally-exit", 45, "with lock:", model.ModuleLock, localLock),
 		{Label: "end", Line: 44, Text: "finally: (end)", Bytecode: "RERAISE", Object: model.NoObject,
 			Exec: func(c *model.Ctx) { c.Reraise() }},

@@ -3,7 +3,7 @@ import threading
 from collections import defaultdict
 from contextlib import contextmanager
 _locks_register_lock = threading.Lock()
-_globals_locks = defaultdict(threading.Condition)
+_globals_locks = defaultdict(threading.Lock)
 _swap_refcount = defaultdict(int)
 _swap_orig = {}
 
@@ -26,7 +26,7 @@ def swapped_cuda_module(fn, fake_cuda_module):
         with lock:
             # Wait while the module holds another launch's fake
             while _swap_refcount[gid] and any(fn_globs[k] is not fake_cuda_module for k in _swap_orig[gid]):
-                lock.wait(0.01)
+                threading.Condition(lock).wait(0.001)  # sleeps with the lock released
 
             # Scan and replace globals with fake module on first entrance only
             orig = {}
@@ -52,4 +52,3 @@ def swapped_cuda_module(fn, fake_cuda_module):
                     del _swap_orig[gid]
                     del _swap_refcount[gid]
                     fn_globs.update(orig)
-                    lock.notify_all()
