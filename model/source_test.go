@@ -20,7 +20,7 @@ import (
 // never both.
 var own = map[string]string{
 	"proposed.py":   "55a73dca3f9ac9632cc44de2fd00496bf9de3aa6405fe6f8393289a249f99810",
-	"merged_fix.py": "88e3555fede64762e4db8087ab32108911514e5bba2c0a2b65cffe8c3517b2c7",
+	"merged_fix.py": "085d93f5b07083dbe1e667b228f4614926439f2a6e5373f6cb8871108c9d7923",
 }
 
 const ownHeader = "swapcheck's own fix, not numba-cuda's code"

@@ -9,7 +9,7 @@ import (
 
 // MergedFix is merged (numba-cuda d41b90d3) with swapcheck's smallest fix
 // (docs/merged_fix.md): the entry waits while the module holds another
-// launch's fake (line 28), counts itself in before it stores the fake and
+// launch's fake (lines 27-30), counts itself in before it stores the fake and
 // says so in a local the finally reads (lines 38-41, 44), and the restore
 // deletes the entries before the one C call that restores the names
 // (lines 51-54), so that no KeyboardInterrupt landing leaves the module
@@ -41,7 +41,7 @@ func mergedFix() *model.Protocol {
 		release("registered-exit", 21, "with _locks_register_lock:", model.GlobalLock, globalLock),
 		{Line: 24, Text: "entered = False", Bytecode: "LOAD_CONST False; STORE_FAST entered", Object: model.NoObject,
 			Exec: func(c *model.Ctx) { c.SetFlag(false) }},
-		// "with lock:" and the wait of lines 28-29 as one step: the
+		// "with lock:" and the wait of lines 27-30 as one step: the
 		// thread takes the lock once it is free and the module holds no
 		// other launch's fake. Each earlier pass of the loop (take the
 		// lock, find the condition true, then Condition(lock).wait(0.001):
@@ -50,13 +50,13 @@ func mergedFix() *model.Protocol {
 		// again however the module was restored (no one notifies).
 		{
 			Label: "with-lock", Line: 26, Text: "with lock:",
-			Bytecode: "BEFORE_WITH (lock.__enter__: acquire; the passes of lines 28-29 that found the module held and waited)",
+			Bytecode: "BEFORE_WITH (lock.__enter__: acquire; the passes of lines 27-30 that found the module held and waited)",
 			Object:   model.ModuleLock, Access: sched.Write,
 			Ready: func(c *model.Ctx) bool { return c.LockFree(c.Lock()) && !c.OtherFakeInstalled() },
 			Exec:  func(c *model.Ctx) { c.Acquire(c.Lock()) },
 		},
 		withCheck(model.Instr{
-			Label: "locked", Line: 28, Text: while,
+			Label: "locked", Line: 27, Text: while,
 			Bytecode: "BINARY_SUBSCR (defaultdict miss: int()); POP_JUMP_FORWARD_IF_FALSE; CALL any (the generator over _swap_orig[gid]); POP_JUMP_FORWARD_IF_FALSE",
 			Object:   model.CountRegistry, Access: sched.Write,
 			Exec: func(c *model.Ctx) {

@@ -24,10 +24,10 @@ def swapped_cuda_module(fn, fake_cuda_module):
     entered = False
     try:
         with lock:
-            # Wait while the module holds another launch's fake
-            while _swap_refcount[gid] and any(fn_globs[k] is not fake_cuda_module for k in _swap_orig[gid]):
-                threading.Condition(lock).wait(0.001)  # sleeps with the lock released
-
+            while _swap_refcount[gid] and any(
+                fn_globs[k] is not fake_cuda_module for k in _swap_orig[gid]
+            ):
+                threading.Condition(lock).wait(0.001)  # lock released
             # Scan and replace globals with fake module on first entrance only
             orig = {}
             if _swap_refcount[gid] == 0:
