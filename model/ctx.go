@@ -393,6 +393,14 @@ func (c *Ctx) OtherFakeInstalled() bool {
 	return false
 }
 
+// Aborted reports whether the running thread's abort flag is set:
+// getattr(threading.current_thread(), "abort", False) for a BlockThread
+// that BlockManager.run aborted (a host thread has no such attribute, and
+// one the host left by an interrupt has it still False).
+func (c *Ctx) Aborted() bool {
+	return !c.w.p.isHost(c.t) && c.w.s[c.w.thread(c.t)+tAbort] == 1
+}
+
 // ---- locks ----
 
 // LockFree reports whether lock r is unlocked (acquire would not block).

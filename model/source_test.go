@@ -20,7 +20,7 @@ import (
 // never both.
 var own = map[string]string{
 	"proposed.py":   "55a73dca3f9ac9632cc44de2fd00496bf9de3aa6405fe6f8393289a249f99810",
-	"merged_fix.py": "085d93f5b07083dbe1e667b228f4614926439f2a6e5373f6cb8871108c9d7923",
+	"merged_fix.py": "6580b1a2a49a745b710c59bc9e394135aff7246656b1a6f679a7ef55393b5464",
 }
 
 const ownHeader = "swapcheck's own fix, not numba-cuda's code"

@@ -37,8 +37,7 @@ No support for concurrent kernel launch.
 """
 _kernel_context = None
 ''', '''"""
-The current "kernel context", i.e the FakeCUDAModule, is an attribute of the
-thread (kernel_context), so that host threads can launch concurrently.
+The current "kernel context", i.e the FakeCUDAModule, is per thread.
 """
 '''),
     ('''    global _kernel_context

@@ -27,6 +27,8 @@ def swapped_cuda_module(fn, fake_cuda_module):
             while _swap_refcount[gid] and any(
                 fn_globs[k] is not fake_cuda_module for k in _swap_orig[gid]
             ):
+                if getattr(threading.current_thread(), "abort", False):
+                    raise RuntimeError("abort flag set on device function call")
                 threading.Condition(lock).wait(0.001)  # lock released
             # Scan and replace globals with fake module on first entrance only
             orig = {}
