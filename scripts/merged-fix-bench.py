@@ -6,12 +6,13 @@
 OVERLAY is a numba overlay (scripts/numba-overlay.py; scripts/merged-fix-check.sh
 makes the ones for merged and merged-fix). --proposed applies proposed's
 patch at run time instead (testdata/cpython/proposed_numba.py's
-apply_patch; run it without an overlay). Prints one line per figure, best
-of 7 repeats, in ns per use, and in parentheses the whole pass of the loop
-that reads it once:
+apply_patch; run it without an overlay). Prints one line per figure, the best
+of 51 repeats (short loops, so that one of them runs without the host's
+polling taking the GIL), in ns per use, and in parentheses the whole pass
+of the loop that reads it once:
 
   kernel_local   one "cuda.local" read in a device function, inside a
-                 launch (one thread; a loop of 100000 reads, minus the same
+                 launch (one thread; a loop of 10000 reads, minus the same
                  loop reading a plain global)
   device_call    one call of an empty device function in the kernel's
                  module, from the kernel (one thread; the module is swapped
@@ -30,7 +31,7 @@ import numba  # noqa: E402
 from numba import cuda  # noqa: F401,E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-N, REPEAT = 100000, 7
+N, REPEAT = 10000, 51
 
 USER_MODULE = '''
 import time
@@ -43,7 +44,7 @@ plain = object()
 @cuda.jit(device=True)
 def uses(n, out):
     best_local = best_plain = 1e9
-    for _ in range(7):
+    for _ in range(51):
         t0 = time.perf_counter()
         for _ in range(n):
             cuda.local
@@ -65,7 +66,7 @@ def empty():
 def kernel(out, n):
     uses(n, out)
     best = 1e9
-    for _ in range(7):
+    for _ in range(51):
         t0 = time.perf_counter()
         for _ in range(n // 100):
             empty()

@@ -27,4 +27,17 @@ for i in $(seq "$rounds"); do
 	PYTHONPATH="$out/ov-merged" /usr/bin/python3 "$here/merged-fix-bench.py" | sed "s/^/merged $i /"
 	PYTHONPATH="$out/ov-fix" /usr/bin/python3 "$here/merged-fix-bench.py" | sed "s/^/merged-fix $i /"
 	/usr/bin/python3 "$here/merged-fix-bench.py" --proposed | sed "s/^/proposed $i /"
-done | tee bench.txt
+done > bench.txt
+# the summary: per variant and figure, min and median over the rounds
+python3 - bench.txt <<'PY'
+import collections, re, statistics, sys
+d = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    m = re.match(r"(\S+) \d+ (\S+) (-?[\d.]+) ns(?: \(the loop's pass: (-?[\d.]+) ns\))?", line)
+    if m:
+        d[(m[2], m[1])].append(float(m[3]))
+        if m[4]:
+            d[(m[2] + " (pass)", m[1])].append(float(m[4]))
+for (fig, var), v in sorted(d.items()):
+    print("%-22s %-10s min %7.1f ns  median %7.1f ns  (%d rounds)" % (fig, var, min(v), statistics.median(v), len(v)))
+PY
