@@ -108,6 +108,7 @@ func (w *World) settle(t int) {
 		in := &code[pc]
 		if in.Yield {
 			w.mark(EnterReturn, t, f)
+			w.s[f+fYielded] = 1
 			w.s[f+fInBody] = 1
 			w.s[f+fBody] = 0
 			continue
@@ -188,7 +189,10 @@ func (w *World) unwind(t int, e Exc) {
 				w.s[f+fExc] = slot(e)
 				return
 			}
-			if int(w.s[f+fPC]) > w.p.Protocol.yield { // the exception leaves the with
+			// the exception leaves the with statement, whose body ran (an
+			// exception before the yield may leave through code after it:
+			// merged-fix's finally tests entered)
+			if w.s[f+fYielded] == 1 {
 				w.mark(ExitReturn, t, f)
 			}
 			w.s[base+tDepth]--

@@ -664,6 +664,7 @@ const (
 	fExc           // the exception pending in a finally or with-exit
 	fTmpSet        // 1 from a step that set fTmp to the frame's next step
 	fFlag          // a boolean local of the listing (merged-fix's entered)
+	fYielded       // 1 once the generator reached its yield (the with-body ran)
 	frameSize
 )
 
