@@ -9,9 +9,9 @@ import (
 // (docs/merged_fix.md): the entry waits while the module holds another
 // launch's fake (lines 27-32; a thread of an aborted launch raises
 // instead of waiting), counts itself in before it stores the fake and
-// says so in a local the finally reads (lines 40-43, 46), and the restore
+// says so in a local the finally reads (lines 38-41, 44), and the restore
 // deletes the entries before the one C call that restores the names
-// (lines 53-56), so that no KeyboardInterrupt landing leaves the module
+// (lines 51-54), so that no KeyboardInterrupt landing leaves the module
 // swapped with nobody counted in. It runs with kernel.py patched so that
 // the kernel context is the thread's own (model.Protocol.ThreadContext),
 // as proposed does, but cuda stays the real module outside a launch.
@@ -19,8 +19,8 @@ var MergedFix = mergedFix()
 
 func mergedFix() *model.Protocol {
 	const loadBytecode = "COPY; COPY; BINARY_SUBSCR (defaultdict miss: int())"
-	incr := augAssign("incr", 40, "_swap_refcount[gid] += 1", loadBytecode, model.CountRegistry, defaultCount, +1)
-	dec := augAssign("dec", 49, "_swap_refcount[gid] -= 1", loadBytecode, model.CountRegistry, defaultCount, -1)
+	incr := augAssign("incr", 38, "_swap_refcount[gid] += 1", loadBytecode, model.CountRegistry, defaultCount, +1)
+	dec := augAssign("dec", 47, "_swap_refcount[gid] -= 1", loadBytecode, model.CountRegistry, defaultCount, -1)
 	const while = "while _swap_refcount[gid] and any(fn_globs[k] is not fake_cuda_module for k in _swap_orig[gid]):"
 	code := []model.Instr{
 		model.Local(13, "from numba import cuda", "IMPORT_NAME numba; IMPORT_FROM cuda; STORE_DEREF cuda"),
@@ -38,8 +38,8 @@ func mergedFix() *model.Protocol {
 			},
 		},
 		release("registered-exit", 21, "with _locks_register_lock:", model.GlobalLock, globalLock),
-		{Line: 24, Text: "entered = False", Bytecode: "LOAD_CONST False; STORE_FAST entered", Object: model.NoObject,
-			Exec: func(c *model.Ctx) { c.SetFlag(false) }},
+		{Line: 24, Text: "entered, orig = False, {}", Bytecode: "LOAD_CONST False; BUILD_MAP; STORE_FAST orig; STORE_FAST entered", Object: model.NoObject,
+			Exec: func(c *model.Ctx) { c.SetFlag(false); c.SetOrig(0) }},
 		// "with lock:" and the wait of lines 27-32 as one step: the
 		// thread takes the lock once it is free and the module holds no
 		// other launch's fake, or its abort flag is set (then line 31
@@ -81,10 +81,8 @@ func mergedFix() *model.Protocol {
 				c.Raise(model.RuntimeError)
 			},
 		},
-		{Label: "scan", Line: 34, Text: "orig = {}", Bytecode: "BUILD_MAP; STORE_FAST orig", Object: model.NoObject,
-			Exec: func(c *model.Ctx) { c.SetOrig(0) }},
 		{
-			Line: 35, Text: "if _swap_refcount[gid] == 0:",
+			Label: "scan", Line: 34, Text: "if _swap_refcount[gid] == 0:",
 			Bytecode: "BINARY_SUBSCR (defaultdict miss: int()); COMPARE_OP ==; POP_JUMP_FORWARD_IF_FALSE",
 			Object:   model.CountRegistry, Access: sched.Write,
 			Exec: func(c *model.Ctx) {
@@ -93,29 +91,29 @@ func mergedFix() *model.Protocol {
 				}
 			},
 		},
-		withCheck(model.CollectCuda(36, "orig = {k: v for k, v in fn_globs.items() if v is cuda}", dictcomp), model.CheckLoop, true),
+		withCheck(model.CollectCuda(35, "orig = {k: v for k, v in fn_globs.items() if v is cuda}", dictcomp), model.CheckLoop, true),
 		{
-			Line: 37, Text: "_swap_orig[gid] = orig", Bytecode: "STORE_SUBSCR",
+			Line: 36, Text: "_swap_orig[gid] = orig", Bytecode: "STORE_SUBSCR",
 			Object: model.SavedRegistry, Access: sched.Write,
 			Exec: func(c *model.Ctx) { c.StoreSaved(c.Orig()) },
 		},
 		incr[0], incr[1],
-		{Line: 41, Text: "entered = True", Bytecode: "LOAD_CONST True; STORE_FAST entered", Object: model.NoObject,
+		{Line: 39, Text: "entered = True", Bytecode: "LOAD_CONST True; STORE_FAST entered", Object: model.NoObject,
 			Exec: func(c *model.Ctx) { c.SetFlag(true) }},
-		forKeys("for-k", 42, "for k in orig:", "with-lock-exit"),
-		storeFake(43, "fn_globs[k] = fake_cuda_module", "for-k"),
+		forKeys("for-k", 40, "for k in orig:", "with-lock-exit"),
+		storeFake(41, "fn_globs[k] = fake_cuda_module", "for-k"),
 		release("with-lock-exit", 26, "with lock:", model.ModuleLock, localLock),
-		{Label: "try", Line: 44, Text: "yield", Bytecode: "YIELD_VALUE", Object: model.NoObject, Yield: true},
-		{Label: "finally", Line: 46, Text: "if entered:", Bytecode: "LOAD_FAST entered; POP_JUMP_FORWARD_IF_FALSE", Object: model.NoObject,
+		{Label: "try", Line: 42, Text: "yield", Bytecode: "YIELD_VALUE", Object: model.NoObject, Yield: true},
+		{Label: "finally", Line: 44, Text: "if entered:", Bytecode: "LOAD_FAST entered; POP_JUMP_FORWARD_IF_FALSE", Object: model.NoObject,
 			Exec: func(c *model.Ctx) {
 				if !c.Flag() {
 					c.Jump("end")
 				}
 			}},
-		acquire("", 47, "with lock:", model.ModuleLock, localLock),
+		acquire("", 45, "with lock:", model.ModuleLock, localLock),
 		dec[0], dec[1],
 		{
-			Line: 52, Text: "if _swap_refcount[gid] == 0:",
+			Line: 50, Text: "if _swap_refcount[gid] == 0:",
 			Bytecode: "BINARY_SUBSCR (defaultdict miss: int()); COMPARE_OP ==; POP_JUMP_FORWARD_IF_FALSE",
 			Object:   model.CountRegistry, Access: sched.Write,
 			Exec: func(c *model.Ctx) {
@@ -125,7 +123,7 @@ func mergedFix() *model.Protocol {
 			},
 		},
 		{
-			Line: 53, Text: "orig = _swap_orig[gid]", Bytecode: "BINARY_SUBSCR; STORE_FAST orig",
+			Line: 51, Text: "orig = _swap_orig[gid]", Bytecode: "BINARY_SUBSCR; STORE_FAST orig",
 			Object: model.SavedRegistry, Access: sched.Read,
 			Exec: func(c *model.Ctx) {
 				saved, ok := c.Saved()
@@ -137,22 +135,22 @@ func mergedFix() *model.Protocol {
 			},
 		},
 		{
-			Line: 54, Text: "del _swap_orig[gid]", Bytecode: "DELETE_SUBSCR",
+			Line: 52, Text: "del _swap_orig[gid]", Bytecode: "DELETE_SUBSCR",
 			Object: model.SavedRegistry, Access: sched.Write, Deletes: true,
 			Exec: func(c *model.Ctx) { c.DelSaved() },
 		},
 		{
-			Line: 55, Text: "del _swap_refcount[gid]", Bytecode: "DELETE_SUBSCR",
+			Line: 53, Text: "del _swap_refcount[gid]", Bytecode: "DELETE_SUBSCR",
 			Object: model.CountRegistry, Access: sched.Write, Deletes: true,
 			Exec: func(c *model.Ctx) { c.DelCount() },
 		},
 		{
-			Line: 56, Text: "fn_globs.update(orig)", Bytecode: "CALL (dict.update)",
+			Line: 54, Text: "fn_globs.update(orig)", Bytecode: "CALL (dict.update)",
 			Object: model.Globals, Access: sched.Write, Check: model.CheckAfter,
 			Exec: func(c *model.Ctx) { c.UpdateGlobals(c.Orig(), model.Real) },
 		},
-		release("finally-exit", 47, "with lock:", model.ModuleLock, localLock),
-		{Label: "end", Line: 46, Text: "finally: (end)", Bytecode: "RERAISE", Object: model.NoObject,
+		release("finally-exit", 45, "with lock:", model.ModuleLock, localLock),
+		{Label: "end", Line: 44, Text: "finally: (end)", Bytecode: "RERAISE", Object: model.NoObject,
 			Exec: func(c *model.Ctx) { c.Reraise() }},
 	}
 	handlers := []model.Handler{

@@ -21,7 +21,7 @@ def swapped_cuda_module(fn, fake_cuda_module):
     with _locks_register_lock:
         lock = _globals_locks[gid]
 
-    entered = False
+    entered, orig = False, {}
     try:
         with lock:
             while _swap_refcount[gid] and any(
@@ -31,11 +31,9 @@ def swapped_cuda_module(fn, fake_cuda_module):
                     raise RuntimeError("abort flag set on device function call")
                 threading.Condition(lock).wait(0.001)  # lock released
             # Scan and replace globals with fake module on first entrance only
-            orig = {}
             if _swap_refcount[gid] == 0:
                 orig = {k: v for k, v in fn_globs.items() if v is cuda}
                 _swap_orig[gid] = orig
-
             # Increment the reference counter on every entrance
             _swap_refcount[gid] += 1
             entered = True
