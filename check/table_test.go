@@ -12,7 +12,8 @@ import (
 
 // TestVerdictTableMatchesExpected: a variant registered as correct is
 // verified on every row of the verdict table without faults, under every
-// atomicity mode; one registered as buggy has a violation on some row. A new
+// atomicity mode, and one registered as Hardened on the rows with faults or
+// several hosts too; one registered as buggy has a violation on some row. A new
 // variant registered with the wrong expectation, or a change that breaks
 // a correct variant or fixes a buggy one, fails here.
 func TestVerdictTableMatchesExpected(t *testing.T) {
@@ -26,6 +27,9 @@ func TestVerdictTableMatchesExpected(t *testing.T) {
 		for i, res := range r.Results {
 			switch res.Verdict {
 			case sched.Violation:
+				require.False(t, r.NeedNotSurvive && r.Variant.Hardened,
+					"%s is registered as hardened, but %s under %s is a violation (%s)",
+					name, r.Flags, check.TableAtomicities[i], res.Failure.Kind)
 				if r.NeedNotSurvive {
 					continue // what no variant need survive (check.TableShapes)
 				}

@@ -94,6 +94,18 @@ func (c *Ctx) Iter() int { return int(c.w.s[c.f+fIter]) }
 // SetIter stores the loop position.
 func (c *Ctx) SetIter(i int) { c.w.s[c.f+fIter] = slot(i) }
 
+// Flag is the listing's one boolean local (merged-fix's entered), false
+// on the frame's entry.
+func (c *Ctx) Flag() bool { return c.w.s[c.f+fFlag] != 0 }
+
+// SetFlag stores the boolean local.
+func (c *Ctx) SetFlag(b bool) {
+	c.w.s[c.f+fFlag] = 0
+	if b {
+		c.w.s[c.f+fFlag] = 1
+	}
+}
+
 // Tmp is the value a BINARY_SUBSCR left on the stack for the STORE_SUBSCR
 // of the same "d[k] += 1".
 //
@@ -356,6 +368,37 @@ func (c *Ctx) StoreSaved(keys uint32) { c.store(c.savedEntry(), slot(uint16(keys
 func (c *Ctx) DelSaved() {
 	c.mustDeclareDelete()
 	c.del(c.savedEntry())
+}
+
+// OtherFakeInstalled is merged-fix's wait condition, read without a
+// trace: "_swap_refcount[gid] and any(fn_globs[k] is not
+// fake_cuda_module for k in _swap_orig[gid])": the module is swapped
+// (its count is not 0) and some name it saved holds something other than
+// this frame's fake, i.e. another launch's fake (or None, a host's).
+func (c *Ctx) OtherFakeInstalled() bool {
+	l, m := &c.w.p.lay, c.module()
+	if c.w.s[l.countP+m] == 0 || c.w.s[l.count+m] == 0 {
+		return false
+	}
+	if c.w.s[l.origP+m] == 0 {
+		return false // any() over a missing entry would raise: Busy's caller panics on it
+	}
+	keys := uint32(uint16(c.w.s[l.orig+m]))
+	base := l.globals[m]
+	for i := range c.GlobalsLen() {
+		if keys&(1<<i) != 0 && Value(c.w.s[base+i]) != c.Fake() {
+			return true
+		}
+	}
+	return false
+}
+
+// Aborted reports whether the running thread's abort flag is set:
+// getattr(threading.current_thread(), "abort", False) for a BlockThread
+// that BlockManager.run aborted (a host thread has no such attribute, and
+// one the host left by an interrupt has it still False).
+func (c *Ctx) Aborted() bool {
+	return !c.w.p.isHost(c.t) && c.w.s[c.w.thread(c.t)+tAbort] == 1
 }
 
 // ---- locks ----

@@ -108,6 +108,7 @@ func (w *World) settle(t int) {
 		in := &code[pc]
 		if in.Yield {
 			w.mark(EnterReturn, t, f)
+			w.s[f+fYielded] = 1
 			w.s[f+fInBody] = 1
 			w.s[f+fBody] = 0
 			continue
@@ -188,7 +189,10 @@ func (w *World) unwind(t int, e Exc) {
 				w.s[f+fExc] = slot(e)
 				return
 			}
-			if int(w.s[f+fPC]) > w.p.Protocol.yield { // the exception leaves the with
+			// the exception leaves the with statement, whose body ran (an
+			// exception before the yield may leave through code after it:
+			// merged-fix's finally tests entered)
+			if w.s[f+fYielded] == 1 {
 				w.mark(ExitReturn, t, f)
 			}
 			w.s[base+tDepth]--
@@ -293,7 +297,7 @@ func (w *World) execUse(t, f int, cd *code, st *stmt) {
 func (w *World) execCall(t int, st *stmt) {
 	ctx := Value(w.s[w.p.lay.ctx])
 	switch {
-	case w.p.Protocol.Dispatches:
+	case w.p.Protocol.ThreadContext:
 		ctx = w.ownContext(t)
 		if w.Trace {
 			w.effect("_get_kernel_context() is %s (the thread's own)", ctx)
@@ -380,7 +384,7 @@ func (w *World) execDeviceCheck(t, f int, st *stmt) {
 // execResetContext is the launch's _kernel_context = None, and the
 // caller's except when the launch raised.
 func (w *World) execResetContext(t, f int, st *stmt) {
-	if !w.p.Protocol.Dispatches {
+	if !w.p.Protocol.ThreadContext {
 		w.s[w.p.lay.ctx] = slot(None)
 		if w.Trace {
 			w.effect("_kernel_context = None")
@@ -474,7 +478,7 @@ func (w *World) due(t int) Value {
 }
 
 // ownContext is thread t's own kernel context under kernel.py as
-// docs/proposed_fix.md patches it (Protocol.Dispatches): a GPU thread's
+// docs/proposed_fix.md patches it (Protocol.ThreadContext): a GPU thread's
 // is its launch's fake, set when its BlockThread is made and never
 // reset; a host thread has none (None).
 func (w *World) ownContext(t int) Value {

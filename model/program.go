@@ -217,7 +217,7 @@ func NewProgram(sc *scenario.Scenario, p *Protocol, a Atomicity) (*Program, erro
 	pr.hostCode = pr.hostCodes[0]
 
 	pr.maxFrames = max(sc.CallDepth()+1, 2)
-	if pr.hosts > 1 && !p.Dispatches {
+	if pr.hosts > 1 && !p.ThreadContext {
 		pr.maxFrames++ // a host may run the kernel itself (sInline), its calls above it
 	}
 	calls := 0
@@ -498,7 +498,7 @@ func (pr *Program) launchStmts(l int, kernelFor [][]int) []stmt {
 	}
 	lc := len(pr.codes)
 	pr.codes = append(pr.codes, code{name: fmt.Sprintf("launch %d", l), module: 0, launch: l, stmts: body})
-	if pr.Protocol.Dispatches {
+	if pr.Protocol.ThreadContext {
 		// kernel.py patched (docs/proposed_fix.md): no module-level
 		// context to set, test or assert; the launch's threads carry its
 		// fake. The set and reset statements stay as the host's steps
@@ -651,18 +651,20 @@ const (
 // Frame fields: a frame is one device call (or the kernel body, or the
 // host's code) with the locals of its swapped_cuda_module generator.
 const (
-	fCode   = iota // index into Program.codes
-	fPC            // protocol pc; -1 for a frame without protocol
-	fBody          // statement index in the code
-	fInBody        // 1 while the with-body runs (fPC is then the yield)
-	fSub           // sub-step of a statement or instruction
-	fFake          // fake_cuda_module
-	fLock          // lock (a lock reference)
-	fOrig          // orig (a bitmask of globals indexes bound to cuda)
-	fIter          // the position of a running "for" over a dict
-	fTmp           // a value loaded by a BINARY_SUBSCR before its store
-	fExc           // the exception pending in a finally or with-exit
-	fTmpSet        // 1 from a step that set fTmp to the frame's next step
+	fCode    = iota // index into Program.codes
+	fPC             // protocol pc; -1 for a frame without protocol
+	fBody           // statement index in the code
+	fInBody         // 1 while the with-body runs (fPC is then the yield)
+	fSub            // sub-step of a statement or instruction
+	fFake           // fake_cuda_module
+	fLock           // lock (a lock reference)
+	fOrig           // orig (a bitmask of globals indexes bound to cuda)
+	fIter           // the position of a running "for" over a dict
+	fTmp            // a value loaded by a BINARY_SUBSCR before its store
+	fExc            // the exception pending in a finally or with-exit
+	fTmpSet         // 1 from a step that set fTmp to the frame's next step
+	fFlag           // a boolean local of the listing (merged-fix's entered)
+	fYielded        // 1 once the generator reached its yield (the with-body ran)
 	frameSize
 )
 

@@ -112,15 +112,17 @@ type Protocol struct {
 	// holding 0 behaves as a missing one to every later step: the end
 	// state does not count it as left over (check's finalFailure).
 	ZeroCountIsMissing bool
+	// ThreadContext: the variant runs with kernel.py patched so that the
+	// kernel context is the thread's own (a BlockThread carries its
+	// launch's fake; a host thread has none), not the module-level
+	// _kernel_context (docs/proposed_fix.md, docs/merged_fix.md). So a
+	// launch sets no shared context (nor asserts on it, nor runs inline
+	// because another host's launch set it), and a GPU thread's device
+	// call passes its own launch's fake and a host's passes None.
+	ThreadContext bool
 	// Dispatches: the variant stores Dispatch rather than the fake it is
-	// passed, and runs with kernel.py patched as docs/proposed_fix.md
-	// shows: the kernel context is the thread's own (a BlockThread
-	// carries its launch's fake; a host thread has none), not the
-	// module-level _kernel_context. So a launch sets no shared context
-	// (nor asserts on it, nor runs inline because another host's launch
-	// set it), a GPU thread's device call passes its own launch's fake
-	// and a host's passes None, and a use of cuda that reads Dispatch
-	// sees what World.dispatch resolves.
+	// passed (it needs ThreadContext: Compile checks), and a use of cuda
+	// that reads Dispatch sees what World.dispatch resolves.
 	Dispatches bool
 	// GlobalLockName is the Python name of GlobalLock ("" when unused).
 	GlobalLockName string
@@ -176,6 +178,9 @@ func (p *Protocol) Compile() *Protocol {
 	}
 	if p.yield < 0 {
 		panic(fmt.Sprintf("model: protocol %s: no yield", p.Name))
+	}
+	if p.Dispatches && !p.ThreadContext {
+		panic(fmt.Sprintf("model: protocol %s dispatches without a thread's own kernel context (ThreadContext)", p.Name))
 	}
 	for _, h := range p.Handlers {
 		p.handlers = append(p.handlers, handlerPC{p.label(h.From), p.label(h.To), p.label(h.Target)})

@@ -19,7 +19,8 @@ import (
 // header must say it is not numba-cuda's code; a file is upstream or own,
 // never both.
 var own = map[string]string{
-	"proposed.py": "55a73dca3f9ac9632cc44de2fd00496bf9de3aa6405fe6f8393289a249f99810",
+	"proposed.py":   "55a73dca3f9ac9632cc44de2fd00496bf9de3aa6405fe6f8393289a249f99810",
+	"merged_fix.py": "988fb91b096095eeba30824632d4fed9124335599b7259aa2cbaeb6c82d6733a",
 }
 
 const ownHeader = "swapcheck's own fix, not numba-cuda's code"

@@ -181,7 +181,7 @@ func init() {
 		sSetContext: {
 			name: "set-context",
 			exec: func(w *World, t, f int, cd *code, st *stmt) {
-				if !w.p.Protocol.Dispatches {
+				if !w.p.Protocol.ThreadContext {
 					w.s[w.p.lay.ctx] = slot(Fake(st.arg))
 					if w.Trace {
 						w.effect("_kernel_context = %s", Fake(st.arg))
@@ -194,7 +194,7 @@ func init() {
 			future:    futureContextWrite,
 			describe: func(p *Program, ev *Event, cd *code, st *stmt) {
 				ev.Where, ev.Bytecode = "kernel.py", "STORE_GLOBAL _kernel_context"
-				if p.Protocol.Dispatches {
+				if p.Protocol.ThreadContext {
 					ev.Line, ev.Bytecode = 93, "CALL (FakeCUDAModule); STORE_FAST fake_cuda_module"
 				}
 			},
@@ -216,7 +216,7 @@ func init() {
 			future:    futureContextWrite,
 			describe: func(p *Program, ev *Event, cd *code, st *stmt) {
 				ev.Where, ev.Bytecode = "kernel.py", "STORE_GLOBAL _kernel_context"
-				if p.Protocol.Dispatches {
+				if p.Protocol.ThreadContext {
 					ev.Bytecode = "RETURN_VALUE"
 				}
 			},
@@ -368,7 +368,7 @@ func noExec(st *stmt) {
 // writes no more.
 
 func contextCallFootprint(w *World, f int, cd *code, st *stmt) sched.Footprint {
-	if w.p.Protocol.Dispatches {
+	if w.p.Protocol.ThreadContext {
 		return sched.Footprint{Access: sched.Local} // the thread's own context
 	}
 	return sched.Footprint{Object: w.p.lay.objContext, Access: sched.Read}
@@ -379,7 +379,7 @@ func contextReadFootprint(w *World, f int, cd *code, st *stmt) sched.Footprint {
 }
 
 func contextWriteFootprint(w *World, f int, cd *code, st *stmt) sched.Footprint {
-	if w.p.Protocol.Dispatches {
+	if w.p.Protocol.ThreadContext {
 		return sched.Footprint{Access: sched.Local} // no shared context
 	}
 	return sched.Footprint{Object: w.p.lay.objContext, Access: sched.Write}
@@ -396,7 +396,7 @@ func futureContextRead(sc *futureScan, t int, cd *code, b, from, sub int, st *st
 }
 
 func futureContextWrite(sc *futureScan, t int, cd *code, b, from, sub int, st *stmt) {
-	if sc.w.p.Protocol.Dispatches {
+	if sc.w.p.Protocol.ThreadContext {
 		sc.step(futStep{fp: sched.Footprint{Access: sched.Local}}) // no shared context
 		return
 	}
@@ -406,7 +406,7 @@ func futureContextWrite(sc *futureScan, t int, cd *code, b, from, sub int, st *s
 // contextCall is a device call's futures: _get_kernel_context(), then the
 // call.
 func (sc *futureScan) contextCall(t, c int) {
-	if sc.w.p.Protocol.Dispatches {
+	if sc.w.p.Protocol.ThreadContext {
 		sc.step(futStep{fp: sched.Footprint{Access: sched.Local}}) // the thread's own context
 	} else {
 		sc.step(futStep{fp: sched.Footprint{Object: sc.w.p.lay.objContext, Access: sched.Read}})
@@ -435,7 +435,7 @@ func futureSync(sc *futureScan, t int, cd *code, b, from, sub int, st *stmt) {
 
 func describeCall(p *Program, ev *Event, cd *code, st *stmt) {
 	ev.Bytecode = "LOAD_GLOBAL _kernel_context; CALL (FakeCUDAKernel.__call__)"
-	if p.Protocol.Dispatches {
+	if p.Protocol.ThreadContext {
 		ev.Bytecode = "CALL (_get_kernel_context: the thread's own); CALL (FakeCUDAKernel.__call__)"
 	}
 	if p.isHostCode(ev.code) {

@@ -236,6 +236,12 @@ func threadInfos(p *model.Program) []threadInfo {
 
 func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (*data, error) {
 	sc := p.Scenario
+	if p.Protocol.ThreadContext && !p.Protocol.Dispatches {
+		// neither the stand-in nor the installed kernel.py the script
+		// runs has merged-fix's per-thread kernel context (only
+		// proposed's, with its dispatcher)
+		return nil, unsupported("variant %s: its kernel.py patch (the per-thread kernel context) is in no simulator the script runs; scripts/merged-fix-check.sh runs it on numba", p.Protocol.Name)
+	}
 	// gil-breaker's steps are gil's and its schedules a subset of gil's
 	if p.Atomicity != model.GIL && p.Atomicity != model.GILBreaker {
 		return nil, unsupported("atomicity %s (only gil and gil-breaker: a GIL build cannot run a free-threaded interleaving)", p.Atomicity)

@@ -78,6 +78,14 @@ func swapAlone(t *testing.T, v pyvm.Version, file string) (inside, after string)
 	return s.Repr(in), s.Repr(out)
 }
 
+// notInterpreted are the files of testdata/python the interpreter cannot
+// load, and why: their listings are checked against CPython's own bytecode
+// (variants' TestListingsMatchBytecode) and switch points (model's
+// TestSwitchPointsOfListings) all the same.
+var notInterpreted = map[string]string{
+	"merged_fix": "its wait (merged_fix.py:27-32) needs a float, any() over a generator, threading.current_thread and threading.Condition, which the interpreter does not model",
+}
+
 // TestSwapFunctionsRunAlone: every variant's swapped_cuda_module
 // (testdata/python), compiled by each CPython found and run by the
 // interpreter with no other thread, swaps the device module's cuda to the
@@ -92,6 +100,9 @@ func TestSwapFunctionsRunAlone(t *testing.T) {
 			for _, f := range files {
 				name := strings.TrimSuffix(filepath.Base(f), ".py")
 				t.Run(name, func(t *testing.T) {
+					if why, ok := notInterpreted[name]; ok {
+						t.Skip(why)
+					}
 					inside, after := swapAlone(t, v, f)
 					if name == "proposed" {
 						require.Equal(t, "<_CudaDispatcher object>", inside)

@@ -10,12 +10,13 @@ import "swapcheck/model"
 // idempotent, each one atomic; nothing is restored, so there is no count,
 // no saved names and no lock, and the exit does nothing. It runs with
 // kernel.py patched so that the kernel context is per thread
-// (model.Protocol.Dispatches).
+// (model.Protocol.ThreadContext, Dispatches).
 var Proposed = (&model.Protocol{
-	Name:       "proposed",
-	Source:     "proposed.py",
-	Summary:    "swapcheck's fix: names pointed for good at a dispatcher that forwards to the calling thread's own fake; no lock, no count, no restore",
-	Dispatches: true,
+	Name:          "proposed",
+	Source:        "proposed.py",
+	Summary:       "swapcheck's fix: names pointed for good at a dispatcher that forwards to the calling thread's own fake; no lock, no count, no restore",
+	ThreadContext: true,
+	Dispatches:    true,
 	// line 30 stores _dispatcher only under names line 29 found bound
 	// to the real module; nothing restores them
 	StoresDispatchOverReal: true,

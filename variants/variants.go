@@ -40,17 +40,22 @@ func (e Expected) String() string {
 type Variant struct {
 	Protocol *model.Protocol
 	Expected Expected
+	// Hardened: a Correct variant that must also be verified on the rows
+	// of a world with faults or several hosts (check.TableShapes), which
+	// a variant of numba-cuda need not survive: swapcheck's fixes.
+	Hardened bool
 }
 
 // registry is every variant, in the order of the fix's history: one line
 // per variant.
 var registry = []Variant{
-	{naive.Protocol, Buggy},
-	{swap.GlobalLock, Correct},
-	{swap.RefcountUnregistered, Buggy},
-	{swap.RefcountDel, Buggy},
-	{swap.Merged, Correct},
-	{swap.Proposed, Correct},
+	{naive.Protocol, Buggy, false},
+	{swap.GlobalLock, Correct, false},
+	{swap.RefcountUnregistered, Buggy, false},
+	{swap.RefcountDel, Buggy, false},
+	{swap.Merged, Correct, false},
+	{swap.Proposed, Correct, true},
+	{swap.MergedFix, Correct, true},
 }
 
 // All returns every registered variant, in registry order.
