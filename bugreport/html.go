@@ -69,7 +69,9 @@ type htmlRow struct {
 // and script are inline): the head (variant, atomicity, verdict, and the
 // error a user sees), the scenario, a timeline with one lane per thread
 // and one row per step (its Python line, bytecode and effects, the
-// violating step marked), and the command that replays it. It renders
+// violating step marked), and the command that replays it (with no path
+// of the machine that wrote it: a command naming one becomes a replay of
+// the trace.json beside the page). It renders
 // check.NewTrace(r, repro), the trace that trace.txt and trace.json
 // render. When porcupine rejects the counterexample's history of swaps
 // and reads (check.VisualizeLinearizability), porcupine's own
@@ -79,6 +81,11 @@ func WriteHTML(w io.Writer, r *check.Report, repro string) error {
 	t, err := check.NewTrace(r, repro)
 	if err != nil {
 		return err
+	}
+	if !portable(t.Replay) {
+		// The page, like report.md, names no path of the machine that
+		// wrote it: -out writes it beside the trace.json that replays it.
+		t.Replay = "go run ./cmd/explore -replay trace.json"
 	}
 	p := htmlPage{T: t, Source: r.Config.Protocol.Source, Title: fmt.Sprintf("swapcheck: %s (%s): %s", t.Protocol, t.Atomicity, t.Verdict)}
 	if v := t.Violation; v != nil {

@@ -150,3 +150,14 @@ func stepMarks(table string) []string {
 	}
 	return marks
 }
+
+// TestPageNamesNoLocalPath: trace.html, like report.md, prints no path of
+// the machine that wrote it, though the run's replay line names its
+// schedule by an absolute path (-out's -replay DIR/schedule.txt).
+func TestPageNamesNoLocalPath(t *testing.T) {
+	rep := report(t, "naive", "", model.GIL, nil)
+	var b bytes.Buffer
+	require.NoError(t, bugreport.WriteHTML(&b, rep, "go run ./cmd/explore -replay /tmp/run/out/schedule.txt"))
+	require.Empty(t, bugreport.LocalPaths(b.String()))
+	require.Contains(t, b.String(), "go run ./cmd/explore -replay trace.json")
+}
