@@ -119,10 +119,11 @@ func unwindRun(t *testing.T, v pyvm.Version, file string) map[int]string {
 		for _, n := range names {
 			val, ok := s.Global(n)
 			require.True(t, ok, "no global %s", n)
-			if strings.HasPrefix(s.Repr(val), "<locked ") {
+			r := s.Repr(val)
+			if strings.HasPrefix(r, "<locked ") {
 				held = append(held, n)
 			}
-			if strings.HasPrefix(s.Repr(val), "defaultdict(") || strings.HasPrefix(s.Repr(val), "{") {
+			if strings.HasPrefix(r, "defaultdict(") || strings.HasPrefix(r, "{") {
 				for _, kv := range s.DictItems(val) {
 					if strings.HasPrefix(s.Repr(kv[1]), "<locked ") {
 						held = append(held, n+"[gid]")
