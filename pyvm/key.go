@@ -26,7 +26,13 @@ import (
 // Symmetry between threads is not applied here: the key of a state and
 // of the same state with two threads' roles exchanged differ (the
 // embedder, which knows which threads are alike, permutes them).
-func (s *State) AppendKey(b []byte) []byte {
+func (s *State) AppendKey(b []byte) []byte { return s.AppendKeyWith(b) }
+
+// AppendKeyWith is AppendKey with more roots: the values the embedder
+// holds outside the interpreter's threads (a context manager a with
+// statement of its own code holds while its body runs), written after
+// the threads, in the order given.
+func (s *State) AppendKeyWith(b []byte, roots ...Value) []byte {
 	k := keyer{s: s, b: b, num: make([]int32, len(s.heap.slots))}
 	for i := range k.num {
 		k.num[i] = -1
@@ -42,6 +48,10 @@ func (s *State) AppendKey(b []byte) []byte {
 		k.value(th.excBase)
 		k.value(th.result)
 		k.value(th.raised)
+	}
+	k.int(int64(len(roots)))
+	for _, v := range roots {
+		k.value(v)
 	}
 	k.value(s.module)
 	k.value(s.modules)

@@ -1,0 +1,75 @@
+// Package source checks a swap function as a user has it in a Python
+// file (numba-cuda's kernelapi.py at any commit, numba's own, a patched
+// copy): a real CPython compiles the file (package pysource), package
+// pyvm runs its bytecode one instruction at a time, and this package puts
+// that code in a launch of the simulator, as a sched.System the searches
+// explore. It is explore's -source.
+//
+// # The world
+//
+// One host thread and a block's GPU threads, each a pyvm thread. What
+// runs as the file's own bytecode: the module body (once, before the
+// search: its registries and locks are the file's), and every call of the
+// swap function, its context manager's __enter__ and its __exit__. What
+// this package runs as the simulator's own code, one statement a step, as
+// package model has it (kernel.py at numba-cuda's commits, one host):
+// the launch (`_kernel_context = mod`, the swap of the kernel's module,
+// `t.start()` per thread, the wait for the block, the swap's exit,
+// `_kernel_context = None`), and each GPU thread's kernel and device
+// function bodies: a use of `cuda` loads the module global and checks
+// what it holds; a device call reads `_kernel_context` and runs `with
+// swapped_cuda_module(fn, ctx):` around the callee's body.
+//
+// The scenario is a scenario.Scenario. What this package takes of it
+// is refused, before anything runs, in one line naming what is not: uses
+// and device calls (nesting, several modules and names), several blocks
+// and launches of one host. Not yet: faults, several hosts, host-side
+// calls, syncthreads, branches, loops, raising kernels, atomics and shared
+// arrays (package model has them for the listings).
+//
+// # One step
+//
+// Atomicity gil: a thread switch may fall between any two instructions,
+// so a step is one instruction that touches something another thread can
+// touch (pyvm.StepInfo.Shared: a shared location, a blocked lock), with
+// the instructions before it that touch only the thread's own frame and
+// unpublished objects merged into it: no other thread can observe them or
+// change what they do, so running them at once or later gives the same
+// states at every shared step. The free-threaded modes are gil's steps
+// with a defaultdict miss split (pyvm.MissSplitSetdefault,
+// MissSplitOverwrite), as the listings split it. gil-breaker: a thread
+// keeps the GIL from one eval-breaker check of that CPython version
+// (StepInfo.Check, checked against switch points recorded on the real
+// interpreters) to the next, or to a lock it blocks on, so a step is every
+// instruction up to such a point. In every mode each statement of the
+// simulator's own code is a step of its own: a switch may fall before
+// each, which gil-breaker allows where CPython might not (calls into
+// Python check the eval breaker; a statement between two such calls
+// may not), so gil-breaker's verdict here covers at least CPython's
+// interleavings, and a counterexample may use a switch 3.11 cannot make
+// at a statement of the simulator's code, never inside the file's.
+//
+// # State
+//
+// A state is every thread's position in the simulator's code, the kernel
+// context, and the interpreter's state under pyvm's canonical key (its
+// heap numbered by a walk from the roots, the context managers the
+// threads hold among them). No symmetry between GPU threads and no
+// partial-order reduction: every step depends on every other (Footprint
+// says All), which is sound and slower than the listings' searches.
+//
+// # What is checked
+//
+// The model's properties of a launch, from what the file's code did: a
+// use of `cuda` sees its launch's fake (use-saw-real, use-saw-none,
+// use-saw-other-fake otherwise); no exception leaves the swap function,
+// its __enter__ or its __exit__ (exception); after the last launch every
+// module's globals hold the real module (left-swapped) and the file's
+// registries hold nothing the set-up did not (registry-leftover:
+// pyvm.State.Leftovers); no deadlock (the scheduler's). Not checked here:
+// linearizability (the listings' History). A use of `cuda` that finds an
+// object of the file's own (proposed's dispatcher) cannot be resolved
+// here, and the interpreter's faults (something it does not model) stop
+// the search: both are model-gap, which the command reports as
+// incomplete, never as a verdict.
+package source

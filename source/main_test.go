@@ -1,0 +1,51 @@
+package source_test
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swapcheck/model"
+	"swapcheck/pysource"
+	"swapcheck/pyvm"
+	"swapcheck/scenario"
+	"swapcheck/source"
+)
+
+var (
+	foundOnce sync.Once
+	found     []pysource.Interpreter
+)
+
+// interpreter returns the CPython of version v, or skips the test (fails
+// it under SWAPCHECK_REQUIRE_PYTHON=1) with a message.
+func interpreter(t testing.TB, v pyvm.Version) pysource.Interpreter {
+	t.Helper()
+	foundOnce.Do(func() { found, _ = pysource.Candidates(pysource.OSEnv()) })
+	for _, in := range found {
+		if in.Version == v && in.Implementation == "cpython" && !in.FreeThreaded {
+			return in
+		}
+	}
+	msg := fmt.Sprintf("no CPython %s found on PATH or under pyenv: install it to run this test", v)
+	if os.Getenv("SWAPCHECK_REQUIRE_PYTHON") != "" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return pysource.Interpreter{}
+}
+
+// load loads spec on CPython v into shape's scenario under atomicity a.
+func load(t testing.TB, v pyvm.Version, spec string, shape scenario.Shape, a model.Atomicity) *source.Program {
+	t.Helper()
+	src, err := pysource.Load(interpreter(t, v), spec)
+	require.NoError(t, err)
+	sc, err := shape.Build()
+	require.NoError(t, err)
+	p, err := source.Load(src, sc, a)
+	require.NoError(t, err)
+	return p
+}

@@ -1,0 +1,252 @@
+package source
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"swapcheck/model"
+	"swapcheck/pysource"
+	"swapcheck/pyvm"
+	"swapcheck/scenario"
+)
+
+// Program is a loaded file in a scenario's launch: what every World of it
+// shares and never changes.
+type Program struct {
+	Source    *pysource.Source
+	Scenario  *scenario.Scenario
+	Atomicity model.Atomicity
+
+	py      *pyvm.Program
+	init    *pyvm.State // the set-up, frozen
+	swap    pyvm.Value  // the swap function
+	fakes   []pyvm.Value
+	kernel  pyvm.Value   // the kernel's function object
+	funcs   []pyvm.Value // the device functions, by scenario index
+	globals []pyvm.Value // each module's globals dict
+	names   [][]pyvm.Value
+	host    []hostOp
+	lines   []string // the file's lines, for traces
+	file    string   // the file's base name
+}
+
+// Host tags: what the interpreter's key records for the objects this
+// package owns.
+const (
+	tagReal   = 1
+	tagFake   = 100  // + launch
+	tagKernel = 900  // the kernel function
+	tagFunc   = 1000 // + function index
+)
+
+// hostOp is one statement of the host's program (kernel.py's launch).
+type hostOp struct {
+	kind   hostKind
+	launch int // 1-based
+	block  int
+	thread int // the GPU thread a start starts (0-based)
+}
+
+type hostKind uint8
+
+const (
+	hSetContext hostKind = 1 + iota // _kernel_context = mod
+	hSwap                           // with swapped_cuda_module(self.fn, fake_cuda_module): (call, __enter__)
+	hStart                          // t.start()
+	hJoin                           // while livethreads: ... (bm.run)
+	hExit                           // the with's __exit__
+	hReset                          // _kernel_context = None
+)
+
+// Load puts src's function in sc's launch under atomicity a: it compiles
+// the file for the interpreter's version (the refusal pass), runs the
+// module body, and sets up the modules, functions and fakes. Every error
+// is one line: a scenario this package does not take, a construct the
+// interpreter does not support, a module body that raised.
+func Load(src *pysource.Source, sc *scenario.Scenario, a model.Atomicity) (*Program, error) {
+	if err := supported(sc); err != nil {
+		return nil, err
+	}
+	opts := pyvm.Options{}
+	switch a {
+	case model.GIL, model.GILBreaker:
+	case model.FreeThreaded:
+		opts.Miss = pyvm.MissSplitSetdefault
+	case model.FreeThreadedOverwrite:
+		opts.Miss = pyvm.MissSplitOverwrite
+	default:
+		return nil, fmt.Errorf("-source: atomicity %s is not supported", a)
+	}
+	py, err := src.Program(opts)
+	if err != nil {
+		return nil, err
+	}
+	p := &Program{Source: src, Scenario: sc, Atomicity: a, py: py, file: filepath.Base(src.File)}
+	if text, err := os.ReadFile(src.File); err == nil {
+		p.lines = strings.Split(string(text), "\n")
+	}
+	s := py.NewState(1 + sc.Launches*sc.Blocks*sc.Threads)
+	real := s.NewHostModule("numba.cuda", tagReal)
+	s.SetModule("numba.cuda", real)
+	if err := s.RunModule(); err != nil {
+		return nil, fmt.Errorf("%s: %v", src.File, err)
+	}
+	for m, mod := range sc.Modules {
+		g := s.NewDict()
+		var names []pyvm.Value
+		for _, n := range mod.Names {
+			k := py.Str(n)
+			names = append(names, k)
+			s.DictSet(g, k, real)
+		}
+		p.globals = append(p.globals, g)
+		p.names = append(p.names, names)
+		if m == 0 {
+			p.kernel = s.NewHostFunction("kernel", tagKernel, g)
+			s.DictSet(g, py.Str("kernel"), p.kernel)
+		}
+	}
+	for i, f := range sc.Functions {
+		fn := s.NewHostFunction(f.Name, int32(tagFunc+i), p.globals[f.Module])
+		s.DictSet(p.globals[f.Module], py.Str(f.Name), fn)
+		p.funcs = append(p.funcs, fn)
+	}
+	for l := 1; l <= sc.Launches; l++ {
+		p.fakes = append(p.fakes, s.NewHostObject(fmt.Sprintf("fake#%d", l), int32(tagFake+l)))
+	}
+	swap, ok := s.Global(src.Name)
+	if !ok {
+		return nil, fmt.Errorf("%s: the module body did not bind %s", src.File, src.Name)
+	}
+	s.Freeze()
+	p.init, p.swap = s, swap
+	for l := 1; l <= sc.Launches; l++ {
+		p.host = append(p.host, hostOp{kind: hSetContext, launch: l}, hostOp{kind: hSwap, launch: l})
+		for b := range sc.Blocks {
+			for t := range sc.Threads {
+				p.host = append(p.host, hostOp{kind: hStart, launch: l, block: b, thread: t})
+			}
+			p.host = append(p.host, hostOp{kind: hJoin, launch: l, block: b})
+		}
+		p.host = append(p.host, hostOp{kind: hExit, launch: l}, hostOp{kind: hReset, launch: l})
+	}
+	return p, nil
+}
+
+// supported refuses, in one line, what of a scenario this package does
+// not run yet.
+func supported(sc *scenario.Scenario) error {
+	var no []string
+	if sc.NumHosts() > 1 {
+		no = append(no, "several hosts")
+	}
+	if sc.Host != nil {
+		no = append(no, "host-side device calls")
+	}
+	if sc.Faults != 0 {
+		no = append(no, "faults")
+	}
+	if len(sc.Arrays) > 0 {
+		no = append(no, "kernel arrays (atomics)")
+	}
+	if sc.Fixes != 0 {
+		no = append(no, "simulator fixes")
+	}
+	var walk func([]scenario.Stmt)
+	walk = func(body []scenario.Stmt) {
+		for _, st := range body {
+			switch st.Kind {
+			case scenario.OpUse, scenario.OpCall:
+			default:
+				no = append(no, "a statement other than a use of cuda or a device call")
+			}
+		}
+	}
+	walk(sc.Kernel)
+	for _, f := range sc.Functions {
+		walk(f.Body)
+	}
+	if len(no) > 0 {
+		return fmt.Errorf("-source does not run this scenario yet: %s (package model runs it for the built-in variants)", dedup(no))
+	}
+	return nil
+}
+
+func dedup(xs []string) string {
+	var out []string
+	seen := map[string]bool{}
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// NumThreads is the host and every GPU thread of every block of every
+// launch (each a thread of its own, as in package model).
+func (p *Program) NumThreads() int {
+	sc := p.Scenario
+	return 1 + sc.Launches*sc.Blocks*sc.Threads
+}
+
+// gpuThread is the thread number of launch l's (1-based) block b's
+// thread tid.
+func (p *Program) gpuThread(l, b, tid int) int {
+	sc := p.Scenario
+	return 1 + ((l-1)*sc.Blocks+b)*sc.Threads + tid
+}
+
+// launchOf is GPU thread t's launch (1-based).
+func (p *Program) launchOf(t int) int {
+	sc := p.Scenario
+	return 1 + (t-1)/(sc.Blocks*sc.Threads)
+}
+
+// ThreadName is model.Program's: "host", then "T2", "B0.T2" or
+// "L1.B0.T2" as the scenario has one launch of one block or more.
+func (p *Program) ThreadName(t int) string {
+	if t == 0 {
+		return "host"
+	}
+	sc := p.Scenario
+	g := t - 1
+	tid, blk, l := g%sc.Threads, (g/sc.Threads)%sc.Blocks, 1+g/(sc.Threads*sc.Blocks)
+	switch {
+	case sc.Launches == 1 && sc.Blocks == 1:
+		return fmt.Sprintf("T%d", tid)
+	case sc.Launches == 1:
+		return fmt.Sprintf("B%d.T%d", blk, tid)
+	}
+	return fmt.Sprintf("L%d.B%d.T%d", l, blk, tid)
+}
+
+// codeOf is the statements of the kernel (-1) or a device function.
+func (p *Program) codeOf(c int16) []scenario.Stmt {
+	if c < 0 {
+		return p.Scenario.Kernel
+	}
+	return p.Scenario.Functions[c].Body
+}
+
+// moduleOf is the module of the kernel (-1) or a device function.
+func (p *Program) moduleOf(c int16) int {
+	if c < 0 {
+		return 0
+	}
+	return p.Scenario.Functions[c].Module
+}
+
+// Version is the CPython version whose bytecode runs.
+func (p *Program) Version() pyvm.Version { return p.py.Version }
+
+// line is the text of the file's line n, trimmed ("" if unknown).
+func (p *Program) line(n int) string {
+	if n < 1 || n > len(p.lines) {
+		return ""
+	}
+	return strings.TrimSpace(p.lines[n-1])
+}

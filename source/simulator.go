@@ -1,0 +1,184 @@
+package source
+
+import (
+	"fmt"
+	"strings"
+
+	"swapcheck/pyvm"
+	"swapcheck/sched"
+	"swapcheck/scenario"
+)
+
+// The simulator's own code (kernel.py's launch, the kernel and device
+// function bodies), one statement a unit, as package model has it for
+// one host.
+
+// hostUnit runs the host's next statement.
+func (w *World) hostUnit() unitResult {
+	th := &w.th[0]
+	op := w.p.host[th.host]
+	switch op.kind {
+	case hSetContext:
+		w.ctx = int8(op.launch)
+		w.note(0, "kernel.py", "_kernel_context = mod", "STORE_GLOBAL _kernel_context", "_kernel_context = "+fakeName(op.launch))
+		th.host++
+		return unitResult{shared: true, ends: true}
+	case hSwap:
+		w.s.Begin(0, w.p.swap, w.p.kernel, w.p.fakes[op.launch-1])
+		th.phase = phCall
+		w.note(0, "kernel.py", "with swapped_cuda_module(self.fn, fake_cuda_module):", "CALL "+w.p.Source.Name, "")
+		return unitResult{}
+	case hStart:
+		g := w.p.gpuThread(op.launch, op.block, op.thread)
+		w.th[g] = thread{frames: []frame{{code: -1}}}
+		w.note(0, "kernel.py", "t.start()  # "+w.p.ThreadName(g), "CALL (Thread.start)", "")
+		th.host++
+		return unitResult{shared: true, ends: true}
+	case hJoin:
+		for tid := range w.p.Scenario.Threads {
+			if !w.th[w.p.gpuThread(op.launch, op.block, tid)].done {
+				return unitResult{blocked: true}
+			}
+		}
+		w.note(0, "kernel.py", "while livethreads: ... (bm.run)", "FOR_ITER; LOAD_ATTR (polling)", "every thread of the block has ended")
+		th.host++
+		return unitResult{shared: true, ends: true}
+	case hExit:
+		if err := w.s.Exit(0, th.cm, pyvm.None); err != nil {
+			return w.gap(0, fmt.Sprintf("%s(...) returned %s: %v", w.p.Source.Name, w.s.Repr(th.cm), err))
+		}
+		th.phase = phExit
+		return unitResult{}
+	case hReset:
+		w.ctx = 0
+		w.note(0, "kernel.py", "_kernel_context = None", "STORE_GLOBAL _kernel_context", "")
+		th.host++
+		return unitResult{shared: true, ends: true}
+	}
+	panic("source: unknown host statement")
+}
+
+// gpuUnit runs GPU thread t's next statement.
+func (w *World) gpuUnit(t int) unitResult {
+	th := &w.th[t]
+	if len(th.frames) == 0 || th.done {
+		panic(fmt.Sprintf("source: %s runs before its start or after its end", w.p.ThreadName(t)))
+	}
+	f := &th.frames[len(th.frames)-1]
+	code := w.p.codeOf(f.code)
+	if int(f.pc) >= len(code) {
+		if len(th.frames) == 1 {
+			th.frames, th.done = nil, true
+			w.note(t, "kernel", "return", "RETURN_VALUE", "")
+			return unitResult{shared: true, ends: true}
+		}
+		th.frames = th.frames[:len(th.frames)-1]
+		caller := &th.frames[len(th.frames)-1]
+		if err := w.s.Exit(t, caller.cm, pyvm.None); err != nil {
+			return w.gap(t, fmt.Sprintf("%s(...) returned %s: %v", w.p.Source.Name, w.s.Repr(caller.cm), err))
+		}
+		caller.phase = phExit
+		return unitResult{}
+	}
+	st := &code[f.pc]
+	mod := w.p.moduleOf(f.code)
+	switch st.Kind {
+	case scenario.OpUse:
+		return w.use(t, f, mod, st)
+	case scenario.OpCall:
+		arg := pyvm.None
+		seen := "None"
+		if w.ctx != 0 {
+			arg, seen = w.p.fakes[w.ctx-1], fakeName(int(w.ctx))
+		}
+		w.s.Begin(t, w.p.swap, w.p.funcs[st.Func], arg)
+		f.phase = phCall
+		w.note(t, "kernel.py:85", "with swapped_cuda_module(self.fn, _get_kernel_context()):  # "+w.p.Scenario.Functions[st.Func].Call(st.Args),
+			"LOAD_GLOBAL _kernel_context; CALL "+w.p.Source.Name, "_kernel_context is "+seen)
+		return unitResult{shared: true, ends: true}
+	}
+	panic("source: a statement Load refuses")
+}
+
+// use is a use of cuda (cuda.local, cuda.threadIdx): the module global's
+// load, and what it found.
+func (w *World) use(t int, f *frame, mod int, st *scenario.Stmt) unitResult {
+	sc := w.p.Scenario
+	name := sc.Modules[mod].Names[st.Name]
+	v, _ := w.s.DictGet(w.p.globals[mod], w.p.names[mod][st.Name])
+	where := "kernel"
+	if f.code >= 0 {
+		where = sc.Functions[f.code].Name
+	}
+	own := w.p.launchOf(t)
+	holder := sc.Modules[mod].Name + "." + name
+	var fail *sched.Failure
+	seen := w.valueName(v)
+	tag, host := w.s.HostTag(v)
+	switch {
+	case host && tag == int32(tagFake+own):
+	case host && tag == tagReal:
+		fail = &sched.Failure{Kind: KindUseSawReal, Message: fmt.Sprintf("%s is the real module, not %s: AttributeError: module 'numba.cuda' has no attribute '%s'", holder, fakeName(own), st.Attr)}
+	case v.K == pyvm.KindNone:
+		fail = &sched.Failure{Kind: KindUseSawNone, Message: fmt.Sprintf("%s is None, not %s: AttributeError: 'NoneType' object has no attribute '%s'", holder, fakeName(own), st.Attr)}
+	case host && tag > tagFake && tag < tagKernel:
+		fail = &sched.Failure{Kind: KindUseSawOtherFake, Message: fmt.Sprintf("%s is %s, another launch's fake, not %s", holder, seen, fakeName(own))}
+	default:
+		fail = &sched.Failure{Kind: KindModelGap, Message: fmt.Sprintf("%s is %s, which -source cannot resolve to a launch's fake", holder, seen)}
+	}
+	w.note(t, where, sc.PythonText(mod, *st), "LOAD_GLOBAL "+name+"; LOAD_ATTR "+st.Attr, name+" is "+seen)
+	f.pc++
+	if fail != nil {
+		fail.Thread = sched.ThreadID(t)
+		return unitResult{fail: fail}
+	}
+	return unitResult{shared: true, ends: true}
+}
+
+// valueName is how a trace names a value a global holds.
+func (w *World) valueName(v pyvm.Value) string {
+	if tag, ok := w.s.HostTag(v); ok {
+		switch {
+		case tag == tagReal:
+			return "numba.cuda"
+		case tag > tagFake && tag < tagKernel:
+			return fakeName(int(tag - tagFake))
+		}
+	}
+	return w.s.Repr(v)
+}
+
+func fakeName(l int) string { return fmt.Sprintf("fake#%d", l) }
+
+// gap stops the search: something this package cannot model.
+func (w *World) gap(t int, msg string) unitResult {
+	return unitResult{fail: &sched.Failure{Kind: KindModelGap, Thread: sched.ThreadID(t), Message: msg}}
+}
+
+// note records a statement of the simulator's code (traces only).
+func (w *World) note(t int, where, text, bytecode, effect string) {
+	if w.rec != nil {
+		*w.rec = append(*w.rec, Unit{Thread: t, Where: where, Text: text, Bytecode: bytecode, Effect: effect})
+	}
+}
+
+// Final is sched.System's: after the launches, every module's globals
+// hold the real module, and the file's registries hold nothing the
+// set-up did not.
+func (w *World) Final() *sched.Failure {
+	sc := w.p.Scenario
+	for m, mod := range sc.Modules {
+		for i, name := range mod.Names {
+			v, _ := w.s.DictGet(w.p.globals[m], w.p.names[m][i])
+			if tag, ok := w.s.HostTag(v); !ok || tag != tagReal {
+				return &sched.Failure{Kind: KindLeftSwapped, Thread: -1,
+					Message: fmt.Sprintf("after the launch, %s.%s is %s, not numba.cuda", mod.Name, name, w.valueName(v))}
+			}
+		}
+	}
+	if left := w.s.Leftovers(); len(left) > 0 {
+		return &sched.Failure{Kind: KindRegistryLeft, Thread: -1,
+			Message: "after the launch, the registries keep " + strings.Join(left, ", ")}
+	}
+	return nil
+}

@@ -1,0 +1,322 @@
+package source
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"swapcheck/model"
+	"swapcheck/pyvm"
+	"swapcheck/sched"
+)
+
+// The violation kinds this package reports: check's names for them
+// (TestKindsAreCheckKinds ties the two), and ModelGap, which is no
+// violation: the search met something this package cannot model.
+const (
+	KindUseSawReal      = "use-saw-real"
+	KindUseSawNone      = "use-saw-none"
+	KindUseSawOtherFake = "use-saw-other-fake"
+	KindException       = "exception"
+	KindLeftSwapped     = "left-swapped"
+	KindRegistryLeft    = "registry-leftover"
+	KindModelGap        = "model-gap"
+)
+
+// World is one state of a Program's launch: every thread's place in the
+// simulator's code, the kernel context and the interpreter's state.
+type World struct {
+	p   *Program
+	s   *pyvm.State
+	th  []thread
+	ctx int8 // _kernel_context: 0 None, else the launch whose fake it is
+	// rec, when set, receives every unit a step runs (traces).
+	rec *[]Unit
+	// statuses caches Status for the current state (nil: unknown).
+	statuses []sched.Status
+	info     pyvm.StepInfo
+}
+
+// thread is one thread's place in the simulator's code.
+type thread struct {
+	frames []frame // GPU thread: kernel first; host: none
+	host   int     // host: index of its next hostOp
+	phase  phase   // host: where its with statement stands
+	cm     pyvm.Value
+	done   bool
+}
+
+// frame is a GPU thread's place in the kernel or a device function.
+type frame struct {
+	code  int16 // -1: the kernel; else a function index
+	pc    int16 // the statement
+	phase phase // of the statement, when it is a device call
+	cm    pyvm.Value
+}
+
+// phase is where a with swapped_cuda_module(...): statement stands.
+type phase uint8
+
+const (
+	phNone  phase = iota
+	phCall        // swapped_cuda_module(fn, ctx) runs
+	phEnter       // __enter__ runs
+	phBody        // the body runs (a callee frame above)
+	phExit        // __exit__ runs
+)
+
+// Unit is one thing a step ran: an instruction of the file (Code set), a
+// C-level step of the interpreter (Native), or a statement of the
+// simulator's code (Where "kernel.py" or a device function's name).
+type Unit struct {
+	Thread   int
+	Where    string // "kernelapi.py:123", "kernel.py", "f1"
+	Text     string // the line or statement
+	Bytecode string // the opcode(s), or the C-level step
+	Effect   string // what it did that a reader needs ("dev1.cuda is fake#1")
+}
+
+// New is the world before the launch.
+func New(p *Program) *World {
+	return &World{p: p, s: p.init.Clone(), th: make([]thread, p.NumThreads())}
+}
+
+// NumThreads is sched.System's.
+func (w *World) NumThreads() int { return len(w.th) }
+
+// Clone is sched.System's.
+func (w *World) Clone() sched.System { return w.clone() }
+
+func (w *World) clone() *World {
+	c := &World{p: w.p, s: w.s.Clone(), th: make([]thread, len(w.th)), ctx: w.ctx, rec: w.rec}
+	for i, t := range w.th {
+		c.th[i] = t
+		c.th[i].frames = append([]frame(nil), t.frames...)
+	}
+	if w.statuses != nil {
+		c.statuses = append([]sched.Status(nil), w.statuses...)
+	}
+	return c
+}
+
+// Footprint is sched.System's: every step depends on every other (no
+// reduction is derived for source-loaded code yet; doc.go).
+func (w *World) Footprint(t sched.ThreadID) sched.Footprint {
+	return sched.Footprint{Object: 1, Access: sched.Write, MayBlock: true, All: true}
+}
+
+// Status is sched.System's: a thread is blocked when its next step's
+// first shared unit would block (a held lock, the block not finished).
+func (w *World) Status(t sched.ThreadID) sched.Status {
+	if w.statuses == nil {
+		w.statuses = make([]sched.Status, len(w.th))
+		for u := range w.th {
+			w.statuses[u] = w.status(u)
+		}
+	}
+	return w.statuses[t]
+}
+
+func (w *World) status(t int) sched.Status {
+	th := &w.th[t]
+	switch {
+	case w.finished(t):
+		return sched.Done
+	case t != 0 && th.frames == nil:
+		return sched.Blocked // not started
+	}
+	trial := w.clone()
+	trial.rec = nil
+	if _, blocked := trial.run(t); blocked {
+		return sched.Blocked
+	}
+	return sched.Runnable
+}
+
+// Step is sched.System's.
+func (w *World) Step(t sched.ThreadID) *sched.Failure {
+	w.statuses = nil
+	f, blocked := w.run(int(t))
+	if blocked && f == nil {
+		panic(fmt.Sprintf("source: step of %s, which is blocked", w.p.ThreadName(int(t))))
+	}
+	return f
+}
+
+// run runs thread t's next step: units up to the first one that ends it
+// (a shared instruction under gil, an eval-breaker check or a block under
+// gil-breaker, a statement of the simulator's code). blocked: the step's
+// first shared unit could not run (nothing shared changed).
+func (w *World) run(t int) (f *sched.Failure, blocked bool) {
+	shared := false
+	for {
+		u := w.unit(t)
+		if u.fail != nil {
+			return u.fail, false
+		}
+		if u.blocked {
+			return nil, !shared
+		}
+		shared = shared || u.shared
+		if u.ends || w.finished(t) {
+			return nil, false
+		}
+	}
+}
+
+// finished reports whether t has nothing left to run.
+func (w *World) finished(t int) bool {
+	if t == 0 {
+		return w.th[0].host >= len(w.p.host)
+	}
+	return w.th[t].done
+}
+
+// unitResult is what one unit did.
+type unitResult struct {
+	shared  bool // it touched what another thread can
+	ends    bool // the step ends after it
+	blocked bool // it could not run
+	fail    *sched.Failure
+}
+
+// unit runs one unit of thread t.
+func (w *World) unit(t int) unitResult {
+	if w.s.Status(t) == pyvm.Running {
+		return w.pyStep(t)
+	}
+	if t == 0 {
+		return w.hostUnit()
+	}
+	return w.gpuUnit(t)
+}
+
+// pyStep runs one instruction of thread t's task, and when the task
+// ends, hands its outcome to the simulator's code.
+func (w *World) pyStep(t int) unitResult {
+	w.p.py.Step(w.s, t, &w.info)
+	in := &w.info
+	if in.Blocked {
+		return unitResult{blocked: true}
+	}
+	if w.rec != nil {
+		*w.rec = append(*w.rec, w.pyUnit(t, in))
+	}
+	if in.Fault != "" {
+		return unitResult{fail: &sched.Failure{Kind: KindModelGap, Thread: sched.ThreadID(t), Message: in.Fault}}
+	}
+	r := unitResult{shared: in.Shared()}
+	if w.p.Atomicity == model.GILBreaker {
+		r.ends = in.Check
+	} else {
+		r.ends = r.shared
+	}
+	if in.Done {
+		if f := w.taskDone(t); f != nil {
+			r.fail = f
+		}
+	}
+	return r
+}
+
+// pyUnit describes the instruction info ran.
+func (w *World) pyUnit(t int, in *pyvm.StepInfo) Unit {
+	if in.Code == nil {
+		return Unit{Thread: t, Where: w.p.file, Bytecode: in.Native}
+	}
+	ins := &in.Code.Instrs[in.Instr]
+	line := ins.Line
+	if line <= 0 {
+		line = in.Code.FirstLine
+	}
+	op := ins.OpName
+	switch {
+	case ins.ArgName != "":
+		op += " " + ins.ArgName
+	case ins.ArgRepr != "":
+		op += " " + ins.ArgRepr
+	}
+	return Unit{Thread: t, Where: fmt.Sprintf("%s:%d", w.p.file, line), Text: w.p.line(line), Bytecode: op}
+}
+
+// taskDone takes the outcome of thread t's task: an exception is a
+// violation; a value moves the with statement on.
+func (w *World) taskDone(t int) *sched.Failure {
+	v, exc := w.s.Result(t)
+	ph := w.phaseOf(t)
+	if exc.K != pyvm.KindUndef {
+		what := map[phase]string{phCall: w.p.Source.Name + "(...)", phEnter: "its __enter__", phExit: "its __exit__"}[*ph]
+		return &sched.Failure{Kind: KindException, Thread: sched.ThreadID(t),
+			Message: fmt.Sprintf("%s raised by the swap machinery (%s): %s", w.s.ExcType(exc), what, w.s.ExcString(exc))}
+	}
+	cm := w.cmOf(t)
+	switch *ph {
+	case phCall:
+		*cm = v
+		*ph = phEnter
+		if err := w.s.Enter(t, v); err != nil {
+			return &sched.Failure{Kind: KindModelGap, Thread: sched.ThreadID(t), Message: fmt.Sprintf("%s(...) returned %s: %v", w.p.Source.Name, w.s.Repr(v), err)}
+		}
+	case phEnter:
+		*ph = phBody
+		if t == 0 {
+			w.th[0].host++ // the launch's body: the starts and joins
+		} else {
+			f := w.th[t].frames[len(w.th[t].frames)-1]
+			callee := w.p.codeOf(f.code)[f.pc].Func
+			w.th[t].frames = append(w.th[t].frames, frame{code: int16(callee)})
+		}
+	case phExit:
+		*ph = phNone
+		*cm = pyvm.Value{}
+		if t == 0 {
+			w.th[0].host++
+		} else {
+			w.th[t].frames[len(w.th[t].frames)-1].pc++
+		}
+	}
+	return nil
+}
+
+// phaseOf and cmOf are thread t's current with statement's phase and
+// context manager: the host's own, or its innermost frame's.
+func (w *World) phaseOf(t int) *phase {
+	if t == 0 {
+		return &w.th[0].phase
+	}
+	fr := w.th[t].frames
+	return &fr[len(fr)-1].phase
+}
+
+func (w *World) cmOf(t int) *pyvm.Value {
+	if t == 0 {
+		return &w.th[0].cm
+	}
+	fr := w.th[t].frames
+	return &fr[len(fr)-1].cm
+}
+
+// AppendKey is sched.System's: the threads' places, the context, and the
+// interpreter's canonical key with the context managers as roots.
+func (w *World) AppendKey(b []byte) []byte {
+	var roots []pyvm.Value
+	b = append(b, byte(w.ctx))
+	for _, th := range w.th {
+		b = binary.AppendUvarint(b, uint64(th.host))
+		b = append(b, byte(th.phase), boolByte(th.done), byte(len(th.frames)))
+		roots = append(roots, th.cm)
+		for _, f := range th.frames {
+			b = binary.AppendVarint(b, int64(f.code))
+			b = binary.AppendVarint(b, int64(f.pc))
+			b = append(b, byte(f.phase))
+			roots = append(roots, f.cm)
+		}
+	}
+	return w.s.AppendKeyWith(b, roots...)
+}
+
+func boolByte(x bool) byte {
+	if x {
+		return 1
+	}
+	return 0
+}
