@@ -26,6 +26,7 @@ var layer = map[string]int{
 	"swapcheck/model":                 1,
 	"swapcheck/swap":                  2,
 	"swapcheck/naive":                 2,
+	"swapcheck/source":                2,
 	"swapcheck/variants":              3,
 	"swapcheck/check":                 4,
 	"swapcheck/check/worldtest":       4,
