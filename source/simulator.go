@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"swapcheck/pyvm"
-	"swapcheck/sched"
 	"swapcheck/scenario"
+	"swapcheck/sched"
 )
 
 // The simulator's own code (kernel.py's launch, the kernel and device
