@@ -33,12 +33,34 @@ func (s *State) AppendKey(b []byte) []byte { return s.AppendKeyWith(b) }
 // statement of its own code holds while its body runs), written after
 // the threads, in the order given.
 func (s *State) AppendKeyWith(b []byte, roots ...Value) []byte {
+	return s.AppendKeyOrdered(b, nil, roots...)
+}
+
+// AppendKeyOrdered is AppendKeyWith with the threads taken in order
+// (a permutation of 0..Threads()-1; nil: as they are): the key of the
+// state in which thread order[i] is thread i, its objects' owners and
+// the RLocks it holds renamed with it. An embedder whose threads are
+// alike (a block's GPU threads running the same code) keys a state up to
+// their permutation by choosing order from the state (sorting the
+// threads by what each holds): equal keys then mean states equal up to
+// renaming the threads, so the reduction is sound whatever order it
+// picks; a poor order only finds fewer states equal.
+func (s *State) AppendKeyOrdered(b []byte, order []int, roots ...Value) []byte {
 	k := keyer{s: s, b: b, num: make([]int32, len(s.heap.slots))}
 	for i := range k.num {
 		k.num[i] = -1
 	}
+	if order != nil {
+		k.rank = make([]int16, len(s.threads))
+		for i, t := range order {
+			k.rank[t] = int16(i)
+		}
+	}
 	k.int(int64(len(s.threads)))
 	for i := range s.threads {
+		if order != nil {
+			i = order[i]
+		}
 		th := &s.threads[i]
 		k.bool(th.busy)
 		k.int(int64(len(th.frames)))
@@ -84,6 +106,16 @@ type keyer struct {
 	b     []byte
 	num   []int32 // heap index -> canonical number, -1 before the walk meets it
 	queue []int32 // heap indices numbered and not yet written, in number order
+	rank  []int16 // thread index -> its place in the key (nil: itself)
+}
+
+// thread writes a thread number kept as index+1 (0: none), renamed by
+// the key's order.
+func (k *keyer) thread(owner int16) {
+	if owner > 0 && k.rank != nil {
+		owner = k.rank[owner-1] + 1
+	}
+	k.int(int64(owner))
 }
 
 func (k *keyer) int(n int64)  { k.b = binary.AppendVarint(k.b, n) }
@@ -141,7 +173,7 @@ func (k *keyer) code(c *Code) {
 // object writes heap object i: its owner, its type and its fields.
 func (k *keyer) object(i int32) {
 	sl := &k.s.heap.slots[i]
-	k.int(int64(sl.owner))
+	k.thread(sl.owner)
 	switch o := sl.obj.(type) {
 	case *dictObj:
 		k.byte(1)
@@ -192,7 +224,7 @@ func (k *keyer) object(i int32) {
 		k.byte(9)
 		k.bool(o.locked)
 		k.bool(o.reentrant)
-		k.int(int64(o.owner))
+		k.thread(o.owner)
 		k.int(int64(o.count))
 	case *iterObj:
 		k.byte(10)
@@ -269,4 +301,22 @@ func (k *keyer) object(i int32) {
 	default:
 		panic("pyvm: AppendKey of an unknown object")
 	}
+}
+
+// AppendThreadShape appends what thread t is running, without the objects
+// it holds: whether it has a task, and each frame's code and next
+// instruction (a native frame's state). An embedder sorts alike threads
+// by it to choose AppendKeyOrdered's order.
+func (s *State) AppendThreadShape(b []byte, t int) []byte {
+	th := &s.threads[t]
+	k := keyer{s: s, b: b}
+	k.bool(th.busy)
+	k.int(int64(len(th.frames)))
+	for _, f := range th.frames {
+		fr := s.heap.slots[f].obj.(*frameObj)
+		k.code(fr.code)
+		k.int(int64(fr.native))
+		k.int(int64(fr.pc))
+	}
+	return k.b
 }

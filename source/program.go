@@ -18,6 +18,12 @@ type Program struct {
 	Source    *pysource.Source
 	Scenario  *scenario.Scenario
 	Atomicity model.Atomicity
+	// Symmetry keys states up to permuting each block's GPU threads
+	// (World.AppendKey); Load sets it, tests clear it to compare.
+	Symmetry bool
+	// breakKey leaves the interpreter's state out of the key: a broken
+	// reduction that the tests must catch (export_test.go).
+	breakKey bool
 
 	py      *pyvm.Program
 	init    *pyvm.State // the set-up, frozen
@@ -83,7 +89,7 @@ func Load(src *pysource.Source, sc *scenario.Scenario, a model.Atomicity) (*Prog
 	if err != nil {
 		return nil, err
 	}
-	p := &Program{Source: src, Scenario: sc, Atomicity: a, py: py, file: filepath.Base(src.File)}
+	p := &Program{Source: src, Scenario: sc, Atomicity: a, Symmetry: true, py: py, file: filepath.Base(src.File)}
 	if text, err := os.ReadFile(src.File); err == nil {
 		p.lines = strings.Split(string(text), "\n")
 	}

@@ -29,7 +29,14 @@ func (w *World) hostUnit() unitResult {
 		w.note(0, "kernel.py", "with swapped_cuda_module(self.fn, fake_cuda_module):", "CALL "+w.p.Source.Name, "")
 		return unitResult{}
 	case hStart:
-		g := w.p.gpuThread(op.launch, op.block, op.thread)
+		// The block's first thread not started yet: with one start per
+		// thread in order this is op.thread's, and naming none keeps
+		// the host's code free of the threads' identities, which the
+		// key's symmetry needs.
+		g := w.p.gpuThread(op.launch, op.block, 0)
+		for w.th[g].frames != nil || w.th[g].done {
+			g++
+		}
 		w.th[g] = thread{frames: []frame{{code: -1}}}
 		w.note(0, "kernel.py", "t.start()  # "+w.p.ThreadName(g), "CALL (Thread.start)", "")
 		th.host++

@@ -1,8 +1,10 @@
 package source
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"swapcheck/model"
 	"swapcheck/pyvm"
@@ -296,22 +298,68 @@ func (w *World) cmOf(t int) *pyvm.Value {
 }
 
 // AppendKey is sched.System's: the threads' places, the context, and the
-// interpreter's canonical key with the context managers as roots.
+// interpreter's canonical key with the context managers as roots. With
+// Program.Symmetry the GPU threads of each block are written sorted by
+// what they run (their place in the simulator's code and the file's,
+// AppendThreadShape), so states that differ only by which of a block's
+// threads is where share a key: a block's threads run the same code on
+// the same fake, nothing they run reads their index, and the host starts
+// whichever of them is not started yet, so exchanging two of them maps
+// every execution to one of the same verdict (TestSymmetryChangesNoVerdict).
 func (w *World) AppendKey(b []byte) []byte {
+	order := w.order()
 	var roots []pyvm.Value
 	b = append(b, byte(w.ctx))
-	for _, th := range w.th {
-		b = binary.AppendUvarint(b, uint64(th.host))
-		b = append(b, byte(th.phase), boolByte(th.done), byte(len(th.frames)))
+	for _, t := range order {
+		th := &w.th[t]
+		b = w.appendPlace(b, t)
 		roots = append(roots, th.cm)
 		for _, f := range th.frames {
-			b = binary.AppendVarint(b, int64(f.code))
-			b = binary.AppendVarint(b, int64(f.pc))
-			b = append(b, byte(f.phase))
 			roots = append(roots, f.cm)
 		}
 	}
-	return w.s.AppendKeyWith(b, roots...)
+	if !w.p.Symmetry {
+		order = nil
+	}
+	if w.p.breakKey {
+		return b // a test's broken reduction: the interpreter's state left out
+	}
+	return w.s.AppendKeyOrdered(b, order, roots...)
+}
+
+// appendPlace appends thread t's place in the simulator's code.
+func (w *World) appendPlace(b []byte, t int) []byte {
+	th := &w.th[t]
+	b = binary.AppendUvarint(b, uint64(th.host))
+	b = append(b, byte(th.phase), boolByte(th.done), boolByte(th.frames != nil), byte(len(th.frames)))
+	for _, f := range th.frames {
+		b = binary.AppendVarint(b, int64(f.code))
+		b = binary.AppendVarint(b, int64(f.pc))
+		b = append(b, byte(f.phase))
+	}
+	return b
+}
+
+// order is the threads in the order the key writes them: the host, then
+// each block's threads, sorted by their shape under Program.Symmetry.
+func (w *World) order() []int {
+	order := make([]int, len(w.th))
+	for t := range order {
+		order[t] = t
+	}
+	if !w.p.Symmetry {
+		return order
+	}
+	n := w.p.Scenario.Threads
+	shape := make([][]byte, len(w.th))
+	for t := 1; t < len(w.th); t++ {
+		shape[t] = w.s.AppendThreadShape(w.appendPlace(nil, t), t)
+	}
+	for first := 1; first < len(order); first += n {
+		blk := order[first : first+n]
+		slices.SortStableFunc(blk, func(a, b int) int { return bytes.Compare(shape[a], shape[b]) })
+	}
+	return order
 }
 
 func boolByte(x bool) byte {

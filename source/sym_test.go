@@ -1,0 +1,86 @@
+package source_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swapcheck/internal/testenv"
+	"swapcheck/model"
+	"swapcheck/pyvm"
+	"swapcheck/scenario"
+	"swapcheck/sched"
+	"swapcheck/source"
+)
+
+// symmetryShapes are worlds with two or more alike GPU threads per block.
+var symmetryShapes = []scenario.Shape{
+	{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1},
+	{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1},
+	{Threads: 2, Blocks: 2, Calls: 1, Modules: 1, Names: 1},
+	{Threads: 2, Blocks: 1, Calls: 2, Modules: 2, Names: 1},
+	{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 2, Nest: 1},
+}
+
+// TestSymmetryChangesNoVerdict: keying states up to permuting a block's
+// threads (Program.Symmetry) gives every variant the verdict and kind the
+// full key gives, on fewer states.
+func TestSymmetryChangesNoVerdict(t *testing.T) {
+	modes := []model.Atomicity{model.GIL}
+	if testenv.Long() {
+		modes = append(modes, model.GILBreaker)
+	}
+	for _, a := range modes {
+		for _, sh := range symmetryShapes {
+			for _, name := range sourceVariants {
+				t.Run(fmt.Sprintf("%s/%s/%s", a, shapeName(sh), name), func(t *testing.T) {
+					p := load(t, pyvm.V312, "../testdata/python/"+name+".py", sh, a)
+					sym := sched.States{}.Run(source.New(p), sched.Limits{})
+					p.Symmetry = false
+					full := sched.States{}.Run(source.New(p), sched.Limits{})
+					require.Equal(t, full.Verdict, sym.Verdict)
+					require.Equal(t, kindOf(full), kindOf(sym))
+					if full.Verdict == sched.Verified {
+						require.Less(t, sym.Stats.States, full.Stats.States)
+					}
+					t.Logf("%s: %d states with symmetry, %d without", full.Verdict, sym.Stats.States, full.Stats.States)
+				})
+			}
+		}
+	}
+}
+
+// TestBrokenKeyIsCaught: a key that leaves out the interpreter's state
+// (the registries, the locks, the frames' locals) merges states whose
+// futures differ, and the comparison with the full key catches it: some
+// variant's verdict changes. It is what TestSymmetryChangesNoVerdict
+// would say of a symmetry that merged unlike states.
+func TestBrokenKeyIsCaught(t *testing.T) {
+	changed := 0
+	for _, name := range sourceVariants {
+		p := load(t, pyvm.V312, "../testdata/python/"+name+".py", symmetryShapes[0], model.GIL)
+		good := sched.States{}.Run(source.New(p), sched.Limits{})
+		source.BreakKey(p)
+		bad := sched.States{}.Run(source.New(p), sched.Limits{})
+		if good.Verdict != bad.Verdict || kindOf(good) != kindOf(bad) {
+			changed++
+		}
+	}
+	require.Positive(t, changed, "no verdict changed with the interpreter's state out of the key")
+}
+
+// sourceVariants are the testdata/python files pyvm loads whose uses of
+// cuda this package resolves.
+var sourceVariants = []string{"naive", "global_lock", "refcount_unregistered", "refcount_del", "merged"}
+
+func kindOf(r sched.Result) string {
+	if r.Failure == nil {
+		return ""
+	}
+	return r.Failure.Kind
+}
+
+func shapeName(sh scenario.Shape) string {
+	return fmt.Sprintf("t%d-b%d-c%d-m%d-n%d-nest%d", sh.Threads, sh.Blocks, sh.Calls, sh.Modules, sh.Names, sh.Nest)
+}
