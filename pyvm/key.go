@@ -3,6 +3,7 @@ package pyvm
 import (
 	"encoding/binary"
 	"reflect"
+	"sync"
 )
 
 // AppendKey appends s's canonical key to b and returns it: two states
@@ -46,7 +47,12 @@ func (s *State) AppendKeyWith(b []byte, roots ...Value) []byte {
 // renaming the threads, so the reduction is sound whatever order it
 // picks; a poor order only finds fewer states equal.
 func (s *State) AppendKeyOrdered(b []byte, order []int, roots ...Value) []byte {
-	k := keyer{s: s, b: b, num: make([]int32, len(s.heap.slots))}
+	nums := numPool.Get().(*[]int32)
+	defer numPool.Put(nums)
+	if cap(*nums) < len(s.heap.slots) {
+		*nums = make([]int32, len(s.heap.slots))
+	}
+	k := keyer{s: s, b: b, num: (*nums)[:len(s.heap.slots)]}
 	for i := range k.num {
 		k.num[i] = -1
 	}
@@ -92,6 +98,11 @@ func (s *State) AppendKeyOrdered(b []byte, order []int, roots ...Value) []byte {
 	}
 	return k.b
 }
+
+// numPool holds keyers' numbering tables, one per key being written (a
+// search keys every state it makes: the table is most of a key's
+// allocation).
+var numPool = sync.Pool{New: func() any { return new([]int32) }}
 
 // sameAsBase reports whether set-up object i is as it was at Freeze: the
 // same object, or a copy a write made that holds the same fields again.

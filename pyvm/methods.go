@@ -215,6 +215,9 @@ func callLockAcquire(x *exec, args []Value, kw []kwArg, site callSite) (Value, c
 		m.owner = me
 		m.count++
 	}
+	if !m.reentrant || m.count == 1 {
+		x.s.held++
+	}
 	return done(True)
 }
 
@@ -238,6 +241,7 @@ func (x *exec) release(lv Value) (Value, callStatus) {
 		m.count--
 		if m.count == 0 {
 			m.locked, m.owner = false, 0
+			x.s.held--
 		}
 		return done(None)
 	}
@@ -246,6 +250,7 @@ func (x *exec) release(lv Value) (Value, callStatus) {
 		return fail()
 	}
 	x.s.heap.mut(lv).(*lockObj).locked = false
+	x.s.held--
 	return done(None)
 }
 

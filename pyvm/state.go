@@ -11,6 +11,10 @@ type State struct {
 	// module is the loaded module's globals dict; modules is sys.modules,
 	// the stand-in modules by name.
 	module, modules Value
+	// held counts the locks some thread holds (an RLock once, however
+	// deep), so an embedder knows without trying that no step can block
+	// (LocksHeld).
+	held int32
 	// fault is the first thing a run needed that the interpreter does not
 	// model (a thread that hit it stops); "" if none.
 	fault string
@@ -79,3 +83,8 @@ func (s *State) Fault() string { return s.fault }
 
 // Module is the loaded module's globals dict.
 func (s *State) Module() Value { return s.module }
+
+// LocksHeld is the number of locks some thread holds: while it is 0, no
+// thread's next step can block (a lock acquire is the only step that
+// blocks).
+func (s *State) LocksHeld() int { return int(s.held) }

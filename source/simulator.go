@@ -42,10 +42,8 @@ func (w *World) hostUnit() unitResult {
 		th.host++
 		return unitResult{shared: true, ends: true}
 	case hJoin:
-		for tid := range w.p.Scenario.Threads {
-			if !w.th[w.p.gpuThread(op.launch, op.block, tid)].done {
-				return unitResult{blocked: true}
-			}
+		if !w.blockDone(op) {
+			return unitResult{blocked: true}
 		}
 		w.note(0, "kernel.py", "while livethreads: ... (bm.run)", "FOR_ITER; LOAD_ATTR (polling)", "every thread of the block has ended")
 		th.host++
@@ -63,6 +61,16 @@ func (w *World) hostUnit() unitResult {
 		return unitResult{shared: true, ends: true}
 	}
 	panic("source: unknown host statement")
+}
+
+// blockDone reports whether every thread of op's block has ended.
+func (w *World) blockDone(op hostOp) bool {
+	for tid := range w.p.Scenario.Threads {
+		if !w.th[w.p.gpuThread(op.launch, op.block, tid)].done {
+			return false
+		}
+	}
+	return true
 }
 
 // gpuUnit runs GPU thread t's next statement.

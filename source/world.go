@@ -126,12 +126,39 @@ func (w *World) status(t int) sched.Status {
 	case t != 0 && th.frames == nil:
 		return sched.Blocked // not started
 	}
+	if w.s.Status(t) != pyvm.Running && w.statementAlone(t) {
+		return sched.Runnable // a statement of the simulator's code that waits for nothing
+	}
+	if t == 0 && w.s.Status(0) != pyvm.Running && w.p.host[th.host].kind == hJoin {
+		if w.blockDone(w.p.host[th.host]) {
+			return sched.Runnable
+		}
+		return sched.Blocked
+	}
+	if w.s.LocksHeld() == 0 {
+		return sched.Runnable // only a lock acquire blocks, and no lock is held
+	}
 	trial := w.clone()
 	trial.rec = nil
 	if _, blocked := trial.run(t); blocked {
 		return sched.Blocked
 	}
 	return sched.Runnable
+}
+
+// statementAlone reports whether thread t's next unit, a statement of
+// the simulator's code, is a step by itself that cannot block (a use, a
+// device call's read of the context, a start, the context's store),
+// rather than one that cannot run now (the wait for the block) or one
+// that runs on into the file's code (the launch's swap, a with's exit).
+func (w *World) statementAlone(t int) bool {
+	th := &w.th[t]
+	if t == 0 {
+		k := w.p.host[th.host].kind
+		return k == hSetContext || k == hStart || k == hReset
+	}
+	f := &th.frames[len(th.frames)-1]
+	return int(f.pc) < len(w.p.codeOf(f.code)) || len(th.frames) == 1
 }
 
 // Step is sched.System's.
