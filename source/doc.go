@@ -41,22 +41,27 @@
 // keeps the GIL from one eval-breaker check of that CPython version
 // (StepInfo.Check, checked against switch points recorded on the real
 // interpreters) to the next, or to a lock it blocks on, so a step is every
-// instruction up to such a point. In every mode each statement of the
-// simulator's own code is a step of its own: a switch may fall before
-// each, which gil-breaker allows where CPython might not (calls into
-// Python check the eval breaker; a statement between two such calls
-// may not), so gil-breaker's verdict here covers at least CPython's
-// interleavings, and a counterexample may use a switch 3.11 cannot make
-// at a statement of the simulator's code, never inside the file's.
+// instruction up to such a point. In every mode a statement of the
+// simulator's own code ends a step (the file's local instructions before it merged into it): a
+// switch may fall after each, which gil-breaker allows where CPython
+// might not (a call into Python checks the eval breaker, a statement
+// between two calls may not), so gil-breaker's verdict here covers at
+// least CPython's interleavings, and a counterexample may use a switch
+// CPython cannot make after a statement of the simulator's code, never
+// inside the file's.
 //
 // # State
 //
-// A state is every thread's position in the simulator's code, the kernel
+// A state is every thread's place in the simulator's code, the kernel
 // context, and the interpreter's state under pyvm's canonical key (its
 // heap numbered by a walk from the roots, the context managers the
-// threads hold among them). No symmetry between GPU threads and no
-// partial-order reduction: every step depends on every other (Footprint
-// says All), which is sound and slower than the listings' searches.
+// threads hold among them), with each block's GPU threads taken in an
+// order read off the state (World.AppendKey): states equal up to
+// exchanging two alike threads share a key. No partial-order reduction:
+// every step depends on every other (Footprint says All), which is
+// sound and makes worlds past four or five threads slow (docs/source.md
+// measures it). A thread's status comes from a trial of its step on a
+// copy when some lock is held; otherwise it is runnable.
 //
 // # What is checked
 //
