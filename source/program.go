@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"swapcheck/model"
@@ -34,6 +35,8 @@ type Program struct {
 	globals []pyvm.Value // each module's globals dict
 	names   [][]pyvm.Value
 	host    []hostOp
+	codes   []code   // the kernel and device functions, as each thread runs them
+	kernels []int16  // each GPU thread's kernel code (index: thread - 1)
 	lines   []string // the file's lines, for traces
 	file    string   // the file's base name
 }
@@ -129,6 +132,13 @@ func Load(src *pysource.Source, sc *scenario.Scenario, a model.Atomicity) (*Prog
 	s.Freeze()
 	p.init, p.swap = s, swap
 	for l := 1; l <= sc.Launches; l++ {
+		for b := range sc.Blocks {
+			for t := range sc.Threads {
+				p.kernels = append(p.kernels, p.codeFor(-1, t, b))
+			}
+		}
+	}
+	for l := 1; l <= sc.Launches; l++ {
 		p.host = append(p.host, hostOp{kind: hSetContext, launch: l}, hostOp{kind: hSwap, launch: l})
 		for b := range sc.Blocks {
 			for t := range sc.Threads {
@@ -165,8 +175,17 @@ func supported(sc *scenario.Scenario) error {
 		for _, st := range body {
 			switch st.Kind {
 			case scenario.OpUse, scenario.OpCall:
+			case scenario.OpIf:
+				walk(st.Then)
+				walk(st.Else)
+			case scenario.OpRepeat:
+				walk(st.Body)
+			case scenario.OpSync:
+				no = append(no, "syncthreads")
+			case scenario.OpRaise:
+				no = append(no, "a raising kernel")
 			default:
-				no = append(no, "a statement other than a use of cuda or a device call")
+				no = append(no, "atomics and shared arrays")
 			}
 		}
 	}
@@ -230,20 +249,72 @@ func (p *Program) ThreadName(t int) string {
 	return fmt.Sprintf("L%d.B%d.T%d", l, blk, tid)
 }
 
-// codeOf is the statements of the kernel (-1) or a device function.
-func (p *Program) codeOf(c int16) []scenario.Stmt {
-	if c < 0 {
-		return p.Scenario.Kernel
-	}
-	return p.Scenario.Functions[c].Body
+// code is the kernel or a device function as one thread runs it: its
+// branches taken and its loops unrolled for the thread's index, as
+// package model flattens it (model.Program's flatten).
+type code struct {
+	name   string // "kernel" or the function's name
+	module int
+	stmts  []stmt
 }
 
-// moduleOf is the module of the kernel (-1) or a device function.
-func (p *Program) moduleOf(c int16) int {
-	if c < 0 {
-		return 0
+// stmt is one statement of a flattened body: a use of cuda (a branch's
+// condition is one: it loads the global, then reads the thread's own
+// index), or a device call.
+type stmt struct {
+	call   bool
+	name   int    // a use's global (index into the module's Names)
+	attr   string // a use's attribute
+	fn     int    // a call's function (index into Scenario.Functions)
+	callee int16  // a call's code
+	text   string // the Python line
+}
+
+// flatten compiles body (of module mod, run by thread tid of block bid)
+// into out.
+func (p *Program) flatten(out []stmt, mod int, body []scenario.Stmt, tid, bid int) []stmt {
+	sc := p.Scenario
+	for _, st := range body {
+		switch st.Kind {
+		case scenario.OpUse:
+			out = append(out, stmt{name: st.Name, attr: st.Attr, text: sc.PythonText(mod, st)})
+		case scenario.OpCall:
+			out = append(out, stmt{call: true, fn: st.Func, callee: p.codeFor(st.Func, tid, bid),
+				text: "with swapped_cuda_module(self.fn, _get_kernel_context()):  # " + sc.Functions[st.Func].Call(st.Args)})
+		case scenario.OpIf:
+			out = append(out, stmt{name: st.Name, attr: st.Cond.Attr(), text: sc.PythonText(mod, st)})
+			arm := st.Else
+			if st.Cond.Holds(tid, bid) {
+				arm = st.Then
+			}
+			out = p.flatten(out, mod, arm, tid, bid)
+		case scenario.OpRepeat:
+			for range st.Times {
+				out = p.flatten(out, mod, st.Body, tid, bid)
+			}
+		}
 	}
-	return p.Scenario.Functions[c].Module
+	return out
+}
+
+// codeFor is function fn's code as thread tid of block bid runs it (fn
+// -1: the kernel), one code for every thread that runs the same
+// statements.
+func (p *Program) codeFor(fn, tid, bid int) int16 {
+	c := code{name: "kernel"}
+	body := p.Scenario.Kernel
+	if fn >= 0 {
+		f := p.Scenario.Functions[fn]
+		c.name, c.module, body = f.Name, f.Module, f.Body
+	}
+	c.stmts = p.flatten(nil, c.module, body, tid, bid)
+	for i, o := range p.codes {
+		if o.name == c.name && slices.Equal(o.stmts, c.stmts) {
+			return int16(i)
+		}
+	}
+	p.codes = append(p.codes, c)
+	return int16(len(p.codes) - 1)
 }
 
 // Version is the CPython version whose bytecode runs.

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"swapcheck/pyvm"
-	"swapcheck/scenario"
 	"swapcheck/sched"
 )
 
@@ -29,15 +28,16 @@ func (w *World) hostUnit() unitResult {
 		w.note(0, "kernel.py", "with swapped_cuda_module(self.fn, fake_cuda_module):", "CALL "+w.p.Source.Name, "")
 		return unitResult{}
 	case hStart:
-		// The block's first thread not started yet: with one start per
-		// thread in order this is op.thread's, and naming none keeps
-		// the host's code free of the threads' identities, which the
-		// key's symmetry needs.
+		// The block's first thread not started yet that runs op.thread's
+		// kernel code: with one start per thread in order it is
+		// op.thread, and naming none keeps the host's code free of the
+		// threads' identities, which the key's symmetry needs.
+		kernel := w.p.kernels[w.p.gpuThread(op.launch, op.block, op.thread)-1]
 		g := w.p.gpuThread(op.launch, op.block, 0)
-		for w.th[g].frames != nil || w.th[g].done {
+		for w.th[g].frames != nil || w.th[g].done || w.p.kernels[g-1] != kernel {
 			g++
 		}
-		w.th[g] = thread{frames: []frame{{code: -1}}}
+		w.th[g] = thread{frames: []frame{{code: kernel}}}
 		w.note(0, "kernel.py", "t.start()  # "+w.p.ThreadName(g), "CALL (Thread.start)", "")
 		th.host++
 		return unitResult{shared: true, ends: true}
@@ -80,8 +80,8 @@ func (w *World) gpuUnit(t int) unitResult {
 		panic(fmt.Sprintf("source: %s runs before its start or after its end", w.p.ThreadName(t)))
 	}
 	f := &th.frames[len(th.frames)-1]
-	code := w.p.codeOf(f.code)
-	if int(f.pc) >= len(code) {
+	cd := &w.p.codes[f.code]
+	if int(f.pc) >= len(cd.stmts) {
 		if len(th.frames) == 1 {
 			th.frames, th.done = nil, true
 			w.note(t, "kernel", "return", "RETURN_VALUE", "")
@@ -95,36 +95,28 @@ func (w *World) gpuUnit(t int) unitResult {
 		caller.phase = phExit
 		return unitResult{}
 	}
-	st := &code[f.pc]
-	mod := w.p.moduleOf(f.code)
-	switch st.Kind {
-	case scenario.OpUse:
-		return w.use(t, f, mod, st)
-	case scenario.OpCall:
-		arg := pyvm.None
-		seen := "None"
-		if w.ctx != 0 {
-			arg, seen = w.p.fakes[w.ctx-1], fakeName(int(w.ctx))
-		}
-		w.s.Begin(t, w.p.swap, w.p.funcs[st.Func], arg)
-		f.phase = phCall
-		w.note(t, "kernel.py:85", "with swapped_cuda_module(self.fn, _get_kernel_context()):  # "+w.p.Scenario.Functions[st.Func].Call(st.Args),
-			"LOAD_GLOBAL _kernel_context; CALL "+w.p.Source.Name, "_kernel_context is "+seen)
-		return unitResult{shared: true, ends: true}
+	st := &cd.stmts[f.pc]
+	if !st.call {
+		return w.use(t, f, cd, st)
 	}
-	panic("source: a statement Load refuses")
+	arg := pyvm.None
+	seen := "None"
+	if w.ctx != 0 {
+		arg, seen = w.p.fakes[w.ctx-1], fakeName(int(w.ctx))
+	}
+	w.s.Begin(t, w.p.swap, w.p.funcs[st.fn], arg)
+	f.phase = phCall
+	w.note(t, "kernel.py:85", st.text, "LOAD_GLOBAL _kernel_context; CALL "+w.p.Source.Name, "_kernel_context is "+seen)
+	return unitResult{shared: true, ends: true}
 }
 
 // use is a use of cuda (cuda.local, cuda.threadIdx): the module global's
 // load, and what it found.
-func (w *World) use(t int, f *frame, mod int, st *scenario.Stmt) unitResult {
+func (w *World) use(t int, f *frame, cd *code, st *stmt) unitResult {
 	sc := w.p.Scenario
-	name := sc.Modules[mod].Names[st.Name]
-	v, _ := w.s.DictGet(w.p.globals[mod], w.p.names[mod][st.Name])
-	where := "kernel"
-	if f.code >= 0 {
-		where = sc.Functions[f.code].Name
-	}
+	mod := cd.module
+	name := sc.Modules[mod].Names[st.name]
+	v, _ := w.s.DictGet(w.p.globals[mod], w.p.names[mod][st.name])
 	own := w.p.launchOf(t)
 	holder := sc.Modules[mod].Name + "." + name
 	var fail *sched.Failure
@@ -133,15 +125,15 @@ func (w *World) use(t int, f *frame, mod int, st *scenario.Stmt) unitResult {
 	switch {
 	case host && tag == int32(tagFake+own):
 	case host && tag == tagReal:
-		fail = &sched.Failure{Kind: KindUseSawReal, Message: fmt.Sprintf("%s is the real module, not %s: AttributeError: module 'numba.cuda' has no attribute '%s'", holder, fakeName(own), st.Attr)}
+		fail = &sched.Failure{Kind: KindUseSawReal, Message: fmt.Sprintf("%s is the real module, not %s: AttributeError: module 'numba.cuda' has no attribute '%s'", holder, fakeName(own), st.attr)}
 	case v.K == pyvm.KindNone:
-		fail = &sched.Failure{Kind: KindUseSawNone, Message: fmt.Sprintf("%s is None, not %s: AttributeError: 'NoneType' object has no attribute '%s'", holder, fakeName(own), st.Attr)}
+		fail = &sched.Failure{Kind: KindUseSawNone, Message: fmt.Sprintf("%s is None, not %s: AttributeError: 'NoneType' object has no attribute '%s'", holder, fakeName(own), st.attr)}
 	case host && tag > tagFake && tag < tagKernel:
 		fail = &sched.Failure{Kind: KindUseSawOtherFake, Message: fmt.Sprintf("%s is %s, another launch's fake, not %s", holder, seen, fakeName(own))}
 	default:
 		fail = &sched.Failure{Kind: KindModelGap, Message: fmt.Sprintf("%s is %s, which -source cannot resolve to a launch's fake", holder, seen)}
 	}
-	w.note(t, where, sc.PythonText(mod, *st), "LOAD_GLOBAL "+name+"; LOAD_ATTR "+st.Attr, name+" is "+seen)
+	w.note(t, cd.name, st.text, "LOAD_GLOBAL "+name+"; LOAD_ATTR "+st.attr, name+" is "+seen)
 	f.pc++
 	if fail != nil {
 		fail.Thread = sched.ThreadID(t)

@@ -23,16 +23,23 @@ var symmetryShapes = []scenario.Shape{
 	{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 2, Nest: 1},
 }
 
+// branchShape has threads that run different code (thread 0 calls once,
+// the others twice): symmetry may only exchange the threads of one kind.
+// Its search takes seconds, so it runs with SWAPCHECK_LONG=1.
+var branchShape = scenario.Shape{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Branch: true}
+
 // TestSymmetryChangesNoVerdict: keying states up to permuting a block's
 // threads (Program.Symmetry) gives every variant the verdict and kind the
 // full key gives, on fewer states.
 func TestSymmetryChangesNoVerdict(t *testing.T) {
 	modes := []model.Atomicity{model.GIL}
+	shapes := symmetryShapes
 	if testenv.Long() {
 		modes = append(modes, model.GILBreaker)
+		shapes = append(shapes[:len(shapes):len(shapes)], branchShape)
 	}
 	for _, a := range modes {
-		for _, sh := range symmetryShapes {
+		for _, sh := range shapes {
 			for _, name := range sourceVariants {
 				t.Run(fmt.Sprintf("%s/%s/%s", a, shapeName(sh), name), func(t *testing.T) {
 					p := load(t, pyvm.V312, "../testdata/python/"+name+".py", sh, a)
@@ -82,5 +89,9 @@ func kindOf(r sched.Result) string {
 }
 
 func shapeName(sh scenario.Shape) string {
-	return fmt.Sprintf("t%d-b%d-c%d-m%d-n%d-nest%d", sh.Threads, sh.Blocks, sh.Calls, sh.Modules, sh.Names, sh.Nest)
+	name := fmt.Sprintf("t%d-b%d-c%d-m%d-n%d-nest%d", sh.Threads, sh.Blocks, sh.Calls, sh.Modules, sh.Names, sh.Nest)
+	if sh.Branch {
+		name += "-branch"
+	}
+	return name
 }

@@ -2,6 +2,7 @@ package source
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -158,7 +159,7 @@ func (w *World) statementAlone(t int) bool {
 		return k == hSetContext || k == hStart || k == hReset
 	}
 	f := &th.frames[len(th.frames)-1]
-	return int(f.pc) < len(w.p.codeOf(f.code)) || len(th.frames) == 1
+	return int(f.pc) < len(w.p.codes[f.code].stmts) || len(th.frames) == 1
 }
 
 // Step is sched.System's.
@@ -291,8 +292,7 @@ func (w *World) taskDone(t int) *sched.Failure {
 			w.th[0].host++ // the launch's body: the starts and joins
 		} else {
 			f := w.th[t].frames[len(w.th[t].frames)-1]
-			callee := w.p.codeOf(f.code)[f.pc].Func
-			w.th[t].frames = append(w.th[t].frames, frame{code: int16(callee)})
+			w.th[t].frames = append(w.th[t].frames, frame{code: w.p.codes[f.code].stmts[f.pc].callee})
 		}
 	case phExit:
 		*ph = phNone
@@ -383,8 +383,15 @@ func (w *World) order() []int {
 		shape[t] = w.s.AppendThreadShape(w.appendPlace(nil, t), t)
 	}
 	for first := 1; first < len(order); first += n {
+		// only threads that run the same code are alike: sorted by their
+		// kernel's code first, each keeps to its own group's places
 		blk := order[first : first+n]
-		slices.SortStableFunc(blk, func(a, b int) int { return bytes.Compare(shape[a], shape[b]) })
+		slices.SortStableFunc(blk, func(a, b int) int {
+			if c := cmp.Compare(w.p.kernels[a-1], w.p.kernels[b-1]); c != 0 {
+				return c
+			}
+			return bytes.Compare(shape[a], shape[b])
+		})
 	}
 	return order
 }
