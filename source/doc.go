@@ -20,12 +20,17 @@
 // what it holds; a device call reads `_kernel_context` and runs `with
 // swapped_cuda_module(fn, ctx):` around the callee's body.
 //
-// The scenario is a scenario.Scenario. What this package takes of it
-// is refused, before anything runs, in one line naming what is not: uses
-// and device calls (nesting, several modules and names), several blocks
-// and launches of one host. Not yet: faults, several hosts, host-side
-// calls, syncthreads, branches, loops, raising kernels, atomics and shared
-// arrays (package model has them for the listings).
+// The scenario is a scenario.Scenario. What this package takes of it:
+// uses and device calls (nesting, several modules and names), branches
+// on a thread's index and loops (flattened per thread, as package model
+// does), several blocks and launches of one host, and device functions
+// the host calls itself (-host-calls: kernel.py:84-86 swaps the
+// function's module to `_get_kernel_context()`, None outside a launch,
+// so its uses raise AttributeError, which the host catches, as in the
+// model). The rest is refused, before anything runs, in one line naming
+// it: faults, several hosts, syncthreads, raising kernels, atomics and
+// shared arrays, simulator fixes (package model has them for the
+// listings).
 //
 // # One step
 //

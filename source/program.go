@@ -55,7 +55,8 @@ type hostOp struct {
 	kind   hostKind
 	launch int // 1-based
 	block  int
-	thread int // the GPU thread a start starts (0-based)
+	thread int   // the GPU thread a start starts (0-based)
+	code   int16 // a call's code: the call statement alone
 }
 
 type hostKind uint8
@@ -67,6 +68,7 @@ const (
 	hJoin                           // while livethreads: ... (bm.run)
 	hExit                           // the with's __exit__
 	hReset                          // _kernel_context = None
+	hCall                           // a device function called from the host
 )
 
 // Load puts src's function in sc's launch under atomicity a: it compiles
@@ -138,7 +140,16 @@ func Load(src *pysource.Source, sc *scenario.Scenario, a model.Atomicity) (*Prog
 			}
 		}
 	}
-	for l := 1; l <= sc.Launches; l++ {
+	l := 0
+	for _, hs := range sc.HostProgram() {
+		if hs.Kind == scenario.HostCall {
+			f := sc.Functions[hs.Func]
+			p.codes = append(p.codes, code{name: "host", module: f.Module, stmts: []stmt{{call: true, fn: hs.Func, callee: p.codeFor(hs.Func, -1, -1),
+				text: "with swapped_cuda_module(self.fn, _get_kernel_context()):  # " + f.Call(hs.Args) + " from the host"}}})
+			p.host = append(p.host, hostOp{kind: hCall, code: int16(len(p.codes) - 1)})
+			continue
+		}
+		l++
 		p.host = append(p.host, hostOp{kind: hSetContext, launch: l}, hostOp{kind: hSwap, launch: l})
 		for b := range sc.Blocks {
 			for t := range sc.Threads {
@@ -157,9 +168,6 @@ func supported(sc *scenario.Scenario) error {
 	var no []string
 	if sc.NumHosts() > 1 {
 		no = append(no, "several hosts")
-	}
-	if sc.Host != nil {
-		no = append(no, "host-side device calls")
 	}
 	if sc.Faults != 0 {
 		no = append(no, "faults")

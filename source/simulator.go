@@ -54,6 +54,12 @@ func (w *World) hostUnit() unitResult {
 		}
 		th.phase = phExit
 		return unitResult{}
+	case hCall:
+		// FakeCUDAKernel.__call__ of a device function (kernel.py:84-86):
+		// self._device is true, so it swaps the function's module to
+		// _get_kernel_context() and calls it
+		th.frames = []frame{{code: op.code}}
+		return unitResult{}
 	case hReset:
 		w.ctx = 0
 		w.note(0, "kernel.py", "_kernel_context = None", "STORE_GLOBAL _kernel_context", "")
@@ -73,17 +79,26 @@ func (w *World) blockDone(op hostOp) bool {
 	return true
 }
 
-// gpuUnit runs GPU thread t's next statement.
-func (w *World) gpuUnit(t int) unitResult {
+// frameUnit runs the next statement of a GPU thread's kernel, or of a
+// device function the host calls.
+func (w *World) frameUnit(t int) unitResult {
 	th := &w.th[t]
 	if len(th.frames) == 0 || th.done {
 		panic(fmt.Sprintf("source: %s runs before its start or after its end", w.p.ThreadName(t)))
+	}
+	if th.exc.K != pyvm.KindUndef {
+		return w.unwind(t)
 	}
 	f := &th.frames[len(th.frames)-1]
 	cd := &w.p.codes[f.code]
 	if int(f.pc) >= len(cd.stmts) {
 		if len(th.frames) == 1 {
-			th.frames, th.done = nil, true
+			th.frames = nil
+			if t == 0 { // the host's call returned
+				th.host++
+				return unitResult{}
+			}
+			th.done = true
 			w.note(t, "kernel", "return", "RETURN_VALUE", "")
 			return unitResult{shared: true, ends: true}
 		}
@@ -117,19 +132,31 @@ func (w *World) use(t int, f *frame, cd *code, st *stmt) unitResult {
 	mod := cd.module
 	name := sc.Modules[mod].Names[st.name]
 	v, _ := w.s.DictGet(w.p.globals[mod], w.p.names[mod][st.name])
-	own := w.p.launchOf(t)
+	own := -1 // the host: outside any launch, its call's context is None
+	if t != 0 {
+		own = w.p.launchOf(t)
+	}
 	holder := sc.Modules[mod].Name + "." + name
 	var fail *sched.Failure
 	seen := w.valueName(v)
 	tag, host := w.s.HostTag(v)
 	switch {
 	case host && tag == int32(tagFake+own):
+	case v.K == pyvm.KindNone && own < 0:
+		// what a host's call sees when nothing interferes: its uses raise
+		// AttributeError, as in the simulator whatever the swap (the
+		// model's due value); the host's call fails and the host goes on
+		exc, err := w.s.NewException(t, "AttributeError")
+		if err != nil {
+			panic(err)
+		}
+		w.th[t].exc = exc
 	case host && tag == tagReal:
-		fail = &sched.Failure{Kind: KindUseSawReal, Message: fmt.Sprintf("%s is the real module, not %s: AttributeError: module 'numba.cuda' has no attribute '%s'", holder, fakeName(own), st.attr)}
+		fail = &sched.Failure{Kind: KindUseSawReal, Message: fmt.Sprintf("%s is the real module, not %s: AttributeError: module 'numba.cuda' has no attribute '%s'", holder, w.dueName(own), st.attr)}
 	case v.K == pyvm.KindNone:
-		fail = &sched.Failure{Kind: KindUseSawNone, Message: fmt.Sprintf("%s is None, not %s: AttributeError: 'NoneType' object has no attribute '%s'", holder, fakeName(own), st.attr)}
+		fail = &sched.Failure{Kind: KindUseSawNone, Message: fmt.Sprintf("%s is None, not %s: AttributeError: 'NoneType' object has no attribute '%s'", holder, w.dueName(own), st.attr)}
 	case host && tag > tagFake && tag < tagKernel:
-		fail = &sched.Failure{Kind: KindUseSawOtherFake, Message: fmt.Sprintf("%s is %s, another launch's fake, not %s", holder, seen, fakeName(own))}
+		fail = &sched.Failure{Kind: KindUseSawOtherFake, Message: fmt.Sprintf("%s is %s, another launch's fake, not %s", holder, seen, w.dueName(own))}
 	default:
 		fail = &sched.Failure{Kind: KindModelGap, Message: fmt.Sprintf("%s is %s, which -source cannot resolve to a launch's fake", holder, seen)}
 	}
@@ -140,6 +167,42 @@ func (w *World) use(t int, f *frame, cd *code, st *stmt) unitResult {
 		return unitResult{fail: fail}
 	}
 	return unitResult{shared: true, ends: true}
+}
+
+// dueName names what a use should see: launch l's fake, or None (l < 0:
+// the host's call).
+func (w *World) dueName(l int) string {
+	if l < 0 {
+		return "None"
+	}
+	return fakeName(l)
+}
+
+// unwind moves thread t's exception out of its innermost frame: into
+// the with statement whose body raised (its __exit__ runs with it), or,
+// past the outermost frame, to the host, which catches a call that
+// raised as it catches a launch that raised.
+func (w *World) unwind(t int) unitResult {
+	th := &w.th[t]
+	f := &th.frames[len(th.frames)-1]
+	if f.phase == phBody {
+		if err := w.s.Exit(t, f.cm, th.exc); err != nil {
+			return w.gap(t, fmt.Sprintf("%s(...) returned %s: %v", w.p.Source.Name, w.s.Repr(f.cm), err))
+		}
+		f.phase = phExitExc
+		return unitResult{}
+	}
+	th.frames = th.frames[:len(th.frames)-1]
+	w.note(t, w.p.codes[f.code].name, "(the exception leaves the frame)", "", w.s.ExcString(th.exc))
+	if len(th.frames) == 0 {
+		if t != 0 {
+			panic("source: a GPU thread's exception reached the top of its kernel")
+		}
+		th.frames, th.exc = nil, pyvm.Value{}
+		th.host++
+		w.note(t, "kernel.py", "except Exception: (the host's call raised)", "", "the host goes on")
+	}
+	return unitResult{}
 }
 
 // valueName is how a trace names a value a global holds.

@@ -46,6 +46,9 @@ type thread struct {
 	phase  phase   // host: where its with statement stands
 	cm     pyvm.Value
 	done   bool
+	// exc is the exception unwinding the thread's frames (a host call's
+	// use of cuda that raised AttributeError), Undef when none.
+	exc pyvm.Value
 }
 
 // frame is a GPU thread's place in the kernel or a device function.
@@ -60,11 +63,12 @@ type frame struct {
 type phase uint8
 
 const (
-	phNone  phase = iota
-	phCall        // swapped_cuda_module(fn, ctx) runs
-	phEnter       // __enter__ runs
-	phBody        // the body runs (a callee frame above)
-	phExit        // __exit__ runs
+	phNone    phase = iota
+	phCall          // swapped_cuda_module(fn, ctx) runs
+	phEnter         // __enter__ runs
+	phBody          // the body runs (a callee frame above)
+	phExit          // __exit__ runs
+	phExitExc       // __exit__ runs with the body's exception
 )
 
 // Unit is one thing a step ran: an instruction of the file (Code set), a
@@ -130,7 +134,7 @@ func (w *World) status(t int) sched.Status {
 	if w.s.Status(t) != pyvm.Running && w.statementAlone(t) {
 		return sched.Runnable // a statement of the simulator's code that waits for nothing
 	}
-	if t == 0 && w.s.Status(0) != pyvm.Running && w.p.host[th.host].kind == hJoin {
+	if t == 0 && th.frames == nil && w.s.Status(0) != pyvm.Running && w.p.host[th.host].kind == hJoin {
 		if w.blockDone(w.p.host[th.host]) {
 			return sched.Runnable
 		}
@@ -154,12 +158,18 @@ func (w *World) status(t int) sched.Status {
 // that runs on into the file's code (the launch's swap, a with's exit).
 func (w *World) statementAlone(t int) bool {
 	th := &w.th[t]
-	if t == 0 {
+	if th.frames == nil {
 		k := w.p.host[th.host].kind
 		return k == hSetContext || k == hStart || k == hReset
 	}
+	if th.exc.K != pyvm.KindUndef {
+		return false // unwinding: into a with's __exit__
+	}
 	f := &th.frames[len(th.frames)-1]
-	return int(f.pc) < len(w.p.codes[f.code].stmts) || len(th.frames) == 1
+	if int(f.pc) < len(w.p.codes[f.code].stmts) {
+		return true
+	}
+	return len(th.frames) == 1 && t != 0 // a GPU thread's end; the host's call returning runs on
 }
 
 // Step is sched.System's.
@@ -214,10 +224,10 @@ func (w *World) unit(t int) unitResult {
 	if w.s.Status(t) == pyvm.Running {
 		return w.pyStep(t)
 	}
-	if t == 0 {
+	if t == 0 && w.th[0].frames == nil {
 		return w.hostUnit()
 	}
-	return w.gpuUnit(t)
+	return w.frameUnit(t)
 }
 
 // pyStep runs one instruction of thread t's task, and when the task
@@ -279,6 +289,7 @@ func (w *World) taskDone(t int) *sched.Failure {
 			Message: fmt.Sprintf("%s raised by the swap machinery (%s): %s", w.s.ExcType(exc), what, w.s.ExcString(exc))}
 	}
 	cm := w.cmOf(t)
+	th := &w.th[t]
 	switch *ph {
 	case phCall:
 		*cm = v
@@ -288,20 +299,29 @@ func (w *World) taskDone(t int) *sched.Failure {
 		}
 	case phEnter:
 		*ph = phBody
-		if t == 0 {
-			w.th[0].host++ // the launch's body: the starts and joins
+		if th.frames == nil {
+			th.host++ // the launch's body: the starts and joins
 		} else {
-			f := w.th[t].frames[len(w.th[t].frames)-1]
-			w.th[t].frames = append(w.th[t].frames, frame{code: w.p.codes[f.code].stmts[f.pc].callee})
+			f := th.frames[len(th.frames)-1]
+			th.frames = append(th.frames, frame{code: w.p.codes[f.code].stmts[f.pc].callee})
 		}
 	case phExit:
 		*ph = phNone
 		*cm = pyvm.Value{}
-		if t == 0 {
-			w.th[0].host++
+		if th.frames == nil {
+			th.host++
 		} else {
-			w.th[t].frames[len(w.th[t].frames)-1].pc++
+			th.frames[len(th.frames)-1].pc++
 		}
+	case phExitExc:
+		*ph = phNone
+		*cm = pyvm.Value{}
+		if v.K == pyvm.KindBool && v.X != 0 { // __exit__ swallowed it
+			th.exc = pyvm.Value{}
+			th.frames[len(th.frames)-1].pc++
+			break
+		}
+		// the exception goes on out of the with's frame (unwind)
 	}
 	return nil
 }
@@ -309,16 +329,16 @@ func (w *World) taskDone(t int) *sched.Failure {
 // phaseOf and cmOf are thread t's current with statement's phase and
 // context manager: the host's own, or its innermost frame's.
 func (w *World) phaseOf(t int) *phase {
-	if t == 0 {
-		return &w.th[0].phase
+	if w.th[t].frames == nil {
+		return &w.th[t].phase
 	}
 	fr := w.th[t].frames
 	return &fr[len(fr)-1].phase
 }
 
 func (w *World) cmOf(t int) *pyvm.Value {
-	if t == 0 {
-		return &w.th[0].cm
+	if w.th[t].frames == nil {
+		return &w.th[t].cm
 	}
 	fr := w.th[t].frames
 	return &fr[len(fr)-1].cm
@@ -340,7 +360,7 @@ func (w *World) AppendKey(b []byte) []byte {
 	for _, t := range order {
 		th := &w.th[t]
 		b = w.appendPlace(b, t)
-		roots = append(roots, th.cm)
+		roots = append(roots, th.cm, th.exc)
 		for _, f := range th.frames {
 			roots = append(roots, f.cm)
 		}
