@@ -7,12 +7,12 @@
 //
 // # The world
 //
-// One host thread and a block's GPU threads, each a pyvm thread. What
+// Host threads and their launches' GPU threads, each a pyvm thread. What
 // runs as the file's own bytecode: the module body (once, before the
 // search: its registries and locks are the file's), and every call of the
 // swap function, its context manager's __enter__ and its __exit__. What
 // this package runs as the simulator's own code, one statement a step, as
-// package model has it (kernel.py at numba-cuda's commits, one host):
+// package model has it (kernel.py at numba-cuda's commits):
 // the launch (`_kernel_context = mod`, the swap of the kernel's module,
 // `t.start()` per thread, the wait for the block, the swap's exit,
 // `_kernel_context = None`), and each GPU thread's kernel and device
@@ -23,12 +23,16 @@
 // The scenario is a scenario.Scenario. What this package takes of it:
 // uses and device calls (nesting, several modules and names), branches
 // on a thread's index and loops (flattened per thread, as package model
-// does), several blocks and launches of one host, and device functions
+// does), several blocks and launches, several hosts (each launching at
+// once: FakeCUDAKernel.__call__ reads `_kernel_context` before it sets
+// it, and runs the kernel inline, as a device function, when another
+// host's launch set it; or its assert fails and the launch does not
+// start), and device functions
 // the host calls itself (-host-calls: kernel.py:84-86 swaps the
 // function's module to `_get_kernel_context()`, None outside a launch,
 // so its uses raise AttributeError, which the host catches, as in the
 // model). The rest is refused, before anything runs, in one line naming
-// it: faults, several hosts, syncthreads, raising kernels, atomics and
+// it: faults, syncthreads, raising kernels, atomics and
 // shared arrays, simulator fixes (package model has them for the
 // listings).
 //

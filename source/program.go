@@ -34,11 +34,12 @@ type Program struct {
 	funcs   []pyvm.Value // the device functions, by scenario index
 	globals []pyvm.Value // each module's globals dict
 	names   [][]pyvm.Value
-	host    []hostOp
-	codes   []code   // the kernel and device functions, as each thread runs them
-	kernels []int16  // each GPU thread's kernel code (index: thread - 1)
-	lines   []string // the file's lines, for traces
-	file    string   // the file's base name
+	hosts   int        // host threads: 0..hosts-1
+	host    [][]hostOp // each host's program
+	codes   []code     // the kernel and device functions, as each thread runs them
+	kernels []int16    // each GPU thread's kernel code (index: thread - 1)
+	lines   []string   // the file's lines, for traces
+	file    string     // the file's base name
 }
 
 // Host tags: what the interpreter's key records for the objects this
@@ -56,19 +57,25 @@ type hostOp struct {
 	launch int // 1-based
 	block  int
 	thread int   // the GPU thread a start starts (0-based)
-	code   int16 // a call's code: the call statement alone
+	code   int16 // a call's or an inline run's code: the call statement alone
+	// to is where a check goes when the launch does not start: the inline
+	// run (the device check), past it (the assert)
+	to int
 }
 
 type hostKind uint8
 
 const (
-	hSetContext hostKind = 1 + iota // _kernel_context = mod
-	hSwap                           // with swapped_cuda_module(self.fn, fake_cuda_module): (call, __enter__)
-	hStart                          // t.start()
-	hJoin                           // while livethreads: ... (bm.run)
-	hExit                           // the with's __exit__
-	hReset                          // _kernel_context = None
-	hCall                           // a device function called from the host
+	hSetContext   hostKind = 1 + iota // _kernel_context = mod
+	hSwap                             // with swapped_cuda_module(self.fn, fake_cuda_module): (call, __enter__)
+	hStart                            // t.start()
+	hJoin                             // while livethreads: ... (bm.run)
+	hExit                             // the with's __exit__
+	hReset                            // _kernel_context = None
+	hCall                             // a device function called from the host
+	hDeviceCheck                      // if self._device or _kernel_context: (several hosts)
+	hCheckContext                     // assert _kernel_context is None (several hosts)
+	hInline                           // the kernel run as a device function (kernel.py:85-86)
 )
 
 // Load puts src's function in sc's launch under atomicity a: it compiles
@@ -98,7 +105,8 @@ func Load(src *pysource.Source, sc *scenario.Scenario, a model.Atomicity) (*Prog
 	if text, err := os.ReadFile(src.File); err == nil {
 		p.lines = strings.Split(string(text), "\n")
 	}
-	s := py.NewState(1 + sc.Launches*sc.Blocks*sc.Threads)
+	p.hosts = sc.NumHosts()
+	s := py.NewState(p.hosts + p.hosts*sc.Launches*sc.Blocks*sc.Threads)
 	real := s.NewHostModule("numba.cuda", tagReal)
 	s.SetModule("numba.cuda", real)
 	if err := s.RunModule(); err != nil {
@@ -124,7 +132,7 @@ func Load(src *pysource.Source, sc *scenario.Scenario, a model.Atomicity) (*Prog
 		s.DictSet(p.globals[f.Module], py.Str(f.Name), fn)
 		p.funcs = append(p.funcs, fn)
 	}
-	for l := 1; l <= sc.Launches; l++ {
+	for l := 1; l <= p.hosts*sc.Launches; l++ {
 		p.fakes = append(p.fakes, s.NewHostObject(fmt.Sprintf("fake#%d", l), int32(tagFake+l)))
 	}
 	swap, ok := s.Global(src.Name)
@@ -133,41 +141,74 @@ func Load(src *pysource.Source, sc *scenario.Scenario, a model.Atomicity) (*Prog
 	}
 	s.Freeze()
 	p.init, p.swap = s, swap
-	for l := 1; l <= sc.Launches; l++ {
+	for range p.hosts * sc.Launches {
 		for b := range sc.Blocks {
 			for t := range sc.Threads {
 				p.kernels = append(p.kernels, p.codeFor(-1, t, b))
 			}
 		}
 	}
-	l := 0
+	for h := range p.hosts {
+		p.host = append(p.host, p.hostProgram(h))
+	}
+	return p, nil
+}
+
+// hostProgram is host h's statements: its launches (numbered after the
+// hosts before it: launch l of host h is h*Launches+l) and its calls.
+func (p *Program) hostProgram(h int) []hostOp {
+	sc := p.Scenario
+	var ops []hostOp
+	l := h * sc.Launches
 	for _, hs := range sc.HostProgram() {
 		if hs.Kind == scenario.HostCall {
 			f := sc.Functions[hs.Func]
-			p.codes = append(p.codes, code{name: "host", module: f.Module, stmts: []stmt{{call: true, fn: hs.Func, callee: p.codeFor(hs.Func, -1, -1),
-				text: "with swapped_cuda_module(self.fn, _get_kernel_context()):  # " + f.Call(hs.Args) + " from the host"}}})
-			p.host = append(p.host, hostOp{kind: hCall, code: int16(len(p.codes) - 1)})
+			ops = append(ops, hostOp{kind: hCall, code: p.callCode(hs.Func, f.Module, f.Call(hs.Args)+" from the host")})
 			continue
 		}
 		l++
-		p.host = append(p.host, hostOp{kind: hSetContext, launch: l}, hostOp{kind: hSwap, launch: l})
+		if p.hosts > 1 {
+			// With several hosts, FakeCUDAKernel.__call__ reads
+			// _kernel_context twice before it sets it (model.Program's
+			// launchStmts): when another host's launch set it, the kernel
+			// runs here at once as a device function; else the assert,
+			// which another host may pass too.
+			ops = append(ops, hostOp{kind: hDeviceCheck, launch: l}, hostOp{kind: hCheckContext, launch: l})
+		}
+		first := len(ops)
+		ops = append(ops, hostOp{kind: hSetContext, launch: l}, hostOp{kind: hSwap, launch: l})
 		for b := range sc.Blocks {
 			for t := range sc.Threads {
-				p.host = append(p.host, hostOp{kind: hStart, launch: l, block: b, thread: t})
+				ops = append(ops, hostOp{kind: hStart, launch: l, block: b, thread: t})
 			}
-			p.host = append(p.host, hostOp{kind: hJoin, launch: l, block: b})
+			ops = append(ops, hostOp{kind: hJoin, launch: l, block: b})
 		}
-		p.host = append(p.host, hostOp{kind: hExit, launch: l}, hostOp{kind: hReset, launch: l})
+		ops = append(ops, hostOp{kind: hExit, launch: l}, hostOp{kind: hReset, launch: l})
+		if p.hosts > 1 {
+			inline := len(ops)
+			ops = append(ops, hostOp{kind: hInline, launch: l, code: p.callCode(-1, 0, "kernel() run inline")})
+			ops[first-2].to = inline
+			ops[first-1].to = inline + 1
+			ops[inline-1].to = inline + 1 // the reset: past the inline run
+		}
 	}
-	return p, nil
+	return ops
+}
+
+// callCode is a code of one statement, a call of function fn (-1: the
+// kernel) from the host, as kernel.py:85-86 runs it.
+func (p *Program) callCode(fn, module int, what string) int16 {
+	p.codes = append(p.codes, code{name: "host", module: module, stmts: []stmt{{call: true, fn: fn, callee: p.codeFor(fn, -1, -1),
+		text: "with swapped_cuda_module(self.fn, _get_kernel_context()):  # " + what}}})
+	return int16(len(p.codes) - 1)
 }
 
 // supported refuses, in one line, what of a scenario this package does
 // not run yet.
 func supported(sc *scenario.Scenario) error {
 	var no []string
-	if sc.NumHosts() > 1 {
-		no = append(no, "several hosts")
+	if sc.NumHosts() > 1 && hasBranch(sc.Kernel) {
+		no = append(no, "a branch in a kernel several hosts run (a host that runs it inline has no thread index)")
 	}
 	if sc.Faults != 0 {
 		no = append(no, "faults")
@@ -207,6 +248,16 @@ func supported(sc *scenario.Scenario) error {
 	return nil
 }
 
+// hasBranch reports whether body has an if statement.
+func hasBranch(body []scenario.Stmt) bool {
+	for _, st := range body {
+		if st.Kind == scenario.OpIf || st.Kind == scenario.OpRepeat && hasBranch(st.Body) {
+			return true
+		}
+	}
+	return false
+}
+
 func dedup(xs []string) string {
 	var out []string
 	seen := map[string]bool{}
@@ -219,39 +270,49 @@ func dedup(xs []string) string {
 	return strings.Join(out, ", ")
 }
 
-// NumThreads is the host and every GPU thread of every block of every
+// NumThreads is the hosts and every GPU thread of every block of every
 // launch (each a thread of its own, as in package model).
 func (p *Program) NumThreads() int {
 	sc := p.Scenario
-	return 1 + sc.Launches*sc.Blocks*sc.Threads
+	return p.hosts + p.hosts*sc.Launches*sc.Blocks*sc.Threads
 }
 
-// gpuThread is the thread number of launch l's (1-based) block b's
-// thread tid.
+// isHost reports whether thread t is a host.
+func (p *Program) isHost(t int) bool { return t < p.hosts }
+
+// gpuThread is the thread number of launch l's (1-based, numbered over
+// every host's launches) block b's thread tid.
 func (p *Program) gpuThread(l, b, tid int) int {
 	sc := p.Scenario
-	return 1 + ((l-1)*sc.Blocks+b)*sc.Threads + tid
+	return p.hosts + ((l-1)*sc.Blocks+b)*sc.Threads + tid
 }
 
 // launchOf is GPU thread t's launch (1-based).
 func (p *Program) launchOf(t int) int {
 	sc := p.Scenario
-	return 1 + (t-1)/(sc.Blocks*sc.Threads)
+	return 1 + (t-p.hosts)/(sc.Blocks*sc.Threads)
 }
 
-// ThreadName is model.Program's: "host", then "T2", "B0.T2" or
-// "L1.B0.T2" as the scenario has one launch of one block or more.
+// kernelOf is GPU thread t's kernel code.
+func (p *Program) kernelOf(t int) int16 { return p.kernels[t-p.hosts] }
+
+// ThreadName is model.Program's: "host" ("host0", "host1", ... with
+// several), then "T2", "B0.T2" or "L1.B0.T2" as the scenario has one
+// launch of one block or more.
 func (p *Program) ThreadName(t int) string {
-	if t == 0 {
-		return "host"
+	if p.isHost(t) {
+		if p.hosts == 1 {
+			return "host"
+		}
+		return fmt.Sprintf("host%d", t)
 	}
 	sc := p.Scenario
-	g := t - 1
+	g := t - p.hosts
 	tid, blk, l := g%sc.Threads, (g/sc.Threads)%sc.Blocks, 1+g/(sc.Threads*sc.Blocks)
 	switch {
-	case sc.Launches == 1 && sc.Blocks == 1:
+	case sc.Launches*p.hosts == 1 && sc.Blocks == 1:
 		return fmt.Sprintf("T%d", tid)
-	case sc.Launches == 1:
+	case sc.Launches*p.hosts == 1:
 		return fmt.Sprintf("B%d.T%d", blk, tid)
 	}
 	return fmt.Sprintf("L%d.B%d.T%d", l, blk, tid)

@@ -12,45 +12,70 @@ import (
 // function bodies), one statement a unit, as package model has it for
 // one host.
 
-// hostUnit runs the host's next statement.
-func (w *World) hostUnit() unitResult {
-	th := &w.th[0]
-	op := w.p.host[th.host]
+// hostUnit runs host t's next statement.
+func (w *World) hostUnit(t int) unitResult {
+	th := &w.th[t]
+	op := w.p.host[t][th.host]
 	switch op.kind {
+	case hDeviceCheck:
+		if w.ctx != 0 { // truthy: another host's launch runs
+			w.endLaunch(op.launch)
+			th.host = op.to
+			w.note(t, "kernel.py:84", "if self._device or _kernel_context:", "LOAD_ATTR _device; POP_JUMP_IF_TRUE; LOAD_GLOBAL _kernel_context; POP_JUMP_IF_FALSE",
+				"_kernel_context is "+fakeName(int(w.ctx))+": the kernel runs here, as a device function, not launched")
+		} else {
+			th.host++
+			w.note(t, "kernel.py:84", "if self._device or _kernel_context:", "LOAD_ATTR _device; POP_JUMP_IF_TRUE; LOAD_GLOBAL _kernel_context; POP_JUMP_IF_FALSE", "_kernel_context is None")
+		}
+		return unitResult{shared: true, ends: true}
+	case hCheckContext:
+		if w.ctx != 0 {
+			w.endLaunch(op.launch)
+			th.host = op.to
+			w.note(t, "kernel.py:31", "assert _kernel_context is None, \"concurrent simulated kernel not supported\"", "LOAD_GLOBAL _kernel_context; POP_JUMP_IF_NONE (else RAISE_VARARGS AssertionError)",
+				"_kernel_context is "+fakeName(int(w.ctx))+": AssertionError; the launch does not start, the caller goes on")
+		} else {
+			th.host++
+			w.note(t, "kernel.py:31", "assert _kernel_context is None, \"concurrent simulated kernel not supported\"", "LOAD_GLOBAL _kernel_context; POP_JUMP_IF_NONE (else RAISE_VARARGS AssertionError)", "_kernel_context is None")
+		}
+		return unitResult{shared: true, ends: true}
+	case hInline:
+		th.frames = []frame{{code: op.code}}
+		return unitResult{}
 	case hSetContext:
 		w.ctx = int8(op.launch)
-		w.note(0, "kernel.py", "_kernel_context = mod", "STORE_GLOBAL _kernel_context", "_kernel_context = "+fakeName(op.launch))
+		w.note(t, "kernel.py", "_kernel_context = mod", "STORE_GLOBAL _kernel_context", "_kernel_context = "+fakeName(op.launch))
 		th.host++
 		return unitResult{shared: true, ends: true}
 	case hSwap:
-		w.s.Begin(0, w.p.swap, w.p.kernel, w.p.fakes[op.launch-1])
+		w.s.Begin(t, w.p.swap, w.p.kernel, w.p.fakes[op.launch-1])
 		th.phase = phCall
-		w.note(0, "kernel.py", "with swapped_cuda_module(self.fn, fake_cuda_module):", "CALL "+w.p.Source.Name, "")
+		w.note(t, "kernel.py", "with swapped_cuda_module(self.fn, fake_cuda_module):", "CALL "+w.p.Source.Name, "")
 		return unitResult{}
 	case hStart:
 		// The block's first thread not started yet that runs op.thread's
 		// kernel code: with one start per thread in order it is
 		// op.thread, and naming none keeps the host's code free of the
 		// threads' identities, which the key's symmetry needs.
-		kernel := w.p.kernels[w.p.gpuThread(op.launch, op.block, op.thread)-1]
+		kernel := w.p.kernelOf(w.p.gpuThread(op.launch, op.block, op.thread))
 		g := w.p.gpuThread(op.launch, op.block, 0)
-		for w.th[g].frames != nil || w.th[g].done || w.p.kernels[g-1] != kernel {
+		for w.th[g].frames != nil || w.th[g].done || w.p.kernelOf(g) != kernel {
 			g++
 		}
 		w.th[g] = thread{frames: []frame{{code: kernel}}}
-		w.note(0, "kernel.py", "t.start()  # "+w.p.ThreadName(g), "CALL (Thread.start)", "")
+		w.note(t, "kernel.py", "t.start()  # "+w.p.ThreadName(g), "CALL (Thread.start)", "")
 		th.host++
 		return unitResult{shared: true, ends: true}
 	case hJoin:
 		if !w.blockDone(op) {
 			return unitResult{blocked: true}
 		}
-		w.note(0, "kernel.py", "while livethreads: ... (bm.run)", "FOR_ITER; LOAD_ATTR (polling)", "every thread of the block has ended")
+		w.note(t, "kernel.py", "while livethreads: ... (bm.run)", "FOR_ITER; LOAD_ATTR (polling)", "every thread of the block has ended")
 		th.host++
 		return unitResult{shared: true, ends: true}
 	case hExit:
-		if err := w.s.Exit(0, th.cm, pyvm.None); err != nil {
-			return w.gap(0, fmt.Sprintf("%s(...) returned %s: %v", w.p.Source.Name, w.s.Repr(th.cm), err))
+		if err := w.s.Exit(t, th.cm, pyvm.None); err != nil {
+			return w.gap(t, fmt.Sprintf("%s(...) returned %s: %v", w.p.Source.Name, w.s.Repr(th.cm), err))
 		}
 		th.phase = phExit
 		return unitResult{}
@@ -62,11 +87,25 @@ func (w *World) hostUnit() unitResult {
 		return unitResult{}
 	case hReset:
 		w.ctx = 0
-		w.note(0, "kernel.py", "_kernel_context = None", "STORE_GLOBAL _kernel_context", "")
+		w.note(t, "kernel.py", "_kernel_context = None", "STORE_GLOBAL _kernel_context", "")
 		th.host++
+		if op.to > 0 {
+			th.host = op.to // past the inline run
+		}
 		return unitResult{shared: true, ends: true}
 	}
 	panic("source: unknown host statement")
+}
+
+// endLaunch ends launch l before it starts (a host's check found another
+// host's launch running): its threads will never run.
+func (w *World) endLaunch(l int) {
+	sc := w.p.Scenario
+	for b := range sc.Blocks {
+		for tid := range sc.Threads {
+			w.th[w.p.gpuThread(l, b, tid)].done = true
+		}
+	}
 }
 
 // blockDone reports whether every thread of op's block has ended.
@@ -94,7 +133,7 @@ func (w *World) frameUnit(t int) unitResult {
 	if int(f.pc) >= len(cd.stmts) {
 		if len(th.frames) == 1 {
 			th.frames = nil
-			if t == 0 { // the host's call returned
+			if w.p.isHost(t) { // the host's call returned
 				th.host++
 				return unitResult{}
 			}
@@ -119,7 +158,11 @@ func (w *World) frameUnit(t int) unitResult {
 	if w.ctx != 0 {
 		arg, seen = w.p.fakes[w.ctx-1], fakeName(int(w.ctx))
 	}
-	w.s.Begin(t, w.p.swap, w.p.funcs[st.fn], arg)
+	fn := w.p.kernel
+	if st.fn >= 0 {
+		fn = w.p.funcs[st.fn]
+	}
+	w.s.Begin(t, w.p.swap, fn, arg)
 	f.phase = phCall
 	w.note(t, "kernel.py:85", st.text, "LOAD_GLOBAL _kernel_context; CALL "+w.p.Source.Name, "_kernel_context is "+seen)
 	return unitResult{shared: true, ends: true}
@@ -132,8 +175,8 @@ func (w *World) use(t int, f *frame, cd *code, st *stmt) unitResult {
 	mod := cd.module
 	name := sc.Modules[mod].Names[st.name]
 	v, _ := w.s.DictGet(w.p.globals[mod], w.p.names[mod][st.name])
-	own := -1 // the host: outside any launch, its call's context is None
-	if t != 0 {
+	own := -1 // a host: outside any launch, its call's context is None
+	if !w.p.isHost(t) {
 		own = w.p.launchOf(t)
 	}
 	holder := sc.Modules[mod].Name + "." + name
@@ -195,7 +238,7 @@ func (w *World) unwind(t int) unitResult {
 	th.frames = th.frames[:len(th.frames)-1]
 	w.note(t, w.p.codes[f.code].name, "(the exception leaves the frame)", "", w.s.ExcString(th.exc))
 	if len(th.frames) == 0 {
-		if t != 0 {
+		if !w.p.isHost(t) {
 			panic("source: a GPU thread's exception reached the top of its kernel")
 		}
 		th.frames, th.exc = nil, pyvm.Value{}

@@ -22,6 +22,7 @@ var symmetryShapes = []scenario.Shape{
 	{Threads: 2, Blocks: 1, Calls: 2, Modules: 2, Names: 1},
 	{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 2, Nest: 1},
 	{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, HostCalls: true},
+	{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Hosts: 2},
 }
 
 // branchShape has threads that run different code (thread 0 calls once,
@@ -93,6 +94,9 @@ func shapeName(sh scenario.Shape) string {
 	name := fmt.Sprintf("t%d-b%d-c%d-m%d-n%d-nest%d", sh.Threads, sh.Blocks, sh.Calls, sh.Modules, sh.Names, sh.Nest)
 	if sh.Branch {
 		name += "-branch"
+	}
+	if sh.Hosts > 1 {
+		name += fmt.Sprintf("-hosts%d", sh.Hosts)
 	}
 	if sh.HostCalls {
 		name += "-host-calls"

@@ -128,14 +128,14 @@ func (w *World) status(t int) sched.Status {
 	switch {
 	case w.finished(t):
 		return sched.Done
-	case t != 0 && th.frames == nil:
+	case !w.p.isHost(t) && th.frames == nil:
 		return sched.Blocked // not started
 	}
 	if w.s.Status(t) != pyvm.Running && w.statementAlone(t) {
 		return sched.Runnable // a statement of the simulator's code that waits for nothing
 	}
-	if t == 0 && th.frames == nil && w.s.Status(0) != pyvm.Running && w.p.host[th.host].kind == hJoin {
-		if w.blockDone(w.p.host[th.host]) {
+	if w.p.isHost(t) && th.frames == nil && w.s.Status(t) != pyvm.Running && w.p.host[t][th.host].kind == hJoin {
+		if w.blockDone(w.p.host[t][th.host]) {
 			return sched.Runnable
 		}
 		return sched.Blocked
@@ -159,8 +159,8 @@ func (w *World) status(t int) sched.Status {
 func (w *World) statementAlone(t int) bool {
 	th := &w.th[t]
 	if th.frames == nil {
-		k := w.p.host[th.host].kind
-		return k == hSetContext || k == hStart || k == hReset
+		k := w.p.host[t][th.host].kind
+		return k == hSetContext || k == hStart || k == hReset || k == hDeviceCheck || k == hCheckContext
 	}
 	if th.exc.K != pyvm.KindUndef {
 		return false // unwinding: into a with's __exit__
@@ -169,7 +169,7 @@ func (w *World) statementAlone(t int) bool {
 	if int(f.pc) < len(w.p.codes[f.code].stmts) {
 		return true
 	}
-	return len(th.frames) == 1 && t != 0 // a GPU thread's end; the host's call returning runs on
+	return len(th.frames) == 1 && !w.p.isHost(t) // a GPU thread's end; the host's call returning runs on
 }
 
 // Step is sched.System's.
@@ -205,8 +205,8 @@ func (w *World) run(t int) (f *sched.Failure, blocked bool) {
 
 // finished reports whether t has nothing left to run.
 func (w *World) finished(t int) bool {
-	if t == 0 {
-		return w.th[0].host >= len(w.p.host)
+	if w.p.isHost(t) {
+		return w.th[t].host >= len(w.p.host[t])
 	}
 	return w.th[t].done
 }
@@ -224,8 +224,8 @@ func (w *World) unit(t int) unitResult {
 	if w.s.Status(t) == pyvm.Running {
 		return w.pyStep(t)
 	}
-	if t == 0 && w.th[0].frames == nil {
-		return w.hostUnit()
+	if w.p.isHost(t) && w.th[t].frames == nil {
+		return w.hostUnit(t)
 	}
 	return w.frameUnit(t)
 }
@@ -399,15 +399,15 @@ func (w *World) order() []int {
 	}
 	n := w.p.Scenario.Threads
 	shape := make([][]byte, len(w.th))
-	for t := 1; t < len(w.th); t++ {
+	for t := w.p.hosts; t < len(w.th); t++ {
 		shape[t] = w.s.AppendThreadShape(w.appendPlace(nil, t), t)
 	}
-	for first := 1; first < len(order); first += n {
+	for first := w.p.hosts; first < len(order); first += n {
 		// only threads that run the same code are alike: sorted by their
 		// kernel's code first, each keeps to its own group's places
 		blk := order[first : first+n]
 		slices.SortStableFunc(blk, func(a, b int) int {
-			if c := cmp.Compare(w.p.kernels[a-1], w.p.kernels[b-1]); c != 0 {
+			if c := cmp.Compare(w.p.kernelOf(a), w.p.kernelOf(b)); c != 0 {
 				return c
 			}
 			return bytes.Compare(shape[a], shape[b])
