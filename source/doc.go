@@ -27,12 +27,14 @@
 // once: FakeCUDAKernel.__call__ reads `_kernel_context` before it sets
 // it, and runs the kernel inline, as a device function, when another
 // host's launch set it; or its assert fails and the launch does not
-// start), and device functions
+// start), cuda.syncthreads() (a use of cuda, then the barrier the host's
+// poll releases once every live thread of the block waits at it, as the
+// model's BlockManager.run does), and device functions
 // the host calls itself (-host-calls: kernel.py:84-86 swaps the
 // function's module to `_get_kernel_context()`, None outside a launch,
 // so its uses raise AttributeError, which the host catches, as in the
 // model). The rest is refused, before anything runs, in one line naming
-// it: faults, syncthreads, raising kernels, atomics and
+// it: faults, raising kernels, atomics and
 // shared arrays, simulator fixes (package model has them for the
 // listings).
 //

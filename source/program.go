@@ -230,7 +230,9 @@ func supported(sc *scenario.Scenario) error {
 			case scenario.OpRepeat:
 				walk(st.Body)
 			case scenario.OpSync:
-				no = append(no, "syncthreads")
+				if sc.NumHosts() > 1 {
+					no = append(no, "syncthreads in a kernel several hosts run")
+				}
 			case scenario.OpRaise:
 				no = append(no, "a raising kernel")
 			default:
@@ -332,6 +334,7 @@ type code struct {
 // index), or a device call.
 type stmt struct {
 	call   bool
+	sync   bool   // cuda.syncthreads(): a use of cuda, then the barrier
 	name   int    // a use's global (index into the module's Names)
 	attr   string // a use's attribute
 	fn     int    // a call's function (index into Scenario.Functions)
@@ -350,6 +353,8 @@ func (p *Program) flatten(out []stmt, mod int, body []scenario.Stmt, tid, bid in
 		case scenario.OpCall:
 			out = append(out, stmt{call: true, fn: st.Func, callee: p.codeFor(st.Func, tid, bid),
 				text: "with swapped_cuda_module(self.fn, _get_kernel_context()):  # " + sc.Functions[st.Func].Call(st.Args)})
+		case scenario.OpSync:
+			out = append(out, stmt{sync: true, name: st.Name, attr: "syncthreads", text: sc.PythonText(mod, st)})
 		case scenario.OpIf:
 			out = append(out, stmt{name: st.Name, attr: st.Cond.Attr(), text: sc.PythonText(mod, st)})
 			arm := st.Else

@@ -68,7 +68,18 @@ func (w *World) hostUnit(t int) unitResult {
 		return unitResult{shared: true, ends: true}
 	case hJoin:
 		if !w.blockDone(op) {
-			return unitResult{blocked: true}
+			if !w.blockAtBarrier(op) {
+				return unitResult{blocked: true}
+			}
+			sc := w.p.Scenario
+			for tid := range sc.Threads {
+				u := &w.th[w.p.gpuThread(op.launch, op.block, tid)]
+				if !u.done && u.atBarrier {
+					u.atBarrier, u.released = false, true
+				}
+			}
+			w.note(t, "kernel.py", "while livethreads: ... (bm.run)", "FOR_ITER; LOAD_ATTR (polling)", "every live thread is at the barrier: release them")
+			return unitResult{shared: true, ends: true}
 		}
 		w.note(t, "kernel.py", "while livethreads: ... (bm.run)", "FOR_ITER; LOAD_ATTR (polling)", "every thread of the block has ended")
 		th.host++
@@ -97,6 +108,34 @@ func (w *World) hostUnit(t int) unitResult {
 	panic("source: unknown host statement")
 }
 
+// The sub-steps of cuda.syncthreads() after its use of cuda (model's
+// sSync, without its checks of the block's abort flag, which no launch
+// here sets: no faults, and a thread's failure ends the search).
+const (
+	syncUse   = iota // the use of cuda (FakeCUDAModule.syncthreads)
+	syncBlock        // the thread marks itself blocked at the barrier
+	syncWait         // it waits for the host's poll to set its event
+)
+
+// barrier runs thread t's next sub-step of cuda.syncthreads() in frame f.
+func (w *World) barrier(t int, f *frame) unitResult {
+	th := &w.th[t]
+	if f.sub == syncBlock {
+		th.atBarrier = true
+		f.sub = syncWait
+		w.note(t, w.p.codes[f.code].name, "cuda.syncthreads()", "(kernelapi.py syncthreads: blockedthreads.add; event.wait)", "blocked at the barrier")
+		return unitResult{shared: true, ends: true}
+	}
+	if !th.released {
+		return unitResult{blocked: true}
+	}
+	th.released = false
+	f.sub = syncUse
+	f.pc++
+	w.note(t, w.p.codes[f.code].name, "cuda.syncthreads()", "(event.wait returns; event.clear)", "past the barrier")
+	return unitResult{shared: true, ends: true}
+}
+
 // endLaunch ends launch l before it starts (a host's check found another
 // host's launch running): its threads will never run.
 func (w *World) endLaunch(l int) {
@@ -106,6 +145,18 @@ func (w *World) endLaunch(l int) {
 			w.th[w.p.gpuThread(l, b, tid)].done = true
 		}
 	}
+}
+
+// blockAtBarrier reports whether every thread of op's block that has not
+// ended waits at a barrier (BlockManager.run's poll then releases them).
+func (w *World) blockAtBarrier(op hostOp) bool {
+	for tid := range w.p.Scenario.Threads {
+		u := &w.th[w.p.gpuThread(op.launch, op.block, tid)]
+		if !u.done && !u.atBarrier {
+			return false
+		}
+	}
+	return true
 }
 
 // blockDone reports whether every thread of op's block has ended.
@@ -150,6 +201,9 @@ func (w *World) frameUnit(t int) unitResult {
 		return unitResult{}
 	}
 	st := &cd.stmts[f.pc]
+	if st.sync && f.sub != syncUse {
+		return w.barrier(t, f)
+	}
 	if !st.call {
 		return w.use(t, f, cd, st)
 	}
@@ -204,7 +258,11 @@ func (w *World) use(t int, f *frame, cd *code, st *stmt) unitResult {
 		fail = &sched.Failure{Kind: KindModelGap, Message: fmt.Sprintf("%s is %s, which -source cannot resolve to a launch's fake", holder, seen)}
 	}
 	w.note(t, cd.name, st.text, "LOAD_GLOBAL "+name+"; LOAD_ATTR "+st.attr, name+" is "+seen)
-	f.pc++
+	if st.sync {
+		f.sub = syncBlock
+	} else {
+		f.pc++
+	}
 	if fail != nil {
 		fail.Thread = sched.ThreadID(t)
 		return unitResult{fail: fail}

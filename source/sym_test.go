@@ -23,6 +23,7 @@ var symmetryShapes = []scenario.Shape{
 	{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 2, Nest: 1},
 	{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, HostCalls: true},
 	{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Hosts: 2},
+	{Threads: 2, Blocks: 1, Calls: 2, Modules: 1, Names: 1, Syncthreads: true},
 }
 
 // branchShape has threads that run different code (thread 0 calls once,
@@ -97,6 +98,9 @@ func shapeName(sh scenario.Shape) string {
 	}
 	if sh.Hosts > 1 {
 		name += fmt.Sprintf("-hosts%d", sh.Hosts)
+	}
+	if sh.Syncthreads {
+		name += "-syncthreads"
 	}
 	if sh.HostCalls {
 		name += "-host-calls"

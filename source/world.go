@@ -49,6 +49,9 @@ type thread struct {
 	// exc is the exception unwinding the thread's frames (a host call's
 	// use of cuda that raised AttributeError), Undef when none.
 	exc pyvm.Value
+	// atBarrier: the thread waits at cuda.syncthreads() (the block
+	// manager's blockedthreads); released: the host's poll set its event.
+	atBarrier, released bool
 }
 
 // frame is a GPU thread's place in the kernel or a device function.
@@ -56,6 +59,7 @@ type frame struct {
 	code  int16 // -1: the kernel; else a function index
 	pc    int16 // the statement
 	phase phase // of the statement, when it is a device call
+	sub   uint8 // of the statement, when it is cuda.syncthreads()
 	cm    pyvm.Value
 }
 
@@ -131,11 +135,16 @@ func (w *World) status(t int) sched.Status {
 	case !w.p.isHost(t) && th.frames == nil:
 		return sched.Blocked // not started
 	}
+	if !w.p.isHost(t) && w.s.Status(t) != pyvm.Running && th.exc.K == pyvm.KindUndef {
+		if f := &th.frames[len(th.frames)-1]; int(f.pc) < len(w.p.codes[f.code].stmts) && f.sub == syncWait && !th.released {
+			return sched.Blocked // at the barrier
+		}
+	}
 	if w.s.Status(t) != pyvm.Running && w.statementAlone(t) {
 		return sched.Runnable // a statement of the simulator's code that waits for nothing
 	}
 	if w.p.isHost(t) && th.frames == nil && w.s.Status(t) != pyvm.Running && w.p.host[t][th.host].kind == hJoin {
-		if w.blockDone(w.p.host[t][th.host]) {
+		if op := w.p.host[t][th.host]; w.blockDone(op) || w.blockAtBarrier(op) {
 			return sched.Runnable
 		}
 		return sched.Blocked
@@ -378,11 +387,11 @@ func (w *World) AppendKey(b []byte) []byte {
 func (w *World) appendPlace(b []byte, t int) []byte {
 	th := &w.th[t]
 	b = binary.AppendUvarint(b, uint64(th.host))
-	b = append(b, byte(th.phase), boolByte(th.done), boolByte(th.frames != nil), byte(len(th.frames)))
+	b = append(b, byte(th.phase), boolByte(th.done), boolByte(th.frames != nil), byte(len(th.frames)), boolByte(th.atBarrier), boolByte(th.released))
 	for _, f := range th.frames {
 		b = binary.AppendVarint(b, int64(f.code))
 		b = binary.AppendVarint(b, int64(f.pc))
-		b = append(b, byte(f.phase))
+		b = append(b, byte(f.phase), f.sub)
 	}
 	return b
 }
