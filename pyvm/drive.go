@@ -88,6 +88,9 @@ func (s *State) NewHostModule(name string, tag int32) Value {
 // made if missing).
 func (s *State) SetModule(name string, v Value) {
 	x := s.setupExec()
+	for i := lastDot(name); i >= 0; i = lastDot(name[:i]) {
+		s.p.Str(name[:i]) // a package the file never names (no "numba" in it)
+	}
 	if i := lastDot(name); i >= 0 {
 		x.importModule(name[:i])
 	}
