@@ -47,7 +47,7 @@ func (r *sourceRun) write(out io.Writer, res sched.Result) error {
 		steps, replayed := source.Run(p, res.Schedule)
 		sameFailure(res.Failure, replayed)
 		b.WriteString("\n")
-		para(&b, fmt.Sprintf("%s (%s), %s:",
+		para(&b, fmt.Sprintf("%s (%s); %s:",
 			check.Count(len(steps), "step"), check.Count(sched.CountPreemptions(source.New(p), res.Schedule), "preemption"), stepMeaning(p)))
 		b.WriteString("\n")
 		writeSourceTable(&b, p, steps, res.Failure)
@@ -113,14 +113,15 @@ func failureText(p *source.Program, f *sched.Failure) string {
 // stepMeaning says what one step of a -source trace is, under the
 // program's atomicity (package source's doc, "One step").
 func stepMeaning(p *source.Program) string {
-	const rest = "with the instructions before it that touch only its own frame"
+	const sim = "or one statement of the simulator's code (kernel.py, the kernel, the device functions)"
+	const local = "the instructions before it touch only the thread's own frame"
 	switch p.Atomicity {
 	case model.GILBreaker:
-		return fmt.Sprintf("each its thread's instructions from one eval-breaker check of CPython %s to the next or to a lock it blocks on, or up to one statement of the simulator's code (kernel.py, the kernel, the device functions)", p.Version())
+		return fmt.Sprintf("a step runs its thread from one eval-breaker check of CPython %s to the next, to a lock it blocks on, %s", p.Version(), sim)
 	case model.FreeThreaded, model.FreeThreadedOverwrite:
-		return "each its thread up to one instruction that touches what another thread can (a defaultdict miss split as a free-threaded build runs it) or one statement of the simulator's code (kernel.py, the kernel, the device functions), " + rest
+		return "a step runs its thread up to one instruction that touches what another thread can (a defaultdict miss split as a free-threaded build runs it) " + sim + "; " + local
 	}
-	return "each its thread up to one instruction that touches what another thread can or one statement of the simulator's code (kernel.py, the kernel, the device functions), " + rest
+	return "a step runs its thread up to one instruction that touches what another thread can " + sim + "; " + local
 }
 
 // para writes text as lines of at most check.TextWidth columns, the

@@ -59,6 +59,13 @@ func writeSourceTable(b *strings.Builder, p *source.Program, steps []source.Step
 		text = max(check.TextWidth-prefix-others*lane, sourceMinText)
 	}
 
+	rails := func(k int) string { // the rails of the k lanes left of a cell
+		if k == 0 {
+			return ""
+		}
+		return strings.Repeat(strings.Repeat(" ", lane-1)+"|", k)
+	}
+
 	head := fmt.Sprintf("%*s |", sourceMark, "step")
 	sep := strings.Repeat("-", sourceMark+1) + "+"
 	for k, n := range names {
@@ -86,7 +93,7 @@ func writeSourceTable(b *strings.Builder, p *source.Program, steps []source.Step
 					mark = ">>" + mark
 				}
 			}
-			row := fmt.Sprintf("%*s |", sourceMark, mark) + strings.Repeat(strings.Repeat(" ", lane-1)+"|", k) + " " + l
+			row := fmt.Sprintf("%*s |", sourceMark, mark) + rails(k) + " " + l
 			b.WriteString(strings.TrimRight(row, " ") + "\n")
 		}
 	}
