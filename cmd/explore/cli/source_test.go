@@ -133,6 +133,13 @@ func TestSourceVerdicts(t *testing.T) {
 		{"violation, nested calls in two modules", []string{"-source", "testdata/python/naive.py", "-modules", "2", "-calls", "2", "-nest", "1"}, cli.ExitViolation, []string{"verdict: violation use-saw-real", "rerun: go run ./cmd/explore -calls 2 -modules 2 -nest 1 -python 3.11 -source testdata/python/naive.py"}},
 		{"violation, gil-breaker", []string{"-source", "testdata/python/naive.py", "-atomicity", "gil-breaker"}, cli.ExitViolation, []string{"verdict: violation use-saw-real", "eval-breaker check of CPython 3.11"}},
 		{"violation, a scenario file", []string{"-source", "testdata/python/refcount_del.py:swapped_cuda_module", "-scenario", "testdata/scenarios/nested-two-modules.txt"}, cli.ExitViolation, []string{"source testdata/python/refcount_del.py, function swapped_cuda_module", "verdict: violation"}},
+		{"an exception in the host's __enter__", []string{"-source", "cmd/explore/cli/testdata/source/raises.py"}, cli.ExitViolation, []string{
+			"verdict: violation exception",
+			"host: TypeError raised by the swap machinery (its __enter__): TypeError: 'function' object is not iterable",
+			" step | host\n------+---",
+			"raises.py:10  names = [*fn]",
+			"!! exception",
+		}},
 		{"model gap", []string{"-source", "testdata/python/proposed.py"}, cli.ExitIncomplete, []string{"verdict: incomplete: the search met what -source cannot model (model-gap)", "nothing is proved", "T0: kernels.cuda is <_CudaDispatcher object>"}},
 		{"step budget", []string{"-source", "testdata/python/merged.py", "-max-depth", "5"}, cli.ExitIncomplete, []string{"verdict: incomplete: the search stopped (an execution reached the step budget of 5)", "nothing is proved", "the world searched: 1 host"}},
 		{"timeout", []string{"-source", "testdata/python/merged.py", "-threads", "3", "-timeout", "1ns"}, cli.ExitIncomplete, []string{"verdict: incomplete: the search stopped (-timeout 1ns reached)", "of 3 GPU threads"}},
