@@ -134,8 +134,11 @@ func interpreterLine(in pysource.Interpreter, spec string) string {
 	case "pyenv":
 		line += ", found under pyenv"
 	}
-	if spec == "" {
+	switch {
+	case spec == "":
 		return line + ": the newest supported one (-python picks another)"
+	case in.Via == "given":
+		return line + ": given by -python"
 	}
 	return line + ": -python " + spec
 }
