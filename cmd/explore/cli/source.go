@@ -28,7 +28,6 @@ import (
 // sourceRun is what a -source run checks and how it was asked for.
 type sourceRun struct {
 	prog  *source.Program
-	spec  string // -source as given
 	rerun string // the command that runs it again
 }
 
@@ -63,7 +62,7 @@ func runSource(o *options, stdout, stderr io.Writer) (int, error) {
 		// the rerun compiles with the same feature version
 		args = append(args[:len(args):len(args)], "-python", in.Version.String())
 	}
-	run := &sourceRun{prog: p, spec: o.source, rerun: "go run ./cmd/explore " + strings.Join(args, " ")}
+	run := &sourceRun{prog: p, rerun: "go run ./cmd/explore " + strings.Join(args, " ")}
 
 	ctx, stop := interruptContext()
 	defer stop()
