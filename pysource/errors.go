@@ -16,7 +16,7 @@ type NoPythonError struct {
 }
 
 func (e *NoPythonError) Error() string {
-	want := "a supported Python (" + supported() + ")"
+	want := "supported Python (" + supported() + ")"
 	if e.Want != "" {
 		want = "Python " + e.Want
 	}

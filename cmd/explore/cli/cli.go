@@ -50,6 +50,7 @@ type options struct {
 	shrink                                                      bool        // -shrink (shrink.go)
 	corpus                                                      string      // -corpus (corpus.go)
 	afterFailure                                                bool        // -after-failure (harm.go)
+	source                                                      string      // -source (source.go)
 	flagArgs                                                    []flagWords // the flags given, as the replay command spells them
 	set                                                         map[string]bool
 	given                                                       []string // the flags given, by name
@@ -183,6 +184,8 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 		return runStress(o, stdout, stderr)
 	case "replay-random":
 		return runReplayRandom(o, stdout, stderr)
+	case "source":
+		return runSource(o, stdout, stderr)
 	}
 	if o.shape.Threads > scenario.MaxThreads {
 		// (no "goroutine" in a usage error: tests take it for a panic's dump)

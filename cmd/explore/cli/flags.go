@@ -10,6 +10,7 @@ import (
 	"swapcheck/check"
 	"swapcheck/check/memory"
 	"swapcheck/model"
+	"swapcheck/pysource"
 	"swapcheck/scenario"
 	"swapcheck/sched"
 	"swapcheck/stress"
@@ -26,6 +27,7 @@ const (
 	modeStress
 	modeReplayRandom
 	modeReplay
+	modeSource
 	modeSearch
 )
 
@@ -63,6 +65,8 @@ var (
 	targetModes = modesOf(modeSearch, modeStress, modeReplayRandom)
 	// the flags of files written
 	outModes = modesOf(modeSearch, modeStress, modeReplayRandom, modeReplay)
+	// the flags that say which world is checked, which -source reads too
+	worldModes = targetModes | modesOf(modeSource)
 )
 
 // flagTable is every flag, in the order -h lists them under their first
@@ -71,46 +75,46 @@ var flagTable = []flagDef{
 	{name: "protocol", modes: targetModes, define: func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.protocol, "protocol", "", "the variant to check: "+strings.Join(protocolNames(), ", "))
 	}},
-	{name: "scenario", modes: targetModes, define: func(fs *flag.FlagSet, o *options) {
+	{name: "scenario", modes: worldModes, define: func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.scenario, "scenario", "", "read the scenario from `FILE` instead (see testdata/scenarios/README.md)")
 	}},
-	{name: "atomicity", modes: targetModes, define: func(fs *flag.FlagSet, o *options) {
+	{name: "atomicity", modes: worldModes, define: func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.atomicity, "atomicity", model.GIL.String(), "what one step is: "+strings.Join(atomicityNames(), ", ")+" (-list says what each does)")
 	}},
-	{name: "threads", modes: targetModes, define: func(fs *flag.FlagSet, o *options) {
+	{name: "threads", modes: worldModes, define: func(fs *flag.FlagSet, o *options) {
 		fs.IntVar(&o.shape.Threads, "threads", scenario.DefaultShape.Threads, fmt.Sprintf("GPU threads per block, 1..%d (1..%d with -backend goroutines)", scenario.MaxThreads, scenario.MaxStressThreads))
 	}},
-	{name: "blocks", modes: targetModes, define: func(fs *flag.FlagSet, o *options) {
+	{name: "blocks", modes: worldModes, define: func(fs *flag.FlagSet, o *options) {
 		fs.IntVar(&o.shape.Blocks, "blocks", scenario.DefaultShape.Blocks, fmt.Sprintf("blocks per launch (run one after another), 1..%d", scenario.MaxBlocks))
 	}},
-	{name: "calls", modes: targetModes, define: func(fs *flag.FlagSet, o *options) {
+	{name: "calls", modes: worldModes, define: func(fs *flag.FlagSet, o *options) {
 		fs.IntVar(&o.shape.Calls, "calls", scenario.DefaultShape.Calls, fmt.Sprintf("device-function calls each thread makes, 0..%d", scenario.MaxStmts/2))
 	}},
-	{name: "modules", modes: targetModes, define: func(fs *flag.FlagSet, o *options) {
+	{name: "modules", modes: worldModes, define: func(fs *flag.FlagSet, o *options) {
 		fs.IntVar(&o.shape.Modules, "modules", scenario.DefaultShape.Modules, fmt.Sprintf("device modules the calls go to, round-robin, 1..%d (besides the kernel's)", scenario.MaxModules-1))
 	}},
-	{name: "names", modes: targetModes, define: func(fs *flag.FlagSet, o *options) {
+	{name: "names", modes: worldModes, define: func(fs *flag.FlagSet, o *options) {
 		fs.IntVar(&o.shape.Names, "names", scenario.DefaultShape.Names, fmt.Sprintf("globals per module bound to cuda (cuda, cu, ...), 1..%d", scenario.MaxNames))
 	}},
-	{name: "nest", modes: targetModes, define: func(fs *flag.FlagSet, o *options) {
+	{name: "nest", modes: worldModes, define: func(fs *flag.FlagSet, o *options) {
 		fs.IntVar(&o.shape.Nest, "nest", scenario.DefaultShape.Nest, fmt.Sprintf("depth of nested device calls inside each call, 0..%d; modules x (nest+1) at most %d", scenario.MaxNest, scenario.MaxFunctions))
 	}},
-	{name: "syncthreads", modes: targetModes, define: func(fs *flag.FlagSet, o *options) {
+	{name: "syncthreads", modes: worldModes, define: func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.shape.Syncthreads, "syncthreads", false, "call cuda.syncthreads() after each device call")
 	}},
-	{name: "host-calls", modes: targetModes, define: func(fs *flag.FlagSet, o *options) {
+	{name: "host-calls", modes: worldModes, define: func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.shape.HostCalls, "host-calls", false, "the host also calls f1 itself, before and after the launch (a device function called from the host)")
 	}},
-	{name: "hosts", modes: targetModes, define: func(fs *flag.FlagSet, o *options) {
+	{name: "hosts", modes: worldModes, define: func(fs *flag.FlagSet, o *options) {
 		fs.IntVar(&o.shape.Hosts, "hosts", 1, fmt.Sprintf("host threads, each launching the kernel at once, 1..%d", scenario.MaxHosts))
 	}},
-	{name: "branch", modes: targetModes, define: func(fs *flag.FlagSet, o *options) {
+	{name: "branch", modes: worldModes, define: func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.shape.Branch, "branch", false, "threads differ: thread 0 makes the kernel's calls once, the others twice (if cuda.threadIdx.x == 0: ... else: for _ in range(2): ...)")
 	}},
-	{name: "atomics", modes: targetModes, define: func(fs *flag.FlagSet, o *options) {
+	{name: "atomics", modes: worldModes, define: func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.atomics, "atomics", "", "the kernel takes an array a and thread tid makes cuda.atomic.OP(a, 0, 1), OP the (tid % n)-th of these comma-separated FakeCUDAAtomic methods (add,sub: the lost update)")
 	}},
-	{name: "shared", modes: targetModes, define: func(fs *flag.FlagSet, o *options) {
+	{name: "shared", modes: worldModes, define: func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.shape.Shared, "shared", false, "each thread first allocates s = cuda.shared.array(THREADS, numba.int64) (FakeCUDAShared's allocation)")
 	}},
 	{name: "fix", modes: targetModes, define: func(fs *flag.FlagSet, o *options) {
@@ -165,7 +169,7 @@ var flagTable = []flagDef{
 		}
 		return nil
 	}},
-	{name: "max-depth", modes: modesOf(modeSearch, modeCompare), define: func(fs *flag.FlagSet, o *options) {
+	{name: "max-depth", modes: modesOf(modeSearch, modeCompare, modeSource), define: func(fs *flag.FlagSet, o *options) {
 		fs.IntVar(&o.maxDepth, "max-depth", 0, fmt.Sprintf("per-execution step budget, 0 or more (0: %d); reaching it makes the verdict incomplete", sched.DefaultMaxDepth))
 	}, check: func(o *options) error {
 		if o.maxDepth < 0 {
@@ -182,7 +186,7 @@ var flagTable = []flagDef{
 		}
 		return nil
 	}},
-	{name: "timeout", modes: modesOf(modeSearch), define: func(fs *flag.FlagSet, o *options) {
+	{name: "timeout", modes: modesOf(modeSearch, modeSource), define: func(fs *flag.FlagSet, o *options) {
 		fs.DurationVar(&o.timeout, "timeout", 0, "stop the search after this long (0: none); the verdict is then incomplete; Ctrl-C, SIGTERM and SIGHUP stop it too")
 	}, check: func(o *options) error {
 		if o.timeout < 0 {
@@ -202,7 +206,7 @@ var flagTable = []flagDef{
 	{name: "json", modes: modesOf(modeSearch, modeStress, modeReplay), define: func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.json, "json", false, "print the JSON summary on stdout instead of the trace")
 	}},
-	{name: "quiet", modes: modesOf(modeSearch, modeCompare), define: func(fs *flag.FlagSet, o *options) {
+	{name: "quiet", modes: modesOf(modeSearch, modeCompare, modeSource), define: func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.quiet, "quiet", false, "no progress report on stderr")
 	}},
 	{name: "emit-python", modes: modesOf(modeSearch, modeReplay), define: func(fs *flag.FlagSet, o *options) {
@@ -250,14 +254,17 @@ var flagTable = []flagDef{
 	{name: "replay-random", modes: modesOf(modeReplayRandom), define: func(fs *flag.FlagSet, o *options) {
 		fs.IntVar(&o.rr.n, "replay-random", 0, "replay `N` random walks of the scenario on real Python threads (seeds from -seed) and tally how each ended against the model's walk (docs/replay.md)")
 	}},
-	{name: "python", modes: modesOf(modeReplayRandom), define: func(fs *flag.FlagSet, o *options) {
-		fs.StringVar(&o.rr.python, "python", "python3", "with -replay-random: the Python that runs the replays (a CPython 3.11; Debian's numba is /usr/bin/python3's)")
+	{name: "python", modes: modesOf(modeReplayRandom, modeSource), define: func(fs *flag.FlagSet, o *options) {
+		fs.StringVar(&o.rr.python, "python", "", "with -source: the CPython that compiles the file, `PATH|VERSION` (a path, or a version such as 3.12; default: the newest supported one on PATH, then under pyenv); with -replay-random: the Python that runs the replays, a CPython 3.11 (default python3; Debian's numba is /usr/bin/python3's)")
 	}},
 	{name: "target", modes: modesOf(modeReplayRandom), define: func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.rr.target, "target", "rendition", "with -replay-random: rendition (swapcheck's stand-in simulator) or numba (the installed numba's simulator)")
 	}},
 	{name: "swap", modes: modesOf(modeReplayRandom), define: func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.rr.swap, "swap", "installed", "with -replay-random -target numba: installed (the simulator's own swapped_cuda_module) or rendition (the variant's in its place)")
+	}},
+	{name: "source", modes: modesOf(modeSource), define: func(fs *flag.FlagSet, o *options) {
+		fs.StringVar(&o.source, "source", "", "check the swap function of the Python file `FILE[:NAME]` as it is written (NAME defaults to "+pysource.DefaultFunction+"): a real CPython (-python) compiles it, and its bytecode runs in the model's launch (README: \"Checking your own swap function\")")
 	}},
 	{name: "replay", modes: modesOf(modeReplay), define: func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.replay, "replay", "", "replay the trace.json or schedule.txt `FILE` written by -out (its protocol, atomicity and scenario)")

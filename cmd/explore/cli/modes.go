@@ -28,6 +28,7 @@ var modes = []mode{
 	{id: modeVersion, name: "print the version", picks: "-version", flag: "version"},
 	{id: modeCompare, name: "time every strategy and stress on the buggy variants", picks: "-compare", flag: "compare",
 		why: "-compare runs every strategy and stress on its own cases (the buggy variants on -threads 2 and 64), each trial capped by -duration"},
+	{id: modeSource, name: "check the swap function of a Python file as written", picks: "-source FILE[:NAME]", flag: "source"},
 	{id: modeStress, name: "stress the protocol on real goroutines", picks: "-backend goroutines", flag: "backend"},
 	{id: modeReplayRandom, name: "replay N random walks on real Python threads and tally them", picks: "-replay-random N", flag: "replay-random"},
 	{id: modeReplay, name: "replay a trace.json or schedule.txt written by -out", picks: "-replay", flag: "replay",

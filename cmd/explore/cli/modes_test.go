@@ -46,6 +46,13 @@ func TestModesRefuseFlagsTheyDoNotRead(t *testing.T) {
 		{"random -depth", []string{"-protocol", "merged", "-strategy", "random", "-depth", "3"}, "-strategy random does not read -depth"},
 		{"auto -preemptions", []string{"-protocol", "merged", "-preemptions", "3"}, "-strategy auto does not read -preemptions"},
 		{"bfs -workers", []string{"-protocol", "merged", "-strategy", "bfs", "-workers", "2"}, "-strategy bfs does not read -workers"},
+		{"-source -protocol", []string{"-source", "k.py", "-protocol", "merged"}, "-source FILE[:NAME] and -protocol both given: -source FILE[:NAME] does not read -protocol"},
+		{"-source -faults", []string{"-source", "k.py", "-faults", "interrupt"}, "-source FILE[:NAME] and -faults both given"},
+		{"-source -out", []string{"-source", "k.py", "-out", out}, "-source FILE[:NAME] and -out both given"},
+		{"-source -strategy", []string{"-source", "k.py", "-strategy", "dfs"}, "-source FILE[:NAME] and -strategy both given"},
+		{"-source -list", []string{"-source", "k.py", "-list"}, "-list and -source FILE[:NAME] both given: each picks what explore does"},
+		{"-source -replay", []string{"-replay", "x", "-source", "k.py"}, "-source FILE[:NAME] and -replay both given"},
+		{"-python alone", []string{"-protocol", "merged", "-python", "3.12"}, "-python needs -source FILE[:NAME] or -replay-random N"},
 		{"dpor -workers", []string{"-protocol", "merged", "-strategy", "dpor", "-workers", "2"}, "-strategy dpor does not read -workers"},
 	}
 	for _, tt := range tests {

@@ -213,7 +213,9 @@ func docFiles(t *testing.T) []string {
 // last command's output (stdout, then stderr) must hold its lines, in
 // order ("..." skips any), so that a figure a page states is the one the
 // command prints. A command whose comment says "long" runs only with
-// SWAPCHECK_LONG=1; one that says "a measurement" never runs here. Each file's commands run in its order, in a scratch
+// SWAPCHECK_LONG=1; one that says "a measurement" never runs here, nor
+// one that "needs a numba-cuda checkout"; one that "needs Debian's
+// python3-numba" runs where it is installed. Each file's commands run in its order, in a scratch
 // directory of its own that sees the repository's testdata/ and
 // check/testdata/, so that a command can read what an earlier one wrote
 // (-replay out/schedule.txt). A command of another kind (go test, a
@@ -269,6 +271,14 @@ func TestREADMECommands(t *testing.T) {
 				if longRE.MatchString(c.comment) && !testenv.Long() {
 					t.Skipf("%s: long (minutes): runs with SWAPCHECK_LONG=1", c.text)
 				}
+				if checkoutRE.MatchString(c.comment) {
+					t.Skipf("%s: it reads a clone of NVIDIA/numba-cuda beside the repository, which no test fetches", c.text)
+				}
+				if debianNumbaRE.MatchString(c.comment) {
+					if _, err := os.Stat(debianNumba); err != nil {
+						testenv.Unavailable(t, "SWAPCHECK_REQUIRE_NUMBA", fmt.Sprintf("%s: %s is not here: apt-get install python3-numba", c.text, debianNumba))
+					}
+				}
 				want, err := strconv.Atoi(m[1])
 				require.NoError(t, err)
 				t.Chdir(dir)
@@ -285,6 +295,20 @@ func TestREADMECommands(t *testing.T) {
 
 // longRE finds the mark of a command too long for the default suite.
 var longRE = regexp.MustCompile(`\blong\b`)
+
+// checkoutRE finds the mark of a command that reads a clone of
+// NVIDIA/numba-cuda (-source on its kernelapi.py): no test runs it, as
+// CI fetches nothing.
+var checkoutRE = regexp.MustCompile(`\bneeds a numba-cuda checkout\b`)
+
+// debianNumbaRE finds the mark of a command that reads Debian's numba
+// (-source on its kernelapi.py): it runs where python3-numba is
+// installed, and fails the test without it under SWAPCHECK_REQUIRE_NUMBA
+// (which CI sets), as the replays on numba do.
+var debianNumbaRE = regexp.MustCompile(`\bneeds Debian's python3-numba\b`)
+
+// debianNumba is the simulator of Debian's python3-numba.
+const debianNumba = "/usr/lib/python3/dist-packages/numba/cuda/simulator/kernelapi.py"
 
 // measurementRE finds the mark of a command that measures for minutes
 // (docs/stress.md's -compare table): its output is timings, which no test

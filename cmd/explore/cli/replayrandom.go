@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -49,6 +50,7 @@ type rrWalk struct {
 
 func runReplayRandom(o *options, stdout, stderr io.Writer) (int, error) {
 	rr := o.rr
+	rr.python = cmp.Or(rr.python, "python3") // -python's default here (-source has its own)
 	switch {
 	case rr.n < 1 || rr.n > rrMaxWalks:
 		return 0, usagef("-replay-random must be 1..%d, got %d", rrMaxWalks, rr.n)

@@ -46,7 +46,7 @@ func TestReplayRandomRefuses(t *testing.T) {
 		{[]string{"-replay-random", "2", "-protocol", "merged", "-target", "cuda"}, `unknown -target "cuda"`},
 		{[]string{"-replay-random", "2", "-protocol", "merged", "-strategy", "dfs"}, "-replay-random N and -strategy both given"},
 		{[]string{"-replay-random", "2", "-protocol", "merged", "-python", "/nonexistent/python"}, "-python /nonexistent/python"},
-		{[]string{"-protocol", "merged", "-python", "python3"}, "-python needs -replay-random N"},
+		{[]string{"-protocol", "merged", "-python", "python3"}, "-python needs -source FILE[:NAME] or -replay-random N"},
 		{[]string{"-replay-random", "2", "-protocol", "merged", "-atomicity", "free-threaded"}, "a GIL build cannot run a -atomicity free-threaded interleaving"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -16,7 +16,8 @@ const exitHelp = `exit status:
   1  violation (the trace, or the JSON summary with -json, says which)
   2  bad usage or input (one line on stderr); -h and -version exit 0
   3  incomplete: a limit, -timeout or a signal (Ctrl-C, SIGTERM, SIGHUP)
-     stopped it; the summary says what was covered
+     stopped it, or -source met what it cannot model; the summary says
+     what was covered
 `
 
 // usage prints explore's help: its forms, the merge subcommand, the exit
@@ -31,6 +32,8 @@ usage:
   explore -protocol NAME [flags]          search its interleavings for a violation
   explore -replay FILE [-out DIR] [-json] replay a trace.json or schedule.txt
                                           written by -out
+  explore -source FILE[:NAME] [flags]     check the swap function of a Python file
+                                          as written (NAME: swapped_cuda_module)
   explore -backend goroutines -protocol NAME [flags]
                                           stress it on real goroutines
   explore -compare [flags]                time every strategy and stress

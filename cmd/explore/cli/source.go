@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"swapcheck/check"
+	"swapcheck/model"
+	"swapcheck/pysource"
+	"swapcheck/scenario"
+	"swapcheck/sched"
+	"swapcheck/source"
+)
+
+// -source FILE[:NAME]: the swap function of a user's Python file, compiled
+// by a real CPython (package pysource) and run by package source in the
+// model's launch, searched by sched.States. Everything the user gave is
+// checked before the search: the interpreter, the file, the function, the
+// scenario and every construct of the file (pyvm's refusal pass), each
+// refused in one line (exit 2). The verdict: verified (exit 0, naming the
+// world), a violation (exit 1, with the trace of the file's instructions),
+// or incomplete (exit 3): a limit or a signal stopped the search, or it
+// met what the model cannot express (source.KindModelGap), which is never
+// a verdict on the file.
+
+// sourceRun is what a -source run checks and how it was asked for.
+type sourceRun struct {
+	prog  *source.Program
+	rerun string // the command that runs it again
+}
+
+func runSource(o *options, stdout, stderr io.Writer) (int, error) {
+	if err := checkFlagValues(o, modeSource); err != nil {
+		return 0, err
+	}
+	a, err := model.ParseAtomicity(o.atomicity)
+	if err != nil {
+		return 0, usageError{err.Error()}
+	}
+	sc, err := sourceScenario(o)
+	if err != nil {
+		return 0, err
+	}
+	in, err := pysource.Find(o.rr.python)
+	if err != nil {
+		return 0, err
+	}
+	src, err := pysource.Load(in, o.source)
+	if err != nil {
+		return 0, err
+	}
+	p, err := source.Load(src, sc, a)
+	if err != nil {
+		return 0, err
+	}
+	// all the input is good: say which interpreter compiled it
+	fmt.Fprintf(stderr, "explore: -source: %s\n", interpreterLine(in, o.rr.python))
+	args := o.args
+	if !o.set["python"] {
+		// the rerun compiles with the same feature version
+		args = append(args[:len(args):len(args)], "-python", in.Version.String())
+	}
+	run := &sourceRun{prog: p, rerun: "go run ./cmd/explore " + strings.Join(args, " ")}
+
+	ctx, stop := interruptContext()
+	defer stop()
+	var deadline time.Time
+	if o.timeout > 0 {
+		deadline = time.Now().Add(o.timeout)
+	}
+	stopNow := func() bool {
+		return ctx.Err() != nil || !deadline.IsZero() && time.Now().After(deadline)
+	}
+	lim := sched.Limits{MaxDepth: o.maxDepth, Stop: stopNow, Cancel: stopNow}
+	prog := newProgress(stderr, o.quiet, 0, 0)
+	if prog != nil {
+		lim.Progress = prog.update
+	}
+	start := time.Now()
+	res := sched.States{}.Run(source.New(p), lim)
+	elapsed := time.Since(start)
+	prog.done()
+	if res.Verdict == sched.Incomplete && res.Cut == "stopped" {
+		// sched says "stopped"; say what stopped it
+		res.Cut = fmt.Sprintf("-timeout %s reached", o.timeout)
+		if ctx.Err() != nil {
+			res.Cut = stopReason(ctx)
+		}
+	}
+	if err := run.write(stdout, res); err != nil {
+		return 0, err
+	}
+	verdict := res.Verdict.String()
+	if res.Failure != nil {
+		verdict = "violation " + res.Failure.Kind
+		if res.Failure.Kind == source.KindModelGap {
+			verdict = "incomplete (model-gap)"
+		}
+	}
+	fmt.Fprintf(stderr, "explore: -source %s, %s: %s, %s, %s in %.1f ms\n", o.source, verdict,
+		check.Count(res.Stats.Executions, "execution"), check.Count(res.Stats.States, "state"), check.Count(res.Stats.Steps, "step"),
+		float64(elapsed.Microseconds())/1e3)
+	return sourceExit(res), nil
+}
+
+// sourceExit is a -source run's exit status: a model gap is no verdict on
+// the file, so it exits as an incomplete search does.
+func sourceExit(res sched.Result) int {
+	switch {
+	case res.Verdict == sched.Violation && res.Failure.Kind == source.KindModelGap:
+		return ExitIncomplete
+	case res.Verdict == sched.Violation:
+		return ExitViolation
+	case res.Verdict == sched.Verified:
+		return ExitOK
+	}
+	return ExitIncomplete
+}
+
+// interpreterLine says which interpreter was taken and how it was found:
+// "CPython 3.12.1 at /root/.pyenv/versions/3.12.1/bin/python3, found under
+// pyenv: the newest supported one".
+func interpreterLine(in pysource.Interpreter, spec string) string {
+	line := in.String()
+	if in.Executable != "" && in.Executable != in.Path {
+		line += " (running " + in.Executable + ")"
+	}
+	switch in.Via {
+	case "PATH":
+		line += ", found on PATH"
+	case "pyenv":
+		line += ", found under pyenv"
+	}
+	switch {
+	case spec == "":
+		return line + ": the newest supported one (-python picks another)"
+	case in.Via == "given":
+		return line + ": given by -python"
+	}
+	return line + ": -python " + spec
+}
+
+// sourceScenario is the scenario -source runs: -scenario's file, or the
+// one the shape flags build. What of it package source does not run yet
+// is source.Load's to refuse.
+func sourceScenario(o *options) (*scenario.Scenario, error) {
+	if o.shape.Threads > scenario.MaxThreads {
+		return nil, usagef("-threads %d: -source searches take at most %d threads per block", o.shape.Threads, scenario.MaxThreads)
+	}
+	if o.scenario != "" {
+		for _, f := range shapeFlags {
+			if o.set[f] {
+				return nil, usagef("-scenario and -%s both given: the scenario file says it all", f)
+			}
+		}
+		return readScenario(o.scenario, scenario.MaxThreads)
+	}
+	if o.shape.Hosts < 1 { // Build reads 0 as one host; the flag says 1
+		return nil, usagef("hosts must be 1..%d, got %d", scenario.MaxHosts, o.shape.Hosts)
+	}
+	if err := atomicsShape(o); err != nil {
+		return nil, err
+	}
+	sc, err := o.shape.Build()
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	return sc, nil
+}

@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"swapcheck/check"
+	"swapcheck/model"
+	"swapcheck/sched"
+	"swapcheck/source"
+)
+
+// write prints a -source run's result for a person: what was checked
+// (the file as given, the function, the CPython version and the
+// atomicity), the verdict, the world it covers, the scenario and, for a
+// violation or a model gap, the trace of the steps that lead to it and
+// the command that runs it again. Nothing in it depends on the machine
+// or the clock.
+func (r *sourceRun) write(out io.Writer, res sched.Result) error {
+	p := r.prog
+	var b strings.Builder
+	para(&b, fmt.Sprintf("source %s, function %s", p.Source.File, p.Source.Name))
+	para(&b, fmt.Sprintf("%s bytecode, atomicity %s", cpython(p), p.Atomicity))
+	st := res.Stats
+	counts := check.Count(st.States, "state") + ", " + check.Count(st.Executions, "execution") + ", " + check.Count(st.Steps, "step")
+	switch {
+	case res.Verdict == sched.Verified:
+		para(&b, "verdict: verified: the search covered every reachable state"+reduction(p)+": "+counts)
+		para(&b, "the world verified: "+r.world(st.States))
+		para(&b, "checked: "+sourceChecks(p)+"; not checked: linearizability")
+	case res.Verdict == sched.Violation && res.Failure.Kind == source.KindModelGap:
+		para(&b, fmt.Sprintf("verdict: incomplete: the search met what -source cannot model (%s) after %s; nothing is proved", source.KindModelGap, counts))
+		para(&b, failureText(p, res.Failure))
+	case res.Verdict == sched.Violation:
+		para(&b, "verdict: violation "+res.Failure.Kind)
+		para(&b, failureText(p, res.Failure))
+	default:
+		para(&b, fmt.Sprintf("verdict: incomplete: the search stopped (%s) after %s, without a violation; nothing is proved", res.Cut, counts))
+		para(&b, "the world searched: "+r.world(st.States))
+	}
+	b.WriteString("\nscenario:\n")
+	for _, line := range strings.Split(strings.TrimRight(p.Scenario.String(), "\n"), "\n") {
+		b.WriteString("    " + line + "\n")
+	}
+	if res.Verdict == sched.Violation {
+		steps, replayed := source.Run(p, res.Schedule)
+		sameFailure(res.Failure, replayed)
+		b.WriteString("\n")
+		para(&b, fmt.Sprintf("%s (%s); %s:",
+			check.Count(len(steps), "step"), check.Count(sched.CountPreemptions(source.New(p), res.Schedule), "preemption"), stepMeaning(p)))
+		b.WriteString("\n")
+		writeSourceTable(&b, p, steps, res.Failure)
+		b.WriteString("\nrerun: " + r.rerun + "\n")
+	}
+	_, err := io.WriteString(out, b.String())
+	return err
+}
+
+// sameFailure panics when replaying a counterexample's schedule did not
+// end as the search said: the world is deterministic, so that is a broken
+// invariant of package source. (A deadlock is the scheduler's finding:
+// the replay just stops with threads left.)
+func sameFailure(found, replayed *sched.Failure) {
+	switch {
+	case replayed == nil && found.Kind == sched.KindDeadlock:
+	case replayed == nil || replayed.Kind != found.Kind || replayed.Message != found.Message:
+		panic(fmt.Sprintf("cli: the -source counterexample replays to %v, not to the search's %v", replayed, found))
+	}
+}
+
+// reduction says how the search counts states: up to a renaming of
+// identical GPU threads where package source gives canonical keys, else
+// one by one.
+func reduction(p *source.Program) string {
+	if _, ok := sched.System(source.New(p)).(sched.Canonical); ok {
+		return ", up to a renaming of identical GPU threads"
+	}
+	return " (no symmetry reduction for -source yet: every state counted)"
+}
+
+// cpython is the interpreter whose bytecode runs: "CPython 3.12.1".
+func cpython(p *source.Program) string {
+	in := p.Source.Interpreter
+	return fmt.Sprintf("CPython %s.%d", in.Version, in.Micro)
+}
+
+// world says which world a -source verdict covers.
+func (r *sourceRun) world(states int64) string {
+	p := r.prog
+	sc := p.Scenario
+	return fmt.Sprintf("1 host, %s of %s of %s; no faults; atomicity %s; %s bytecode; %s",
+		check.Count(sc.Launches, "launch"), check.Count(sc.Blocks, "block"), check.Count(sc.Threads, "GPU thread"),
+		p.Atomicity, cpython(p), check.Count(states, "state"))
+}
+
+// sourceChecks says what a -source search checks (package source's
+// doc, "What is checked").
+func sourceChecks(p *source.Program) string {
+	return fmt.Sprintf("every use of cuda sees its launch's fake; no exception leaves %s, its __enter__ or its __exit__; "+
+		"after the launch every module's globals hold the real module and the file's registries hold nothing its set-up did not; no deadlock",
+		p.Source.Name)
+}
+
+// failureText is a failure's message, after the failing thread's name.
+func failureText(p *source.Program, f *sched.Failure) string {
+	if f.Thread < 0 {
+		return f.Message
+	}
+	return p.ThreadName(int(f.Thread)) + ": " + f.Message
+}
+
+// stepMeaning says what one step of a -source trace is, under the
+// program's atomicity (package source's doc, "One step").
+func stepMeaning(p *source.Program) string {
+	const sim = "or one statement of the simulator's code (kernel.py, the kernel, the device functions)"
+	const local = "the instructions before it touch only the thread's own frame"
+	switch p.Atomicity {
+	case model.GILBreaker:
+		return fmt.Sprintf("a step runs its thread from one eval-breaker check of CPython %s to the next, to a lock it blocks on, %s", p.Version(), sim)
+	case model.FreeThreaded, model.FreeThreadedOverwrite:
+		return "a step runs its thread up to one instruction that touches what another thread can (a defaultdict miss split as a free-threaded build runs it) " + sim + "; " + local
+	}
+	return "a step runs its thread up to one instruction that touches what another thread can " + sim + "; " + local
+}
+
+// para writes text as lines of at most check.TextWidth columns, the
+// lines after the first indented by four.
+func para(b *strings.Builder, text string) {
+	b.WriteString(wrap(text, check.TextWidth-4, "    ") + "\n")
+}
