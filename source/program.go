@@ -214,7 +214,7 @@ func supported(sc *scenario.Scenario) error {
 		no = append(no, "faults")
 	}
 	if len(sc.Arrays) > 0 {
-		no = append(no, "kernel arrays (atomics)")
+		no = append(no, "atomics")
 	}
 	if sc.Fixes != 0 {
 		no = append(no, "simulator fixes")
@@ -235,8 +235,10 @@ func supported(sc *scenario.Scenario) error {
 				}
 			case scenario.OpRaise:
 				no = append(no, "a raising kernel")
+			case scenario.OpAtomic:
+				no = append(no, "atomics")
 			default:
-				no = append(no, "atomics and shared arrays")
+				no = append(no, "shared arrays")
 			}
 		}
 	}

@@ -187,7 +187,7 @@ func TestSourceRefusesBadInput(t *testing.T) {
 		{name: "no swapped_cuda_module", args: []string{"-source", unsupported + ":swapped"}, says: "no top-level function swapped"},
 		{name: "a syntax error", args: []string{"-source", syntax}, regexp: `bad\.py:1: SyntaxError: .+`},
 		{name: "an unsupported construct", args: []string{"-source", unsupported}, says: "unsupported.py:14: opcode BUILD_SET is not supported (python 3.11)"},
-		{name: "a scenario it does not run", args: []string{"-source", naive, "-hosts", "2"}, says: "-source does not run this scenario yet: several hosts"},
+		{name: "a scenario it does not run", args: []string{"-source", naive, "-atomics", "add"}, says: "-source does not run this scenario yet: atomics (package model runs it for the built-in variants)"},
 		{name: "faults in a scenario file", args: []string{"-source", naive, "-scenario", "../../../testdata/scenarios/interrupt.txt"}, says: "-source does not run this scenario yet: faults"},
 		{name: "too many threads", args: []string{"-source", naive, "-threads", "100"}, says: "-threads 100: -source searches take at most"},
 		{name: "-scenario and a shape flag", args: []string{"-source", naive, "-scenario", "x.txt", "-threads", "3"}, says: "-scenario and -threads both given"},

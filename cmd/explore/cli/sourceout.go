@@ -70,13 +70,13 @@ func sameFailure(found, replayed *sched.Failure) {
 }
 
 // reduction says how the search counts states: up to a renaming of
-// identical GPU threads where package source gives canonical keys, else
-// one by one.
+// alike GPU threads (package source's key, Program.Symmetry), else one
+// by one.
 func reduction(p *source.Program) string {
-	if _, ok := sched.System(source.New(p)).(sched.Canonical); ok {
-		return ", up to a renaming of identical GPU threads"
+	if p.Symmetry {
+		return ", up to a renaming of alike GPU threads"
 	}
-	return " (no symmetry reduction for -source yet: every state counted)"
+	return " (every state counted: no symmetry reduction)"
 }
 
 // cpython is the interpreter whose bytecode runs: "CPython 3.12.1".
