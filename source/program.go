@@ -237,8 +237,10 @@ func supported(sc *scenario.Scenario) error {
 				no = append(no, "a raising kernel")
 			case scenario.OpAtomic:
 				no = append(no, "atomics")
-			default:
+			case scenario.OpShared, scenario.OpStore, scenario.OpLoad:
 				no = append(no, "shared arrays")
+			default:
+				no = append(no, fmt.Sprintf("a statement of kind %d", st.Kind))
 			}
 		}
 	}
@@ -368,6 +370,8 @@ func (p *Program) flatten(out []stmt, mod int, body []scenario.Stmt, tid, bid in
 			for range st.Times {
 				out = p.flatten(out, mod, st.Body, tid, bid)
 			}
+		default:
+			panic(fmt.Sprintf("source: a statement of kind %d, which supported lets through", st.Kind))
 		}
 	}
 	return out
