@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"regexp"
 	"slices"
 
 	"swapcheck/model"
@@ -282,10 +283,15 @@ func (w *World) pyUnit(t int, in *pyvm.StepInfo) Unit {
 	case ins.ArgName != "":
 		op += " " + ins.ArgName
 	case ins.ArgRepr != "":
-		op += " " + ins.ArgRepr
+		op += " " + codeObject.ReplaceAllString(ins.ArgRepr, "<code object $1, line $2>")
 	}
 	return Unit{Thread: t, Where: fmt.Sprintf("%s:%d", w.p.file, line), Text: w.p.line(line), Bytecode: op}
 }
+
+// codeObject is how CPython's dis shows a code object constant: its
+// address differs from run to run and its file is the reporter's path,
+// so a unit shows its name and line.
+var codeObject = regexp.MustCompile(`<code object (\S+) at 0x[0-9a-fA-F]+, file "[^"]*", line (\d+)>`)
 
 // taskDone takes the outcome of thread t's task: an exception is a
 // violation; a value moves the with statement on.

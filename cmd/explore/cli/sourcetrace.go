@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -107,7 +106,7 @@ func sourceCell(units []source.Unit, width int) []string {
 	for i := 0; i < len(units); {
 		u := units[i]
 		if u.Text == "" { // a C-level step of the interpreter
-			out = append(out, cellWrap("("+codeRepr(u.Bytecode)+")", width, " ")...)
+			out = append(out, cellWrap("("+u.Bytecode+")", width, " ")...)
 			i++
 			continue
 		}
@@ -115,7 +114,7 @@ func sourceCell(units []source.Unit, width int) []string {
 		var ops, effects []string
 		for ; j < len(units) && units[j].Where == u.Where && units[j].Text == u.Text; j++ {
 			if units[j].Bytecode != "" {
-				ops = append(ops, codeRepr(units[j].Bytecode))
+				ops = append(ops, units[j].Bytecode)
 			}
 			if units[j].Effect != "" {
 				effects = append(effects, units[j].Effect)
@@ -131,15 +130,6 @@ func sourceCell(units []source.Unit, width int) []string {
 		i = j
 	}
 	return out
-}
-
-// codeObject is how CPython's dis shows a code object constant: its
-// address differs from run to run, so a trace shows its name and line.
-var codeObject = regexp.MustCompile(`<code object (\S+) at 0x[0-9a-fA-F]+, file "[^"]*", line (\d+)>`)
-
-// codeRepr is an opcode's text without a code object's address.
-func codeRepr(s string) string {
-	return codeObject.ReplaceAllString(s, "<code object $1, line $2>")
 }
 
 // cellWrap breaks s into lines of at most width runes, at spaces where it
