@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 
 	"swapcheck/model"
 	"swapcheck/pyvm"
@@ -248,7 +249,9 @@ func (w *World) pyStep(t int) unitResult {
 	if in.Blocked {
 		return unitResult{blocked: true}
 	}
-	if w.rec != nil {
+	if w.rec != nil && !strings.HasPrefix(in.Native, "the embedder's call") {
+		// (the embedder's call is this package's Begin, which the
+		// simulator's statement before it already shows)
 		*w.rec = append(*w.rec, w.pyUnit(t, in))
 	}
 	if in.Fault != "" {
