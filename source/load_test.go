@@ -22,3 +22,21 @@ func TestLoadsAFileThatNeverNamesNumba(t *testing.T) {
 	require.Equal(t, sched.Violation, r.Verdict)
 	require.Equal(t, source.KindUseSawReal, r.Failure.Kind)
 }
+
+// TestShrinkFindsTheSmallestScenario: a counterexample on a larger world
+// shrinks to the smallest one with the same kind, and what shrank is
+// said; a smallest world shrinks nothing.
+func TestShrinkFindsTheSmallestScenario(t *testing.T) {
+	big := scenario.Shape{Threads: 3, Blocks: 1, Calls: 2, Modules: 2, Names: 1}
+	src := sourceOf(t, pyvm.V312, "../testdata/python/refcount_del.py")
+	sh, p, res, shrunk := source.Shrink(src, big, model.GIL, source.KindException, sched.Limits{})
+	require.Equal(t, []string{"threads 3 -> 2", "calls 2 -> 1", "modules 2 -> 1"}, shrunk)
+	require.Equal(t, scenario.DefaultShape, sh)
+	require.Equal(t, sched.Violation, res.Verdict)
+	_, f := source.Run(p, res.Schedule)
+	require.Equal(t, source.KindException, f.Kind)
+
+	sh, _, _, shrunk = source.Shrink(src, scenario.DefaultShape, model.GIL, source.KindException, sched.Limits{})
+	require.Empty(t, shrunk)
+	require.Equal(t, scenario.DefaultShape, sh)
+}

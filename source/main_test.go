@@ -38,11 +38,18 @@ func interpreter(t testing.TB, v pyvm.Version) pysource.Interpreter {
 	return pysource.Interpreter{}
 }
 
-// load loads spec on CPython v into shape's scenario under atomicity a.
-func load(t testing.TB, v pyvm.Version, spec string, shape scenario.Shape, a model.Atomicity) *source.Program {
+// sourceOf compiles spec on CPython v.
+func sourceOf(t testing.TB, v pyvm.Version, spec string) *pysource.Source {
 	t.Helper()
 	src, err := pysource.Load(interpreter(t, v), spec)
 	require.NoError(t, err)
+	return src
+}
+
+// load loads spec on CPython v into shape's scenario under atomicity a.
+func load(t testing.TB, v pyvm.Version, spec string, shape scenario.Shape, a model.Atomicity) *source.Program {
+	t.Helper()
+	src := sourceOf(t, v, spec)
 	sc, err := shape.Build()
 	require.NoError(t, err)
 	p, err := source.Load(src, sc, a)

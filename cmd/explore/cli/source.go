@@ -27,8 +27,9 @@ import (
 
 // sourceRun is what a -source run checks and how it was asked for.
 type sourceRun struct {
-	prog  *source.Program
-	rerun string // the command that runs it again
+	prog   *source.Program
+	rerun  string // the command that runs it again
+	shrunk string // what shrinking made smaller ("" when it did not run)
 }
 
 func runSource(o *options, stdout, stderr io.Writer) (int, error) {
@@ -80,6 +81,16 @@ func runSource(o *options, stdout, stderr io.Writer) (int, error) {
 	}
 	start := time.Now()
 	res := sched.States{}.Run(source.New(p), lim)
+	if res.Verdict == sched.Violation && res.Failure.Kind != source.KindModelGap && o.shrink {
+		run.shrunk = "not shrunk: the scenario is a file"
+		if o.scenario == "" {
+			run.shrunk = "nothing: no smaller scenario has this kind"
+			if _, sp, sres, what := source.Shrink(src, o.shape, a, res.Failure.Kind, lim); len(what) > 0 {
+				run.prog, res.Failure, res.Schedule = sp, sres.Failure, sres.Schedule
+				run.shrunk = strings.Join(what, ", ")
+			}
+		}
+	}
 	elapsed := time.Since(start)
 	prog.done()
 	if res.Verdict == sched.Incomplete && res.Cut == "stopped" {

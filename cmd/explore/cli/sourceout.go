@@ -35,6 +35,10 @@ func (r *sourceRun) write(out io.Writer, res sched.Result) error {
 	case res.Verdict == sched.Violation:
 		para(&b, "verdict: violation "+res.Failure.Kind)
 		para(&b, failureText(p, res.Failure))
+		if r.shrunk != "" {
+			b.WriteString("\n")
+			para(&b, "shrunk: "+r.shrunk)
+		}
 	default:
 		para(&b, fmt.Sprintf("verdict: incomplete: the search stopped (%s) after %s, without a violation; nothing is proved", res.Cut, counts))
 		para(&b, "the world searched: "+r.world(st.States))
