@@ -101,39 +101,41 @@ func pythonFile(v variants.Variant) string {
 // source.Load takes (mustRun; the test logs which ran and which were
 // refused), in every atomicity mode, is searched from its listing
 // (check.Explore, dfs, as docs/verdicts.md) and from its Python file
-// compiled by a real CPython (sched.States on source.New): the verdicts
-// agree (verified or violation), and so do the violation kinds
-// reachable in each world (a complete search under reaching: every kind
-// that some execution meets first, where an end state that breaks both
-// end checks counts as left-swapped, which both sides check before
-// registry-leftover; heavyCells compare less, and say so). The first kind each search meets need not agree: a depth-first
-// search meets whichever its order reaches first (on refcount-unregistered
-// -threads 2 free-threaded-overwrite, the table's shortest is
-// use-saw-real, source's first is exception; both reach both).
+// compiled by a real CPython (sched.States on source.New). The verdicts
+// agree (verified or violation), and so do the violation kinds reachable
+// in each world: a complete search under reaching collects every kind
+// that some execution meets first (an end state that breaks both end
+// checks counts as left-swapped, which both sides check before
+// registry-leftover); heavyCells compare less, and the test says so. The
+// first kind each search meets need not agree: a depth-first search
+// meets whichever its order reaches first (refcount-unregistered,
+// -threads 2, free-threaded-overwrite: the table's shortest is
+// use-saw-real, source meets exception first; both reach both).
 //
-// By default: CPython 3.12 (what numba-cuda's simulator CI runs), gil and
-// gil-breaker. SWAPCHECK_LONG=1: CPython 3.11, 3.12 and 3.13 (each
-// skipped, with a message, where it is not installed), every mode.
+// By default: CPython 3.12 (what numba-cuda's simulator CI runs), gil
+// and gil-breaker (23 s on this 2-core machine). SWAPCHECK_LONG=1:
+// CPython 3.11, 3.12 and 3.13 (each skipped, saying so, where it is not
+// installed), every mode (4 min: 109 s, 64 s, 64 s).
 //
-// State counts differ, and the test logs both. The grouping differs: a
-// listing step is one line's shared access with the bytecodes a
+// State counts differ; the test logs both. The grouping differs: a
+// listing step is one line's shared access with the bytecodes the
 // hand-written listing folds around it; a source step under gil is one
 // instruction that touches what another thread can touch, with the
-// thread-local instructions before it merged in (source/doc.go). One
-// thread's run of -threads 2 (a use, a call of f1) is 24 steps of its
-// thread from the listing of merged and 30 from merged.py on 3.12: the
-// source makes steps of `from numba import cuda` (IMPORT_NAME reads
-// sys.modules), of fn_globs.items() (the iterator over the shared
-// globals), of `for k in orig:` over the published saved dict (GET_ITER
-// and each FOR_ITER), and of the kernel's return, which the listing
-// folds into their neighbours. Under gil-breaker a source step runs to
-// the version's next eval-breaker check, so it is 22 steps there. The
-// keys differ too: source's is the interpreter's heap reachable from the
-// threads, the listing's a fixed vector in which a returned call's frame
-// slot keeps what it held. Measured (dfs, gil, 3.12): merged on
-// -threads 2, listing 483 states, source 679; on -threads 2 -nest 1
-// -names 2, listing 3667, source 2132 (clearing the popped frame slot in
-// the listing's key, as an experiment, gives 421 and 2275).
+// thread-local instructions before it merged in (source/doc.go). One GPU
+// thread's run on -threads 2 (a use of cuda, a call of f1) is 24 steps
+// from the merged listing and 30 from merged.py on 3.12: source makes
+// steps of `from numba import cuda` (IMPORT_NAME reads sys.modules), of
+// fn_globs.items() (an iterator over the shared globals), of `for k in
+// orig:` over the published saved dict (GET_ITER and each FOR_ITER) and
+// of the kernel's return, which the listing folds into their neighbours.
+// Under gil-breaker a source step runs to the version's next eval-breaker
+// check: 22 steps. The keys differ too: source's is the interpreter's
+// heap reachable from the threads, the listing's a fixed vector in which
+// a returned call's frame slot keeps what it held. Measured (gil, 3.12,
+// this test's log): merged on -threads 2, listing 483 states, source 679;
+// on -threads 2 -nest 1 -names 2, listing 3667, source 2132. (Clearing
+// the popped frame slot in model's key, as a one-off experiment, makes
+// the listing's counts 421 and 2275.)
 func TestListingsAgree(t *testing.T) {
 	versions := []pyvm.Version{pyvm.V312}
 	modes := []model.Atomicity{model.GIL, model.GILBreaker}
