@@ -1,0 +1,123 @@
+package source_test
+
+import (
+	"slices"
+
+	"swapcheck/sched"
+)
+
+// reaching wraps a sched.System so that a complete search of it meets
+// every violation kind reachable in the inner system, where a plain
+// search stops at the first one it meets (whichever its depth-first
+// order finds first). A step or an end state that fails records its
+// kind and ends that execution: the wrapper then reports every thread
+// done (the failing thread and every other stop) and an end state that
+// fails nothing; a step after which no thread can move while some are
+// not done records the scheduler's deadlock the same way. Every state
+// reachable in the inner system before its first failure is reachable
+// here, with the same steps enabled, so a search that ends Verified has
+// taken every failing step and reached every failing end.
+//
+// With a target kind (aiming), a failure of that kind is reported as
+// the failure it is, so that the search stops at the first one: whether
+// the kind is reachable at all, at the cost of finding it.
+type reaching struct {
+	inner  sched.System
+	kinds  map[string]bool // shared by every clone: one search, one goroutine
+	target string
+	ended  bool
+}
+
+func newReaching(inner sched.System) *reaching {
+	return &reaching{inner: inner, kinds: map[string]bool{}}
+}
+
+// newAiming is a reaching system whose search stops at target.
+func newAiming(inner sched.System, target string) *reaching {
+	r := newReaching(inner)
+	r.target = target
+	return r
+}
+
+// Kinds is the kinds recorded so far, sorted.
+func (r *reaching) Kinds() []string {
+	out := make([]string, 0, len(r.kinds))
+	for k := range r.kinds {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (r *reaching) NumThreads() int { return r.inner.NumThreads() }
+
+func (r *reaching) Status(t sched.ThreadID) sched.Status {
+	if r.ended {
+		return sched.Done
+	}
+	return r.inner.Status(t)
+}
+
+func (r *reaching) Footprint(t sched.ThreadID) sched.Footprint { return r.inner.Footprint(t) }
+
+func (r *reaching) Step(t sched.ThreadID) *sched.Failure {
+	if f := r.inner.Step(t); f != nil {
+		return r.end(f)
+	}
+	if r.stuck() {
+		return r.end(&sched.Failure{Kind: sched.KindDeadlock, Thread: -1, Message: "no thread can move"})
+	}
+	return nil
+}
+
+// stuck reports whether no thread of the inner system can move while
+// some thread is not done (the scheduler's deadlock).
+func (r *reaching) stuck() bool {
+	done := true
+	for t := range r.inner.NumThreads() {
+		switch r.inner.Status(sched.ThreadID(t)) {
+		case sched.Runnable:
+			return false
+		case sched.Blocked:
+			done = false
+		}
+	}
+	return !done
+}
+
+// end records f's kind and ends the execution; it returns f only when
+// it is the target's.
+func (r *reaching) end(f *sched.Failure) *sched.Failure {
+	r.kinds[f.Kind] = true
+	r.ended = true
+	if f.Kind == r.target {
+		return f
+	}
+	return nil
+}
+
+func (r *reaching) Final() *sched.Failure {
+	if r.ended {
+		return nil
+	}
+	if f := r.inner.Final(); f != nil {
+		r.kinds[f.Kind] = true
+		if f.Kind == r.target {
+			return f
+		}
+	}
+	return nil
+}
+
+func (r *reaching) Clone() sched.System {
+	return &reaching{inner: r.inner.Clone(), kinds: r.kinds, target: r.target, ended: r.ended}
+}
+
+// AppendKey is the inner key, or one key for every ended execution: an
+// ended state has no future, and its kind was recorded when it ended.
+func (r *reaching) AppendKey(b []byte) []byte {
+	if r.ended {
+		return append(b, 1)
+	}
+	return r.inner.AppendKey(append(b, 0))
+}
