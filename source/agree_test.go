@@ -3,6 +3,7 @@ package source_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -26,8 +27,11 @@ type agreeWorld struct {
 	sc   *scenario.Scenario
 }
 
-// mustRun are the worlds source.Load takes today: a change that refuses
-// one of them fails TestListingsAgree instead of quietly comparing less.
+// mustRun are the worlds compared: a change that refuses one of them
+// fails TestListingsAgree instead of quietly comparing less. source.Load
+// takes more (several hosts, host calls, syncthreads, branches:
+// docs/source.md compares their verdicts on numba-cuda's files by hand);
+// the test logs them as not compared yet.
 var mustRun = []string{
 	"-threads 2", "-threads 3", "-threads 2 -calls 2 -modules 2", "-threads 2 -nest 1 -names 2",
 	"aliases.txt", "nested-two-modules.txt",
@@ -84,6 +88,14 @@ func agreeWorlds(t *testing.T, src *pysource.Source) (ran []agreeWorld, refused 
 			refused = append(refused, w.name)
 			continue
 		}
+		if !slices.Contains(mustRun, w.name) {
+			// taken by source.Load, not compared yet: a complete search
+			// for every reachable kind of the branch worlds outran the
+			// suite's time (refcount-unregistered on branch-blocks.txt:
+			// over 3 minutes); the others are unmeasured
+			refused = append(refused, w.name+" (not compared yet)")
+			continue
+		}
 		ran = append(ran, w)
 	}
 	return ran, refused
@@ -114,8 +126,8 @@ func pythonFile(v variants.Variant) string {
 //
 // By default: CPython 3.12 (what numba-cuda's simulator CI runs), gil
 // and gil-breaker (23 s on this 2-core machine). SWAPCHECK_LONG=1:
-// CPython 3.11, 3.12 and 3.13 (each skipped, saying so, where it is not
-// installed), every mode (4 min: 109 s, 64 s, 64 s).
+// CPython 3.11 and 3.12 (each skipped, saying so, where it is not
+// installed), every mode (about 3 min: 109 s, 64 s).
 //
 // State counts differ; the test logs both. The grouping differs: a
 // listing step is one line's shared access with the bytecodes the
@@ -140,7 +152,9 @@ func TestListingsAgree(t *testing.T) {
 	versions := []pyvm.Version{pyvm.V312}
 	modes := []model.Atomicity{model.GIL, model.GILBreaker}
 	if testenv.Long() {
-		versions, modes = pyvm.Versions, model.Atomicities()
+		// not 3.13 (a minute more of CI's budget): pyvm's own tests
+		// cover its bytecode
+		versions, modes = []pyvm.Version{pyvm.V311, pyvm.V312}, model.Atomicities()
 	}
 	var compared []variants.Variant
 	for _, v := range variants.All() {
