@@ -124,8 +124,12 @@ func cellLines(s TraceEntry, width int) []string {
 	return out
 }
 
-// wrap breaks s into lines of at most width runes, at spaces where it
-// can, each line after the first starting with indent.
+// Wrap breaks s into lines of at most width runes, at spaces where it
+// can, each line after the first starting with indent (the trace table's
+// cells; explore -source's trace uses it too).
+func Wrap(s string, width int, indent string) []string { return wrap(s, width, indent) }
+
+// wrap is Wrap.
 func wrap(s string, width int, indent string) []string {
 	var out []string
 	rs := []rune(s)

@@ -106,7 +106,7 @@ func sourceCell(units []source.Unit, width int) []string {
 	for i := 0; i < len(units); {
 		u := units[i]
 		if u.Text == "" { // a C-level step of the interpreter
-			out = append(out, cellWrap("("+u.Bytecode+")", width, " ")...)
+			out = append(out, check.Wrap("("+u.Bytecode+")", width, " ")...)
 			i++
 			continue
 		}
@@ -120,36 +120,14 @@ func sourceCell(units []source.Unit, width int) []string {
 				effects = append(effects, units[j].Effect)
 			}
 		}
-		out = append(out, cellWrap(u.Where+"  "+u.Text, width, "    ")...)
+		out = append(out, check.Wrap(u.Where+"  "+u.Text, width, "    ")...)
 		if len(ops) > 0 {
-			out = append(out, cellWrap("  ["+strings.Join(ops, "; ")+"]", width, "   ")...)
+			out = append(out, check.Wrap("  ["+strings.Join(ops, "; ")+"]", width, "   ")...)
 		}
 		for _, e := range effects {
-			out = append(out, cellWrap("-> "+e, width, "   ")...)
+			out = append(out, check.Wrap("-> "+e, width, "   ")...)
 		}
 		i = j
 	}
 	return out
-}
-
-// cellWrap breaks s into lines of at most width runes, at spaces where it
-// can, each line after the first starting with indent.
-func cellWrap(s string, width int, indent string) []string {
-	var out []string
-	rs := []rune(s)
-	for len(rs) > width {
-		cut := -1
-		for i := width; i > 0; i-- {
-			if rs[i] == ' ' {
-				cut = i
-				break
-			}
-		}
-		if cut <= utf8.RuneCountInString(indent) {
-			cut = width
-		}
-		out = append(out, strings.TrimRight(string(rs[:cut]), " "))
-		rs = []rune(indent + strings.TrimLeft(string(rs[cut:]), " "))
-	}
-	return append(out, string(rs))
 }
