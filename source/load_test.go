@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"swapcheck/check"
 	"swapcheck/model"
 	"swapcheck/pyvm"
 	"swapcheck/scenario"
@@ -39,4 +40,16 @@ func TestShrinkFindsTheSmallestScenario(t *testing.T) {
 	sh, _, _, shrunk = source.Shrink(src, scenario.DefaultShape, model.GIL, source.KindException, sched.Limits{})
 	require.Empty(t, shrunk)
 	require.Equal(t, scenario.DefaultShape, sh)
+}
+
+// TestKindsAreCheckKinds: the kinds this package reports are check's
+// names for the same violations.
+func TestKindsAreCheckKinds(t *testing.T) {
+	require.Equal(t, check.KindUseSawReal, source.KindUseSawReal)
+	require.Equal(t, check.KindUseSawNone, source.KindUseSawNone)
+	require.Equal(t, check.KindUseSawOtherFake, source.KindUseSawOtherFake)
+	require.Equal(t, check.KindException, source.KindException)
+	require.Equal(t, check.KindLeftSwapped, source.KindLeftSwapped)
+	require.Equal(t, check.KindRegistryLeft, source.KindRegistryLeft)
+	require.NotContains(t, check.Kinds, source.KindModelGap, "model-gap is no violation")
 }
