@@ -1,6 +1,7 @@
 package source_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -178,22 +179,27 @@ func TestListingsAgree(t *testing.T) {
 				t.Run(v.Protocol.Name, func(t *testing.T) {
 					src, err := pysource.Load(interpreter(t, ver), pythonFile(v))
 					require.NoError(t, err)
-					for _, w := range worlds {
-						t.Run(w.name, func(t *testing.T) {
-							for _, a := range modes {
-								t.Run(a.String(), func(t *testing.T) {
-									full := !heavyCells[v.Protocol.Name+"|"+w.name+"|"+a.String()]
-									p, err := source.Load(src, w.sc, a)
-									require.NoError(t, err)
-									listing := cachedListing(t, v, w.name, w.sc, a, full)
-									got := sourceOutcome(t, p, full)
-									require.Empty(t, disagreements(t, listing, got), "%s %s from %s on CPython %s, %s",
-										v.Protocol.Name, w.name, pythonFile(v), ver, a)
-									logOutcomes(t, listing, got)
-								})
-							}
-						})
-					}
+					compareWorlds(t, v, src, worlds, modes, fmt.Sprintf("%s from %s on CPython %s", v.Protocol.Name, pythonFile(v), ver))
+				})
+			}
+		})
+	}
+}
+
+// compareWorlds compares v's listing with src (what names it) on every
+// world in every mode, a subtest each.
+func compareWorlds(t *testing.T, v variants.Variant, src *pysource.Source, worlds []agreeWorld, modes []model.Atomicity, what string) {
+	for _, w := range worlds {
+		t.Run(w.name, func(t *testing.T) {
+			for _, a := range modes {
+				t.Run(a.String(), func(t *testing.T) {
+					full := !heavyCells[v.Protocol.Name+"|"+w.name+"|"+a.String()]
+					p, err := source.Load(src, w.sc, a)
+					require.NoError(t, err)
+					listing := cachedListing(t, v, w.name, w.sc, a, full)
+					got := sourceOutcome(t, p, full)
+					require.Empty(t, disagreements(t, listing, got), "%s, %s, %s", what, w.name, a)
+					logOutcomes(t, listing, got)
 				})
 			}
 		})

@@ -18,27 +18,13 @@ func (w *World) hostUnit(t int) unitResult {
 	op := w.p.host[t][th.host]
 	switch op.kind {
 	case hDeviceCheck:
-		if w.ctx != 0 { // truthy: another host's launch runs
-			w.endLaunch(op.launch)
-			th.host = op.to
-			w.note(t, "kernel.py:84", "if self._device or _kernel_context:", "LOAD_ATTR _device; POP_JUMP_IF_TRUE; LOAD_GLOBAL _kernel_context; POP_JUMP_IF_FALSE",
-				"_kernel_context is "+fakeName(int(w.ctx))+": the kernel runs here, as a device function, not launched")
-		} else {
-			th.host++
-			w.note(t, "kernel.py:84", "if self._device or _kernel_context:", "LOAD_ATTR _device; POP_JUMP_IF_TRUE; LOAD_GLOBAL _kernel_context; POP_JUMP_IF_FALSE", "_kernel_context is None")
-		}
-		return unitResult{shared: true, ends: true}
+		return w.contextCheck(t, op, "kernel.py:84", "if self._device or _kernel_context:",
+			"LOAD_ATTR _device; POP_JUMP_IF_TRUE; LOAD_GLOBAL _kernel_context; POP_JUMP_IF_FALSE",
+			"the kernel runs here, as a device function, not launched")
 	case hCheckContext:
-		if w.ctx != 0 {
-			w.endLaunch(op.launch)
-			th.host = op.to
-			w.note(t, "kernel.py:31", "assert _kernel_context is None, \"concurrent simulated kernel not supported\"", "LOAD_GLOBAL _kernel_context; POP_JUMP_IF_NONE (else RAISE_VARARGS AssertionError)",
-				"_kernel_context is "+fakeName(int(w.ctx))+": AssertionError; the launch does not start, the caller goes on")
-		} else {
-			th.host++
-			w.note(t, "kernel.py:31", "assert _kernel_context is None, \"concurrent simulated kernel not supported\"", "LOAD_GLOBAL _kernel_context; POP_JUMP_IF_NONE (else RAISE_VARARGS AssertionError)", "_kernel_context is None")
-		}
-		return unitResult{shared: true, ends: true}
+		return w.contextCheck(t, op, "kernel.py:31", "assert _kernel_context is None, \"concurrent simulated kernel not supported\"",
+			"LOAD_GLOBAL _kernel_context; POP_JUMP_IF_NONE (else RAISE_VARARGS AssertionError)",
+			"AssertionError; the launch does not start, the caller goes on")
 	case hInline:
 		th.frames = []frame{{code: op.code}}
 		return unitResult{}
@@ -133,6 +119,24 @@ func (w *World) barrier(t int, f *frame) unitResult {
 	f.sub = syncUse
 	f.pc++
 	w.note(t, w.p.codes[f.code].name, "cuda.syncthreads()", "(event.wait returns; event.clear)", "past the barrier")
+	return unitResult{shared: true, ends: true}
+}
+
+// contextCheck is one of a host's reads of _kernel_context before it
+// launches (several hosts): None lets the launch go on; another host's
+// fake ends this launch before it starts, and the host goes to op.to (the
+// inline run, or past it), which busy says.
+func (w *World) contextCheck(t int, op hostOp, where, text, bytecode, busy string) unitResult {
+	th := &w.th[t]
+	effect := "_kernel_context is None"
+	if w.ctx != 0 {
+		w.endLaunch(op.launch)
+		th.host = op.to
+		effect = "_kernel_context is " + fakeName(int(w.ctx)) + ": " + busy
+	} else {
+		th.host++
+	}
+	w.note(t, where, text, bytecode, effect)
 	return unitResult{shared: true, ends: true}
 }
 

@@ -1,6 +1,7 @@
 package source_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -76,22 +77,7 @@ func TestUpstreamFilesAgree(t *testing.T) {
 					require.NoError(t, err)
 					src, err := pysource.Load(interpreter(t, ver), files[u.commit])
 					require.NoError(t, err)
-					for _, w := range worlds {
-						t.Run(w.name, func(t *testing.T) {
-							for _, a := range modes {
-								t.Run(a.String(), func(t *testing.T) {
-									full := !heavyCells[v.Protocol.Name+"|"+w.name+"|"+a.String()]
-									p, err := source.Load(src, w.sc, a)
-									require.NoError(t, err)
-									listing := cachedListing(t, v, w.name, w.sc, a, full)
-									got := sourceOutcome(t, p, full)
-									require.Empty(t, disagreements(t, listing, got), "kernelapi.py at %s, the %s listing, %s, CPython %s, %s",
-										u.commit, u.variant, w.name, ver, a)
-									logOutcomes(t, listing, got)
-								})
-							}
-						})
-					}
+					compareWorlds(t, v, src, worlds, modes, fmt.Sprintf("kernelapi.py at %s, the %s listing, CPython %s", u.commit, u.variant, ver))
 				})
 			}
 		})
