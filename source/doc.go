@@ -52,7 +52,10 @@
 // keeps the GIL from one eval-breaker check of that CPython version
 // (StepInfo.Check, checked against switch points recorded on the real
 // interpreters) to the next, or to a lock it blocks on, so a step is every
-// instruction up to such a point. In every mode a statement of the
+// instruction up to such a point; a stretch between two checks that
+// touched nothing shared is merged into the stretch after it, as gil
+// merges local instructions (a switch at that check shows no other thread
+// anything this thread did since the last one, nor changes what it does). In every mode a statement of the
 // simulator's own code ends a step (the file's local instructions before it merged into it): a
 // switch may fall after each, which gil-breaker allows where CPython
 // might not (a call into Python checks the eval breaker, a statement

@@ -208,7 +208,7 @@ func (w *World) run(t int) (f *sched.Failure, blocked bool) {
 			return nil, !shared
 		}
 		shared = shared || u.shared
-		if u.ends || w.finished(t) {
+		if u.ends || (u.check && shared) || w.finished(t) {
 			return nil, false
 		}
 	}
@@ -224,8 +224,11 @@ func (w *World) finished(t int) bool {
 
 // unitResult is what one unit did.
 type unitResult struct {
-	shared  bool // it touched what another thread can
-	ends    bool // the step ends after it
+	shared bool // it touched what another thread can
+	ends   bool // the step ends after it
+	// check: an eval-breaker check follows it (gil-breaker): the step
+	// ends after it once the step touched anything shared
+	check   bool
 	blocked bool // it could not run
 	fail    *sched.Failure
 }
@@ -259,7 +262,7 @@ func (w *World) pyStep(t int) unitResult {
 	}
 	r := unitResult{shared: in.Shared()}
 	if w.p.Atomicity == model.GILBreaker {
-		r.ends = in.Check
+		r.check = in.Check
 	} else {
 		r.ends = r.shared
 	}
