@@ -203,7 +203,14 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 		err      error
 	)
 	if o.replay != "" {
-		schedule, err = readReplay(o)
+		var data []byte
+		if data, err = readReplayFile(o); err != nil {
+			return 0, err
+		}
+		if isSourceSchedule(data) {
+			return runSourceReplay(o, data, stdout, stderr)
+		}
+		schedule, err = parseReplay(o, data)
 	} else {
 		cfg, err = config(o)
 	}
@@ -444,7 +451,8 @@ func readScenario(path string, maxThreads int) (*scenario.Scenario, error) {
 	return sc, nil
 }
 
-func readReplay(o *options) (*check.Schedule, error) {
+// readReplayFile reads -replay's file, bounded by maxReplayFile.
+func readReplayFile(o *options) ([]byte, error) {
 	f, err := os.Open(o.replay)
 	if err != nil {
 		return nil, usagef("replay: %v", unwrapPath(err))
@@ -457,6 +465,12 @@ func readReplay(o *options) (*check.Schedule, error) {
 	if len(data) > maxReplayFile {
 		return nil, usagef("replay %s: longer than %d bytes", o.replay, maxReplayFile)
 	}
+	return data, nil
+}
+
+// parseReplay parses what readReplayFile read: a trace.json or a
+// schedule.txt of a search.
+func parseReplay(o *options, data []byte) (*check.Schedule, error) {
 	s, err := check.ReadReplay(data)
 	if err != nil {
 		return nil, usagef("replay %s: %v", o.replay, err)

@@ -194,10 +194,10 @@ var flagTable = []flagDef{
 		}
 		return nil
 	}},
-	{name: "out", modes: outModes, define: func(fs *flag.FlagSet, o *options) {
-		fs.StringVar(&o.out, "out", "", "write trace.txt, trace.json, trace.html, schedule.txt and summary.json (and, for a violation, report.md and replay.py) into `DIR`")
+	{name: "out", modes: outModes | modesOf(modeSource), define: func(fs *flag.FlagSet, o *options) {
+		fs.StringVar(&o.out, "out", "", "write trace.txt, trace.json, trace.html, schedule.txt and summary.json (and, for a violation, report.md and replay.py) into `DIR` (-source: trace.txt and schedule.txt)")
 	}},
-	{name: "force", modes: outModes, define: func(fs *flag.FlagSet, o *options) {
+	{name: "force", modes: outModes | modesOf(modeSource), define: func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.force, "force", false, "with -out, replace an earlier run's files there, all of them (none is left beside the new ones); with -emit-python or -emit-test, overwrite their files")
 	}},
 	{name: "shard", modes: modesOf(modeSearch), define: func(fs *flag.FlagSet, o *options) {

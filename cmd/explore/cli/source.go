@@ -56,6 +56,12 @@ func runSource(o *options, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	digest := sourceDigest(o.source)
+	if o.out != "" {
+		if err := prepareOut(o.out, o.force); err != nil {
+			return 0, err
+		}
+	}
 	// all the input is good: say which interpreter compiled it
 	fmt.Fprintf(stderr, "explore: -source: %s\n", interpreterLine(in, o.rr.python))
 	args := o.args
@@ -103,6 +109,10 @@ func runSource(o *options, stdout, stderr io.Writer) (int, error) {
 	if err := run.write(stdout, res); err != nil {
 		return 0, err
 	}
+	var outErr error // said after the verdict, which it must not hide
+	if o.out != "" {
+		outErr = writeSourceOut(o.out, run, res, digest)
+	}
 	verdict := res.Verdict.String()
 	if res.Failure != nil {
 		verdict = "violation " + res.Failure.Kind
@@ -113,6 +123,12 @@ func runSource(o *options, stdout, stderr io.Writer) (int, error) {
 	fmt.Fprintf(stderr, "explore: -source %s, %s: %s, %s, %s in %.1f ms\n", o.source, verdict,
 		check.Count(res.Stats.Executions, "execution"), check.Count(res.Stats.States, "state"), check.Count(res.Stats.Steps, "step"),
 		float64(elapsed.Microseconds())/1e3)
+	if outErr != nil {
+		fmt.Fprintf(stderr, "explore: %s\n", oneLine(outErr.Error()))
+		if res.Verdict != sched.Violation {
+			return ExitUsage, nil
+		}
+	}
 	return sourceExit(res), nil
 }
 

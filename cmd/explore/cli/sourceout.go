@@ -39,6 +39,8 @@ func (r *sourceRun) write(out io.Writer, res sched.Result) error {
 			b.WriteString("\n")
 			para(&b, "shrunk: "+r.shrunk)
 		}
+	case res.Verdict == sched.NoViolationFound:
+		para(&b, "verdict: no violation on this schedule: its steps ran to the end; nothing is proved of other schedules")
 	default:
 		para(&b, fmt.Sprintf("verdict: incomplete: the search stopped (%s) after %s, without a violation; nothing is proved", res.Cut, counts))
 		para(&b, "the world searched: "+r.world(st.States))
