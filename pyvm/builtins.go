@@ -73,6 +73,7 @@ const (
 	bTypeError
 	bValueError
 	bStandInError
+	bKernelError
 	// functions
 	bID
 	bLen
@@ -273,6 +274,11 @@ func init() {
 	// StandInError is swapcheck's own: a stand-in (numpy, numba's modules)
 	// was used beyond being bound or compared.
 	exc(bStandInError, "swapcheck.StandInError", bException)
+	// KernelError is swapcheck's own: the exception a scenario's kernel
+	// raises (its raise statement, a raise fault), standing for any a
+	// user's kernel can raise (package source makes it; package model's
+	// KernelError)
+	exc(bKernelError, "swapcheck.KernelError", bException)
 
 	def(bID, "id", kindFunc, bNone, callID)
 	def(bLen, "len", kindFunc, bNone, callLen)

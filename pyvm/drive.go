@@ -244,6 +244,9 @@ func (s *State) Exit(t int, cm, exc Value) error {
 // name (KeyboardInterrupt), owned by thread t.
 func (s *State) NewException(t int, name string) (Value, error) {
 	id, ok := builtinByName[name]
+	if name == "swapcheck.KernelError" { // swapcheck's own, which no Python code names
+		id, ok = bKernelError, true
+	}
 	if !ok || builtinTable[id].kind != kindExcType {
 		return undef, fmt.Errorf("no builtin exception %s", name)
 	}

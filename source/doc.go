@@ -33,10 +33,12 @@
 // the host calls itself (-host-calls: kernel.py:84-86 swaps the
 // function's module to `_get_kernel_context()`, None outside a launch,
 // so its uses raise AttributeError, which the host catches, as in the
-// model). The rest is refused, before anything runs, in one line naming
-// it: faults, raising kernels, atomics and
-// shared arrays, simulator fixes (package model has them for the
-// listings).
+// model), raising kernels and the raise fault (faults.go: a thread dies,
+// the host's poll aborts its block and re-raises through the launch's
+// with, the block's other threads linger with their abort flags set).
+// The rest is refused, before anything runs, in one line naming it:
+// interrupt faults, atomics and shared arrays, simulator fixes (package
+// model has them for the listings).
 //
 // # One step
 //
@@ -85,8 +87,11 @@
 // its __enter__ or its __exit__ (exception); after the last launch every
 // module's globals hold the real module (left-swapped) and the file's
 // registries hold nothing the set-up did not (registry-leftover:
-// pyvm.State.Leftovers); no deadlock (the scheduler's). Not checked here:
-// linearizability (the listings' History). A use of `cuda` that finds an
+// pyvm.State.Leftovers); no deadlock (the scheduler's). A use or an
+// exception of the swap machinery in a thread whose abort flag is set
+// (its launch already failed) is an after-failure violation, which the
+// search steps past, as check's default scope does (faults.go). Not
+// checked here: linearizability (the listings' History). A use of `cuda` that finds an
 // object of the file's own (proposed's dispatcher) cannot be resolved
 // here, and the interpreter's faults (something it does not model) stop
 // the search: both are model-gap, which the command reports as

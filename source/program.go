@@ -35,6 +35,9 @@ type Program struct {
 	globals []pyvm.Value // each module's globals dict
 	names   [][]pyvm.Value
 	hosts   int        // host threads: 0..hosts-1
+	gpus    int        // GPU threads: hosts..hosts+gpus-1
+	raiser  int        // the raise fault's pseudo-thread (the last), or -1
+	faults  int        // how many faults one execution may have
 	host    [][]hostOp // each host's program
 	codes   []code     // the kernel and device functions, as each thread runs them
 	kernels []int16    // each GPU thread's kernel code (index: thread - 1)
@@ -106,7 +109,12 @@ func Load(src *pysource.Source, sc *scenario.Scenario, a model.Atomicity) (*Prog
 		p.lines = strings.Split(string(text), "\n")
 	}
 	p.hosts = sc.NumHosts()
-	s := py.NewState(p.hosts + p.hosts*sc.Launches*sc.Blocks*sc.Threads)
+	p.gpus = p.hosts * sc.Launches * sc.Blocks * sc.Threads
+	p.raiser, p.faults = -1, sc.FaultBound()
+	if sc.Faults.Has(scenario.FaultRaise) {
+		p.raiser = p.hosts + p.gpus
+	}
+	s := py.NewState(p.hosts + p.gpus)
 	real := s.NewHostModule("numba.cuda", tagReal)
 	s.SetModule("numba.cuda", real)
 	if err := s.RunModule(); err != nil {
@@ -198,7 +206,7 @@ func (p *Program) hostProgram(h int) []hostOp {
 // callCode is a code of one statement, a call of function fn (-1: the
 // kernel) from the host, as kernel.py:85-86 runs it.
 func (p *Program) callCode(fn, module int, what string) int16 {
-	p.codes = append(p.codes, code{name: "host", module: module, stmts: []stmt{{call: true, fn: fn, callee: p.codeFor(fn, -1, -1),
+	p.codes = append(p.codes, code{name: "host", host: true, module: module, stmts: []stmt{{call: true, fn: fn, callee: p.codeFor(fn, -1, -1),
 		text: "with swapped_cuda_module(self.fn, _get_kernel_context()):  # " + what}}})
 	return int16(len(p.codes) - 1)
 }
@@ -210,8 +218,8 @@ func supported(sc *scenario.Scenario) error {
 	if sc.NumHosts() > 1 && hasBranch(sc.Kernel) {
 		no = append(no, "a branch in a kernel several hosts run (a host that runs it inline has no thread index)")
 	}
-	if sc.Faults != 0 {
-		no = append(no, "faults")
+	if sc.Faults.Has(scenario.FaultInterrupt) {
+		no = append(no, "interrupt faults")
 	}
 	if len(sc.Arrays) > 0 {
 		no = append(no, "atomics")
@@ -234,7 +242,6 @@ func supported(sc *scenario.Scenario) error {
 					no = append(no, "syncthreads in a kernel several hosts run")
 				}
 			case scenario.OpRaise:
-				no = append(no, "a raising kernel")
 			case scenario.OpAtomic:
 				no = append(no, "atomics")
 			case scenario.OpShared, scenario.OpStore, scenario.OpLoad:
@@ -279,8 +286,10 @@ func dedup(xs []string) string {
 // NumThreads is the hosts and every GPU thread of every block of every
 // launch (each a thread of its own, as in package model).
 func (p *Program) NumThreads() int {
-	sc := p.Scenario
-	return p.hosts + p.hosts*sc.Launches*sc.Blocks*sc.Threads
+	if p.raiser >= 0 {
+		return p.hosts + p.gpus + 1
+	}
+	return p.hosts + p.gpus
 }
 
 // isHost reports whether thread t is a host.
@@ -306,6 +315,9 @@ func (p *Program) kernelOf(t int) int16 { return p.kernels[t-p.hosts] }
 // several), then "T2", "B0.T2" or "L1.B0.T2" as the scenario has one
 // launch of one block or more.
 func (p *Program) ThreadName(t int) string {
+	if t == p.raiser {
+		return model.RaiseName
+	}
 	if p.isHost(t) {
 		if p.hosts == 1 {
 			return "host"
@@ -329,6 +341,7 @@ func (p *Program) ThreadName(t int) string {
 // package model flattens it (model.Program's flatten).
 type code struct {
 	name   string // "kernel" or the function's name
+	host   bool   // the host's own statement (a call of it), not a body's
 	module int
 	stmts  []stmt
 }
@@ -339,6 +352,7 @@ type code struct {
 type stmt struct {
 	call   bool
 	sync   bool   // cuda.syncthreads(): a use of cuda, then the barrier
+	raise  bool   // raise: the kernel's own exception (KernelError)
 	name   int    // a use's global (index into the module's Names)
 	attr   string // a use's attribute
 	fn     int    // a call's function (index into Scenario.Functions)
@@ -359,6 +373,8 @@ func (p *Program) flatten(out []stmt, mod int, body []scenario.Stmt, tid, bid in
 				text: "with swapped_cuda_module(self.fn, _get_kernel_context()):  # " + sc.Functions[st.Func].Call(st.Args)})
 		case scenario.OpSync:
 			out = append(out, stmt{sync: true, name: st.Name, attr: "syncthreads", text: sc.PythonText(mod, st)})
+		case scenario.OpRaise:
+			out = append(out, stmt{raise: true, text: "raise KernelError"})
 		case scenario.OpIf:
 			out = append(out, stmt{name: st.Name, attr: st.Cond.Attr(), text: sc.PythonText(mod, st)})
 			arm := st.Else

@@ -53,6 +53,9 @@ func (w *World) hostUnit(t int) unitResult {
 		th.host++
 		return unitResult{shared: true, ends: true}
 	case hJoin:
+		if u := w.blockDied(op); u >= 0 {
+			return w.abortBlock(t, op, u)
+		}
 		if !w.blockDone(op) {
 			if !w.blockAtBarrier(op) {
 				return unitResult{blocked: true}
@@ -85,6 +88,10 @@ func (w *World) hostUnit(t int) unitResult {
 	case hReset:
 		w.ctx = 0
 		w.note(t, "kernel.py", "_kernel_context = None", "STORE_GLOBAL _kernel_context", "")
+		if th.exc.K != pyvm.KindUndef {
+			w.note(t, "kernel.py", "except Exception: (the launch raised)", "", w.s.ExcString(th.exc)+": the host's caller catches it and goes on")
+			th.exc = pyvm.Value{}
+		}
 		th.host++
 		if op.to > 0 {
 			th.host = op.to // past the inline run
@@ -95,8 +102,9 @@ func (w *World) hostUnit(t int) unitResult {
 }
 
 // The sub-steps of cuda.syncthreads() after its use of cuda (model's
-// sSync, without its checks of the block's abort flag, which no launch
-// here sets: no faults, and a thread's failure ends the search).
+// sSync): its checks of the thread's abort flag (kernel.py:215, before
+// it blocks, and :222, once the wait returned) are part of the sub-step
+// that reads it.
 const (
 	syncUse   = iota // the use of cuda (FakeCUDAModule.syncthreads)
 	syncBlock        // the thread marks itself blocked at the barrier
@@ -106,6 +114,14 @@ const (
 // barrier runs thread t's next sub-step of cuda.syncthreads() in frame f.
 func (w *World) barrier(t int, f *frame) unitResult {
 	th := &w.th[t]
+	if th.aborted {
+		// if self.abort: raise RuntimeError (kernel.py:215, or :222
+		// once the wait returned)
+		th.atBarrier, th.released, f.sub = false, false, syncUse
+		th.exc = w.newException(t, "RuntimeError")
+		w.note(t, w.p.codes[f.code].name, "cuda.syncthreads()", "(BlockThread.syncthreads: if self.abort: raise RuntimeError(...))", "RuntimeError: abort flag set on syncthreads")
+		return unitResult{shared: true, ends: true}
+	}
 	if f.sub == syncBlock {
 		th.atBarrier = true
 		f.sub = syncWait
@@ -163,6 +179,49 @@ func (w *World) blockAtBarrier(op hostOp) bool {
 	return true
 }
 
+// blockDied is the thread of op's block whose exception the host
+// re-raises (firstDied), -1 when none of them died.
+func (w *World) blockDied(op hostOp) int {
+	var types []string
+	for tid := range w.p.Scenario.Threads {
+		types = append(types, w.th[w.p.gpuThread(op.launch, op.block, tid)].died)
+	}
+	if tid := firstDied(types); tid >= 0 {
+		return w.p.gpuThread(op.launch, op.block, tid)
+	}
+	return -1
+}
+
+// abortBlock is the pass of BlockManager.run's loop that finds a died
+// thread in op's block (kernel.py at d41b90d3): it sets every thread's
+// abort flag and event, and re-raises the exception without joining; the
+// launch's later blocks never start, and the launch's with runs
+// __exit__ with the exception.
+func (w *World) abortBlock(t int, op hostOp, dead int) unitResult {
+	th := &w.th[t]
+	sc := w.p.Scenario
+	for tid := range sc.Threads {
+		u := &w.th[w.p.gpuThread(op.launch, op.block, tid)]
+		u.aborted, u.released, u.atBarrier = true, true, false
+	}
+	for b := op.block + 1; b < sc.Blocks; b++ {
+		for tid := range sc.Threads {
+			w.th[w.p.gpuThread(op.launch, b, tid)].done = true
+		}
+	}
+	for w.p.host[t][th.host].kind != hExit {
+		th.host++
+	}
+	exc, died := w.th[dead].exc, w.th[dead].died
+	if err := w.s.Exit(t, th.cm, exc); err != nil {
+		return w.gap(t, fmt.Sprintf("%s(...) returned %s: %v", w.p.Source.Name, w.s.Repr(th.cm), err))
+	}
+	th.exc, th.phase = exc, phExitExc
+	w.note(t, "kernel.py", "while livethreads: ... (bm.run)", "FOR_ITER; LOAD_ATTR (polling)",
+		w.p.ThreadName(dead)+" died with "+shortExc(died)+": t_other.abort = True ...; raise t.exception[0] (the launch's later blocks never start)")
+	return unitResult{shared: true, ends: true}
+}
+
 // blockDone reports whether every thread of op's block has ended.
 func (w *World) blockDone(op hostOp) bool {
 	for tid := range w.p.Scenario.Threads {
@@ -205,6 +264,12 @@ func (w *World) frameUnit(t int) unitResult {
 		return unitResult{}
 	}
 	st := &cd.stmts[f.pc]
+	if st.raise {
+		// a local statement: the exception unwinds in the same step
+		th.exc = w.newException(t, kernelError)
+		w.note(t, cd.name, st.text, "RAISE_VARARGS", "")
+		return unitResult{}
+	}
 	if st.sync && f.sub != syncUse {
 		return w.barrier(t, f)
 	}
@@ -267,12 +332,24 @@ func (w *World) use(t int, f *frame, cd *code, st *stmt) unitResult {
 	} else {
 		f.pc++
 	}
+	if fail != nil && fail.Kind != KindModelGap && w.th[t].aborted {
+		// after-failure: the thread's launch already raised to its
+		// caller; the use raises AttributeError, as in the simulator
+		w.note(t, cd.name, "(after-failure: the thread's abort flag is set)", "", fail.Kind+", which hurts nobody: AttributeError")
+		w.th[t].exc = w.newException(t, "AttributeError")
+		f.sub = syncUse
+		return unitResult{shared: true, ends: true}
+	}
 	if fail != nil {
 		fail.Thread = sched.ThreadID(t)
 		return unitResult{fail: fail}
 	}
 	return unitResult{shared: true, ends: true}
 }
+
+// shortExc is how a trace names an exception type (pyvm's builtin for
+// the kernel's own exception without its package).
+func shortExc(name string) string { return strings.TrimPrefix(name, "swapcheck.") }
 
 // dueName names what a use should see: launch l's fake, or None (l < 0:
 // the host's call).
@@ -301,7 +378,11 @@ func (w *World) unwind(t int) unitResult {
 	w.note(t, w.p.codes[f.code].name, "(the exception leaves the frame)", "", w.s.ExcString(th.exc))
 	if len(th.frames) == 0 {
 		if !w.p.isHost(t) {
-			panic("source: a GPU thread's exception reached the top of its kernel")
+			// BlockThread.run records the exception; the thread ends
+			// (its exc stays: the host re-raises that object)
+			th.frames, th.done, th.died = nil, true, w.s.ExcType(th.exc)
+			w.note(t, "kernel.py", "except Exception as e: self.exception = (e, ...)  (BlockThread.run)", "", "the thread dies with "+shortExc(th.died))
+			return unitResult{shared: true, ends: true}
 		}
 		th.frames, th.exc = nil, pyvm.Value{}
 		th.host++

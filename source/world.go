@@ -34,6 +34,10 @@ type World struct {
 	s   *pyvm.State
 	th  []thread
 	ctx int8 // _kernel_context: 0 None, else the launch whose fake it is
+	// armed: the raise fault is armed (the next move's thread raises at
+	// its statement); fell: the faults that fell so far (faults.go)
+	armed bool
+	fell  int8
 	// rec, when set, receives every unit a step runs (traces).
 	rec *[]Unit
 	// statuses caches Status for the current state (nil: unknown).
@@ -54,6 +58,11 @@ type thread struct {
 	// atBarrier: the thread waits at cuda.syncthreads() (the block
 	// manager's blockedthreads); released: the host's poll set its event.
 	atBarrier, released bool
+	// aborted: the host's poll set the thread's abort flag (a thread of
+	// its block died); died: the type of the exception a GPU thread died
+	// with, which BlockThread.run recorded for the host ("" none).
+	aborted bool
+	died    string
 }
 
 // frame is a GPU thread's place in the kernel or a device function.
@@ -100,7 +109,7 @@ func (w *World) NumThreads() int { return len(w.th) }
 func (w *World) Clone() sched.System { return w.clone() }
 
 func (w *World) clone() *World {
-	c := &World{p: w.p, s: w.s.Clone(), th: make([]thread, len(w.th)), ctx: w.ctx, rec: w.rec}
+	c := &World{p: w.p, s: w.s.Clone(), th: make([]thread, len(w.th)), ctx: w.ctx, armed: w.armed, fell: w.fell, rec: w.rec}
 	for i, t := range w.th {
 		c.th[i] = t
 		c.th[i].frames = append([]frame(nil), t.frames...)
@@ -130,6 +139,9 @@ func (w *World) Status(t sched.ThreadID) sched.Status {
 }
 
 func (w *World) status(t int) sched.Status {
+	if st, ok := w.faultStatus(t); ok {
+		return st
+	}
 	th := &w.th[t]
 	switch {
 	case w.finished(t):
@@ -146,7 +158,7 @@ func (w *World) status(t int) sched.Status {
 		return sched.Runnable // a statement of the simulator's code that waits for nothing
 	}
 	if w.p.isHost(t) && th.frames == nil && w.s.Status(t) != pyvm.Running && w.p.host[t][th.host].kind == hJoin {
-		if op := w.p.host[t][th.host]; w.blockDone(op) || w.blockAtBarrier(op) {
+		if op := w.p.host[t][th.host]; w.blockDone(op) || w.blockAtBarrier(op) || w.blockDied(op) >= 0 {
 			return sched.Runnable
 		}
 		return sched.Blocked
@@ -186,6 +198,13 @@ func (w *World) statementAlone(t int) bool {
 // Step is sched.System's.
 func (w *World) Step(t sched.ThreadID) *sched.Failure {
 	w.statuses = nil
+	if int(t) == w.p.raiser {
+		w.raiseMove()
+		return nil
+	}
+	if w.armed {
+		w.fall(int(t))
+	}
 	f, blocked := w.run(int(t))
 	if blocked && f == nil {
 		panic(fmt.Sprintf("source: step of %s, which is blocked", w.p.ThreadName(int(t))))
@@ -304,8 +323,16 @@ var codeObject = regexp.MustCompile(`<code object (\S+) at 0x[0-9a-fA-F]+, file 
 func (w *World) taskDone(t int) *sched.Failure {
 	v, exc := w.s.Result(t)
 	ph := w.phaseOf(t)
+	if exc.K != pyvm.KindUndef && !w.p.isHost(t) && w.th[t].aborted {
+		// after-failure (faults.go): the exception leaves the with
+		// statement, and the thread's frame with it
+		*ph, *w.cmOf(t) = phNone, pyvm.Value{}
+		w.th[t].exc = exc
+		w.note(t, "(after-failure: the thread's abort flag is set)", "", "", KindException+", which hurts nobody: "+w.s.ExcString(exc))
+		return nil
+	}
 	if exc.K != pyvm.KindUndef {
-		what := map[phase]string{phCall: w.p.Source.Name + "(...)", phEnter: "its __enter__", phExit: "its __exit__"}[*ph]
+		what := map[phase]string{phCall: w.p.Source.Name + "(...)", phEnter: "its __enter__", phExit: "its __exit__", phExitExc: "its __exit__"}[*ph]
 		return &sched.Failure{Kind: KindException, Thread: sched.ThreadID(t),
 			Message: fmt.Sprintf("%s raised by the swap machinery (%s): %s", w.s.ExcType(exc), what, w.s.ExcString(exc))}
 	}
@@ -337,7 +364,18 @@ func (w *World) taskDone(t int) *sched.Failure {
 	case phExitExc:
 		*ph = phNone
 		*cm = pyvm.Value{}
-		if v.K == pyvm.KindBool && v.X != 0 { // __exit__ swallowed it
+		swallowed := v.K == pyvm.KindBool && v.X != 0
+		if th.frames == nil {
+			// the launch's with (a block raised): on to
+			// _kernel_context = None, the exception with it unless
+			// __exit__ swallowed it
+			if swallowed {
+				th.exc = pyvm.Value{}
+			}
+			th.host++
+			break
+		}
+		if swallowed {
 			th.exc = pyvm.Value{}
 			th.frames[len(th.frames)-1].pc++
 			break
@@ -377,7 +415,7 @@ func (w *World) cmOf(t int) *pyvm.Value {
 func (w *World) AppendKey(b []byte) []byte {
 	order := w.order()
 	var roots []pyvm.Value
-	b = append(b, byte(w.ctx))
+	b = append(b, byte(w.ctx), boolByte(w.armed), byte(w.fell))
 	for _, t := range order {
 		th := &w.th[t]
 		b = w.appendPlace(b, t)
@@ -385,6 +423,9 @@ func (w *World) AppendKey(b []byte) []byte {
 		for _, f := range th.frames {
 			roots = append(roots, f.cm)
 		}
+	}
+	if w.p.raiser >= 0 {
+		order = order[:w.p.raiser] // the interpreter's threads: not the fault's
 	}
 	if !w.p.Symmetry {
 		order = nil
@@ -399,7 +440,9 @@ func (w *World) AppendKey(b []byte) []byte {
 func (w *World) appendPlace(b []byte, t int) []byte {
 	th := &w.th[t]
 	b = binary.AppendUvarint(b, uint64(th.host))
-	b = append(b, byte(th.phase), boolByte(th.done), boolByte(th.frames != nil), byte(len(th.frames)), boolByte(th.atBarrier), boolByte(th.released))
+	b = append(b, byte(th.phase), boolByte(th.done), boolByte(th.frames != nil), byte(len(th.frames)), boolByte(th.atBarrier), boolByte(th.released), boolByte(th.aborted))
+	b = append(b, th.died...)
+	b = append(b, 0)
 	for _, f := range th.frames {
 		b = binary.AppendVarint(b, int64(f.code))
 		b = binary.AppendVarint(b, int64(f.pc))
@@ -420,10 +463,11 @@ func (w *World) order() []int {
 	}
 	n := w.p.Scenario.Threads
 	shape := make([][]byte, len(w.th))
-	for t := w.p.hosts; t < len(w.th); t++ {
+	end := w.p.hosts + w.p.gpus // the raise fault's pseudo-thread stays last
+	for t := w.p.hosts; t < end; t++ {
 		shape[t] = w.s.AppendThreadShape(w.appendPlace(nil, t), t)
 	}
-	for first := w.p.hosts; first < len(order); first += n {
+	for first := w.p.hosts; first < end; first += n {
 		// only threads that run the same code are alike: sorted by their
 		// kernel's code first, each keeps to its own group's places
 		blk := order[first : first+n]

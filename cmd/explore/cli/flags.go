@@ -120,14 +120,14 @@ var flagTable = []flagDef{
 	{name: "fix", modes: targetModes, define: func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.fix, "fix", "", "run the simulator with these fixes, comma-separated: "+strings.Join(scenario.FixNames(), ", ")+" (docs/simulator-fixes.md)")
 	}},
-	{name: "faults", modes: modesOf(modeSearch, modeReplayRandom), define: func(fs *flag.FlagSet, o *options) {
+	{name: "faults", modes: modesOf(modeSearch, modeReplayRandom, modeSource), define: func(fs *flag.FlagSet, o *options) {
 		var names []string
 		for _, k := range scenario.FaultKinds {
 			names = append(names, k.Name)
 		}
 		fs.StringVar(&o.faults, "faults", "", "faults to explore besides the interleavings, comma-separated: "+strings.Join(names, ", ")+" (-list says what each does)")
 	}},
-	{name: "max-faults", modes: modesOf(modeSearch, modeReplayRandom), define: func(fs *flag.FlagSet, o *options) {
+	{name: "max-faults", modes: modesOf(modeSearch, modeReplayRandom, modeSource), define: func(fs *flag.FlagSet, o *options) {
 		fs.IntVar(&o.maxFaults, "max-faults", 1, fmt.Sprintf("the most faults in one execution, 1..%d", scenario.MaxFaultsBound))
 	}},
 	{name: "backend", modes: modesOf(modeSearch, modeStress), define: func(fs *flag.FlagSet, o *options) {

@@ -47,7 +47,7 @@ func TestModesRefuseFlagsTheyDoNotRead(t *testing.T) {
 		{"auto -preemptions", []string{"-protocol", "merged", "-preemptions", "3"}, "-strategy auto does not read -preemptions"},
 		{"bfs -workers", []string{"-protocol", "merged", "-strategy", "bfs", "-workers", "2"}, "-strategy bfs does not read -workers"},
 		{"-source -protocol", []string{"-source", "k.py", "-protocol", "merged"}, "-source FILE[:NAME] and -protocol both given: -source FILE[:NAME] does not read -protocol"},
-		{"-source -faults", []string{"-source", "k.py", "-faults", "interrupt"}, "-source FILE[:NAME] and -faults both given"},
+		{"-source -workers", []string{"-source", "k.py", "-workers", "2"}, "-source FILE[:NAME] and -workers both given"},
 		{"-source -json", []string{"-source", "k.py", "-json"}, "-source FILE[:NAME] and -json both given"},
 		{"-source -strategy", []string{"-source", "k.py", "-strategy", "dfs"}, "-source FILE[:NAME] and -strategy both given"},
 		{"-source -list", []string{"-source", "k.py", "-list"}, "-list and -source FILE[:NAME] both given: each picks what explore does"},

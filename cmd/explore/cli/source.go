@@ -182,7 +182,11 @@ func sourceScenario(o *options) (*scenario.Scenario, error) {
 				return nil, usagef("-scenario and -%s both given: the scenario file says it all", f)
 			}
 		}
-		return readScenario(o.scenario, scenario.MaxThreads)
+		sc, err := readScenario(o.scenario, scenario.MaxThreads)
+		if err != nil {
+			return nil, err
+		}
+		return sc, applyFaults(o, sc, scenario.MaxThreads)
 	}
 	if o.shape.Hosts < 1 { // Build reads 0 as one host; the flag says 1
 		return nil, usagef("hosts must be 1..%d, got %d", scenario.MaxHosts, o.shape.Hosts)
@@ -194,5 +198,5 @@ func sourceScenario(o *options) (*scenario.Scenario, error) {
 	if err != nil {
 		return nil, usageError{err.Error()}
 	}
-	return sc, nil
+	return sc, applyFaults(o, sc, scenario.MaxThreads)
 }

@@ -95,9 +95,14 @@ func cpython(p *source.Program) string {
 func (r *sourceRun) world(states int64) string {
 	p := r.prog
 	sc := p.Scenario
-	return fmt.Sprintf("1 host, %s of %s of %s; no faults; atomicity %s; %s bytecode; %s",
-		check.Count(sc.Launches, "launch"), check.Count(sc.Blocks, "block"), check.Count(sc.Threads, "GPU thread"),
-		p.Atomicity, cpython(p), check.Count(states, "state"))
+	faults := "no faults"
+	if sc.Faults != 0 {
+		faults = fmt.Sprintf("faults %s (at most %d per execution; a violation only a thread of an already failed launch saw is stepped past)",
+			sc.Faults, sc.FaultBound())
+	}
+	return fmt.Sprintf("%s, %s of %s of %s; %s; atomicity %s; %s bytecode; %s",
+		check.Count(sc.NumHosts(), "host"), check.Count(sc.Launches, "launch"), check.Count(sc.Blocks, "block"), check.Count(sc.Threads, "GPU thread"),
+		faults, p.Atomicity, cpython(p), check.Count(states, "state"))
 }
 
 // sourceChecks says what a -source search checks (package source's
