@@ -195,7 +195,7 @@ var flagTable = []flagDef{
 		return nil
 	}},
 	{name: "out", modes: outModes | modesOf(modeSource), define: func(fs *flag.FlagSet, o *options) {
-		fs.StringVar(&o.out, "out", "", "write trace.txt, trace.json, trace.html, schedule.txt and summary.json (and, for a violation, report.md and replay.py) into `DIR` (-source: trace.txt and schedule.txt)")
+		fs.StringVar(&o.out, "out", "", "write trace.txt, trace.json, trace.html, schedule.txt and summary.json (and, for a violation, report.md and replay.py) into `DIR` (-source: trace.txt, schedule.txt and summary.json)")
 	}},
 	{name: "force", modes: outModes | modesOf(modeSource), define: func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.force, "force", false, "with -out, replace an earlier run's files there, all of them (none is left beside the new ones); with -emit-python or -emit-test, overwrite their files")
@@ -203,7 +203,7 @@ var flagTable = []flagDef{
 	{name: "shard", modes: modesOf(modeSearch), define: func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.shard, "shard", "", "run part `i/n` (0 <= i < n) of an exhaustive stateful search (states, the default, or dfs); a part proves nothing alone: explore merge of every part's summary.json gives the verdict (see docs/sharding.md)")
 	}},
-	{name: "json", modes: modesOf(modeSearch, modeStress, modeReplay), define: func(fs *flag.FlagSet, o *options) {
+	{name: "json", modes: modesOf(modeSearch, modeStress, modeReplay, modeSource), define: func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.json, "json", false, "print the JSON summary on stdout instead of the trace")
 	}},
 	{name: "quiet", modes: modesOf(modeSearch, modeCompare, modeSource), define: func(fs *flag.FlagSet, o *options) {

@@ -48,7 +48,7 @@ func TestModesRefuseFlagsTheyDoNotRead(t *testing.T) {
 		{"bfs -workers", []string{"-protocol", "merged", "-strategy", "bfs", "-workers", "2"}, "-strategy bfs does not read -workers"},
 		{"-source -protocol", []string{"-source", "k.py", "-protocol", "merged"}, "-source FILE[:NAME] and -protocol both given: -source FILE[:NAME] does not read -protocol"},
 		{"-source -workers", []string{"-source", "k.py", "-workers", "2"}, "-source FILE[:NAME] and -workers both given"},
-		{"-source -json", []string{"-source", "k.py", "-json"}, "-source FILE[:NAME] and -json both given"},
+		{"-source -report", []string{"-source", "k.py", "-report", "md"}, "-source FILE[:NAME] and -report both given"},
 		{"-source -strategy", []string{"-source", "k.py", "-strategy", "dfs"}, "-source FILE[:NAME] and -strategy both given"},
 		{"-source -list", []string{"-source", "k.py", "-list"}, "-list and -source FILE[:NAME] both given: each picks what explore does"},
 		{"-source -replay", []string{"-replay", "x", "-source", "k.py"}, "-source FILE[:NAME] and -replay both given"},

@@ -106,12 +106,18 @@ func runSource(o *options, stdout, stderr io.Writer) (int, error) {
 			res.Cut = stopReason(ctx)
 		}
 	}
-	if err := run.write(stdout, res); err != nil {
+	sum := run.summary(res, digest, elapsed)
+	if o.json {
+		err = sum.writeJSON(stdout)
+	} else {
+		err = run.write(stdout, res)
+	}
+	if err != nil {
 		return 0, err
 	}
 	var outErr error // said after the verdict, which it must not hide
 	if o.out != "" {
-		outErr = writeSourceOut(o.out, run, res, digest)
+		outErr = writeSourceOut(o.out, run, res, sum)
 	}
 	verdict := res.Verdict.String()
 	if res.Failure != nil {

@@ -12,11 +12,12 @@ import (
 	"swapcheck/source"
 )
 
-// A -source run's files: -out DIR writes trace.txt (what stdout shows)
-// and schedule.txt (source.WriteSchedule: the file's path and digest,
-// the function, the CPython version, the atomicity, the scenario and the
-// steps), and -replay of that schedule.txt runs its steps again on the
-// same file, which it refuses when the file's bytes changed since.
+// A -source run's files: -out DIR writes trace.txt (what stdout shows
+// without -json), schedule.txt (source.WriteSchedule: the file's path and
+// digest, the function, the CPython version, the atomicity, the scenario
+// and the steps) and summary.json (what -json prints), and -replay of
+// that schedule.txt runs its steps again on the same file, which it
+// refuses when the file's bytes changed since.
 
 // sourceDigest reads the file a -source spec names, for the digest its
 // schedule records; a file it cannot read is pysource.Load's to refuse.
@@ -30,7 +31,7 @@ func sourceDigest(spec string) string {
 }
 
 // writeSourceOut writes a -source run's files into dir, all or none.
-func writeSourceOut(dir string, r *sourceRun, res sched.Result, digest string) error {
+func writeSourceOut(dir string, r *sourceRun, res sched.Result, sum sourceSummary) error {
 	st, err := stageOut(dir)
 	if err != nil {
 		return err
@@ -43,7 +44,10 @@ func writeSourceOut(dir string, r *sourceRun, res sched.Result, digest string) e
 	if res.Failure != nil && res.Failure.Kind == source.KindModelGap {
 		steps = nil // no verdict on the file: nothing to replay
 	}
-	if err := st.write("schedule.txt", func(w io.Writer) error { return source.WriteSchedule(w, r.prog, digest, steps) }); err != nil {
+	if err := st.write("schedule.txt", func(w io.Writer) error { return source.WriteSchedule(w, r.prog, sum.SHA256, steps) }); err != nil {
+		return fmt.Errorf("-out %s: %v", dir, err)
+	}
+	if err := st.write("summary.json", sum.writeJSON); err != nil {
 		return fmt.Errorf("-out %s: %v", dir, err)
 	}
 	return st.commit()
@@ -58,9 +62,9 @@ func isSourceSchedule(data []byte) bool {
 // digest checked), compiled by the same CPython version, the same world,
 // the recorded steps; it prints what a -source run prints.
 func runSourceReplay(o *options, data []byte, stdout, stderr io.Writer) (int, error) {
-	for _, f := range []string{"json", "emit-python", "emit-test", "report"} {
+	for _, f := range []string{"emit-python", "emit-test", "report"} {
 		if o.set[f] {
-			return 0, usagef("replay %s: -%s is not written for a -source schedule yet (-out writes trace.txt and schedule.txt)", o.replay, f)
+			return 0, usagef("replay %s: -%s is not written for a -source schedule yet (-out writes trace.txt, schedule.txt and summary.json)", o.replay, f)
 		}
 	}
 	s, err := source.ReadSchedule(bytes.NewReader(data))
@@ -100,12 +104,19 @@ func runSourceReplay(o *options, data []byte, stdout, stderr io.Writer) (int, er
 		return 0, usagef("replay %s: the schedule does not fit its scenario: %v", o.replay, err)
 	}
 	run := &sourceRun{prog: p, rerun: "go run ./cmd/explore -replay " + o.replay}
-	if err := run.write(stdout, res); err != nil {
+	sum := run.summary(res, s.SHA256, 0)
+	sum.Strategy = "replay"
+	if o.json {
+		err = sum.writeJSON(stdout)
+	} else {
+		err = run.write(stdout, res)
+	}
+	if err != nil {
 		return 0, err
 	}
 	var outErr error
 	if o.out != "" {
-		outErr = writeSourceOut(o.out, run, res, s.SHA256)
+		outErr = writeSourceOut(o.out, run, res, sum)
 	}
 	verdict := res.Verdict.String()
 	if res.Failure != nil {

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,7 @@ import (
 )
 
 // TestSourceOutAndReplay: -source -out DIR writes trace.txt (stdout's
-// text) and schedule.txt; -replay of that schedule prints the same trace
+// text), schedule.txt and summary.json (what -json prints); -replay of that schedule prints the same trace
 // again, and refuses, in one line, a file that changed since, a file
 // that is gone, a schedule of a run without a violation, and the outputs
 // it does not write for a -source schedule yet.
@@ -65,16 +66,42 @@ func TestSourceOutAndReplay(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(sched), string(sched2))
 
-	for _, f := range []string{"-json", "-report=md", "-emit-python=" + filepath.Join(tmp, "r.py")} {
+	for _, f := range []string{"-report=md", "-emit-python=" + filepath.Join(tmp, "r.py")} {
 		bad := explore(t, "-replay", filepath.Join(out, "schedule.txt"), f)
 		requireUsageError(t, bad)
 		require.Contains(t, bad.stderr, "is not written for a -source schedule yet")
 	}
 
+	// -json: the summary a program reads, which -out writes too
+	js := explore(t, "-replay", filepath.Join(out, "schedule.txt"), "-json")
+	require.Equal(t, cli.ExitViolation, js.code, "stderr: %s", js.stderr)
+	var sum map[string]any
+	require.NoError(t, json.Unmarshal([]byte(js.stdout), &sum), js.stdout)
+	require.Equal(t, "violation", sum["verdict"])
+	require.Equal(t, "use-saw-real", sum["kind"])
+	require.Equal(t, "replay", sum["strategy"])
+	written, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(written, &sum))
+	require.Equal(t, "states", sum["strategy"])
+	require.Equal(t, file, sum["source"])
+	require.Len(t, sum["schedule"], len(strings.Fields(strings.TrimPrefix(lastLine(string(sched)), "steps"))))
+
 	// a verified run's schedule has no steps
 	ok := filepath.Join(tmp, "ok")
 	v := explore(t, "-source", "testdata/python/merged.py", "-python", "3.11", "-out", ok)
 	require.Equal(t, cli.ExitOK, v.code, "stderr: %s", v.stderr)
+	vj := explore(t, "-source", "testdata/python/merged.py", "-python", "3.11", "-json")
+	require.Equal(t, cli.ExitOK, vj.code, "stderr: %s", vj.stderr)
+	require.NoError(t, json.Unmarshal([]byte(vj.stdout), &sum), vj.stdout)
+	require.Equal(t, "verified", sum["verdict"])
+	require.Equal(t, true, sum["complete"])
+	require.Contains(t, sum["world"], "1 host, 1 launch of 1 block of 2 GPU threads; no faults")
+	gap := explore(t, "-source", "testdata/python/proposed.py", "-python", "3.11", "-json")
+	require.Equal(t, cli.ExitIncomplete, gap.code, "stderr: %s", gap.stderr)
+	require.NoError(t, json.Unmarshal([]byte(gap.stdout), &sum), gap.stdout)
+	require.Equal(t, "incomplete", sum["verdict"])
+	require.Equal(t, "model-gap", sum["kind"])
 	none := explore(t, "-replay", filepath.Join(ok, "schedule.txt"))
 	requireUsageError(t, none)
 	require.Contains(t, none.stderr, "nothing to replay")
@@ -88,4 +115,10 @@ func TestSourceOutAndReplay(t *testing.T) {
 	gone := explore(t, "-replay", filepath.Join(out, "schedule.txt"))
 	requireUsageError(t, gone)
 	require.Contains(t, gone.stderr, "no such file")
+}
+
+// lastLine is text's last non-empty line.
+func lastLine(text string) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	return lines[len(lines)-1]
 }
