@@ -106,18 +106,9 @@ func runSource(o *options, stdout, stderr io.Writer) (int, error) {
 			res.Cut = stopReason(ctx)
 		}
 	}
-	sum := run.summary(res, digest, elapsed)
-	if o.json {
-		err = sum.writeJSON(stdout)
-	} else {
-		err = run.write(stdout, res)
-	}
+	outErr, err := run.output(o, res, run.summary(res, digest, elapsed), stdout)
 	if err != nil {
 		return 0, err
-	}
-	var outErr error // said after the verdict, which it must not hide
-	if o.out != "" {
-		outErr = writeSourceOut(o.out, run, res, sum)
 	}
 	verdict := res.Verdict.String()
 	if res.Failure != nil {

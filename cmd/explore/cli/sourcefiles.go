@@ -106,17 +106,9 @@ func runSourceReplay(o *options, data []byte, stdout, stderr io.Writer) (int, er
 	run := &sourceRun{prog: p, rerun: "go run ./cmd/explore -replay " + o.replay}
 	sum := run.summary(res, s.SHA256, 0)
 	sum.Strategy = "replay"
-	if o.json {
-		err = sum.writeJSON(stdout)
-	} else {
-		err = run.write(stdout, res)
-	}
+	outErr, err := run.output(o, res, sum, stdout)
 	if err != nil {
 		return 0, err
-	}
-	var outErr error
-	if o.out != "" {
-		outErr = writeSourceOut(o.out, run, res, sum)
 	}
 	verdict := res.Verdict.String()
 	if res.Failure != nil {
@@ -132,4 +124,22 @@ func short(digest string) string {
 		return digest[:12]
 	}
 	return digest
+}
+
+// output prints a -source run's result (the text, or with -json the
+// summary) and writes -out's files. err is stdout's; outErr, -out's, is
+// said after the verdict, which it must not hide.
+func (r *sourceRun) output(o *options, res sched.Result, sum sourceSummary, stdout io.Writer) (outErr, err error) {
+	if o.json {
+		err = sum.writeJSON(stdout)
+	} else {
+		err = r.write(stdout, res)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if o.out != "" {
+		outErr = writeSourceOut(o.out, r, res, sum)
+	}
+	return outErr, nil
 }
