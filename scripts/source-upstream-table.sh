@@ -2,7 +2,7 @@
 # The upstream table of docs/source.md: numba-cuda's own
 # numba_cuda/numba/cuda/simulator/kernelapi.py at the commits of the fix
 # and at the clone's HEAD, unmodified, checked with -source on every row
-# of the verdict table -source runs (all but -faults interrupt), with CPython 3.11 and 3.12 under gil
+# of the verdict table, with CPython 3.11 and 3.12 under gil
 # and gil-breaker: the verdict (the violation's kind) and the states.
 # Usage: scripts/source-upstream-table.sh NUMBA_CUDA_GIT_DIR PYTHON3.11 PYTHON3.12
 # (from the repository's root).
@@ -11,7 +11,7 @@ repo=$1 py311=$2 py312=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/explore" ./cmd/explore
-rows=("-threads 2" "-threads 3" "-threads 2 -calls 2 -modules 2" "-threads 2 -nest 1 -names 2" "-threads 2 -calls 2 -syncthreads" "-threads 2 -host-calls" "-threads 3 -branch" "-threads 2 -faults raise" "-threads 2 -hosts 2")
+rows=("-threads 2" "-threads 3" "-threads 2 -calls 2 -modules 2" "-threads 2 -nest 1 -names 2" "-threads 2 -calls 2 -syncthreads" "-threads 2 -host-calls" "-threads 3 -branch" "-threads 2 -faults interrupt" "-threads 2 -faults raise" "-threads 2 -hosts 2")
 echo "| commit | scenario | 3.11 gil | 3.11 gil-breaker | 3.12 gil | 3.12 gil-breaker |"
 echo "|---|---|---|---|---|---|"
 for c in 55a84eb7 8356c6f8 41104c54 67acbfbd d41b90d3 HEAD; do

@@ -35,10 +35,12 @@
 // so its uses raise AttributeError, which the host catches, as in the
 // model), raising kernels and the raise fault (faults.go: a thread dies,
 // the host's poll aborts its block and re-raises through the launch's
-// with, the block's other threads linger with their abort flags set).
-// The rest is refused, before anything runs, in one line naming it:
-// interrupt faults, atomics and shared arrays, simulator fixes (package
-// model has them for the listings).
+// with, the block's other threads linger with their abort flags set), and
+// the interrupt with one host (interrupt.go: it lands at the file's own
+// eval-breaker checks only, so a search without a violation is no proof:
+// Program.Partial). The rest is refused, before anything runs, in one
+// line naming it: interrupts with several hosts, atomics and shared
+// arrays, simulator fixes (package model has them for the listings).
 //
 // # One step
 //

@@ -53,6 +53,8 @@ const kernelError = "swapcheck.KernelError"
 // while armed, only the threads that can raise can.
 func (w *World) faultStatus(t int) (sched.Status, bool) {
 	switch {
+	case t == w.p.signal:
+		return w.signalStatus(), true
 	case w.p.raiser < 0:
 		return 0, false
 	case t == w.p.raiser:
@@ -78,7 +80,7 @@ func (w *World) faultStatus(t int) (sched.Status, bool) {
 // which is kernel.py's own), with no instruction of the file and no
 // exception under way.
 func (w *World) raisable(t int) bool {
-	if t == w.p.raiser || w.finished(t) || w.s.Status(t) == pyvm.Running {
+	if t == w.p.raiser || t == w.p.signal || w.finished(t) || w.s.Status(t) == pyvm.Running {
 		return false
 	}
 	th := &w.th[t]

@@ -36,6 +36,7 @@ type Program struct {
 	names   [][]pyvm.Value
 	hosts   int        // host threads: 0..hosts-1
 	gpus    int        // GPU threads: hosts..hosts+gpus-1
+	signal  int        // the interrupt's pseudo-thread (after the GPU threads), or -1
 	raiser  int        // the raise fault's pseudo-thread (the last), or -1
 	faults  int        // how many faults one execution may have
 	host    [][]hostOp // each host's program
@@ -110,9 +111,13 @@ func Load(src *pysource.Source, sc *scenario.Scenario, a model.Atomicity) (*Prog
 	}
 	p.hosts = sc.NumHosts()
 	p.gpus = p.hosts * sc.Launches * sc.Blocks * sc.Threads
-	p.raiser, p.faults = -1, sc.FaultBound()
+	p.signal, p.raiser, p.faults = -1, -1, sc.FaultBound()
+	next := p.hosts + p.gpus
+	if sc.Faults.Has(scenario.FaultInterrupt) {
+		p.signal, next = next, next+1
+	}
 	if sc.Faults.Has(scenario.FaultRaise) {
-		p.raiser = p.hosts + p.gpus
+		p.raiser = next
 	}
 	s := py.NewState(p.hosts + p.gpus)
 	real := s.NewHostModule("numba.cuda", tagReal)
@@ -218,8 +223,8 @@ func supported(sc *scenario.Scenario) error {
 	if sc.NumHosts() > 1 && hasBranch(sc.Kernel) {
 		no = append(no, "a branch in a kernel several hosts run (a host that runs it inline has no thread index)")
 	}
-	if sc.Faults.Has(scenario.FaultInterrupt) {
-		no = append(no, "interrupt faults")
+	if sc.Faults.Has(scenario.FaultInterrupt) && sc.NumHosts() > 1 {
+		no = append(no, "interrupt faults with several hosts")
 	}
 	if len(sc.Arrays) > 0 {
 		no = append(no, "atomics")
@@ -286,10 +291,14 @@ func dedup(xs []string) string {
 // NumThreads is the hosts and every GPU thread of every block of every
 // launch (each a thread of its own, as in package model).
 func (p *Program) NumThreads() int {
-	if p.raiser >= 0 {
-		return p.hosts + p.gpus + 1
+	n := p.hosts + p.gpus
+	if p.signal >= 0 {
+		n++
 	}
-	return p.hosts + p.gpus
+	if p.raiser >= 0 {
+		n++
+	}
+	return n
 }
 
 // isHost reports whether thread t is a host.
@@ -315,8 +324,11 @@ func (p *Program) kernelOf(t int) int16 { return p.kernels[t-p.hosts] }
 // several), then "T2", "B0.T2" or "L1.B0.T2" as the scenario has one
 // launch of one block or more.
 func (p *Program) ThreadName(t int) string {
-	if t == p.raiser {
+	switch t {
+	case p.raiser:
 		return model.RaiseName
+	case p.signal:
+		return model.SignalName
 	}
 	if p.isHost(t) {
 		if p.hosts == 1 {

@@ -114,6 +114,13 @@ const (
 // barrier runs thread t's next sub-step of cuda.syncthreads() in frame f.
 func (w *World) barrier(t int, f *frame) unitResult {
 	th := &w.th[t]
+	if th.orphan && !th.aborted && f.sub == syncBlock {
+		// no one polls an interrupted launch's block: the thread waits
+		// at the barrier for good, which is a thread that ended
+		th.done = true
+		w.note(t, w.p.codes[f.code].name, "cuda.syncthreads()", "(kernelapi.py syncthreads: blockedthreads.add; event.wait)", "waits for good: no one polls the interrupted launch's block")
+		return unitResult{shared: true, ends: true}
+	}
 	if th.aborted {
 		// if self.abort: raise RuntimeError (kernel.py:215, or :222
 		// once the wait returned)
@@ -332,7 +339,7 @@ func (w *World) use(t int, f *frame, cd *code, st *stmt) unitResult {
 	} else {
 		f.pc++
 	}
-	if fail != nil && fail.Kind != KindModelGap && w.th[t].aborted {
+	if fail != nil && fail.Kind != KindModelGap && w.afterFailure(t) {
 		// after-failure: the thread's launch already raised to its
 		// caller; the use raises AttributeError, as in the simulator
 		w.note(t, cd.name, "(after-failure: the thread's abort flag is set)", "", fail.Kind+", which hurts nobody: AttributeError")

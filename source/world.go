@@ -63,6 +63,11 @@ type thread struct {
 	// with, which BlockThread.run recorded for the host ("" none).
 	aborted bool
 	died    string
+	// orphan: the thread's launch was left by an interrupt (no one
+	// polls its block: its barrier is never released, its abort flag
+	// never set); landing: the host's last step stopped at an
+	// eval-breaker check of the file's code, where an interrupt can land
+	orphan, landing bool
 }
 
 // frame is a GPU thread's place in the kernel or a device function.
@@ -198,9 +203,12 @@ func (w *World) statementAlone(t int) bool {
 // Step is sched.System's.
 func (w *World) Step(t sched.ThreadID) *sched.Failure {
 	w.statuses = nil
-	if int(t) == w.p.raiser {
+	switch int(t) {
+	case w.p.raiser:
 		w.raiseMove()
 		return nil
+	case w.p.signal:
+		return w.interrupt()
 	}
 	if w.armed {
 		w.fall(int(t))
@@ -218,6 +226,8 @@ func (w *World) Step(t sched.ThreadID) *sched.Failure {
 // first shared unit could not run (nothing shared changed).
 func (w *World) run(t int) (f *sched.Failure, blocked bool) {
 	shared := false
+	split := w.splits(t)
+	w.th[t].landing = false
 	for {
 		u := w.unit(t)
 		if u.fail != nil {
@@ -227,6 +237,10 @@ func (w *World) run(t int) (f *sched.Failure, blocked bool) {
 			return nil, !shared
 		}
 		shared = shared || u.shared
+		if split && u.land {
+			w.th[t].landing = true
+			return nil, false
+		}
 		if u.ends || (u.check && shared) || w.finished(t) {
 			return nil, false
 		}
@@ -247,7 +261,10 @@ type unitResult struct {
 	ends   bool // the step ends after it
 	// check: an eval-breaker check follows it (gil-breaker): the step
 	// ends after it once the step touched anything shared
-	check   bool
+	check bool
+	// land: an eval-breaker check of the file's code follows it, and
+	// its task goes on: an interrupt may land there (interrupt.go)
+	land    bool
 	blocked bool // it could not run
 	fail    *sched.Failure
 }
@@ -279,7 +296,7 @@ func (w *World) pyStep(t int) unitResult {
 	if in.Fault != "" {
 		return unitResult{fail: &sched.Failure{Kind: KindModelGap, Thread: sched.ThreadID(t), Message: in.Fault}}
 	}
-	r := unitResult{shared: in.Shared()}
+	r := unitResult{shared: in.Shared(), land: landing(in)}
 	if w.p.Atomicity == model.GILBreaker {
 		r.check = in.Check
 	} else {
@@ -323,7 +340,10 @@ var codeObject = regexp.MustCompile(`<code object (\S+) at 0x[0-9a-fA-F]+, file 
 func (w *World) taskDone(t int) *sched.Failure {
 	v, exc := w.s.Result(t)
 	ph := w.phaseOf(t)
-	if exc.K != pyvm.KindUndef && !w.p.isHost(t) && w.th[t].aborted {
+	if exc.K != pyvm.KindUndef && w.p.isHost(t) && t == w.p.signalHost() && w.s.ExcType(exc) == "KeyboardInterrupt" {
+		return w.interrupted(t, exc)
+	}
+	if exc.K != pyvm.KindUndef && !w.p.isHost(t) && w.afterFailure(t) {
 		// after-failure (faults.go): the exception leaves the with
 		// statement, and the thread's frame with it
 		*ph, *w.cmOf(t) = phNone, pyvm.Value{}
@@ -424,9 +444,7 @@ func (w *World) AppendKey(b []byte) []byte {
 			roots = append(roots, f.cm)
 		}
 	}
-	if w.p.raiser >= 0 {
-		order = order[:w.p.raiser] // the interpreter's threads: not the fault's
-	}
+	order = order[:w.p.hosts+w.p.gpus] // the interpreter's threads: not the faults
 	if !w.p.Symmetry {
 		order = nil
 	}
@@ -440,7 +458,7 @@ func (w *World) AppendKey(b []byte) []byte {
 func (w *World) appendPlace(b []byte, t int) []byte {
 	th := &w.th[t]
 	b = binary.AppendUvarint(b, uint64(th.host))
-	b = append(b, byte(th.phase), boolByte(th.done), boolByte(th.frames != nil), byte(len(th.frames)), boolByte(th.atBarrier), boolByte(th.released), boolByte(th.aborted))
+	b = append(b, byte(th.phase), boolByte(th.done), boolByte(th.frames != nil), byte(len(th.frames)), boolByte(th.atBarrier), boolByte(th.released), boolByte(th.aborted), boolByte(th.orphan), boolByte(th.landing))
 	b = append(b, th.died...)
 	b = append(b, 0)
 	for _, f := range th.frames {

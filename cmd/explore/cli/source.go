@@ -99,6 +99,10 @@ func runSource(o *options, stdout, stderr io.Writer) (int, error) {
 	}
 	elapsed := time.Since(start)
 	prog.done()
+	if why := run.prog.Partial(); why != "" && res.Verdict == sched.Verified {
+		// no violation in a world the model covers only in part
+		res.Verdict, res.Cut = sched.Incomplete, why
+	}
 	if res.Verdict == sched.Incomplete && res.Cut == "stopped" {
 		// sched says "stopped"; say what stopped it
 		res.Cut = fmt.Sprintf("-timeout %s reached", o.timeout)

@@ -41,6 +41,9 @@ func (r *sourceRun) write(out io.Writer, res sched.Result) error {
 		}
 	case res.Verdict == sched.NoViolationFound:
 		para(&b, "verdict: no violation on this schedule: its steps ran to the end; nothing is proved of other schedules")
+	case res.Verdict == sched.Incomplete && res.Cut == p.Partial():
+		para(&b, fmt.Sprintf("verdict: incomplete: no violation in %s, but %s", counts, p.Partial()))
+		para(&b, "the world searched: "+r.world(st.States))
 	default:
 		para(&b, fmt.Sprintf("verdict: incomplete: the search stopped (%s) after %s, without a violation; nothing is proved", res.Cut, counts))
 		para(&b, "the world searched: "+r.world(st.States))
