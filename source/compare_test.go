@@ -100,7 +100,7 @@ func reachable(t testing.TB, s sched.System) []string {
 
 func reachableStates(t testing.TB, s sched.System) ([]string, int64) {
 	t.Helper()
-	r := newReaching(s)
+	r := sched.NewReaching(s)
 	res := sched.States{}.Run(r, sched.Limits{})
 	require.Equal(t, sched.Verified, res.Verdict, "the search for every reachable kind did not finish: %s %v", res.Verdict, res.Failure)
 	return r.Kinds(), res.Stats.States
@@ -110,7 +110,7 @@ func reachableStates(t testing.TB, s sched.System) ([]string, int64) {
 // at the first failure of that kind, and is complete otherwise.
 func reaches(t testing.TB, s sched.System, kind string) bool {
 	t.Helper()
-	res := sched.States{}.Run(newAiming(s, kind), sched.Limits{})
+	res := sched.States{}.Run(sched.NewAiming(s, kind), sched.Limits{})
 	require.Contains(t, []sched.Verdict{sched.Verified, sched.Violation}, res.Verdict, "the search for %s did not finish", kind)
 	return res.Verdict == sched.Violation
 }

@@ -27,6 +27,12 @@ const (
 	KindModelGap        = "model-gap"
 )
 
+// Kinds are the violation kinds a search of a World can end in (not
+// ModelGap, which is none): -source's -want takes one of them.
+func Kinds() []string {
+	return []string{KindUseSawReal, KindUseSawNone, KindUseSawOtherFake, KindException, KindLeftSwapped, KindRegistryLeft, sched.KindDeadlock}
+}
+
 // World is one state of a Program's launch: every thread's place in the
 // simulator's code, the kernel context and the interpreter's state.
 type World struct {

@@ -51,6 +51,7 @@ type options struct {
 	corpus                                                      string      // -corpus (corpus.go)
 	afterFailure                                                bool        // -after-failure (harm.go)
 	source                                                      string      // -source (source.go)
+	want                                                        string      // -want (source.go)
 	flagArgs                                                    []flagWords // the flags given, as the replay command spells them
 	set                                                         map[string]bool
 	given                                                       []string // the flags given, by name

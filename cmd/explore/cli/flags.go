@@ -218,6 +218,9 @@ var flagTable = []flagDef{
 	{name: "report", modes: modesOf(modeSearch, modeReplay), define: func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.report, "report", "", "print, instead of the trace, the violation in `FORMAT`: md (a bug report in Markdown for a GitHub issue; -out writes it as report.md too) or html (a standalone page with a timeline per thread; -out writes it as trace.html)")
 	}},
+	{name: "want", modes: modesOf(modeSource), define: func(fs *flag.FlagSet, o *options) {
+		fs.StringVar(&o.want, "want", "", "look for a violation of this `KIND` (deadlock, left-swapped, ...): a violation of another kind ends its execution and the search goes on; without it the search stops at the first violation of any kind")
+	}},
 	{name: "shrink", modes: modesOf(modeSearch, modeSource), define: func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.shrink, "shrink", true, "shrink a counterexample: the smallest scenario, then the fewest preemptions, then the fewest steps that keep its violation kind (-shrink=false: as the search found it; never for a -shard part)")
 	}},

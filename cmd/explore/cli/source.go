@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,11 +31,18 @@ type sourceRun struct {
 	prog   *source.Program
 	rerun  string // the command that runs it again
 	shrunk string // what shrinking made smaller ("" when it did not run)
+	// want is -want's kind; passed, the other kinds the search met, each
+	// of which ended its execution
+	want   string
+	passed []string
 }
 
 func runSource(o *options, stdout, stderr io.Writer) (int, error) {
 	if err := checkFlagValues(o, modeSource); err != nil {
 		return 0, err
+	}
+	if o.want != "" && !slices.Contains(source.Kinds(), o.want) {
+		return 0, usagef("-want %s: not a kind -source reports (one of %s)", o.want, strings.Join(source.Kinds(), ", "))
 	}
 	a, err := model.ParseAtomicity(o.atomicity)
 	if err != nil {
@@ -69,7 +77,7 @@ func runSource(o *options, stdout, stderr io.Writer) (int, error) {
 		// the rerun compiles with the same feature version
 		args = append(args[:len(args):len(args)], "-python", in.Version.String())
 	}
-	run := &sourceRun{prog: p, rerun: "go run ./cmd/explore " + strings.Join(args, " ")}
+	run := &sourceRun{prog: p, rerun: "go run ./cmd/explore " + strings.Join(args, " "), want: o.want}
 
 	ctx, stop := interruptContext()
 	defer stop()
@@ -86,8 +94,17 @@ func runSource(o *options, stdout, stderr io.Writer) (int, error) {
 		lim.Progress = prog.update
 	}
 	start := time.Now()
-	res := sched.States{}.Run(source.New(p), lim)
-	if res.Verdict == sched.Violation && res.Failure.Kind != source.KindModelGap && o.shrink {
+	var sys sched.System = source.New(p)
+	var aim *sched.Reaching
+	if o.want != "" {
+		aim = sched.NewAiming(sys, o.want)
+		sys = aim
+	}
+	res := sched.States{}.Run(sys, lim)
+	if aim != nil {
+		run.passed = slices.DeleteFunc(aim.Kinds(), func(k string) bool { return k == o.want })
+	}
+	if res.Verdict == sched.Violation && res.Failure.Kind != source.KindModelGap && o.shrink && o.want == "" {
 		run.shrunk = "not shrunk: the scenario is a file"
 		if o.scenario == "" {
 			run.shrunk = "nothing: no smaller scenario has this kind"
@@ -130,13 +147,15 @@ func runSource(o *options, stdout, stderr io.Writer) (int, error) {
 			return ExitUsage, nil
 		}
 	}
-	return sourceExit(res), nil
+	return sourceExit(res, run.passed), nil
 }
 
 // sourceExit is a -source run's exit status: a model gap is no verdict on
 // the file, so it exits as an incomplete search does.
-func sourceExit(res sched.Result) int {
+func sourceExit(res sched.Result, passed []string) int {
 	switch {
+	case res.Verdict != sched.Violation && len(passed) > 0:
+		return ExitViolation // -want's kind was not found; others were
 	case res.Verdict == sched.Violation && res.Failure.Kind == source.KindModelGap:
 		return ExitIncomplete
 	case res.Verdict == sched.Violation:

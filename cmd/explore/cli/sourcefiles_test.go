@@ -122,3 +122,32 @@ func lastLine(text string) string {
 	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
 	return lines[len(lines)-1]
 }
+
+// TestSourceWant: -want KIND looks past the other kinds for KIND: on
+// CPython 3.13 numba-cuda's merged swap (merged.py) deadlocks its second
+// launch after a Ctrl-C in the scan, where the search without -want stops
+// at left-swapped; on 3.12 no execution deadlocks, and the other kinds
+// it met are named (exit 1: the file has violations). An unknown kind is
+// refused in one line.
+func TestSourceWant(t *testing.T) {
+	pythonOnly(t, "3.12", "3.13")
+	repoRoot(t)
+	args := []string{"-source", "testdata/python/merged.py", "-scenario", "testdata/scenarios/interrupt.txt"}
+	r := explore(t, append(args, "-python", "3.13", "-want", "deadlock")...)
+	require.Equal(t, cli.ExitViolation, r.code, "stderr: %s", r.stderr)
+	flat := strings.Join(strings.Fields(r.stdout), " ")
+	require.Contains(t, flat, "verdict: violation deadlock")
+	require.Contains(t, flat, "(-want deadlock: the search met left-swapped, use-saw-other-fake first")
+	require.Contains(t, flat, "SIGINT KeyboardInterrupt")
+	require.Contains(t, flat, "JUMP_BACKWARD")
+
+	r = explore(t, append(args, "-python", "3.12", "-want", "deadlock")...)
+	require.Equal(t, cli.ExitViolation, r.code, "stderr: %s", r.stderr)
+	flat = strings.Join(strings.Fields(r.stdout), " ")
+	require.Contains(t, flat, "verdict: incomplete: no execution reached deadlock before another violation")
+	require.Contains(t, flat, "it met left-swapped, use-saw-other-fake")
+
+	bad := explore(t, append(args, "-python", "3.12", "-want", "bogus")...)
+	requireUsageError(t, bad)
+	require.Contains(t, bad.stderr, "-want bogus: not a kind -source reports")
+}

@@ -30,6 +30,11 @@ type sourceSummary struct {
 	World    string `json:"world"`
 	Verdict  string `json:"verdict"`
 	Complete bool   `json:"complete"`
+	// Want is -want's kind; OtherKinds the other kinds its search met
+	// (each ended its execution). A -want search that did not find its
+	// kind has the verdict "not-reachable", whatever else it met.
+	Want       string   `json:"want,omitempty"`
+	OtherKinds []string `json:"other_kinds,omitempty"`
 	// Kind, Thread and Message describe the violation (or the model
 	// gap); Schedule is its steps, a thread per step, as schedule.txt
 	// has them.
@@ -59,6 +64,15 @@ func (r *sourceRun) summary(res sched.Result, digest string, elapsed time.Durati
 		Stopped: res.Cut, Shrunk: r.shrunk,
 		Executions: res.Stats.Executions, States: res.Stats.States, Steps: res.Stats.Steps,
 		ElapsedMS: float64(elapsed.Microseconds()) / 1e3,
+	}
+	if r.want != "" {
+		s.Want, s.OtherKinds = r.want, r.passed
+		if res.Verdict == sched.Verified {
+			s.Verdict = "not-reachable"
+		}
+		if res.Verdict != sched.Violation && len(r.passed) > 0 {
+			s.Complete = false // other kinds are: not a verification
+		}
 	}
 	if f := res.Failure; f != nil {
 		s.Kind, s.Message, s.Schedule = f.Kind, f.Message, res.Schedule

@@ -25,6 +25,10 @@ func (r *sourceRun) write(out io.Writer, res sched.Result) error {
 	st := res.Stats
 	counts := check.Count(st.States, "state") + ", " + check.Count(st.Executions, "execution") + ", " + check.Count(st.Steps, "step")
 	switch {
+	case res.Verdict == sched.Verified && len(r.passed) > 0:
+		para(&b, fmt.Sprintf("verdict: no execution reaches %s before another violation: the search covered every reachable state%s: %s; it met %s, each of which ended its execution (run without -want for a trace)",
+			r.want, reduction(p), counts, strings.Join(r.passed, ", ")))
+		para(&b, "the world searched: "+r.world(st.States))
 	case res.Verdict == sched.Verified:
 		para(&b, "verdict: verified: the search covered every reachable state"+reduction(p)+": "+counts)
 		para(&b, "the world verified: "+r.world(st.States))
@@ -35,12 +39,19 @@ func (r *sourceRun) write(out io.Writer, res sched.Result) error {
 	case res.Verdict == sched.Violation:
 		para(&b, "verdict: violation "+res.Failure.Kind)
 		para(&b, failureText(p, res.Failure))
+		if len(r.passed) > 0 {
+			para(&b, fmt.Sprintf("(-want %s: the search met %s first, each of which ended its execution)", r.want, strings.Join(r.passed, ", ")))
+		}
 		if r.shrunk != "" {
 			b.WriteString("\n")
 			para(&b, "shrunk: "+r.shrunk)
 		}
 	case res.Verdict == sched.NoViolationFound:
 		para(&b, "verdict: no violation on this schedule: its steps ran to the end; nothing is proved of other schedules")
+	case res.Verdict == sched.Incomplete && res.Cut == p.Partial() && len(r.passed) > 0:
+		para(&b, fmt.Sprintf("verdict: incomplete: no execution reached %s before another violation in %s, but %s; it met %s, each of which ended its execution (run without -want for a trace)",
+			r.want, counts, p.Partial(), strings.Join(r.passed, ", ")))
+		para(&b, "the world searched: "+r.world(st.States))
 	case res.Verdict == sched.Incomplete && res.Cut == p.Partial():
 		para(&b, fmt.Sprintf("verdict: incomplete: no violation in %s, but %s", counts, p.Partial()))
 		para(&b, "the world searched: "+r.world(st.States))

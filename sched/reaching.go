@@ -1,12 +1,8 @@
-package source_test
+package sched
 
-import (
-	"slices"
+import "slices"
 
-	"swapcheck/sched"
-)
-
-// reaching wraps a sched.System so that a complete search of it meets
+// Reaching wraps a System so that a complete search of it meets
 // every violation kind reachable in the inner system, where a plain
 // search stops at the first one it meets (whichever its depth-first
 // order finds first). A step or an end state that fails records its
@@ -21,26 +17,28 @@ import (
 // With a target kind (aiming), a failure of that kind is reported as
 // the failure it is, so that the search stops at the first one: whether
 // the kind is reachable at all, at the cost of finding it.
-type reaching struct {
-	inner  sched.System
+type Reaching struct {
+	inner  System
 	kinds  map[string]bool // shared by every clone: one search, one goroutine
 	target string
 	ended  bool
 }
 
-func newReaching(inner sched.System) *reaching {
-	return &reaching{inner: inner, kinds: map[string]bool{}}
+// NewReaching wraps inner; Kinds says, after a complete search, every
+// kind reachable in it.
+func NewReaching(inner System) *Reaching {
+	return &Reaching{inner: inner, kinds: map[string]bool{}}
 }
 
-// newAiming is a reaching system whose search stops at target.
-func newAiming(inner sched.System, target string) *reaching {
-	r := newReaching(inner)
+// NewAiming is a Reaching system whose search stops at target.
+func NewAiming(inner System, target string) *Reaching {
+	r := NewReaching(inner)
 	r.target = target
 	return r
 }
 
 // Kinds is the kinds recorded so far, sorted.
-func (r *reaching) Kinds() []string {
+func (r *Reaching) Kinds() []string {
 	out := make([]string, 0, len(r.kinds))
 	for k := range r.kinds {
 		out = append(out, k)
@@ -49,36 +47,36 @@ func (r *reaching) Kinds() []string {
 	return out
 }
 
-func (r *reaching) NumThreads() int { return r.inner.NumThreads() }
+func (r *Reaching) NumThreads() int { return r.inner.NumThreads() }
 
-func (r *reaching) Status(t sched.ThreadID) sched.Status {
+func (r *Reaching) Status(t ThreadID) Status {
 	if r.ended {
-		return sched.Done
+		return Done
 	}
 	return r.inner.Status(t)
 }
 
-func (r *reaching) Footprint(t sched.ThreadID) sched.Footprint { return r.inner.Footprint(t) }
+func (r *Reaching) Footprint(t ThreadID) Footprint { return r.inner.Footprint(t) }
 
-func (r *reaching) Step(t sched.ThreadID) *sched.Failure {
+func (r *Reaching) Step(t ThreadID) *Failure {
 	if f := r.inner.Step(t); f != nil {
 		return r.end(f)
 	}
 	if r.stuck() {
-		return r.end(&sched.Failure{Kind: sched.KindDeadlock, Thread: -1, Message: "no thread can move"})
+		return r.end(&Failure{Kind: KindDeadlock, Thread: -1, Message: "no thread can move"})
 	}
 	return nil
 }
 
 // stuck reports whether no thread of the inner system can move while
 // some thread is not done (the scheduler's deadlock).
-func (r *reaching) stuck() bool {
+func (r *Reaching) stuck() bool {
 	done := true
 	for t := range r.inner.NumThreads() {
-		switch r.inner.Status(sched.ThreadID(t)) {
-		case sched.Runnable:
+		switch r.inner.Status(ThreadID(t)) {
+		case Runnable:
 			return false
-		case sched.Blocked:
+		case Blocked:
 			done = false
 		}
 	}
@@ -87,7 +85,7 @@ func (r *reaching) stuck() bool {
 
 // end records f's kind and ends the execution; it returns f only when
 // it is the target's.
-func (r *reaching) end(f *sched.Failure) *sched.Failure {
+func (r *Reaching) end(f *Failure) *Failure {
 	r.kinds[f.Kind] = true
 	r.ended = true
 	if f.Kind == r.target {
@@ -96,7 +94,7 @@ func (r *reaching) end(f *sched.Failure) *sched.Failure {
 	return nil
 }
 
-func (r *reaching) Final() *sched.Failure {
+func (r *Reaching) Final() *Failure {
 	if r.ended {
 		return nil
 	}
@@ -109,13 +107,13 @@ func (r *reaching) Final() *sched.Failure {
 	return nil
 }
 
-func (r *reaching) Clone() sched.System {
-	return &reaching{inner: r.inner.Clone(), kinds: r.kinds, target: r.target, ended: r.ended}
+func (r *Reaching) Clone() System {
+	return &Reaching{inner: r.inner.Clone(), kinds: r.kinds, target: r.target, ended: r.ended}
 }
 
 // AppendKey is the inner key, or one key for every ended execution: an
 // ended state has no future, and its kind was recorded when it ended.
-func (r *reaching) AppendKey(b []byte) []byte {
+func (r *Reaching) AppendKey(b []byte) []byte {
 	if r.ended {
 		return append(b, 1)
 	}
