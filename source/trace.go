@@ -1,6 +1,11 @@
 package source
 
-import "swapcheck/sched"
+import (
+	"fmt"
+
+	"swapcheck/pyvm"
+	"swapcheck/sched"
+)
 
 // Step is one step of a schedule as a trace shows it: the thread, and the
 // units it ran (the file's instructions, the simulator's statements).
@@ -34,4 +39,56 @@ func Run(p *Program, schedule []sched.ThreadID) ([]Step, *sched.Failure) {
 		}
 	}
 	return steps, w.Final()
+}
+
+// Waiting says, after schedule ran from the world before the launch, what
+// each thread that has not ended waits for, one line each ("host: waits
+// at kernelapi.py:524  with lock:  [BEFORE_WITH], a lock no thread can
+// release"): what a deadlock's trace ends on.
+func Waiting(p *Program, schedule []sched.ThreadID) []string {
+	w := New(p)
+	for _, t := range schedule {
+		if w.Status(t) != sched.Runnable {
+			break
+		}
+		if w.Step(t) != nil {
+			break
+		}
+	}
+	var out []string
+	for t := range w.th {
+		if w.Status(sched.ThreadID(t)) != sched.Blocked {
+			continue
+		}
+		out = append(out, p.ThreadName(t)+": "+w.waits(t))
+	}
+	return out
+}
+
+// waits says what blocked thread t waits for.
+func (w *World) waits(t int) string {
+	th := &w.th[t]
+	switch {
+	case t == w.p.signal || t == w.p.raiser:
+		return "a fault that cannot fall now"
+	case !w.p.isHost(t) && th.frames == nil:
+		return "its start (t.start()), which the host has not reached"
+	case th.atBarrier:
+		return "the barrier of cuda.syncthreads(), for the host's poll"
+	case w.p.isHost(t) && th.frames == nil && w.s.Status(t) != pyvm.Running && w.p.host[t][th.host].kind == hJoin:
+		return "the block's threads (BlockManager.run's polling loop)"
+	}
+	trial := w.clone()
+	trial.rec = nil
+	if _, blocked := trial.run(t); blocked {
+		if info := &trial.info; info.Blocked && info.Code != nil {
+			ins := &info.Code.Instrs[info.Instr]
+			line := ins.Line
+			if line <= 0 {
+				line = info.Code.FirstLine
+			}
+			return fmt.Sprintf("%s:%d  %s  [%s]: the lock is held, and no thread that can move will release it", w.p.file, line, w.p.line(line), ins.OpName)
+		}
+	}
+	return "a step it cannot take"
 }

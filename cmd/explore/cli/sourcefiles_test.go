@@ -126,7 +126,8 @@ func lastLine(text string) string {
 // TestSourceWant: -want KIND looks past the other kinds for KIND: on
 // CPython 3.13 numba-cuda's merged swap (merged.py) deadlocks its second
 // launch after a Ctrl-C in the scan, where the search without -want stops
-// at left-swapped; on 3.12 no execution deadlocks, and the other kinds
+// at left-swapped, and says what each thread waits for (the host, the
+// lock the interrupt left held); on 3.12 no execution deadlocks, and the other kinds
 // it met are named (exit 1: the file has violations). An unknown kind is
 // refused in one line.
 func TestSourceWant(t *testing.T) {
@@ -137,6 +138,8 @@ func TestSourceWant(t *testing.T) {
 	require.Equal(t, cli.ExitViolation, r.code, "stderr: %s", r.stderr)
 	flat := strings.Join(strings.Fields(r.stdout), " ")
 	require.Contains(t, flat, "verdict: violation deadlock")
+	require.Contains(t, flat, "host: merged.py:24 with lock: [BEFORE_WITH]: the lock is held, and no thread that can move will release it")
+	require.Contains(t, flat, "L2.B0.T0: its start (t.start()), which the host has not reached")
 	require.Contains(t, flat, "(-want deadlock: the search met left-swapped, use-saw-other-fake first")
 	require.Contains(t, flat, "SIGINT KeyboardInterrupt")
 	require.Contains(t, flat, "JUMP_BACKWARD")

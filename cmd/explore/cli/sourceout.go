@@ -39,6 +39,11 @@ func (r *sourceRun) write(out io.Writer, res sched.Result) error {
 	case res.Verdict == sched.Violation:
 		para(&b, "verdict: violation "+res.Failure.Kind)
 		para(&b, failureText(p, res.Failure))
+		if res.Failure.Kind == sched.KindDeadlock {
+			for _, line := range source.Waiting(p, res.Schedule) {
+				para(&b, line)
+			}
+		}
 		if len(r.passed) > 0 {
 			para(&b, fmt.Sprintf("(-want %s: the search met %s first, each of which ended its execution)", r.want, strings.Join(r.passed, ", ")))
 		}
