@@ -121,7 +121,7 @@ func (w *World) interrupted(t int, exc pyvm.Value) *sched.Failure {
 	if entered {
 		w.orphanLaunch(op.launch)
 	} else {
-		w.endLaunch(op.launch) // the with never started: its threads never run
+		w.endBlocks(op.launch, 0) // the with never started: its threads never run
 	}
 	for w.p.host[t][th.host].kind != hReset {
 		th.host++

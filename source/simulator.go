@@ -153,7 +153,7 @@ func (w *World) contextCheck(t int, op hostOp, where, text, bytecode, busy strin
 	th := &w.th[t]
 	effect := "_kernel_context is None"
 	if w.ctx != 0 {
-		w.endLaunch(op.launch)
+		w.endBlocks(op.launch, 0)
 		th.host = op.to
 		effect = "_kernel_context is " + fakeName(int(w.ctx)) + ": " + busy
 	} else {
@@ -163,11 +163,13 @@ func (w *World) contextCheck(t int, op hostOp, where, text, bytecode, busy strin
 	return unitResult{shared: true, ends: true}
 }
 
-// endLaunch ends launch l before it starts (a host's check found another
-// host's launch running): its threads will never run.
-func (w *World) endLaunch(l int) {
+// endBlocks ends launch l's blocks from block first on before they
+// start: their threads will never run (a host's check found another
+// host's launch running, the launch's with never started, or a block
+// before them failed).
+func (w *World) endBlocks(l, first int) {
 	sc := w.p.Scenario
-	for b := range sc.Blocks {
+	for b := first; b < sc.Blocks; b++ {
 		for tid := range sc.Threads {
 			w.th[w.p.gpuThread(l, b, tid)].done = true
 		}
@@ -211,11 +213,7 @@ func (w *World) abortBlock(t int, op hostOp, dead int) unitResult {
 		u := &w.th[w.p.gpuThread(op.launch, op.block, tid)]
 		u.aborted, u.released, u.atBarrier = true, true, false
 	}
-	for b := op.block + 1; b < sc.Blocks; b++ {
-		for tid := range sc.Threads {
-			w.th[w.p.gpuThread(op.launch, b, tid)].done = true
-		}
-	}
+	w.endBlocks(op.launch, op.block+1)
 	for w.p.host[t][th.host].kind != hExit {
 		th.host++
 	}

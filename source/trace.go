@@ -18,20 +18,12 @@ type Step struct {
 // and returns its steps, and the failure its last step or its end state
 // gave (nil if none). It stops at the first step whose thread cannot run.
 func Run(p *Program, schedule []sched.ThreadID) ([]Step, *sched.Failure) {
-	w := New(p)
-	var units []Unit
-	w.rec = &units
 	var steps []Step
-	for _, t := range schedule {
-		if w.Status(t) != sched.Runnable {
-			break
-		}
-		units = units[:0]
-		f := w.Step(t)
+	w, f := play(p, schedule, func(t sched.ThreadID, units []Unit) {
 		steps = append(steps, Step{Thread: int(t), Units: append([]Unit(nil), units...)})
-		if f != nil {
-			return steps, f
-		}
+	})
+	if f != nil {
+		return steps, f
 	}
 	for t := range w.th {
 		if w.Status(sched.ThreadID(t)) != sched.Done {
@@ -41,20 +33,37 @@ func Run(p *Program, schedule []sched.ThreadID) ([]Step, *sched.Failure) {
 	return steps, w.Final()
 }
 
-// Waiting says, after schedule ran from the world before the launch, what
-// each thread that has not ended waits for, one line each ("host: waits
-// at kernelapi.py:524  with lock:  [BEFORE_WITH], a lock no thread can
-// release"): what a deadlock's trace ends on.
-func Waiting(p *Program, schedule []sched.ThreadID) []string {
+// play runs schedule from the world before the launch up to the first
+// step whose thread cannot run or that fails, and returns the world it
+// ends in and that failure; each, when set, receives every step's units.
+func play(p *Program, schedule []sched.ThreadID, each func(t sched.ThreadID, units []Unit)) (*World, *sched.Failure) {
 	w := New(p)
+	var units []Unit
+	if each != nil {
+		w.rec = &units
+	}
 	for _, t := range schedule {
 		if w.Status(t) != sched.Runnable {
 			break
 		}
-		if w.Step(t) != nil {
-			break
+		units = units[:0]
+		f := w.Step(t)
+		if each != nil {
+			each(t, units)
+		}
+		if f != nil {
+			return w, f
 		}
 	}
+	return w, nil
+}
+
+// Waiting says, after schedule ran from the world before the launch, what
+// each blocked thread waits for, one line each ("host: kernelapi.py:514
+// with lock:  [BEFORE_WITH]: the lock is held, and no thread that can
+// move will release it"): what a deadlock's trace ends on.
+func Waiting(p *Program, schedule []sched.ThreadID) []string {
+	w, _ := play(p, schedule, nil)
 	var out []string
 	for t := range w.th {
 		if w.Status(sched.ThreadID(t)) != sched.Blocked {
