@@ -43,6 +43,7 @@ type Program struct {
 	codes   []code     // the kernel and device functions, as each thread runs them
 	kernels []int16    // each GPU thread's kernel code (index: thread - 1)
 	lines   []string   // the file's lines, for traces
+	digest  string     // Digest of the file's bytes, as read for lines
 	file    string     // the file's base name
 }
 
@@ -108,6 +109,7 @@ func Load(src *pysource.Source, sc *scenario.Scenario, a model.Atomicity) (*Prog
 	p := &Program{Source: src, Scenario: sc, Atomicity: a, Symmetry: true, py: py, file: filepath.Base(src.File)}
 	if text, err := os.ReadFile(src.File); err == nil {
 		p.lines = strings.Split(string(text), "\n")
+		p.digest = Digest(text)
 	}
 	p.hosts = sc.NumHosts()
 	p.gpus = p.hosts * sc.Launches * sc.Blocks * sc.Threads
@@ -424,6 +426,10 @@ func (p *Program) codeFor(fn, tid, bid int) int16 {
 	p.codes = append(p.codes, c)
 	return int16(len(p.codes) - 1)
 }
+
+// Digest is Digest of the file's bytes ("" when they could not be read
+// again after compiling): what a schedule records of them.
+func (p *Program) Digest() string { return p.digest }
 
 // Version is the CPython version whose bytecode runs.
 func (p *Program) Version() pyvm.Version { return p.py.Version }

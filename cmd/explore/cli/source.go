@@ -64,7 +64,6 @@ func runSource(o *options, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	digest := sourceDigest(o.source)
 	if o.out != "" {
 		if err := prepareOut(o.out, o.force); err != nil {
 			return 0, err
@@ -127,7 +126,7 @@ func runSource(o *options, stdout, stderr io.Writer) (int, error) {
 			res.Cut = stopReason(ctx)
 		}
 	}
-	outErr, err := run.output(o, res, run.summary(res, digest, elapsed), stdout)
+	outErr, err := run.output(o, res, run.summary(res, elapsed), stdout)
 	if err != nil {
 		return 0, err
 	}

@@ -19,17 +19,6 @@ import (
 // that schedule.txt runs its steps again on the same file, which it
 // refuses when the file's bytes changed since.
 
-// sourceDigest reads the file a -source spec names, for the digest its
-// schedule records; a file it cannot read is pysource.Load's to refuse.
-func sourceDigest(spec string) string {
-	file, _ := pysource.ParseSpec(spec)
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return ""
-	}
-	return source.Digest(b)
-}
-
 // writeSourceOut writes a -source run's files into dir, all or none.
 func writeSourceOut(dir string, r *sourceRun, res sched.Result, sum sourceSummary) error {
 	st, err := stageOut(dir)
@@ -104,7 +93,7 @@ func runSourceReplay(o *options, data []byte, stdout, stderr io.Writer) (int, er
 		return 0, usagef("replay %s: the schedule does not fit its scenario: %v", o.replay, err)
 	}
 	run := &sourceRun{prog: p, rerun: "go run ./cmd/explore -replay " + o.replay}
-	sum := run.summary(res, s.SHA256, 0)
+	sum := run.summary(res, 0)
 	sum.Strategy = "replay"
 	outErr, err := run.output(o, res, sum, stdout)
 	if err != nil {

@@ -53,11 +53,11 @@ type sourceSummary struct {
 }
 
 // summary is r's result as sourceSummary says it.
-func (r *sourceRun) summary(res sched.Result, digest string, elapsed time.Duration) sourceSummary {
+func (r *sourceRun) summary(res sched.Result, elapsed time.Duration) sourceSummary {
 	p := r.prog
 	in := p.Source.Interpreter
 	s := sourceSummary{
-		Version: check.Version, Source: p.Source.File, Function: p.Source.Name, SHA256: digest,
+		Version: check.Version, Source: p.Source.File, Function: p.Source.Name, SHA256: r.prog.Digest(),
 		Python: in.Version.String() + "." + strconv.Itoa(in.Micro), Atomicity: p.Atomicity.String(), Strategy: "states",
 		Scenario: p.Scenario.String(), Faults: p.Scenario.Faults.String(), World: r.world(res.Stats.States),
 		Verdict: res.Verdict.String(), Complete: res.Verdict == sched.Verified,
