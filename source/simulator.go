@@ -188,12 +188,22 @@ func (w *World) blockAtBarrier(op hostOp) bool {
 	return true
 }
 
+// diedWith is the type of the exception GPU thread t died with, which
+// BlockThread.run recorded for the host (its exc, kept once it ended),
+// "" when it did not die.
+func (w *World) diedWith(t int) string {
+	if th := &w.th[t]; th.done && th.exc.K != pyvm.KindUndef {
+		return w.s.ExcType(th.exc)
+	}
+	return ""
+}
+
 // blockDied is the thread of op's block whose exception the host
 // re-raises (firstDied), -1 when none of them died.
 func (w *World) blockDied(op hostOp) int {
 	var types []string
 	for tid := range w.p.Scenario.Threads {
-		types = append(types, w.th[w.p.gpuThread(op.launch, op.block, tid)].died)
+		types = append(types, w.diedWith(w.p.gpuThread(op.launch, op.block, tid)))
 	}
 	if tid := firstDied(types); tid >= 0 {
 		return w.p.gpuThread(op.launch, op.block, tid)
@@ -217,7 +227,7 @@ func (w *World) abortBlock(t int, op hostOp, dead int) unitResult {
 	for w.p.host[t][th.host].kind != hExit {
 		th.host++
 	}
-	exc, died := w.th[dead].exc, w.th[dead].died
+	exc, died := w.th[dead].exc, w.diedWith(dead)
 	if err := w.s.Exit(t, th.cm, exc); err != nil {
 		return w.gap(t, fmt.Sprintf("%s(...) returned %s: %v", w.p.Source.Name, w.s.Repr(th.cm), err))
 	}
@@ -385,8 +395,8 @@ func (w *World) unwind(t int) unitResult {
 		if !w.p.isHost(t) {
 			// BlockThread.run records the exception; the thread ends
 			// (its exc stays: the host re-raises that object)
-			th.frames, th.done, th.died = nil, true, w.s.ExcType(th.exc)
-			w.note(t, "kernel.py", "except Exception as e: self.exception = (e, ...)  (BlockThread.run)", "", "the thread dies with "+shortExc(th.died))
+			th.frames, th.done = nil, true
+			w.note(t, "kernel.py", "except Exception as e: self.exception = (e, ...)  (BlockThread.run)", "", "the thread dies with "+shortExc(w.diedWith(t)))
 			return unitResult{shared: true, ends: true}
 		}
 		th.frames, th.exc = nil, pyvm.Value{}

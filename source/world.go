@@ -65,10 +65,8 @@ type thread struct {
 	// manager's blockedthreads); released: the host's poll set its event.
 	atBarrier, released bool
 	// aborted: the host's poll set the thread's abort flag (a thread of
-	// its block died); died: the type of the exception a GPU thread died
-	// with, which BlockThread.run recorded for the host ("" none).
+	// its block died: diedWith)
 	aborted bool
-	died    string
 	// orphan: the thread's launch was left by an interrupt (no one
 	// polls its block: its barrier is never released, its abort flag
 	// never set); landing: the host's last step stopped at an
@@ -354,7 +352,7 @@ func (w *World) taskDone(t int) *sched.Failure {
 		// statement, and the thread's frame with it
 		*ph, *w.cmOf(t) = phNone, pyvm.Value{}
 		w.th[t].exc = exc
-		w.note(t, "(after-failure: the thread's abort flag is set)", "", "", KindException+", which hurts nobody: "+w.s.ExcString(exc))
+		w.note(t, w.p.codes[w.th[t].frames[len(w.th[t].frames)-1].code].name, "(after-failure: the thread's abort flag is set)", "", KindException+", which hurts nobody: "+w.s.ExcString(exc))
 		return nil
 	}
 	if exc.K != pyvm.KindUndef {
@@ -465,8 +463,6 @@ func (w *World) appendPlace(b []byte, t int) []byte {
 	th := &w.th[t]
 	b = binary.AppendUvarint(b, uint64(th.host))
 	b = append(b, byte(th.phase), boolByte(th.done), boolByte(th.frames != nil), byte(len(th.frames)), boolByte(th.atBarrier), boolByte(th.released), boolByte(th.aborted), boolByte(th.orphan), boolByte(th.landing))
-	b = append(b, th.died...)
-	b = append(b, 0)
 	for _, f := range th.frames {
 		b = binary.AppendVarint(b, int64(f.code))
 		b = binary.AppendVarint(b, int64(f.pc))
@@ -487,7 +483,7 @@ func (w *World) order() []int {
 	}
 	n := w.p.Scenario.Threads
 	shape := make([][]byte, len(w.th))
-	end := w.p.hosts + w.p.gpus // the raise fault's pseudo-thread stays last
+	end := w.p.hosts + w.p.gpus // the faults' pseudo-threads stay last
 	for t := w.p.hosts; t < end; t++ {
 		shape[t] = w.s.AppendThreadShape(w.appendPlace(nil, t), t)
 	}
