@@ -112,6 +112,10 @@ type anchor struct {
 	// Elem marks a store to or a load from an array, whose turn the judge
 	// records (memory.go).
 	Elem *elemStep `json:"elem,omitempty"`
+	// Src is an instruction of a -source file (tag "src", source.go).
+	Src *srcAt `json:"src,omitempty"`
+	// End names the kernel whose return ends a GPU thread (-source).
+	End string `json:"end,omitempty"`
 }
 
 type turn struct {
@@ -131,6 +135,8 @@ type turn struct {
 	// Land is an interrupt's turn: the instruction of the host whose
 	// eval-breaker check raises it (interrupt.go).
 	Land *landing `json:"land,omitempty"`
+	// N: a -source turn begins at the thread's N-th pass (from 0) at At.
+	N int `json:"n"`
 }
 
 // landing is the instruction whose own eval-breaker check an interrupt
@@ -200,6 +206,9 @@ type data struct {
 	// Memory is the scenario's arrays and atomics, for the judge of the
 	// simulator's other races (memory.go); nil without them
 	Memory *memoryData `json:"memory"`
+	// Source is a -source run's file and code (source.go); nil for a
+	// listing's schedule
+	Source *srcData `json:"source,omitempty"`
 }
 
 // replayable are the violation kinds the script can judge.
@@ -219,12 +228,15 @@ type threadInfo struct {
 // threadInfos numbers the threads as model.Program does: the hosts, then
 // each host's launches' threads, block by block, in index order.
 func threadInfos(p *model.Program) []threadInfo {
-	sc := p.Scenario
-	out := make([]threadInfo, p.NumHosts())
+	return threadInfosOf(p.Scenario, p.NumHosts())
+}
+
+func threadInfosOf(sc *scenario.Scenario, hosts int) []threadInfo {
+	out := make([]threadInfo, hosts)
 	for i := range out {
 		out[i].host = true
 	}
-	for l := 1; l <= p.NumHosts()*sc.Launches; l++ {
+	for l := 1; l <= hosts*sc.Launches; l++ {
 		for b := range sc.Blocks {
 			for tid := range sc.Threads {
 				out = append(out, threadInfo{launch: l, block: b, tid: tid})

@@ -42,6 +42,14 @@ lost updates and split shared arrays as the model does. A raise fault (the model
 raised by the fault hook the module files call before each statement, at
 the statement the schedule says.
 
+A schedule of `explore -source FILE` names the user's own instructions:
+the script installs FILE's function (with the module-level statements it
+reads, compiled by this CPython at FILE's lines, checked to be the
+bytecode the model ran) in the simulator it runs, and stops each thread
+only where its next turn begins: at an instruction of FILE (code object
+and offset), or at a line of the simulator or of the scenario's files,
+at the thread's pass there the model counted.
+
 It runs on CPython 3.11, 3.12 and 3.13 (--python PYTHON picks the
 interpreter, and the script prints which one ran). The model's steps name
 3.11's bytecode; on 3.12 and 3.13 the script finds the same operations
@@ -54,6 +62,7 @@ failed. Usage:
     python3 replay.py [--target rendition|numba] [--swap installed|rendition] [--timeout SECONDS] [--python PYTHON]
 """
 import argparse
+import ast
 import builtins
 import dis
 import importlib
@@ -82,6 +91,9 @@ VERSIONS = ((3, 11), (3, 12), (3, 13))
 INLINED = VERSION >= (3, 12)  # PEP 709: comprehensions inlined
 
 DATA = json.loads(@@DATA@@)
+# A -source run's schedule (swapcheck's pyreplay/source.go): the user's
+# file, whose function the script installs, and turns anchored exactly.
+SRC = DATA.get("source")
 
 TIMEOUT = 5.0  # seconds without a turn ending before a turn counts as not forced
 NAMES = DATA["thread_names"]
@@ -158,6 +170,14 @@ class Target:
         self.atomic_codes = set()  # FakeCUDAAtomic's methods' codes: what each call returns is recorded
         self.shared_code = None  # FakeCUDAShared.array's code: what each call returns is recorded
         self.host_globals = None  # the host program's globals: the kernel's arrays
+        # -source: code -> its index in SRC["codes"]; per turn and per
+        # thread's park, the position its thread stops at and which pass
+        self.src_index = {}
+        self.turn_pos = []
+        self.park = []
+        self.skip = {}  # frame -> in a pass of a scan the model has not
+        self.counts = {}  # thread -> position -> passes so far
+        self.note_at = {}  # (tag, line, k) -> the opcode at which _notes reads a step's effect
 
 
 T = Target()
@@ -281,8 +301,9 @@ class Scheduler:
             self.failure = msg
         self.cv.notify_all()
 
-    def arrive(self, t, tag, line, op, k, where):
-        """Thread t is about to run op, the k-th on line of tag: an anchor.
+    def arrive(self, t, tag, line, op, k, where, matched=False):
+        """Thread t is about to run op, the k-th on line of tag: an anchor
+        (matched: its next turn's own, which -source's caller checked).
         Returns the turn it was given (None when none is)."""
         with self.cv:
             self.polling.pop(t, None)
@@ -303,7 +324,7 @@ class Scheduler:
                 return None
             i = self.mine[t][self.pos[t]]
             wants = T.turn_at[i]
-            if not any((w["tag"], w["line"], w["k"]) == (tag, line, k) and op in w["ops"] for w in wants):
+            if not matched and not any((w["tag"], w["line"], w["k"]) == (tag, line, k) and op in w["ops"] for w in wants):
                 self.fail("turn %d of %d: %s reached %s, but the model's next step for it is %s (%s)"
                           % (i + 1, len(TURNS), NAMES[t], where, " or ".join(anchor_text(w) for w in wants),
                              TURNS[i]["where"]))
@@ -339,6 +360,15 @@ class Scheduler:
             self.state[SIG] = "landed"
             self.state[HOST] = "running turn %d (%s)" % (i + 1, TURNS[i]["where"])
             self._update_land()
+
+    def wants(self, t):
+        """-source: the position thread t stops at next, and at which of
+        its passes there: its next turn's, or once its turns are over
+        where it parks (None: it runs on)."""
+        if self.pos[t] < len(self.mine[t]):
+            i = self.mine[t][self.pos[t]]
+            return T.turn_pos[i], TURNS[i]["n"]
+        return T.park[t]
 
     def poll(self, t, where):
         """Host t tests its polling loop (BlockManager.run's "while
@@ -590,6 +620,14 @@ def _at_anchor(frame, tag, line, op, k, raw):
     if TURNS[i].get("raise"):
         _me.fault = True  # the statement's fault hook, called next, raises
         return
+    _notes(frame, tag, line, k)
+
+
+def _notes(frame, tag, line, k):
+    """What the judge reads at the step beginning at (tag, line, k): the
+    global a use loads, the fake a launch sets, the BlockThread a start
+    starts."""
+    key = (tag, line, k)
     elem = T.elems.get((tag, line))
     if elem is not None:
         ELEMS.append((_me.t, elem, frame.f_locals.get(elem["target"]), EPOCH.get(_me.t, 0), aborted()))
@@ -648,6 +686,9 @@ def _on_opcode(frame, code, off):
     if tag == T.host_tag and line in T.launch_lines:
         # the host program's k-th launch: its threads and fake are launch h*L+k
         _me.launch = _me.t * DATA["launches"] + T.launch_lines[line]
+    if SRC is not None:
+        _src_opcode(frame, code, off, op, tag, line, k, raw)
+        return
     if ops is not None and op in ops:
         if key in T.scans and not _scan_is_step(frame, off):
             return
@@ -675,6 +716,92 @@ def _on_opcode(frame, code, off):
             # The last act: the landing instruction runs next, and its
             # own check is the main thread's first since.
             TRIP.fire
+
+
+def _src_opcode(frame, code, off, op, tag, line, k, raw):
+    """-source: thread _me.t is about to run op at off: count the pass,
+    note what the judge reads, and stop when this is the position and
+    pass its next turn (or its park) begins at."""
+    t = _me.t
+    if tag == "src":
+        if _src_skipping(frame, code, off, op):
+            return
+        pos = ("src", T.src_index[code], off)
+        where = "%s:%d %s@%d" % (T.show["src"], raw, op, off)
+    else:
+        pos = (tag, line, k, op)
+        where = "%s:%d %s" % (T.show.get(tag, tag), raw, op)
+    counts = T.counts.setdefault(t, {})
+    n = counts.get(pos, 0)
+    counts[pos] = n + 1
+    if SCHED.wants(t) == (pos, n):
+        if SCHED.arrive(t, tag, line, op, k, where, matched=True) is None:
+            return
+        if TURNS[SCHED.mine[t][SCHED.pos[t] - 1]].get("raise"):
+            _me.fault = True
+    elif T.poll_loop == (tag, line, k, op):
+        SCHED.poll(t, "%s:%d" % (T.show.get(tag, tag), raw))
+    # what the step reads, once its thread runs it: in a turn, before the
+    # schedule is over (as at a listing's anchor)
+    if tag != "src" and op == T.note_at.get((tag, line, k)) and not SCHED.free:
+        _notes(frame, tag, line, k)
+
+
+def _src_skipping(frame, code, off, op):
+    """-source: whether the instruction runs in a pass of a loop over a
+    scenario module's globals (fn_globs.items(), in a comprehension or
+    not) whose item is a name the model's module has not (__name__, the
+    imports): the model makes no such pass, so nothing in it is counted."""
+    if op == "FOR_ITER":
+        d = _loop_dict(frame, code, off)
+        if d is not None:
+            st = _scan_pass.get((frame, off))
+            if st is None:
+                st = [0, list(d), GLOBALS_OF[id(d)]]
+                _scan_pass[(frame, off)] = st
+            n = st[0]
+            st[0] += 1
+            if n >= len(st[1]):  # the exhausting pass
+                del _scan_pass[(frame, off)]
+                T.skip[frame] = False
+            else:
+                T.skip[frame] = st[1][n] not in st[2]
+    return T.skip.get(frame, False)
+
+
+_iterable_name = {}  # (code, offset) -> the name the iterable of the loop at offset is loaded from, or None
+
+
+def _loop_dict(frame, code, off):
+    """The scenario module's globals dict the loop whose FOR_ITER is at
+    off iterates, or None: read off the name loaded nearest before the
+    loop's GET_ITER (fn_globs in fn_globs.items()), in this frame, or for
+    a CPython 3.11 comprehension's own frame, in the frame that called it
+    (at its CALL)."""
+    owner, at, c = frame, off, code
+    if code.co_name == "<genexpr>" or code.co_name in COMPREHENSIONS and not INLINED:
+        # a frame of its own (3.12 inlines all but generator expressions)
+        owner = frame.f_back
+        if owner is None:
+            return None
+        c, at = owner.f_code, _instr_at(owner.f_code, owner.f_lasti)
+    key = (c, at)
+    if key not in _iterable_name:
+        ins = [i for i in dis.get_instructions(c)]
+        j = max(n for n, i in enumerate(ins) if i.offset <= at)
+        while j >= 0 and ins[j].opname != "GET_ITER":
+            j -= 1
+        name = None
+        for i in reversed(ins[max(0, j - 8):max(j, 0)]):
+            if i.opname in ("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_NAME"):
+                name = i.argval
+                break
+        _iterable_name[key] = name
+    name = _iterable_name[key]
+    if name is None:
+        return None
+    v = owner.f_locals.get(name, owner.f_globals.get(name))
+    return v if isinstance(v, dict) and id(v) in GLOBALS_OF else None
 
 
 def _on_exception(frame, exc, tb):
@@ -942,7 +1069,12 @@ def setup(target, swap):
     ref = {"__name__": "swapcheck_" + DATA["variant"]}
     exec(compile(variant_source(), DATA["source_file"], "exec"), ref)
     ref_code = ref["swapped_cuda_module"].__wrapped__.__code__
-    if swap == "installed":
+    if SRC is not None:
+        install_source(simkernel, kernelapi, tmp)
+        T.describe = ("%s CUDA simulator (%s), its swapped_cuda_module (%s, %s) replaced by %s of %s"
+                      % ("swapcheck's stand-in" if target == "rendition" else "numba %s's" % numba.__version__,
+                         sim, found or "unknown", where, SRC["name"], SRC["file"]))
+    elif swap == "installed":
         if found != DATA["variant"]:
             what = "the %s variant" % found if found else "none of swapcheck's variants"
             raise ReplayFailed("the installed numba %s's swapped_cuda_module (%s) is %s, not %s: "
@@ -1112,13 +1244,35 @@ def setup(target, swap):
         api_at[key] = {"tag": "api", "line": first.positions.lineno, "ops": [_norm(first)], "k": 0}
         return api_at[key]
 
+    def resolve_src(a):
+        """-source: the position a turn's anchor is, as _src_opcode
+        counts it."""
+        if a.get("src"):
+            return ("src", a["src"]["code"], a["src"]["off"])
+        if a["tag"] == "sim":
+            w = sim_line(a["key"])
+            return ("sim", w["line"], 0, w["ops"][0])
+        if a.get("end"):
+            return kernel_end(a)
+        return (a["tag"], a["line"], a["k"], a["ops"][0])
+
+    def kernel_end(a):
+        # the kernel's return: its last RETURN_VALUE (3.12: RETURN_CONST)
+        f = next(f for f in DATA["files"] if "mod:" + f["name"][:-3] == a["tag"])
+        mod = compile(f["source"], "x", "exec")
+        code = next(c for c in codes_of(mod) if c.co_name == a["end"])
+        ins = [i for i in dis.get_instructions(code) if _norm(i) == "RETURN_VALUE"]
+        last = ins[-1]
+        k = sum(1 for i in ins[:-1] if i.positions.lineno == last.positions.lineno)
+        return (a["tag"], last.positions.lineno, k, "RETURN_VALUE")
+
     def resolve(a):
         if a["tag"] == "sim":
             return [sim_line(k) for k in SIM_ALTERNATIVES.get(a["key"], [a["key"]])]
         if a["tag"] == "api":
             return [api_line(a["api"])]
         return [running(a)]
-    T.turn_at = [resolve(t["at"]) if not t.get("noop") and not t.get("land") else [] for t in TURNS]
+    T.turn_at = [resolve(t["at"]) if not t.get("noop") and not t.get("land") and SRC is None else [] for t in TURNS]
     for t, at in zip(TURNS, T.turn_at):
         if t["at"]["tag"] == "api":
             add_anchor(at[0])
@@ -1129,8 +1283,93 @@ def setup(target, swap):
         return land
     T.turn_land = [resolve_land(t.get("land")) for t in TURNS]
     check_anchors()
+    if SRC is not None:
+        T.turn_pos = [resolve_src(t["at"]) for t in TURNS]
+        T.park = [None if p is None else (resolve_src(p["at"]), p["n"]) for p in SRC["park"]]
+        for key in ("set-context", "start"):
+            w = sim_line(key)
+            T.note_at[("sim", w["line"], 0)] = w["ops"][0]
+        for (tag, line), _ in T.uses.items():
+            T.note_at[(tag, line, 0)] = "LOAD_GLOBAL"
 
     T.thread_run_code = simkernel.BlockThread.run.__code__
+
+
+def source_block(tree, name):
+    """The statements of a module (tree) that make its function name: the
+    def, and every top-level statement before it that binds a name one
+    of them reads (assignments, imports, helper functions), transitively,
+    in the file's order. The rest of the file (numba-cuda's kernelapi.py
+    imports what an older numba does not have) is left out."""
+    body = list(tree.body)
+
+    def binds(n):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return {n.name}
+        if isinstance(n, (ast.Import, ast.ImportFrom)):
+            return {(a.asname or a.name).split(".")[0] for a in n.names}
+        targets = n.targets if isinstance(n, ast.Assign) else [getattr(n, "target", None)]
+        return {x.id for t in targets if t is not None for x in ast.walk(t) if isinstance(x, ast.Name)}
+
+    def reads(n):
+        stored = {x.id for x in ast.walk(n) if isinstance(x, ast.Name) and not isinstance(x.ctx, ast.Load)}
+        stored |= {a.arg for x in ast.walk(n) if isinstance(x, ast.arguments)
+                   for a in x.args + x.kwonlyargs + x.posonlyargs + [x.vararg, x.kwarg] if a is not None}
+        stored |= {(a.asname or a.name).split(".")[0] for x in ast.walk(n) if isinstance(x, (ast.Import, ast.ImportFrom))
+                   for a in x.names} if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) else set()
+        loads = {x.id for x in ast.walk(n) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Load)}
+        return loads - stored if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) else loads
+    fn = next((n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name), None)
+    if fn is None:
+        raise ReplayFailed("%s defines no %s" % (SRC["file"], name))
+    keep = {id(fn)}
+    need = reads(fn)
+    changed = True
+    while changed:
+        changed = False
+        for n in body:
+            if id(n) not in keep and binds(n) & need:
+                keep.add(id(n))
+                need |= reads(n)
+                changed = True
+    return [n for n in body if id(n) in keep]
+
+
+def install_source(simkernel, kernelapi, tmp):
+    """Installs the file's function where the simulator looks the swap up
+    (kernel.py binds it by name at import), compiled by this CPython at
+    the file's own lines, and checks its bytecode is what the model ran."""
+    if "%d.%d" % VERSION != SRC["python"]:
+        raise ReplayFailed("the model ran CPython %s's bytecode of %s; this is CPython %s: run the replay with %s (--python)"
+                           % (SRC["python"], SRC["file"], sys.version.split()[0], SRC["python"]))
+    path = os.path.join(tmp, SRC["file"])
+    with open(path, "w") as f:
+        f.write(SRC["text"])
+    block = source_block(ast.parse(SRC["text"], path), SRC["name"])
+    code = compile(ast.Module(body=block, type_ignores=[]), path, "exec")
+    ns = {"__name__": "swapcheck_source", "__package__": kernelapi.__package__, "__file__": path}
+    try:
+        exec(code, ns)
+    except Exception as e:
+        raise ReplayFailed("%s's %s with the statements it reads does not run under this simulator (%s): %s: %s"
+                           % (SRC["file"], SRC["name"], kernelapi.__file__, type(e).__name__, e))
+    theirs = {(c["qualname"], c["firstline"]): (i, c) for i, c in enumerate(SRC["codes"])}
+    for c in codes_of(code)[1:]:
+        i, want = theirs.get((c.co_qualname, c.co_firstlineno), (None, None))
+        if want is None:
+            raise ReplayFailed("internal: %s at %s:%d is no code object the model ran" % (c.co_qualname, SRC["file"], c.co_firstlineno))
+        got = [(x.offset, x.opname) for x in dis.get_instructions(c)]
+        if got != list(zip(want["offsets"], want["ops"])):
+            raise ReplayFailed("%s's %s (line %d) compiles here (CPython %s) to other bytecode than the model ran: "
+                               "the model's steps cannot be anchored on it" % (SRC["file"], c.co_qualname, c.co_firstlineno,
+                                                                               sys.version.split()[0]))
+        T.src_index[c] = i
+        T.codes[c] = ("src", 0)
+    swap = ns[SRC["name"]]
+    simkernel.swapped_cuda_module = swap
+    kernelapi.swapped_cuda_module = swap
+    T.proto = ns
+    T.show["src"] = SRC["file"]
 
 
 def check_anchors():
@@ -1251,7 +1490,7 @@ def judge():
             desc = "%s: %s: %s (raised at %s:%d%s)" % (who, type(e).__name__, e, f, line, when(e, t, copy))
             if isinstance(e, KeyboardInterrupt):
                 found.append(("interrupt", False, desc))  # the schedule's own, checked to land where the model's did
-            elif tag == "proto":
+            elif tag in ("proto", "src"):
                 found.append(("exception", was_aborted(e, t, copy), desc))
             else:
                 found.append(("error", False, desc))
@@ -1285,7 +1524,12 @@ def judge():
         found.append(("left-swapped", False, "every thread exited, but " + ", ".join(swapped)))
     left = []
     gids = {id(g): m["name"] for m, g in zip(DATA["modules"], T.modules)}
-    for reg in ("_swap_refcount", "_swap_orig", "_swap_state"):
+    regs = ("_swap_refcount", "_swap_orig", "_swap_state")
+    if SRC is not None:
+        # the file's own registries: every dict its function's module
+        # state holds (the set-up leaves them empty)
+        regs = tuple(k for k, v in T.proto.items() if isinstance(v, dict) and not k.startswith("__"))
+    for reg in regs:
         for gid, v in T.proto.get(reg, {}).items():
             if gid in gids:
                 left.append("%s[%s] = %r" % (reg, gids[gid], v if reg == "_swap_refcount" else "..."))

@@ -282,7 +282,7 @@ func (w *World) frameUnit(t int) unitResult {
 	if st.raise {
 		// a local statement: the exception unwinds in the same step
 		th.exc = w.newException(t, kernelError)
-		w.note(t, cd.name, st.text, "RAISE_VARARGS", "")
+		w.noteStmt(t, cd.name, cd.name, st.text, "RAISE_VARARGS", "")
 		return unitResult{}
 	}
 	if st.sync && f.sub != syncUse {
@@ -302,7 +302,7 @@ func (w *World) frameUnit(t int) unitResult {
 	}
 	w.s.Begin(t, w.p.swap, fn, arg)
 	f.phase = phCall
-	w.note(t, "kernel.py:85", st.text, "LOAD_GLOBAL _kernel_context; CALL "+w.p.Source.Name, "_kernel_context is "+seen)
+	w.noteStmt(t, cd.name, "kernel.py:85", st.text, "LOAD_GLOBAL _kernel_context; CALL "+w.p.Source.Name, "_kernel_context is "+seen)
 	return unitResult{shared: true, ends: true}
 }
 
@@ -341,7 +341,7 @@ func (w *World) use(t int, f *frame, cd *code, st *stmt) unitResult {
 	default:
 		fail = &sched.Failure{Kind: KindModelGap, Message: fmt.Sprintf("%s is %s, which -source cannot resolve to a launch's fake", holder, seen)}
 	}
-	w.note(t, cd.name, st.text, "LOAD_GLOBAL "+name+"; LOAD_ATTR "+st.attr, name+" is "+seen)
+	w.noteStmt(t, cd.name, cd.name, st.text, "LOAD_GLOBAL "+name+"; LOAD_ATTR "+st.attr, name+" is "+seen)
 	if st.sync {
 		f.sub = syncBlock
 	} else {
@@ -428,8 +428,14 @@ func (w *World) gap(t int, msg string) unitResult {
 
 // note records a statement of the simulator's code (traces only).
 func (w *World) note(t int, where, text, bytecode, effect string) {
+	w.noteStmt(t, "", where, text, bytecode, effect)
+}
+
+// noteStmt records a statement of kernel or device function fn (a use, a
+// device call, a raise), which a replay finds in the function's file.
+func (w *World) noteStmt(t int, fn, where, text, bytecode, effect string) {
 	if w.rec != nil {
-		*w.rec = append(*w.rec, Unit{Thread: t, Where: where, Text: text, Bytecode: bytecode, Effect: effect})
+		*w.rec = append(*w.rec, Unit{Thread: t, Where: where, Text: text, Bytecode: bytecode, Effect: effect, Func: fn})
 	}
 }
 

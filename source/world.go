@@ -104,6 +104,15 @@ type Unit struct {
 	Text     string // the line or statement
 	Bytecode string // the opcode(s), or the C-level step
 	Effect   string // what it did that a reader needs ("dev1.cuda is fake#1")
+	// Code and Instr name the file's instruction the unit ran (Code nil:
+	// a statement of the simulator's code, or contextlib's, which Where
+	// and Text name); Shared: it touched what another thread can.
+	Code   *pyvm.Code
+	Instr  int
+	Shared bool
+	// Func is the kernel or device function whose statement the unit ran
+	// (a use of cuda, a device call, a raise), "" for any other unit.
+	Func string
 }
 
 // New is the world before the launch.
@@ -317,7 +326,7 @@ func (w *World) pyStep(t int) unitResult {
 // pyUnit describes the instruction info ran.
 func (w *World) pyUnit(t int, in *pyvm.StepInfo) Unit {
 	if in.Code == nil {
-		return Unit{Thread: t, Where: w.p.file, Bytecode: in.Native}
+		return Unit{Thread: t, Where: w.p.file, Bytecode: in.Native, Shared: in.Shared()}
 	}
 	ins := &in.Code.Instrs[in.Instr]
 	line := ins.Line
@@ -331,7 +340,8 @@ func (w *World) pyUnit(t int, in *pyvm.StepInfo) Unit {
 	case ins.ArgRepr != "":
 		op += " " + codeObject.ReplaceAllString(ins.ArgRepr, "<code object $1, line $2>")
 	}
-	return Unit{Thread: t, Where: fmt.Sprintf("%s:%d", w.p.file, line), Text: w.p.line(line), Bytecode: op}
+	return Unit{Thread: t, Where: fmt.Sprintf("%s:%d", w.p.file, line), Text: w.p.line(line), Bytecode: op,
+		Code: in.Code, Instr: in.Instr, Shared: in.Shared()}
 }
 
 // codeObject is how CPython's dis shows a code object constant: its

@@ -209,7 +209,7 @@ var flagTable = []flagDef{
 	{name: "quiet", modes: modesOf(modeSearch, modeCompare, modeSource), define: func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.quiet, "quiet", false, "no progress report on stderr")
 	}},
-	{name: "emit-python", modes: modesOf(modeSearch, modeReplay), define: func(fs *flag.FlagSet, o *options) {
+	{name: "emit-python", modes: modesOf(modeSearch, modeReplay, modeSource), define: func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.emitPython, "emit-python", "", "write the counterexample (or the walk of -runs 1 without one) as a standalone Python script `FILE` that replays it on real threads (docs/replay.md); -force overwrites FILE")
 	}},
 	{name: "emit-test", modes: modesOf(modeSearch, modeReplay), define: func(fs *flag.FlagSet, o *options) {

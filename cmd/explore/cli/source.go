@@ -69,6 +69,9 @@ func runSource(o *options, stdout, stderr io.Writer) (int, error) {
 			return 0, err
 		}
 	}
+	if err := checkEmitPath(o); err != nil {
+		return 0, err
+	}
 	// all the input is good: say which interpreter compiled it
 	fmt.Fprintf(stderr, "explore: -source: %s\n", interpreterLine(in, o.rr.python))
 	args := o.args
@@ -126,7 +129,10 @@ func runSource(o *options, stdout, stderr io.Writer) (int, error) {
 			res.Cut = stopReason(ctx)
 		}
 	}
-	outErr, err := run.output(o, res, run.summary(res, elapsed), stdout)
+	if err := emitSourcePython(o, run.prog, res); err != nil {
+		return 0, err
+	}
+	outErr, err := run.output(o, res, run.summary(res, elapsed), stdout, stderr)
 	if err != nil {
 		return 0, err
 	}

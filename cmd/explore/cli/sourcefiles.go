@@ -2,11 +2,13 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 
 	"swapcheck/check"
+	"swapcheck/pyreplay"
 	"swapcheck/pysource"
 	"swapcheck/sched"
 	"swapcheck/source"
@@ -19,8 +21,10 @@ import (
 // that schedule.txt runs its steps again on the same file, which it
 // refuses when the file's bytes changed since.
 
-// writeSourceOut writes a -source run's files into dir, all or none.
-func writeSourceOut(dir string, r *sourceRun, res sched.Result, sum sourceSummary) error {
+// writeSourceOut writes a -source run's files into dir, all or none;
+// with a violation, its replay.py too, unless the replay cannot force it
+// (stderr says why).
+func writeSourceOut(dir string, r *sourceRun, res sched.Result, sum sourceSummary, stderr io.Writer) error {
 	st, err := stageOut(dir)
 	if err != nil {
 		return err
@@ -39,6 +43,20 @@ func writeSourceOut(dir string, r *sourceRun, res sched.Result, sum sourceSummar
 	if err := st.write("summary.json", sum.writeJSON); err != nil {
 		return fmt.Errorf("-out %s: %v", dir, err)
 	}
+	if steps != nil && res.Verdict == sched.Violation {
+		script, err := sourceScript(r.prog, res)
+		var un *pyreplay.Unsupported
+		switch {
+		case errors.As(err, &un):
+			fmt.Fprintf(stderr, "explore: no %s in %s: %v\n", replayScript, dir, err)
+		case err != nil:
+			return fmt.Errorf("-out %s: %v", dir, err)
+		default:
+			if err := st.write(replayScript, func(w io.Writer) error { _, err := w.Write(script); return err }); err != nil {
+				return fmt.Errorf("-out %s: %v", dir, err)
+			}
+		}
+	}
 	return st.commit()
 }
 
@@ -51,10 +69,13 @@ func isSourceSchedule(data []byte) bool {
 // digest checked), compiled by the same CPython version, the same world,
 // the recorded steps; it prints what a -source run prints.
 func runSourceReplay(o *options, data []byte, stdout, stderr io.Writer) (int, error) {
-	for _, f := range []string{"emit-python", "emit-test", "report"} {
+	for _, f := range []string{"emit-test", "report"} {
 		if o.set[f] {
-			return 0, usagef("replay %s: -%s is not written for a -source schedule yet (-out writes trace.txt, schedule.txt and summary.json)", o.replay, f)
+			return 0, usagef("replay %s: -%s is not written for a -source schedule yet (-out writes trace.txt, schedule.txt, summary.json and replay.py)", o.replay, f)
 		}
+	}
+	if err := checkEmitPath(o); err != nil {
+		return 0, err
 	}
 	s, err := source.ReadSchedule(bytes.NewReader(data))
 	if err != nil {
@@ -95,7 +116,10 @@ func runSourceReplay(o *options, data []byte, stdout, stderr io.Writer) (int, er
 	run := &sourceRun{prog: p, rerun: "go run ./cmd/explore -replay " + o.replay}
 	sum := run.summary(res, 0)
 	sum.Strategy = "replay"
-	outErr, err := run.output(o, res, sum, stdout)
+	if err := emitSourcePython(o, p, res); err != nil {
+		return 0, err
+	}
+	outErr, err := run.output(o, res, sum, stdout, stderr)
 	if err != nil {
 		return 0, err
 	}
@@ -118,7 +142,7 @@ func short(digest string) string {
 // output prints a -source run's result (the text, or with -json the
 // summary) and writes -out's files. err is stdout's; outErr, -out's, is
 // said after the verdict, which it must not hide.
-func (r *sourceRun) output(o *options, res sched.Result, sum sourceSummary, stdout io.Writer) (outErr, err error) {
+func (r *sourceRun) output(o *options, res sched.Result, sum sourceSummary, stdout, stderr io.Writer) (outErr, err error) {
 	if o.json {
 		err = sum.writeJSON(stdout)
 	} else {
@@ -128,7 +152,36 @@ func (r *sourceRun) output(o *options, res sched.Result, sum sourceSummary, stdo
 		return nil, err
 	}
 	if o.out != "" {
-		outErr = writeSourceOut(o.out, r, res, sum)
+		outErr = writeSourceOut(o.out, r, res, sum, stderr)
 	}
 	return outErr, nil
+}
+
+// sourceScript renders the replay script of a -source run's
+// counterexample (pyreplay.EmitSource).
+func sourceScript(p *source.Program, res sched.Result) ([]byte, error) {
+	if res.Verdict != sched.Violation || res.Failure.Kind == source.KindModelGap {
+		return nil, fmt.Errorf("the verdict is %s: -source writes a replay of a violation only", res.Verdict)
+	}
+	var b bytes.Buffer
+	if err := pyreplay.EmitSource(&b, p, res.Schedule, res.Failure); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// emitSourcePython writes -emit-python's script of a -source run (its
+// path was checked before the search: checkEmitPath).
+func emitSourcePython(o *options, p *source.Program, res sched.Result) error {
+	if o.emitPython == "" {
+		return nil
+	}
+	script, err := sourceScript(p, res)
+	if err != nil {
+		return usagef("-emit-python: %v", err)
+	}
+	if err := os.WriteFile(o.emitPython, script, 0o644); err != nil {
+		return usagef("-emit-python: %v", unwrapPath(err))
+	}
+	return nil
 }

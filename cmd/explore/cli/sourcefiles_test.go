@@ -66,11 +66,24 @@ func TestSourceOutAndReplay(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(sched), string(sched2))
 
-	for _, f := range []string{"-report=md", "-emit-python=" + filepath.Join(tmp, "r.py")} {
-		bad := explore(t, "-replay", filepath.Join(out, "schedule.txt"), f)
-		requireUsageError(t, bad)
-		require.Contains(t, bad.stderr, "is not written for a -source schedule yet")
-	}
+	bad := explore(t, "-replay", filepath.Join(out, "schedule.txt"), "-report=md")
+	requireUsageError(t, bad)
+	require.Contains(t, bad.stderr, "is not written for a -source schedule yet")
+
+	// replay.py: -out's, and -emit-python's of the replay, the same
+	// script; an existing file is not overwritten without -force
+	script, err := os.ReadFile(filepath.Join(out, "replay.py"))
+	require.NoError(t, err)
+	require.Contains(t, string(script), "Replay of a swapcheck schedule (variant source kernelapi.py:swapped_cuda_module)")
+	py := filepath.Join(tmp, "r.py")
+	em := explore(t, "-replay", filepath.Join(out, "schedule.txt"), "-emit-python", py)
+	require.Equal(t, cli.ExitViolation, em.code, "stderr: %s", em.stderr)
+	again2, err := os.ReadFile(py)
+	require.NoError(t, err)
+	require.Equal(t, string(script), string(again2))
+	em = explore(t, "-source", file, "-python", "3.11", "-emit-python", py)
+	requireUsageError(t, em)
+	require.Contains(t, em.stderr, "already exists; pass -force")
 
 	// -json: the summary a program reads, which -out writes too
 	js := explore(t, "-replay", filepath.Join(out, "schedule.txt"), "-json")
@@ -91,6 +104,12 @@ func TestSourceOutAndReplay(t *testing.T) {
 	ok := filepath.Join(tmp, "ok")
 	v := explore(t, "-source", "testdata/python/merged.py", "-python", "3.11", "-out", ok)
 	require.Equal(t, cli.ExitOK, v.code, "stderr: %s", v.stderr)
+	_, err = os.Stat(filepath.Join(ok, "replay.py"))
+	require.True(t, os.IsNotExist(err), "a verified run has no replay.py")
+	ve := explore(t, "-source", "testdata/python/merged.py", "-python", "3.11", "-emit-python", filepath.Join(tmp, "v.py"))
+	require.Equal(t, cli.ExitUsage, ve.code, "stderr: %s", ve.stderr)
+	require.Empty(t, ve.stdout)
+	require.Contains(t, lastLine(ve.stderr), "explore: -emit-python: the verdict is verified")
 	vj := explore(t, "-source", "testdata/python/merged.py", "-python", "3.11", "-json")
 	require.Equal(t, cli.ExitOK, vj.code, "stderr: %s", vj.stderr)
 	require.NoError(t, json.Unmarshal([]byte(vj.stdout), &sum), vj.stdout)

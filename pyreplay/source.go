@@ -1,0 +1,433 @@
+package pyreplay
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"swapcheck"
+	"swapcheck/check"
+	"swapcheck/model"
+	"swapcheck/pyvm"
+	"swapcheck/scenario"
+	"swapcheck/sched"
+	pysrc "swapcheck/source"
+)
+
+// A schedule of a -source run names the user's own instructions, so its
+// script anchors a turn exactly: at the instruction (code object, byte
+// offset) the step begins with, or at the simulator's or the scenario's
+// line, and at which of the thread's passes there (N, counted from 0 over
+// the thread's whole run). A thread stops only where its next turn
+// begins, never at another step's anchor: which instructions end a step
+// depends on what they touch, not on the instruction alone.
+
+// srcData is what the script installs and checks: the file's text (its
+// function, with the module-level statements it reads, is compiled by
+// the script's own CPython, at the file's lines), and each code object's
+// instructions as the model ran them, which the compiled ones must match.
+type srcData struct {
+	File   string    `json:"file"` // the name shown (the file's base name)
+	Text   string    `json:"text"`
+	Name   string    `json:"name"`
+	Python string    `json:"python"` // the feature version the model's bytecode is ("3.11")
+	Codes  []srcCode `json:"codes"`
+	// Park is, per thread, where it stops once its turns are over (its
+	// next step's beginning in the model), or nil: it has none left
+	Park []*parkAt `json:"park"`
+}
+
+type srcCode struct {
+	QualName  string   `json:"qualname"`
+	FirstLine int      `json:"firstline"`
+	Offsets   []int    `json:"offsets"`
+	Ops       []string `json:"ops"`
+}
+
+// srcAt is an instruction of the file: its code object (an index into
+// srcData.Codes) and byte offset.
+type srcAt struct {
+	Code int    `json:"code"`
+	Off  int    `json:"off"`
+	Op   string `json:"op"`
+}
+
+type parkAt struct {
+	At anchor `json:"at"`
+	N  int    `json:"n"`
+}
+
+// untraced are instructions a step does not begin with: CPython gives
+// them no trace event (the frame's prologue up to and with its first
+// RESUME: a generator's cells and creation run before its call event) or
+// may give none (RESUME, NOP); a step's anchor is its first other unit.
+func untraced(c *pyvm.Code, i int) bool {
+	switch c.Instrs[i].OpName {
+	case "RESUME", "NOP", "CACHE", "EXTENDED_ARG":
+		return true
+	}
+	for j := range i {
+		if c.Instrs[j].OpName == "RESUME" {
+			return false
+		}
+	}
+	return true
+}
+
+// EmitSource writes the replay script of schedule, a run of a -source
+// program, expecting the violation expect (nil: none). What the script
+// cannot force yet is refused (Unsupported): faults, several hosts,
+// barriers, host calls, the free-threaded modes.
+func EmitSource(w io.Writer, p *pysrc.Program, schedule []sched.ThreadID, expect *sched.Failure) error {
+	d, err := buildSource(p, schedule, expect)
+	if err != nil {
+		return err
+	}
+	blob, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	out := strings.NewReplacer(
+		"@@DATA@@", strconv.Quote(string(blob)),
+		"@@VARIANT@@", d.Variant,
+		"@@SCENARIO_TEXT@@", indent(d.ScenarioText),
+	).Replace(template)
+	_, err = io.WriteString(w, out)
+	return err
+}
+
+func buildSource(p *pysrc.Program, schedule []sched.ThreadID, expect *sched.Failure) (*data, error) {
+	sc := p.Scenario
+	switch {
+	case p.Atomicity != model.GIL && p.Atomicity != model.GILBreaker:
+		return nil, unsupported("atomicity %s (only gil and gil-breaker: a GIL build cannot run a free-threaded interleaving)", p.Atomicity)
+	case sc.Faults != 0:
+		return nil, unsupported("faults from -source yet")
+	case sc.NumHosts() > 1:
+		return nil, unsupported("several hosts from -source yet")
+	case len(sc.HostProgram()) != sc.Launches:
+		return nil, unsupported("a host's device calls from -source yet")
+	case hasSync(sc):
+		return nil, unsupported("cuda.syncthreads() from -source yet")
+	case sc.Fixes != 0:
+		return nil, unsupported("the simulator fixes %s", sc.Fixes)
+	case expect != nil && !replayable[expect.Kind]:
+		return nil, unsupported("the violation kind %s", expect.Kind)
+	}
+	text, err := os.ReadFile(p.Source.File)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", p.Source.File, err)
+	}
+	if pysrc.Digest(text) != p.Digest() {
+		return nil, fmt.Errorf("%s changed since it was checked", p.Source.File)
+	}
+	base := filepath.Base(p.Source.File)
+	src := &srcData{File: base, Text: string(text), Name: p.Source.Name, Python: p.Version().String()}
+	codeIdx := map[*pyvm.Code]int{}
+	seen := map[string]bool{}
+	var walk func(c *pyvm.Code, module bool) error
+	walk = func(c *pyvm.Code, module bool) error {
+		if !module {
+			key := fmt.Sprintf("%s:%d", c.QualName, c.FirstLine)
+			if seen[key] {
+				return unsupported("two code objects %s at line %d of %s (the script tells code objects by name and line)", c.QualName, c.FirstLine, base)
+			}
+			seen[key] = true
+			sc := srcCode{QualName: c.QualName, FirstLine: c.FirstLine}
+			for _, in := range c.Instrs {
+				sc.Offsets = append(sc.Offsets, in.Offset)
+				sc.Ops = append(sc.Ops, in.OpName)
+			}
+			codeIdx[c] = len(src.Codes)
+			src.Codes = append(src.Codes, sc)
+		}
+		for _, k := range c.Consts {
+			if k.Code != nil {
+				if err := walk(k.Code, false); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := walk(p.Source.Module, true); err != nil {
+		return nil, err
+	}
+	idxOf := func(c *pyvm.Code) (int, bool) {
+		if i, ok := codeIdx[c]; ok {
+			return i, true
+		}
+		// the interpreter's own copy of the code: by name and line
+		for i, k := range src.Codes {
+			if k.QualName == c.QualName && k.FirstLine == c.FirstLine {
+				return i, true
+			}
+		}
+		return 0, false
+	}
+
+	fs := newFiles(sc)
+	d := &data{
+		Variant: "source " + base + ":" + p.Source.Name, SourceFile: base, Atomicity: p.Atomicity.String(),
+		Threads: sc.Threads, Blocks: sc.Blocks, Launches: sc.Launches, Hosts: sc.NumHosts(),
+		Signal: -1, Raiser: -1,
+		ScenarioText: sc.String(), Files: fs.files, HostModule: hostModule, LaunchLines: fs.launches, Attrs: []string{},
+		Source: src,
+	}
+	for _, m := range sc.Modules {
+		if m.Name == hostModule {
+			return nil, unsupported("a scenario module named %s (the host's program has that name)", hostModule)
+		}
+	}
+	for _, pr := range check.Protocols() {
+		text, err := swapcheck.PythonSource(pr.Source)
+		if err != nil {
+			return nil, fmt.Errorf("internal: no Python rendition for %s: %v", pr.Name, err)
+		}
+		d.KnownSwaps = append(d.KnownSwaps, pyFile{Name: pr.Name, Source: text})
+		if d.Standin == nil && !pr.Dispatches {
+			// the stand-in's kernel.py, with some rendition the script
+			// replaces by the file's function
+			d.Standin = standin(pr, text)
+			d.Variant, d.SourceFile = pr.Name, pr.Source
+		}
+	}
+	d.Variant = "source " + base + ":" + p.Source.Name
+	if expect != nil {
+		d.ExpectKind, d.ExpectMessage = expect.Kind, expect.Message
+	}
+	for m, mod := range sc.Modules {
+		globals := append([]string{}, mod.Names...)
+		if m == 0 {
+			globals = append(globals, "kernel")
+		}
+		for _, f := range sc.Functions {
+			if f.Module == m {
+				globals = append(globals, f.Name)
+			}
+		}
+		d.Modules = append(d.Modules, module{Name: mod.Name, Names: append([]string{}, mod.Names...), Globals: globals})
+	}
+	for _, body := range append([][]scenario.Stmt{sc.Kernel}, funcBodies(sc)...) {
+		for _, s := range allStmts(body) {
+			if s.Kind == scenario.OpUse && !slices.Contains(d.Attrs, s.Attr) {
+				d.Attrs = append(d.Attrs, s.Attr)
+			}
+		}
+	}
+	for t := range p.NumThreads() {
+		d.ThreadNames = append(d.ThreadNames, p.ThreadName(t))
+	}
+	d.SimKeys = []string{simStart, simPollDone, simPollAbort, simSetContext, simResetContext}
+	d.Anchors = fs.anchors
+
+	steps, f := pysrc.Run(p, schedule)
+	if len(steps) != len(schedule) {
+		return nil, fmt.Errorf("the schedule does not replay from the file: %d of its %d steps ran", len(steps), len(schedule))
+	}
+	if (f == nil) != (expect == nil) || f != nil && f.Kind != expect.Kind {
+		return nil, fmt.Errorf("the schedule does not end in the violation it was found with, run from the file")
+	}
+	infos := threadInfosOf(sc, sc.NumHosts())
+	pos := &positions{sc: sc, fs: fs, idx: idxOf, infos: infos, counts: make([]map[string]int, p.NumThreads()),
+		cursors: make([]map[string]*stmtCursor, p.NumThreads())}
+	for i, s := range steps {
+		tr := turn{Thread: s.Thread}
+		a, n, err := pos.walk(s.Thread, s.Units, true)
+		if err != nil {
+			return nil, fmt.Errorf("step %d: %w", i+1, err)
+		}
+		tr.At, tr.N = a.anchor, n
+		tr.Where = a.where
+		d.Turns = append(d.Turns, tr)
+	}
+	// where each thread that can still move stops: its next step's
+	// beginning, one step more of it run in the model
+	src.Park = make([]*parkAt, p.NumThreads())
+	for t := range p.NumThreads() {
+		more, _ := pysrc.Run(p, append(slices.Clone(schedule), sched.ThreadID(t)))
+		if len(more) <= len(steps) {
+			continue
+		}
+		probe := pos.clone()
+		a, n, err := probe.walk(t, more[len(steps)].Units, false)
+		if err != nil {
+			return nil, fmt.Errorf("the step after the schedule of %s: %w", p.ThreadName(t), err)
+		}
+		src.Park[t] = &parkAt{At: a.anchor, N: n}
+	}
+	return d, nil
+}
+
+// hasSync reports whether any body of sc calls cuda.syncthreads().
+func hasSync(sc *scenario.Scenario) bool {
+	for _, body := range append([][]scenario.Stmt{sc.Kernel}, funcBodies(sc)...) {
+		if slices.ContainsFunc(allStmts(body), func(s scenario.Stmt) bool { return s.Kind == scenario.OpSync }) {
+			return true
+		}
+	}
+	return false
+}
+
+// positions follows each thread through its units: how many times it
+// passed each anchor, and where it is in its kernel's and device
+// functions' statements.
+type positions struct {
+	sc      *scenario.Scenario
+	fs      *files
+	idx     func(*pyvm.Code) (int, bool)
+	infos   []threadInfo
+	counts  []map[string]int // per thread: anchor key -> passes so far
+	cursors []map[string]*stmtCursor
+}
+
+type stmtCursor struct {
+	run  []*scenario.Stmt
+	next int
+}
+
+func (ps *positions) clone() *positions {
+	c := *ps
+	c.counts = make([]map[string]int, len(ps.counts))
+	c.cursors = make([]map[string]*stmtCursor, len(ps.cursors))
+	for t := range ps.counts {
+		c.counts[t] = maps(ps.counts[t])
+		if ps.cursors[t] != nil {
+			c.cursors[t] = map[string]*stmtCursor{}
+			for k, v := range ps.cursors[t] {
+				cv := *v
+				c.cursors[t][k] = &cv
+			}
+		}
+	}
+	return &c
+}
+
+func maps(m map[string]int) map[string]int {
+	out := make(map[string]int, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// placed is a unit's anchor, with the text a message shows.
+type placed struct {
+	anchor
+	where string
+}
+
+// walk passes thread t through units (one step) and returns the anchor
+// the step begins at and how many times t passed it before. count:
+// the passes are counted (a probe past the schedule counts none).
+func (ps *positions) walk(t int, units []pysrc.Unit, count bool) (placed, int, error) {
+	first, n := placed{}, -1
+	for _, u := range units {
+		a, ok, err := ps.anchorOf(t, u)
+		if err != nil {
+			return placed{}, 0, err
+		}
+		if !ok {
+			if n < 0 && u.Shared {
+				return placed{}, 0, unsupported("a step that begins in code the script does not trace: %s %s", u.Where, u.Bytecode)
+			}
+			continue
+		}
+		key := a.key()
+		if ps.counts[t] == nil {
+			ps.counts[t] = map[string]int{}
+		}
+		if n < 0 {
+			first, n = a, ps.counts[t][key]
+		}
+		ps.counts[t][key]++
+	}
+	if n < 0 {
+		return placed{}, 0, unsupported("a step with no instruction the script can stop at (%d units)", len(units))
+	}
+	return first, n, nil
+}
+
+func (a anchor) key() string {
+	switch {
+	case a.Src != nil:
+		return fmt.Sprintf("src %d %d", a.Src.Code, a.Src.Off)
+	case a.Key != "":
+		return "sim " + a.Key
+	case a.End != "":
+		return "end " + a.End
+	}
+	return fmt.Sprintf("%s %d %d", a.Tag, a.Line, a.K)
+}
+
+// anchorOf is where unit u of thread t begins, when the script can stop
+// a thread there (ok false: a unit the script passes, as contextlib's).
+func (ps *positions) anchorOf(t int, u pysrc.Unit) (placed, bool, error) {
+	switch {
+	case u.Code != nil:
+		in := &u.Code.Instrs[u.Instr]
+		if untraced(u.Code, u.Instr) {
+			return placed{}, false, nil
+		}
+		i, ok := ps.idx(u.Code)
+		if !ok {
+			return placed{}, false, fmt.Errorf("internal: the code %s at line %d is not the file's", u.Code.QualName, u.Code.FirstLine)
+		}
+		return placed{anchor{Tag: "src", Src: &srcAt{Code: i, Off: in.Offset, Op: in.OpName}}, u.Where + "  " + u.Text + "  [" + in.OpName + "]"}, true, nil
+	case u.Func != "":
+		c := ps.cursor(t, u.Func)
+		if c == nil || c.next >= len(c.run) {
+			return placed{}, false, fmt.Errorf("internal: %s runs a statement of %s outside a call, or past its end", u.Where, u.Func)
+		}
+		st := c.run[c.next]
+		c.next++
+		if st.Kind == scenario.OpCall {
+			f := ps.sc.Functions[st.Func]
+			ps.cursors[t][f.Name] = &stmtCursor{run: flatten(f.Body, ps.infos[t].tid, ps.infos[t].block)}
+		}
+		a, ok := ps.fs.at[st]
+		if !ok {
+			return placed{}, false, fmt.Errorf("internal: %s's statement %q has no line", u.Func, u.Text)
+		}
+		return placed{a, u.Func + "  " + u.Text}, true, nil
+	case u.Where == "kernel" && u.Text == "return":
+		return placed{anchor{Tag: "mod:" + ps.sc.Modules[0].Name, End: "kernel"}, "kernel  return"}, true, nil
+	case u.Where == "kernel.py":
+		key := ""
+		switch {
+		case u.Text == "_kernel_context = mod":
+			key = simSetContext
+		case u.Text == "_kernel_context = None":
+			key = simResetContext
+		case strings.HasPrefix(u.Text, "t.start()"):
+			key = simStart
+		case strings.HasPrefix(u.Text, "with swapped_cuda_module(self.fn, fake_cuda_module)"):
+			key = simSwapWith
+		case strings.HasPrefix(u.Text, "while livethreads") && strings.HasPrefix(u.Effect, "every thread of the block has ended"):
+			key = simPollDone
+		default:
+			return placed{}, false, unsupported("the simulator step %q from -source yet", u.Text)
+		}
+		return placed{anchor{Tag: "sim", Key: key}, "kernel.py  " + u.Text}, true, nil
+	}
+	return placed{}, false, nil
+}
+
+// cursor is thread t's place in function fn's statements, entered at
+// the kernel's first for a GPU thread.
+func (ps *positions) cursor(t int, fn string) *stmtCursor {
+	if ps.cursors[t] == nil {
+		ps.cursors[t] = map[string]*stmtCursor{}
+	}
+	c := ps.cursors[t][fn]
+	if c == nil && fn == "kernel" && !ps.infos[t].host {
+		c = &stmtCursor{run: flatten(ps.sc.Kernel, ps.infos[t].tid, ps.infos[t].block)}
+		ps.cursors[t][fn] = c
+	}
+	return c
+}
