@@ -135,8 +135,10 @@ type turn struct {
 	// Land is an interrupt's turn: the instruction of the host whose
 	// eval-breaker check raises it (interrupt.go).
 	Land *landing `json:"land,omitempty"`
-	// N: a -source turn begins at the thread's N-th pass (from 0) at At.
-	N int `json:"n"`
+	// N: a -source turn begins at the thread's N-th pass (from 0) at At,
+	// or when Alt is set, at Alt's place and pass instead.
+	N   int     `json:"n"`
+	Alt *parkAt `json:"alt,omitempty"`
 }
 
 // landing is the instruction whose own eval-breaker check an interrupt

@@ -177,6 +177,11 @@ class Target:
         self.park = []
         self.skip = {}  # frame -> in a pass of a scan the model has not
         self.counts = {}  # thread -> position -> passes so far
+        self.paths = []  # per thread: the (code index, offset) of each file instruction it runs in the model
+        self.path_at = {}  # thread -> how far along its path it is
+        self.unsure = {}  # code -> offsets CPython may give no event
+        self.src_line = {}  # code index -> offset -> line (for messages)
+        self.src_ops = {}  # code index -> offset -> opname
         self.note_at = {}  # (tag, line, k) -> the opcode at which _notes reads a step's effect
 
 
@@ -362,12 +367,11 @@ class Scheduler:
             self._update_land()
 
     def wants(self, t):
-        """-source: the position thread t stops at next, and at which of
-        its passes there: its next turn's, or once its turns are over
-        where it parks (None: it runs on)."""
+        """-source: the places thread t stops at next, each a position and
+        which of its passes there: its next turn's, or once its turns are
+        over where it parks (none: it runs on)."""
         if self.pos[t] < len(self.mine[t]):
-            i = self.mine[t][self.pos[t]]
-            return T.turn_pos[i], TURNS[i]["n"]
+            return T.turn_pos[self.mine[t][self.pos[t]]]
         return T.park[t]
 
     def poll(self, t, where):
@@ -728,13 +732,22 @@ def _src_opcode(frame, code, off, op, tag, line, k, raw):
             return
         pos = ("src", T.src_index[code], off)
         where = "%s:%d %s@%d" % (T.show["src"], raw, op, off)
+        path = T.paths[t]
+        at = T.path_at.get(t, 0)
+        if at < len(path) and not SCHED.free and off not in T.unsure[code]:
+            if path[at] != pos[1:]:
+                c, o = path[at]
+                SCHED.fail("%s ran %s, where its run in the model is at %s:%d (%s@%d): the replay left the model's path"
+                           % (NAMES[t], where, T.show["src"], T.src_line[c].get(o, 0), T.src_ops[c].get(o, "?"), o))
+                return
+            T.path_at[t] = at + 1
     else:
         pos = (tag, line, k, op)
         where = "%s:%d %s" % (T.show.get(tag, tag), raw, op)
     counts = T.counts.setdefault(t, {})
     n = counts.get(pos, 0)
     counts[pos] = n + 1
-    if SCHED.wants(t) == (pos, n):
+    if (pos, n) in SCHED.wants(t):
         if SCHED.arrive(t, tag, line, op, k, where, matched=True) is None:
             return
         if TURNS[SCHED.mine[t][SCHED.pos[t] - 1]].get("raise"):
@@ -962,6 +975,7 @@ SIM_LINES = {
     "sync-block": ("BlockThread.syncthreads", "self.syncthreads_blocked = True", 0),
     "sync-wait": ("BlockThread.syncthreads", "self.syncthreads_event.wait()", 0),
     "sync-recheck": ("BlockThread.syncthreads", "if self.abort:", 1),
+    "thread-dies": ("BlockThread.run", "except Exception as e:", 0),
 }
 # The model's abort (a thread died with an exception) is either of the
 # real code's two raises: the poll that finds the exception, or the final
@@ -1284,8 +1298,9 @@ def setup(target, swap):
     T.turn_land = [resolve_land(t.get("land")) for t in TURNS]
     check_anchors()
     if SRC is not None:
-        T.turn_pos = [resolve_src(t["at"]) for t in TURNS]
-        T.park = [None if p is None else (resolve_src(p["at"]), p["n"]) for p in SRC["park"]]
+        T.turn_pos = [[] if t.get("noop") else [(resolve_src(t["at"]), t["n"])] +
+                      ([(resolve_src(t["alt"]["at"]), t["alt"]["n"])] if t.get("alt") else []) for t in TURNS]
+        T.park = [[] if p is None else [(resolve_src(p["at"]), p["n"])] for p in SRC["park"]]
         for key in ("set-context", "start"):
             w = sim_line(key)
             T.note_at[("sim", w["line"], 0)] = w["ops"][0]
@@ -1365,6 +1380,15 @@ def install_source(simkernel, kernelapi, tmp):
                                                                                sys.version.split()[0]))
         T.src_index[c] = i
         T.codes[c] = ("src", 0)
+        # instructions CPython may give no event: the prologue up to the
+        # first RESUME, RESUME and NOP (pyreplay/source.go's untraced)
+        ins = list(dis.get_instructions(c))
+        first = next((j for j, x in enumerate(ins) if x.opname == "RESUME"), len(ins))
+        T.unsure[c] = {x.offset for j, x in enumerate(ins) if j <= first or x.opname in ("RESUME", "NOP")}
+    for i, c in enumerate(SRC["codes"]):
+        T.src_line[i] = dict(zip(c["offsets"], c["lines"]))
+        T.src_ops[i] = dict(zip(c["offsets"], c["ops"]))
+    T.paths = [[(p[j], p[j + 1]) for j in range(0, len(p), 2)] for p in SRC["paths"]]
     swap = ns[SRC["name"]]
     simkernel.swapped_cuda_module = swap
     kernelapi.swapped_cuda_module = swap
@@ -1529,10 +1553,19 @@ def judge():
         # the file's own registries: every dict its function's module
         # state holds (the set-up leaves them empty)
         regs = tuple(k for k, v in T.proto.items() if isinstance(v, dict) and not k.startswith("__"))
+    lock_types = (type(threading.Lock()), type(threading.RLock()))
     for reg in regs:
-        for gid, v in T.proto.get(reg, {}).items():
-            if gid in gids:
-                left.append("%s[%s] = %r" % (reg, gids[gid], v if reg == "_swap_refcount" else "..."))
+        d = T.proto.get(reg, {})
+        for gid, v in d.items():
+            if gid not in gids:
+                continue
+            if SRC is not None and (isinstance(v, lock_types) or
+                                    getattr(d, "default_factory", None) is int and v == 0):
+                # as the model's leftovers (pyvm.State.Leftovers): a
+                # per-module lock registry keeps its locks by design, and
+                # a count of 0 reads as a missing one
+                continue
+            left.append("%s[%s] = %r" % (reg, gids[gid], v if reg == "_swap_refcount" else "..."))
     if left:
         found.append(("registry-leftover", False, "every thread exited, but the registry still holds " + ", ".join(left)))
     if DATA["memory"]:

@@ -28,6 +28,7 @@ const (
 	// no steps, interrupts' landings only
 	simSwapWith     = "swap-with"     // __call__: with swapped_cuda_module(self.fn, fake_cuda_module):
 	simContextYield = "context-yield" // _push_kernel_context: yield
+	simThreadDies   = "thread-dies"   // BlockThread.run: except Exception as e: (-source's death step)
 	simNormalize    = "normalize"     // __call__: grid_dim, block_dim = normalize_kernel_dimensions(
 )
 

@@ -40,6 +40,11 @@ type srcData struct {
 	// Park is, per thread, where it stops once its turns are over (its
 	// next step's beginning in the model), or nil: it has none left
 	Park []*parkAt `json:"park"`
+	// Paths are, per thread, the file's instructions it runs up to there
+	// (code index, offset, ...; without the untraced ones): a replay that
+	// leaves the model's path (another branch taken) fails, even where it
+	// would come to its next anchor all the same
+	Paths [][]int `json:"paths"`
 }
 
 type srcCode struct {
@@ -47,6 +52,7 @@ type srcCode struct {
 	FirstLine int      `json:"firstline"`
 	Offsets   []int    `json:"offsets"`
 	Ops       []string `json:"ops"`
+	Lines     []int    `json:"lines"` // for messages (0: none)
 }
 
 // srcAt is an instruction of the file: its code object (an index into
@@ -65,10 +71,15 @@ type parkAt struct {
 // untraced are instructions a step does not begin with: CPython gives
 // them no trace event (the frame's prologue up to and with its first
 // RESUME: a generator's cells and creation run before its call event) or
-// may give none (RESUME, NOP); a step's anchor is its first other unit.
+// may give none (RESUME, NOP), or the script passes them (no line: an
+// exception handler's entry); a step's anchor is its first other unit.
 func untraced(c *pyvm.Code, i int) bool {
 	switch c.Instrs[i].OpName {
 	case "RESUME", "NOP", "CACHE", "EXTENDED_ARG":
+		return true
+	}
+	if c.Instrs[i].Line <= 0 {
+		// no line (an exception handler's entry): the script passes it
 		return true
 	}
 	for j := range i {
@@ -106,8 +117,8 @@ func buildSource(p *pysrc.Program, schedule []sched.ThreadID, expect *sched.Fail
 	switch {
 	case p.Atomicity != model.GIL && p.Atomicity != model.GILBreaker:
 		return nil, unsupported("atomicity %s (only gil and gil-breaker: a GIL build cannot run a free-threaded interleaving)", p.Atomicity)
-	case sc.Faults != 0:
-		return nil, unsupported("faults from -source yet")
+	case sc.Faults.Has(scenario.FaultInterrupt):
+		return nil, unsupported("an interrupt from -source yet")
 	case sc.NumHosts() > 1:
 		return nil, unsupported("several hosts from -source yet")
 	case len(sc.HostProgram()) != sc.Launches:
@@ -142,6 +153,7 @@ func buildSource(p *pysrc.Program, schedule []sched.ThreadID, expect *sched.Fail
 			for _, in := range c.Instrs {
 				sc.Offsets = append(sc.Offsets, in.Offset)
 				sc.Ops = append(sc.Ops, in.OpName)
+				sc.Lines = append(sc.Lines, in.Line)
 			}
 			codeIdx[c] = len(src.Codes)
 			src.Codes = append(src.Codes, sc)
@@ -175,7 +187,7 @@ func buildSource(p *pysrc.Program, schedule []sched.ThreadID, expect *sched.Fail
 	d := &data{
 		Variant: "source " + base + ":" + p.Source.Name, SourceFile: base, Atomicity: p.Atomicity.String(),
 		Threads: sc.Threads, Blocks: sc.Blocks, Launches: sc.Launches, Hosts: sc.NumHosts(),
-		Signal: -1, Raiser: -1,
+		Signal: p.Signal(), Raiser: p.Raiser(),
 		ScenarioText: sc.String(), Files: fs.files, HostModule: hostModule, LaunchLines: fs.launches, Attrs: []string{},
 		Source: src,
 	}
@@ -235,31 +247,46 @@ func buildSource(p *pysrc.Program, schedule []sched.ThreadID, expect *sched.Fail
 	}
 	infos := threadInfosOf(sc, sc.NumHosts())
 	pos := &positions{sc: sc, fs: fs, idx: idxOf, infos: infos, counts: make([]map[string]int, p.NumThreads()),
-		cursors: make([]map[string]*stmtCursor, p.NumThreads())}
+		cursors: make([]map[string]*stmtCursor, p.NumThreads()), paths: make([][]int, p.NumThreads())}
 	for i, s := range steps {
 		tr := turn{Thread: s.Thread}
+		if s.Thread == p.Raiser() {
+			// RAISE arms the fault (or ends): nobody needs to be anywhere
+			tr.Noop, tr.Where = true, "RAISE (the raise fault)"
+			d.Turns = append(d.Turns, tr)
+			continue
+		}
 		a, n, err := pos.walk(s.Thread, s.Units, true)
 		if err != nil {
 			return nil, fmt.Errorf("step %d: %w", i+1, err)
 		}
-		tr.At, tr.N = a.anchor, n
+		tr.At, tr.N, tr.Raise, tr.Alt = a.anchor, n, a.raise, a.alt
 		tr.Where = a.where
 		d.Turns = append(d.Turns, tr)
 	}
 	// where each thread that can still move stops: its next step's
 	// beginning, one step more of it run in the model
 	src.Park = make([]*parkAt, p.NumThreads())
+	src.Paths = pos.paths
 	for t := range p.NumThreads() {
-		more, _ := pysrc.Run(p, append(slices.Clone(schedule), sched.ThreadID(t)))
-		if len(more) <= len(steps) {
+		next := pysrc.NextUnits(p, schedule, sched.ThreadID(t))
+		if len(next) == 0 || t == p.Raiser() || t == p.Signal() || expect != nil && t == int(expect.Thread) {
+			// nothing left, a pseudo-thread, or the failing thread, whose
+			// step is the schedule's last
 			continue
 		}
 		probe := pos.clone()
-		a, n, err := probe.walk(t, more[len(steps)].Units, false)
+		a, n, err := probe.walk(t, next, false)
 		if err != nil {
 			return nil, fmt.Errorf("the step after the schedule of %s: %w", p.ThreadName(t), err)
 		}
 		src.Park[t] = &parkAt{At: a.anchor, N: n}
+		src.Paths[t] = probe.paths[t]
+	}
+	for t := range src.Paths {
+		if src.Paths[t] == nil {
+			src.Paths[t] = []int{} // a list, never null
+		}
 	}
 	return d, nil
 }
@@ -284,6 +311,7 @@ type positions struct {
 	infos   []threadInfo
 	counts  []map[string]int // per thread: anchor key -> passes so far
 	cursors []map[string]*stmtCursor
+	paths   [][]int // per thread: the file's instructions it ran (srcData.Paths)
 }
 
 type stmtCursor struct {
@@ -295,6 +323,10 @@ func (ps *positions) clone() *positions {
 	c := *ps
 	c.counts = make([]map[string]int, len(ps.counts))
 	c.cursors = make([]map[string]*stmtCursor, len(ps.cursors))
+	c.paths = make([][]int, len(ps.paths))
+	for t := range ps.paths {
+		c.paths[t] = slices.Clone(ps.paths[t])
+	}
 	for t := range ps.counts {
 		c.counts[t] = maps(ps.counts[t])
 		if ps.cursors[t] != nil {
@@ -316,10 +348,15 @@ func maps(m map[string]int) map[string]int {
 	return out
 }
 
-// placed is a unit's anchor, with the text a message shows.
+// placed is a unit's anchor, with the text a message shows; raise: the
+// raise fault falls there (the statement's fault hook raises); alt: the
+// other place the turn may begin (kernel.py's two raises of a dead
+// thread's exception).
 type placed struct {
 	anchor
 	where string
+	raise bool
+	alt   *parkAt
 }
 
 // walk passes thread t through units (one step) and returns the anchor
@@ -331,6 +368,13 @@ func (ps *positions) walk(t int, units []pysrc.Unit, count bool) (placed, int, e
 		a, ok, err := ps.anchorOf(t, u)
 		if err != nil {
 			return placed{}, 0, err
+		}
+		if u.Code != nil && !untraced(u.Code, u.Instr) && (count || n < 0) {
+			// the thread's path through the file, which the script
+			// checks instruction by instruction (a probe's, up to where
+			// the thread parks)
+			i, _ := ps.idx(u.Code)
+			ps.paths[t] = append(ps.paths[t], i, u.Code.Instrs[u.Instr].Offset)
 		}
 		if !ok {
 			if n < 0 && u.Shared {
@@ -344,6 +388,9 @@ func (ps *positions) walk(t int, units []pysrc.Unit, count bool) (placed, int, e
 		}
 		if n < 0 {
 			first, n = a, ps.counts[t][key]
+			if first.alt != nil {
+				first.alt.N = ps.counts[t][first.alt.At.key()]
+			}
 		}
 		ps.counts[t][key]++
 	}
@@ -378,7 +425,11 @@ func (ps *positions) anchorOf(t int, u pysrc.Unit) (placed, bool, error) {
 		if !ok {
 			return placed{}, false, fmt.Errorf("internal: the code %s at line %d is not the file's", u.Code.QualName, u.Code.FirstLine)
 		}
-		return placed{anchor{Tag: "src", Src: &srcAt{Code: i, Off: in.Offset, Op: in.OpName}}, u.Where + "  " + u.Text + "  [" + in.OpName + "]"}, true, nil
+		return placed{anchor: anchor{Tag: "src", Src: &srcAt{Code: i, Off: in.Offset, Op: in.OpName}}, where: u.Where + "  " + u.Text + "  [" + in.OpName + "]"}, true, nil
+	case u.Func != "" && strings.HasPrefix(u.Bytecode, "RAISE_VARARGS") && !strings.Contains(u.Bytecode, "a fault"):
+		// a kernel's raise statement: local, in the step of the
+		// statement before it (pyreplay's flatten leaves it out)
+		return placed{}, false, nil
 	case u.Func != "":
 		c := ps.cursor(t, u.Func)
 		if c == nil || c.next >= len(c.run) {
@@ -386,7 +437,8 @@ func (ps *positions) anchorOf(t int, u pysrc.Unit) (placed, bool, error) {
 		}
 		st := c.run[c.next]
 		c.next++
-		if st.Kind == scenario.OpCall {
+		fault := strings.Contains(u.Bytecode, "a fault")
+		if st.Kind == scenario.OpCall && !fault {
 			f := ps.sc.Functions[st.Func]
 			ps.cursors[t][f.Name] = &stmtCursor{run: flatten(f.Body, ps.infos[t].tid, ps.infos[t].block)}
 		}
@@ -394,12 +446,22 @@ func (ps *positions) anchorOf(t int, u pysrc.Unit) (placed, bool, error) {
 		if !ok {
 			return placed{}, false, fmt.Errorf("internal: %s's statement %q has no line", u.Func, u.Text)
 		}
-		return placed{a, u.Func + "  " + u.Text}, true, nil
+		return placed{anchor: a, where: u.Func + "  " + u.Text, raise: fault}, true, nil
 	case u.Where == "kernel" && u.Text == "return":
-		return placed{anchor{Tag: "mod:" + ps.sc.Modules[0].Name, End: "kernel"}, "kernel  return"}, true, nil
+		return placed{anchor: anchor{Tag: "mod:" + ps.sc.Modules[0].Name, End: "kernel"}, where: "kernel  return"}, true, nil
 	case u.Where == "kernel.py":
 		key := ""
+		var alt *parkAt
 		switch {
+		case strings.HasPrefix(u.Text, "except Exception:"):
+			// the host's caller catches what its launch or call raised
+			return placed{}, false, nil
+		case strings.HasPrefix(u.Text, "except Exception as e: self.exception"):
+			key = simThreadDies
+		case strings.HasPrefix(u.Text, "while livethreads") && strings.Contains(u.Effect, " died with "):
+			// the poll that finds the exception, or the final check
+			// after the loop when the thread died between two polls
+			key, alt = simPollAbort, &parkAt{At: anchor{Tag: "sim", Key: simPollDone}}
 		case u.Text == "_kernel_context = mod":
 			key = simSetContext
 		case u.Text == "_kernel_context = None":
@@ -413,7 +475,7 @@ func (ps *positions) anchorOf(t int, u pysrc.Unit) (placed, bool, error) {
 		default:
 			return placed{}, false, unsupported("the simulator step %q from -source yet", u.Text)
 		}
-		return placed{anchor{Tag: "sim", Key: key}, "kernel.py  " + u.Text}, true, nil
+		return placed{anchor: anchor{Tag: "sim", Key: key}, where: "kernel.py  " + u.Text, alt: alt}, true, nil
 	}
 	return placed{}, false, nil
 }

@@ -126,7 +126,7 @@ func (w *World) fall(t int) {
 	th := &w.th[t]
 	f := &th.frames[len(th.frames)-1]
 	cd := &w.p.codes[f.code]
-	w.note(t, cd.name, "raise KernelError  # a fault, instead of: "+cd.stmts[f.pc].text, "RAISE_VARARGS (a fault: the statement raised)", "")
+	w.noteStmt(t, cd.name, cd.name, "raise KernelError  # a fault, instead of: "+cd.stmts[f.pc].text, "RAISE_VARARGS (a fault: the statement raised)", "")
 	th.exc = w.newException(t, kernelError)
 }
 

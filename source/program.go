@@ -441,3 +441,8 @@ func (p *Program) line(n int) string {
 	}
 	return strings.TrimSpace(p.lines[n-1])
 }
+
+// Signal and Raiser are the interrupt's and the raise fault's
+// pseudo-threads (model.Program's), -1 without them.
+func (p *Program) Signal() int { return p.signal }
+func (p *Program) Raiser() int { return p.raiser }

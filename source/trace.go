@@ -101,3 +101,24 @@ func (w *World) waits(t int) string {
 	}
 	return "a step it cannot take"
 }
+
+// NextUnits runs schedule from the world before the launch, its steps
+// running on past any failure, then thread t's next step, and returns
+// that step's units: where t goes on once its turns in schedule are over
+// (a replay parks it there). Nil when t cannot run then.
+func NextUnits(p *Program, schedule []sched.ThreadID, t sched.ThreadID) []Unit {
+	w := New(p)
+	for _, u := range schedule {
+		if w.Status(u) != sched.Runnable {
+			return nil
+		}
+		w.Step(u)
+	}
+	if w.Status(t) != sched.Runnable {
+		return nil
+	}
+	var units []Unit
+	w.rec = &units
+	w.Step(t)
+	return units
+}
