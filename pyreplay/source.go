@@ -119,12 +119,6 @@ func buildSource(p *pysrc.Program, schedule []sched.ThreadID, expect *sched.Fail
 		return nil, unsupported("atomicity %s (only gil and gil-breaker: a GIL build cannot run a free-threaded interleaving)", p.Atomicity)
 	case sc.Faults.Has(scenario.FaultInterrupt):
 		return nil, unsupported("an interrupt from -source yet")
-	case sc.NumHosts() > 1:
-		return nil, unsupported("several hosts from -source yet")
-	case len(sc.HostProgram()) != sc.Launches:
-		return nil, unsupported("a host's device calls from -source yet")
-	case hasSync(sc):
-		return nil, unsupported("cuda.syncthreads() from -source yet")
 	case sc.Fixes != 0:
 		return nil, unsupported("the simulator fixes %s", sc.Fixes)
 	case expect != nil && !replayable[expect.Kind]:
@@ -236,6 +230,11 @@ func buildSource(p *pysrc.Program, schedule []sched.ThreadID, expect *sched.Fail
 		d.ThreadNames = append(d.ThreadNames, p.ThreadName(t))
 	}
 	d.SimKeys = []string{simStart, simPollDone, simPollAbort, simSetContext, simResetContext}
+	if sc.NumHosts() > 1 {
+		// the several-host check of FakeCUDAKernel.__call__, which the
+		// script requires the simulator to have
+		d.SimKeys = append(d.SimKeys, simAssert, simDeviceCheck, simDeviceSwap)
+	}
 	d.Anchors = fs.anchors
 
 	steps, f := pysrc.Run(p, schedule)
@@ -247,7 +246,8 @@ func buildSource(p *pysrc.Program, schedule []sched.ThreadID, expect *sched.Fail
 	}
 	infos := threadInfosOf(sc, sc.NumHosts())
 	pos := &positions{sc: sc, fs: fs, idx: idxOf, infos: infos, counts: make([]map[string]int, p.NumThreads()),
-		cursors: make([]map[string]*stmtCursor, p.NumThreads()), paths: make([][]int, p.NumThreads())}
+		cursors: make([]map[string]*stmtCursor, p.NumThreads()), paths: make([][]int, p.NumThreads()),
+		calls: make([]int, p.NumThreads()), sync: make([]int, p.NumThreads())}
 	for i, s := range steps {
 		tr := turn{Thread: s.Thread}
 		if s.Thread == p.Raiser() {
@@ -291,16 +291,6 @@ func buildSource(p *pysrc.Program, schedule []sched.ThreadID, expect *sched.Fail
 	return d, nil
 }
 
-// hasSync reports whether any body of sc calls cuda.syncthreads().
-func hasSync(sc *scenario.Scenario) bool {
-	for _, body := range append([][]scenario.Stmt{sc.Kernel}, funcBodies(sc)...) {
-		if slices.ContainsFunc(allStmts(body), func(s scenario.Stmt) bool { return s.Kind == scenario.OpSync }) {
-			return true
-		}
-	}
-	return false
-}
-
 // positions follows each thread through its units: how many times it
 // passed each anchor, and where it is in its kernel's and device
 // functions' statements.
@@ -311,7 +301,11 @@ type positions struct {
 	infos   []threadInfo
 	counts  []map[string]int // per thread: anchor key -> passes so far
 	cursors []map[string]*stmtCursor
-	paths   [][]int // per thread: the file's instructions it ran (srcData.Paths)
+	calls   []int // per host: its device calls so far
+	// sync is, per thread, which of cuda.syncthreads()'s sub-steps comes
+	// next: 1 the block (after the use), 2 the wait, 0 none
+	sync  []int
+	paths [][]int // per thread: the file's instructions it ran (srcData.Paths)
 }
 
 type stmtCursor struct {
@@ -324,6 +318,8 @@ func (ps *positions) clone() *positions {
 	c.counts = make([]map[string]int, len(ps.counts))
 	c.cursors = make([]map[string]*stmtCursor, len(ps.cursors))
 	c.paths = make([][]int, len(ps.paths))
+	c.calls = slices.Clone(ps.calls)
+	c.sync = slices.Clone(ps.sync)
 	for t := range ps.paths {
 		c.paths[t] = slices.Clone(ps.paths[t])
 	}
@@ -430,6 +426,36 @@ func (ps *positions) anchorOf(t int, u pysrc.Unit) (placed, bool, error) {
 		// a kernel's raise statement: local, in the step of the
 		// statement before it (pyreplay's flatten leaves it out)
 		return placed{}, false, nil
+	case u.Func == "host" && strings.HasSuffix(u.Text, "kernel() run inline"):
+		// several hosts: the launch runs the kernel inline, as a device
+		// function (FakeCUDAKernel.__call__'s device swap)
+		ps.enter(t, "kernel", ps.sc.Kernel)
+		return placed{anchor: anchor{Tag: "sim", Key: simDeviceSwap}, where: "kernel.py  " + u.Text}, true, nil
+	case u.Func == "host":
+		// the host program's own device call: its line there; the call
+		// passes the device swap's line of kernel.py too
+		h := ps.calls[t]
+		ps.calls[t]++
+		prog, k := ps.sc.HostProgram(), -1
+		for j, n := 0, 0; j < len(prog); j++ {
+			if prog[j].Kind == scenario.HostCall {
+				if n == h {
+					k = j
+					break
+				}
+				n++
+			}
+		}
+		if k < 0 || h >= len(ps.fs.calls) {
+			return placed{}, false, fmt.Errorf("internal: the host makes more device calls than its program")
+		}
+		f := ps.sc.Functions[prog[k].Func]
+		ps.enter(t, f.Name, f.Body)
+		if ps.counts[t] == nil {
+			ps.counts[t] = map[string]int{}
+		}
+		ps.counts[t]["sim "+simDeviceSwap]++
+		return placed{anchor: ps.fs.calls[h], where: "host  " + u.Text}, true, nil
 	case u.Func != "":
 		c := ps.cursor(t, u.Func)
 		if c == nil || c.next >= len(c.run) {
@@ -440,13 +466,38 @@ func (ps *positions) anchorOf(t int, u pysrc.Unit) (placed, bool, error) {
 		fault := strings.Contains(u.Bytecode, "a fault")
 		if st.Kind == scenario.OpCall && !fault {
 			f := ps.sc.Functions[st.Func]
-			ps.cursors[t][f.Name] = &stmtCursor{run: flatten(f.Body, ps.infos[t].tid, ps.infos[t].block)}
+			ps.enter(t, f.Name, f.Body)
+		}
+		if st.Kind == scenario.OpSync && !fault {
+			ps.sync[t] = 1
 		}
 		a, ok := ps.fs.at[st]
 		if !ok {
 			return placed{}, false, fmt.Errorf("internal: %s's statement %q has no line", u.Func, u.Text)
 		}
 		return placed{anchor: a, where: u.Func + "  " + u.Text, raise: fault}, true, nil
+	case u.Text == "cuda.syncthreads()":
+		// BlockThread.syncthreads: the check of the abort flag and the
+		// block, then the wait (or the abort's raise at either)
+		key := simSyncCheck
+		if ps.sync[t] == 2 {
+			key = simSyncWait
+		}
+		switch {
+		case strings.HasPrefix(u.Effect, "blocked at the barrier"):
+			ps.sync[t] = 2
+		case strings.HasPrefix(u.Effect, "waits for good"):
+			return placed{}, false, unsupported("a barrier of an interrupted launch")
+		default:
+			ps.sync[t] = 0
+		}
+		return placed{anchor: anchor{Tag: "sim", Key: key}, where: u.Func + "  cuda.syncthreads() " + u.Bytecode}, true, nil
+	case u.Where == "kernel.py:84" || u.Where == "kernel.py:31":
+		key := simDeviceCheck
+		if u.Where == "kernel.py:31" {
+			key = simAssert
+		}
+		return placed{anchor: anchor{Tag: "sim", Key: key}, where: u.Where + "  " + u.Text}, true, nil
 	case u.Where == "kernel" && u.Text == "return":
 		return placed{anchor: anchor{Tag: "mod:" + ps.sc.Modules[0].Name, End: "kernel"}, where: "kernel  return"}, true, nil
 	case u.Where == "kernel.py":
@@ -472,6 +523,8 @@ func (ps *positions) anchorOf(t int, u pysrc.Unit) (placed, bool, error) {
 			key = simSwapWith
 		case strings.HasPrefix(u.Text, "while livethreads") && strings.HasPrefix(u.Effect, "every thread of the block has ended"):
 			key = simPollDone
+		case strings.HasPrefix(u.Text, "while livethreads") && strings.HasPrefix(u.Effect, "every live thread is at the barrier"):
+			key = simPollRelease
 		default:
 			return placed{}, false, unsupported("the simulator step %q from -source yet", u.Text)
 		}
@@ -488,8 +541,22 @@ func (ps *positions) cursor(t int, fn string) *stmtCursor {
 	}
 	c := ps.cursors[t][fn]
 	if c == nil && fn == "kernel" && !ps.infos[t].host {
-		c = &stmtCursor{run: flatten(ps.sc.Kernel, ps.infos[t].tid, ps.infos[t].block)}
-		ps.cursors[t][fn] = c
+		c = ps.enter(t, fn, ps.sc.Kernel)
 	}
+	return c
+}
+
+// enter puts thread t at the first statement of fn (body), as run by its
+// index and block (a host: -1, stopping at a branch's condition).
+func (ps *positions) enter(t int, fn string, body []scenario.Stmt) *stmtCursor {
+	if ps.cursors[t] == nil {
+		ps.cursors[t] = map[string]*stmtCursor{}
+	}
+	tid := -1
+	if !ps.infos[t].host {
+		tid = ps.infos[t].tid
+	}
+	c := &stmtCursor{run: flatten(body, tid, ps.infos[t].block)}
+	ps.cursors[t][fn] = c
 	return c
 }

@@ -116,14 +116,15 @@ func TestSourceReplayOnNumba(t *testing.T) {
 	}
 }
 
-// Raising kernels and the raise fault from source replay on numba too:
-// merged's own bug (a lingering thread of an aborted launch swaps its
-// module to None while the next launch runs), and the other variants'
-// counterexamples on the same worlds. A thread that leaves the model's
-// path through the file fails the replay: the model once made a lingering
-// thread's use of the next launch's fake raise, which the real simulator
-// does not (and naive.py's and refcount_del.py's replays caught it).
-func TestSourceReplayOfRaisingKernelsOnNumba(t *testing.T) {
+// The scenario files' worlds from source replay on numba too: raising
+// kernels and the raise fault (merged's own bug: a lingering thread of an
+// aborted launch swaps its module to None while the next launch runs),
+// host calls, barriers. A thread that leaves the model's path through the
+// file fails the replay: the model once made a lingering thread's use of
+// the next launch's fake raise, which the real simulator does not (and
+// naive.py's and refcount_del.py's replays on aborted-launch.txt caught
+// it). Several hosts need numba-cuda's kernel.py: the stand-in has it.
+func TestSourceReplayOfScenarioFilesOnNumba(t *testing.T) {
 	runs := count(1, 20)
 	py := pythonWithNumba(t)
 	_, files := scenarioFiles(t)
@@ -133,6 +134,9 @@ func TestSourceReplayOfRaisingKernelsOnNumba(t *testing.T) {
 		{"refcount_del.py", "aborted-launch.txt", "exception"},
 		{"merged.py", "raise-fault.txt", "use-saw-other-fake"},
 		{"refcount_del.py", "lingering-thread.txt", "exception"},
+		{"naive.py", "host-calls.txt", "use-saw-real"},
+		{"refcount_unregistered.py", "syncthreads.txt", "exception"},
+		{"merged.py", "host-call-after-abort.txt", "use-saw-other-fake"},
 	} {
 		t.Run(c.file+"/"+c.scenario, func(t *testing.T) {
 			file := filepath.Join("..", "testdata", "python", c.file)
@@ -294,5 +298,24 @@ func TestSourceReplayOfInstalledNumba(t *testing.T) {
 	script := sourceScript(t, p, res)
 	for i, r := range runPython(py, repeat(script, runs), "--target", "numba") {
 		requireReproduced(t, r, file, res, fmt.Sprintf("run %d of %d", i+1, runs))
+	}
+}
+
+// Several hosts from source replay on the stand-in simulator, which has
+// numba-cuda's FakeCUDAKernel.__call__ (its device check).
+func TestSourceReplayOfTwoHosts(t *testing.T) {
+	_, files := scenarioFiles(t)
+	var scripts, paths []string
+	var results []sched.Result
+	for _, c := range []string{"naive.py", "refcount_del.py", "merged.py"} {
+		file := filepath.Join("..", "testdata", "python", c)
+		p, res := sourceScenarioCounterexample(t, "3.11", file, files["two-hosts.txt"], model.GIL)
+		require.Equal(t, "use-saw-other-fake", res.Failure.Kind)
+		scripts = append(scripts, sourceScript(t, p, res))
+		paths = append(paths, file)
+		results = append(results, res)
+	}
+	for i, r := range runPython(testenv.Python311(t), scripts, "--target", "rendition") {
+		requireReproduced(t, r, paths[i], results[i], paths[i])
 	}
 }
