@@ -429,21 +429,10 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 			// the host program's own device call
 			h := hostCalls[t]
 			hostCalls[t]++
-			prog := sc.HostProgram()
-			k := -1
-			for j, n := 0, 0; j < len(prog); j++ {
-				if prog[j].Kind == scenario.HostCall {
-					if n == h {
-						k = j
-						break
-					}
-					n++
-				}
-			}
-			if k < 0 || h >= len(fs.calls) {
+			f, ok := fs.hostCall(sc, h)
+			if !ok {
 				return nil, fmt.Errorf("internal: step %d: the host makes more device calls than its program", i+1)
 			}
-			f := sc.Functions[prog[k].Func]
 			enter(t, f.Name, f.Body)
 			tr.At = fs.calls[h]
 		case strings.HasPrefix(ev.Where, "kernelapi.py:"):

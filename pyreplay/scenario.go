@@ -131,6 +131,25 @@ func (fs *files) hostProgram(sc *scenario.Scenario) {
 	fs.files = append(fs.files, pyFile{Name: hostModule + ".py", Source: strings.Join(lines, "\n") + "\n"})
 }
 
+// hostCall is the function the host program's h-th device call (from 0)
+// calls; ok false past its last.
+func (fs *files) hostCall(sc *scenario.Scenario, h int) (scenario.Function, bool) {
+	if h >= len(fs.calls) {
+		return scenario.Function{}, false
+	}
+	n := 0
+	for _, hs := range sc.HostProgram() {
+		if hs.Kind != scenario.HostCall {
+			continue
+		}
+		if n == h {
+			return sc.Functions[hs.Func], true
+		}
+		n++
+	}
+	return scenario.Function{}, false
+}
+
 // flatten is one run of body by the thread with index tid (-1: a host)
 // of block bid, as the model compiles it (model.Program's flatten): its
 // branches decided, its repeats unrolled, a host stopping at the first

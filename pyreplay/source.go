@@ -436,20 +436,10 @@ func (ps *positions) anchorOf(t int, u pysrc.Unit) (placed, bool, error) {
 		// passes the device swap's line of kernel.py too
 		h := ps.calls[t]
 		ps.calls[t]++
-		prog, k := ps.sc.HostProgram(), -1
-		for j, n := 0, 0; j < len(prog); j++ {
-			if prog[j].Kind == scenario.HostCall {
-				if n == h {
-					k = j
-					break
-				}
-				n++
-			}
-		}
-		if k < 0 || h >= len(ps.fs.calls) {
+		f, ok := ps.fs.hostCall(ps.sc, h)
+		if !ok {
 			return placed{}, false, fmt.Errorf("internal: the host makes more device calls than its program")
 		}
-		f := ps.sc.Functions[prog[k].Func]
 		ps.enter(t, f.Name, f.Body)
 		if ps.counts[t] == nil {
 			ps.counts[t] = map[string]int{}

@@ -34,7 +34,8 @@ func TestInterruptDeadlocksOn313(t *testing.T) {
 		t.Run(c.v.String(), func(t *testing.T) {
 			p, err := source.Load(sourceOf(t, c.v, "../testdata/python/merged.py"), sc, model.GIL)
 			require.NoError(t, err)
-			kinds := reachable(t, source.New(p))
+			kinds, states := reachableStates(t, source.New(p))
+			t.Logf("CPython %s: kinds %v, %d states (docs/source.md's table)", c.v, kinds, states)
 			require.Contains(t, kinds, "left-swapped")
 			if c.deadlock {
 				require.Contains(t, kinds, sched.KindDeadlock)
