@@ -162,6 +162,10 @@ type landing struct {
 	Yield bool   `json:"yield,omitempty"`
 	Key   string `json:"key,omitempty"` // tag "sim": a line of kernel.py, by key
 	Text  string `json:"text"`          // for messages
+	// Src and N: tag "src" (-source), the file's instruction at the
+	// host's N-th pass there, which the script sets the SIGINT at
+	Src *srcAt `json:"src,omitempty"`
+	N   int    `json:"n,omitempty"`
 }
 
 type module struct {

@@ -758,6 +758,14 @@ def _src_opcode(frame, code, off, op, tag, line, k, raw):
     # schedule is over (as at a listing's anchor)
     if tag != "src" and op == T.note_at.get((tag, line, k)) and not SCHED.free:
         _notes(frame, tag, line, k)
+    i = SCHED.land
+    if tag == "src" and t == HOST and i is not None and not TRIPPED:
+        land = T.turn_land[i]
+        if land.get("src") and (pos[1], pos[2], n) == (land["src"]["code"], land["src"]["off"], land.get("n", 0)):
+            TRIPPED[:] = [i, frame, off, where, frame.f_back]
+            # The last act: the landing instruction runs next, and its
+            # own check is the main thread's first since.
+            TRIP.fire
 
 
 def _src_skipping(frame, code, off, op):
@@ -1034,7 +1042,7 @@ def setup(target, swap):
     if VERSION not in VERSIONS:
         raise ReplayFailed("this replay runs on CPython 3.11, 3.12 or 3.13 (the model's steps name 3.11's bytecode); this is %s"
                            % sys.version.split()[0])
-    if VERSION != (3, 11) and any(t.get("land") for t in TURNS):
+    if VERSION != (3, 11) and any(t.get("land") for t in TURNS) and SRC is None:
         raise ReplayFailed("an interrupt's landing is forced at CPython 3.11's eval-breaker checks, which the model's "
                            "landings are; %s checks elsewhere (docs/cpython-switch-points.md): run this replay with CPython 3.11"
                            % sys.version.split()[0])
@@ -1298,7 +1306,7 @@ def setup(target, swap):
     T.turn_land = [resolve_land(t.get("land")) for t in TURNS]
     check_anchors()
     if SRC is not None:
-        T.turn_pos = [[] if t.get("noop") else [(resolve_src(t["at"]), t["n"])] +
+        T.turn_pos = [[] if t.get("noop") or t.get("land") else [(resolve_src(t["at"]), t["n"])] +
                       ([(resolve_src(t["alt"]["at"]), t["alt"]["n"])] if t.get("alt") else []) for t in TURNS]
         T.park = [[] if p is None else [(resolve_src(p["at"]), p["n"])] for p in SRC["park"]]
         for key in ("set-context", "start"):

@@ -117,8 +117,6 @@ func buildSource(p *pysrc.Program, schedule []sched.ThreadID, expect *sched.Fail
 	switch {
 	case p.Atomicity != model.GIL && p.Atomicity != model.GILBreaker:
 		return nil, unsupported("atomicity %s (only gil and gil-breaker: a GIL build cannot run a free-threaded interleaving)", p.Atomicity)
-	case sc.Faults.Has(scenario.FaultInterrupt):
-		return nil, unsupported("an interrupt from -source yet")
 	case sc.Fixes != 0:
 		return nil, unsupported("the simulator fixes %s", sc.Fixes)
 	case expect != nil && !replayable[expect.Kind]:
@@ -247,7 +245,7 @@ func buildSource(p *pysrc.Program, schedule []sched.ThreadID, expect *sched.Fail
 	infos := threadInfosOf(sc, sc.NumHosts())
 	pos := &positions{sc: sc, fs: fs, idx: idxOf, infos: infos, counts: make([]map[string]int, p.NumThreads()),
 		cursors: make([]map[string]*stmtCursor, p.NumThreads()), paths: make([][]int, p.NumThreads()),
-		calls: make([]int, p.NumThreads()), sync: make([]int, p.NumThreads())}
+		calls: make([]int, p.NumThreads()), sync: make([]int, p.NumThreads()), last: make([]*lastAt, p.NumThreads())}
 	for i, s := range steps {
 		tr := turn{Thread: s.Thread}
 		if s.Thread == p.Raiser() {
@@ -256,9 +254,30 @@ func buildSource(p *pysrc.Program, schedule []sched.ThreadID, expect *sched.Fail
 			d.Turns = append(d.Turns, tr)
 			continue
 		}
+		if s.Thread == p.Signal() {
+			// SIGINT: raised by the check after the host's last
+			// instruction (its step stopped there), at that pass
+			tr.Noop, tr.Where = true, "SIGINT (the interrupt's end)"
+			if len(s.Units) > 1 && pos.last[0] == nil {
+				return nil, unsupported("an interrupt that lands after an instruction CPython gives no trace event (step %d)", i+1)
+			}
+			if at := pos.last[0]; len(s.Units) > 1 {
+				tr.Noop = false
+				tr.Land = &landing{Tag: "src", Op: at.Src.Op, Src: at.Src, N: at.n,
+					Text: at.where + " (its eval-breaker check)"}
+				tr.Where = "SIGINT lands at " + at.where
+			}
+			d.Turns = append(d.Turns, tr)
+			continue
+		}
 		a, n, err := pos.walk(s.Thread, s.Units, true)
 		if err != nil {
 			return nil, fmt.Errorf("step %d: %w", i+1, err)
+		}
+		if n < 0 {
+			tr.Noop, tr.Where = true, "local steps"
+			d.Turns = append(d.Turns, tr)
+			continue
 		}
 		tr.At, tr.N, tr.Raise, tr.Alt = a.anchor, n, a.raise, a.alt
 		tr.Where = a.where
@@ -302,10 +321,18 @@ type positions struct {
 	counts  []map[string]int // per thread: anchor key -> passes so far
 	cursors []map[string]*stmtCursor
 	calls   []int // per host: its device calls so far
+	// last is, per thread, the last instruction of the file it ran, and
+	// its pass there: where an interrupt lands
+	last []*lastAt
 	// sync is, per thread, which of cuda.syncthreads()'s sub-steps comes
 	// next: 1 the block (after the use), 2 the wait, 0 none
 	sync  []int
 	paths [][]int // per thread: the file's instructions it ran (srcData.Paths)
+}
+
+type lastAt struct {
+	placed
+	n int
 }
 
 type stmtCursor struct {
@@ -319,6 +346,7 @@ func (ps *positions) clone() *positions {
 	c.cursors = make([]map[string]*stmtCursor, len(ps.cursors))
 	c.paths = make([][]int, len(ps.paths))
 	c.calls = slices.Clone(ps.calls)
+	c.last = slices.Clone(ps.last)
 	c.sync = slices.Clone(ps.sync)
 	for t := range ps.paths {
 		c.paths[t] = slices.Clone(ps.paths[t])
@@ -360,7 +388,10 @@ type placed struct {
 // the passes are counted (a probe past the schedule counts none).
 func (ps *positions) walk(t int, units []pysrc.Unit, count bool) (placed, int, error) {
 	first, n := placed{}, -1
+	shared := false
 	for _, u := range units {
+		ps.last[t] = nil
+		shared = shared || u.Shared
 		a, ok, err := ps.anchorOf(t, u)
 		if err != nil {
 			return placed{}, 0, err
@@ -382,6 +413,9 @@ func (ps *positions) walk(t int, units []pysrc.Unit, count bool) (placed, int, e
 		if ps.counts[t] == nil {
 			ps.counts[t] = map[string]int{}
 		}
+		if a.Src != nil {
+			ps.last[t] = &lastAt{a, ps.counts[t][key]}
+		}
 		if n < 0 {
 			first, n = a, ps.counts[t][key]
 			if first.alt != nil {
@@ -389,6 +423,11 @@ func (ps *positions) walk(t int, units []pysrc.Unit, count bool) (placed, int, e
 			}
 		}
 		ps.counts[t][key]++
+	}
+	if n < 0 && !shared && count {
+		// only the thread's own frame (with an interrupt, a host's step
+		// stops at every check): the turn before it runs it
+		return placed{}, -1, nil
 	}
 	if n < 0 {
 		return placed{}, 0, unsupported("a step with no instruction the script can stop at (%d units)", len(units))
@@ -494,7 +533,7 @@ func (ps *positions) anchorOf(t int, u pysrc.Unit) (placed, bool, error) {
 		key := ""
 		var alt *parkAt
 		switch {
-		case strings.HasPrefix(u.Text, "except Exception:"):
+		case strings.HasPrefix(u.Text, "except Exception:"), u.Text == "(the launch's with raises)":
 			// the host's caller catches what its launch or call raised
 			return placed{}, false, nil
 		case strings.HasPrefix(u.Text, "except Exception as e: self.exception"):

@@ -259,7 +259,6 @@ func TestEmitSourceRefuses(t *testing.T) {
 		a    model.Atomicity
 		want string
 	}{
-		{"interrupt", func(s *scenario.Shape) { s.Faults = s.Faults.With(scenario.FaultInterrupt) }, model.GIL, "an interrupt from -source"},
 		{"free-threaded", func(*scenario.Shape) {}, model.FreeThreaded, "atomicity free-threaded"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -273,6 +272,25 @@ func TestEmitSourceRefuses(t *testing.T) {
 			require.NotContains(t, err.Error(), "\n")
 		})
 	}
+	// a deadlock (merged's lock left held by a Ctrl-C on CPython 3.13.0)
+	t.Run("deadlock", func(t *testing.T) {
+		in, err := findPython("3.13")
+		if err != nil {
+			testenv.Unavailable(t, testenv.RequirePython, "no CPython 3.13: "+err.Error())
+		}
+		_, files := scenarioFiles(t)
+		src, err := pysource.Load(in, filepath.Join("..", "testdata", "python", "merged.py"))
+		require.NoError(t, err)
+		p, err := source.Load(src, files["interrupt.txt"], model.GIL)
+		require.NoError(t, err)
+		res := sched.States{}.Run(sched.NewAiming(source.New(p), sched.KindDeadlock), sched.Limits{})
+		require.Equal(t, sched.Violation, res.Verdict)
+		require.Equal(t, sched.KindDeadlock, res.Failure.Kind)
+		err = pyreplay.EmitSource(&bytes.Buffer{}, p, res.Schedule, res.Failure)
+		var un *pyreplay.Unsupported
+		require.True(t, errors.As(err, &un), "%v", err)
+		require.Contains(t, err.Error(), "the violation kind deadlock")
+	})
 }
 
 func repeat(s string, n int) []string {
@@ -316,5 +334,44 @@ func TestSourceReplayOfTwoHosts(t *testing.T) {
 	}
 	for i, r := range runPython(testenv.Python311(t), scripts, "--target", "rendition") {
 		requireReproduced(t, r, paths[i], results[i], paths[i])
+	}
+}
+
+// Interrupts from source replay: the SIGINT is set at the host's very
+// instruction the model's landing names, at that pass, and CPython raises
+// it at that instruction's own eval-breaker check, as pyvm says that
+// version checks (3.12's and 3.13's landings too, on the stand-in).
+func TestSourceReplayOfInterrupts(t *testing.T) {
+	_, files := scenarioFiles(t)
+	type tc struct {
+		file string
+		sc   *scenario.Scenario
+	}
+	sh := shape(2)
+	sh.Faults = sh.Faults.With(scenario.FaultInterrupt)
+	flags, err := sh.Build()
+	require.NoError(t, err)
+	cases := []tc{{"naive.py", files["interrupt.txt"]}, {"merged.py", files["interrupt.txt"]}, {"merged.py", flags}, {"refcount_del.py", flags}}
+	run := func(t *testing.T, v, py, target string) {
+		var scripts, paths []string
+		var results []sched.Result
+		for _, c := range cases {
+			file := filepath.Join("..", "testdata", "python", c.file)
+			p, res := sourceScenarioCounterexample(t, v, file, c.sc, model.GIL)
+			scripts = append(scripts, sourceScript(t, p, res))
+			paths = append(paths, file)
+			results = append(results, res)
+		}
+		for i, r := range runPython(py, scripts, "--target", target) {
+			requireReproduced(t, r, paths[i], results[i], paths[i])
+			require.Contains(t, r.stdout, "KeyboardInterrupt raised in the host (main thread) by the check of ", paths[i])
+		}
+	}
+	t.Run("3.11-numba", func(t *testing.T) { run(t, "3.11", pythonWithNumba(t), "numba") })
+	for _, py := range otherVersions(t) {
+		out, err := exec.Command(py, "-c", "import sys; print('%d.%d' % sys.version_info[:2])").Output()
+		require.NoError(t, err)
+		v := strings.TrimSpace(string(out))
+		t.Run(v+"-rendition", func(t *testing.T) { run(t, v, py, "rendition") })
 	}
 }
