@@ -1785,8 +1785,49 @@ def main():
     return 0
 
 
+def stuck_at(ident):
+    """Where thread ident stands, as the innermost frame of a traced code
+    (the file's, the simulator's, a scenario module's): (frame, lasti,
+    where), or None."""
+    f = sys._current_frames().get(ident)
+    while f is not None and _tag_of(f.f_code) is None:
+        f = f.f_back
+    if f is None:
+        return None
+    tag, _ = _tag_of(f.f_code)
+    return f, f.f_lasti, "%s:%d %s" % (T.show.get(tag, tag), f.f_lineno, _opname(f.f_code, _instr_at(f.f_code, f.f_lasti)))
+
+
+def judge_deadlock():
+    """-source, a deadlock expected: once the schedule is over, the host
+    has not finished, and stands at the same instruction a second apart
+    (a lock it waits for, which no thread will release): the deadlock
+    the model found. Prints the end of the replay and exits."""
+    main_ident = threading.main_thread().ident
+    first = stuck_at(main_ident)
+    time.sleep(1.0)
+    again = stuck_at(main_ident)
+    if first is None or again is None or first[0] is not again[0] or first[1] != again[1]:
+        fail_now("the schedule is over and the host has not finished, but it is not waiting: %s" % (again[2] if again else "?"))
+    print("replay: all %d turns forced" % len(TURNS))
+    for i, where in LANDINGS:
+        print("interrupt: turn %d: KeyboardInterrupt raised in the host (main thread) by the check of %s" % (i + 1, where))
+    print("observed deadlock: host: waits at %s for %.1fs after the last turn, and no thread will release what it waits for"
+          % (again[2], TIMEOUT + 1.0))
+    print("verdict: reproduced deadlock")
+    exit_now(1)
+
+
 def watchdog(host_done):
     while not host_done.wait(0.02):
+        with SCHED.cv:
+            if SCHED.free and SRC is not None and DATA["expect_kind"] == "deadlock" and \
+                    time.monotonic() - SCHED.last_progress > TIMEOUT:
+                deadlock = True
+            else:
+                deadlock = False
+        if deadlock:
+            judge_deadlock()
         with SCHED.cv:
             failure = SCHED.failure
             if failure is None and not SCHED.free and time.monotonic() - SCHED.last_progress > TIMEOUT:

@@ -119,7 +119,7 @@ func buildSource(p *pysrc.Program, schedule []sched.ThreadID, expect *sched.Fail
 		return nil, unsupported("atomicity %s (only gil and gil-breaker: a GIL build cannot run a free-threaded interleaving)", p.Atomicity)
 	case sc.Fixes != 0:
 		return nil, unsupported("the simulator fixes %s", sc.Fixes)
-	case expect != nil && !replayable[expect.Kind]:
+	case expect != nil && !replayable[expect.Kind] && expect.Kind != sched.KindDeadlock:
 		return nil, unsupported("the violation kind %s", expect.Kind)
 	}
 	text, err := os.ReadFile(p.Source.File)
@@ -239,7 +239,13 @@ func buildSource(p *pysrc.Program, schedule []sched.ThreadID, expect *sched.Fail
 	if len(steps) != len(schedule) {
 		return nil, fmt.Errorf("the schedule does not replay from the file: %d of its %d steps ran", len(steps), len(schedule))
 	}
-	if (f == nil) != (expect == nil) || f != nil && f.Kind != expect.Kind {
+	if expect != nil && expect.Kind == sched.KindDeadlock {
+		// the scheduler's finding: the schedule's end, where no thread
+		// can move and some has not finished
+		if f != nil {
+			return nil, fmt.Errorf("the schedule does not end in the deadlock it was found with, run from the file")
+		}
+	} else if (f == nil) != (expect == nil) || f != nil && f.Kind != expect.Kind {
 		return nil, fmt.Errorf("the schedule does not end in the violation it was found with, run from the file")
 	}
 	infos := threadInfosOf(sc, sc.NumHosts())

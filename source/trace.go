@@ -105,7 +105,9 @@ func (w *World) waits(t int) string {
 // NextUnits runs schedule from the world before the launch, its steps
 // running on past any failure, then thread t's next step, and returns
 // that step's units: where t goes on once its turns in schedule are over
-// (a replay parks it there). Nil when t cannot run then.
+// (a replay parks it there). For a thread blocked then (a deadlock's),
+// the units up to the instruction it blocks on, that one included. Nil
+// when t has nothing left to run.
 func NextUnits(p *Program, schedule []sched.ThreadID, t sched.ThreadID) []Unit {
 	w := New(p)
 	for _, u := range schedule {
@@ -114,11 +116,22 @@ func NextUnits(p *Program, schedule []sched.ThreadID, t sched.ThreadID) []Unit {
 		}
 		w.Step(u)
 	}
-	if w.Status(t) != sched.Runnable {
-		return nil
-	}
 	var units []Unit
 	w.rec = &units
-	w.Step(t)
+	switch w.Status(t) {
+	case sched.Runnable:
+		w.Step(t)
+	case sched.Blocked:
+		th := &w.th[t]
+		if int(t) == w.p.signal || int(t) == w.p.raiser || th.atBarrier || !w.p.isHost(int(t)) && th.frames == nil ||
+			w.p.isHost(int(t)) && th.frames == nil && w.s.Status(int(t)) != pyvm.Running {
+			// not blocked on a lock: a pseudo-thread, a barrier, a thread
+			// not started, a host polling its block
+			return nil
+		}
+		if _, blocked := w.run(int(t)); blocked && w.info.Blocked && w.info.Code != nil {
+			units = append(units, w.pyUnit(int(t), &w.info))
+		}
+	}
 	return units
 }
