@@ -217,6 +217,32 @@ type data struct {
 	Source *srcData `json:"source,omitempty"`
 }
 
+// describeModules sets the scenario's modules (their names bound to the
+// real module, and the model's globals of each, in dict order) and the
+// attributes its uses read, which the script checks its files against.
+func (d *data) describeModules(sc *scenario.Scenario) {
+	for m, mod := range sc.Modules {
+		// lists, never null: a module may bind no name to cuda
+		globals := append([]string{}, mod.Names...)
+		if m == 0 {
+			globals = append(globals, "kernel")
+		}
+		for _, f := range sc.Functions {
+			if f.Module == m {
+				globals = append(globals, f.Name)
+			}
+		}
+		d.Modules = append(d.Modules, module{Name: mod.Name, Names: append([]string{}, mod.Names...), Globals: globals})
+	}
+	for _, body := range append([][]scenario.Stmt{sc.Kernel}, funcBodies(sc)...) {
+		for _, s := range allStmts(body) {
+			if s.Kind == scenario.OpUse && !slices.Contains(d.Attrs, s.Attr) {
+				d.Attrs = append(d.Attrs, s.Attr)
+			}
+		}
+	}
+}
+
 // replayable are the violation kinds the script can judge.
 var replayable = map[string]bool{
 	check.KindUseSawReal: true, check.KindUseSawNone: true, check.KindUseSawOtherFake: true,
@@ -296,26 +322,7 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 	if expect != nil {
 		d.ExpectKind, d.ExpectMessage = expect.Kind, expect.Message
 	}
-	for m, mod := range sc.Modules {
-		// lists, never null: a module may bind no name to cuda
-		globals := append([]string{}, mod.Names...)
-		if m == 0 {
-			globals = append(globals, "kernel")
-		}
-		for _, f := range sc.Functions {
-			if f.Module == m {
-				globals = append(globals, f.Name)
-			}
-		}
-		d.Modules = append(d.Modules, module{Name: mod.Name, Names: append([]string{}, mod.Names...), Globals: globals})
-	}
-	for _, body := range append([][]scenario.Stmt{sc.Kernel}, funcBodies(sc)...) {
-		for _, s := range allStmts(body) {
-			if s.Kind == scenario.OpUse && !slices.Contains(d.Attrs, s.Attr) {
-				d.Attrs = append(d.Attrs, s.Attr)
-			}
-		}
-	}
+	d.describeModules(sc)
 	for t := range p.NumThreads() {
 		d.ThreadNames = append(d.ThreadNames, p.ThreadName(t))
 	}

@@ -205,25 +205,7 @@ func buildSource(p *pysrc.Program, schedule []sched.ThreadID, expect *sched.Fail
 	if expect != nil {
 		d.ExpectKind, d.ExpectMessage = expect.Kind, expect.Message
 	}
-	for m, mod := range sc.Modules {
-		globals := append([]string{}, mod.Names...)
-		if m == 0 {
-			globals = append(globals, "kernel")
-		}
-		for _, f := range sc.Functions {
-			if f.Module == m {
-				globals = append(globals, f.Name)
-			}
-		}
-		d.Modules = append(d.Modules, module{Name: mod.Name, Names: append([]string{}, mod.Names...), Globals: globals})
-	}
-	for _, body := range append([][]scenario.Stmt{sc.Kernel}, funcBodies(sc)...) {
-		for _, s := range allStmts(body) {
-			if s.Kind == scenario.OpUse && !slices.Contains(d.Attrs, s.Attr) {
-				d.Attrs = append(d.Attrs, s.Attr)
-			}
-		}
-	}
+	d.describeModules(sc)
 	for t := range p.NumThreads() {
 		d.ThreadNames = append(d.ThreadNames, p.ThreadName(t))
 	}
