@@ -137,7 +137,7 @@ type turn struct {
 	Land *landing `json:"land,omitempty"`
 	// N: a -source turn begins at the thread's N-th pass (from 0) at At,
 	// or when Alt is set, at Alt's place and pass instead.
-	N   int     `json:"n"`
+	N   int     `json:"n,omitempty"`
 	Alt *parkAt `json:"alt,omitempty"`
 }
 

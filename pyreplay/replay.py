@@ -1306,7 +1306,7 @@ def setup(target, swap):
     T.turn_land = [resolve_land(t.get("land")) for t in TURNS]
     check_anchors()
     if SRC is not None:
-        T.turn_pos = [[] if t.get("noop") or t.get("land") else [(resolve_src(t["at"]), t["n"])] +
+        T.turn_pos = [[] if t.get("noop") or t.get("land") else [(resolve_src(t["at"]), t.get("n", 0))] +
                       ([(resolve_src(t["alt"]["at"]), t["alt"]["n"])] if t.get("alt") else []) for t in TURNS]
         T.park = [[] if p is None else [(resolve_src(p["at"]), p["n"])] for p in SRC["park"]]
         for key in ("set-context", "start"):
