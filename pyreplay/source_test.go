@@ -232,7 +232,8 @@ func TestSourceReplayRefusesAnotherPass(t *testing.T) {
 	for _, tr := range d["turns"].([]any) {
 		turn := tr.(map[string]any)
 		if at := turn["at"].(map[string]any); at["src"] != nil && turn["thread"].(float64) == 0 {
-			turn["n"] = turn["n"].(float64) + 1
+			n, _ := turn["n"].(float64) // omitted when 0
+			turn["n"] = n + 1
 			moved = true
 			break
 		}
