@@ -19,6 +19,10 @@
 //     violation), 0 when it did not, 2 when a turn could not be forced
 //     or the target cannot run the schedule.
 //
+// EmitSource does the same for a schedule of a -source run (source.go):
+// its turns are anchored at the user's own instructions, and the script
+// installs the file's function in the simulator it runs.
+//
 // EmitTest renders a counterexample as a test module and its support
 // module instead (regression.go); Standin returns the stand-in numba the
 // script runs on by default, for running such a test where no numba is

@@ -91,9 +91,10 @@ func untraced(c *pyvm.Code, i int) bool {
 }
 
 // EmitSource writes the replay script of schedule, a run of a -source
-// program, expecting the violation expect (nil: none). What the script
-// cannot force yet is refused (Unsupported): faults, several hosts,
-// barriers, host calls, the free-threaded modes.
+// program, expecting the violation expect (a deadlock included). What the
+// script cannot force is refused (Unsupported): the free-threaded modes,
+// the simulator fixes, a kind the script cannot judge, an interrupt
+// landing after an instruction CPython gives no trace event.
 func EmitSource(w io.Writer, p *pysrc.Program, schedule []sched.ThreadID, expect *sched.Failure) error {
 	d, err := buildSource(p, schedule, expect)
 	if err != nil {
@@ -177,7 +178,7 @@ func buildSource(p *pysrc.Program, schedule []sched.ThreadID, expect *sched.Fail
 
 	fs := newFiles(sc)
 	d := &data{
-		Variant: "source " + base + ":" + p.Source.Name, SourceFile: base, Atomicity: p.Atomicity.String(),
+		Variant: "source " + base + ":" + p.Source.Name, Atomicity: p.Atomicity.String(),
 		Threads: sc.Threads, Blocks: sc.Blocks, Launches: sc.Launches, Hosts: sc.NumHosts(),
 		Signal: p.Signal(), Raiser: p.Raiser(),
 		ScenarioText: sc.String(), Files: fs.files, HostModule: hostModule, LaunchLines: fs.launches, Attrs: []string{},
@@ -196,12 +197,11 @@ func buildSource(p *pysrc.Program, schedule []sched.ThreadID, expect *sched.Fail
 		d.KnownSwaps = append(d.KnownSwaps, pyFile{Name: pr.Name, Source: text})
 		if d.Standin == nil && !pr.Dispatches {
 			// the stand-in's kernel.py, with some rendition the script
-			// replaces by the file's function
+			// replaces by the file's function (SourceFile names it)
 			d.Standin = standin(pr, text)
-			d.Variant, d.SourceFile = pr.Name, pr.Source
+			d.SourceFile = pr.Source
 		}
 	}
-	d.Variant = "source " + base + ":" + p.Source.Name
 	if expect != nil {
 		d.ExpectKind, d.ExpectMessage = expect.Kind, expect.Message
 	}
