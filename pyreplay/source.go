@@ -132,48 +132,38 @@ func buildSource(p *pysrc.Program, schedule []sched.ThreadID, expect *sched.Fail
 	}
 	base := filepath.Base(p.Source.File)
 	src := &srcData{File: base, Text: string(text), Name: p.Source.Name, Python: p.Version().String()}
-	codeIdx := map[*pyvm.Code]int{}
+	// every code object of the file, at its number in the interpreter's
+	// program (pyvm.Code.ID: the module's code is 0, which the script
+	// never runs)
 	seen := map[string]bool{}
-	var walk func(c *pyvm.Code, module bool) error
-	walk = func(c *pyvm.Code, module bool) error {
-		if !module {
-			key := fmt.Sprintf("%s:%d", c.QualName, c.FirstLine)
-			if seen[key] {
-				return unsupported("two code objects %s at line %d of %s (the script tells code objects by name and line)", c.QualName, c.FirstLine, base)
-			}
-			seen[key] = true
-			sc := srcCode{QualName: c.QualName, FirstLine: c.FirstLine}
-			for _, in := range c.Instrs {
-				sc.Offsets = append(sc.Offsets, in.Offset)
-				sc.Ops = append(sc.Ops, in.OpName)
-				sc.Lines = append(sc.Lines, in.Line)
-			}
-			codeIdx[c] = len(src.Codes)
-			src.Codes = append(src.Codes, sc)
+	var walk func(c *pyvm.Code) error
+	walk = func(c *pyvm.Code) error {
+		key := fmt.Sprintf("%s:%d", c.QualName, c.FirstLine)
+		if seen[key] {
+			return unsupported("two code objects %s at line %d of %s (the script tells code objects by name and line)", c.QualName, c.FirstLine, base)
 		}
+		seen[key] = true
+		sc := srcCode{QualName: c.QualName, FirstLine: c.FirstLine}
+		for _, in := range c.Instrs {
+			sc.Offsets = append(sc.Offsets, in.Offset)
+			sc.Ops = append(sc.Ops, in.OpName)
+			sc.Lines = append(sc.Lines, in.Line)
+		}
+		if c.ID() >= len(src.Codes) {
+			src.Codes = slices.Grow(src.Codes, c.ID()+1-len(src.Codes))[:c.ID()+1]
+		}
+		src.Codes[c.ID()] = sc
 		for _, k := range c.Consts {
 			if k.Code != nil {
-				if err := walk(k.Code, false); err != nil {
+				if err := walk(k.Code); err != nil {
 					return err
 				}
 			}
 		}
 		return nil
 	}
-	if err := walk(p.Source.Module, true); err != nil {
+	if err := walk(p.Source.Module); err != nil {
 		return nil, err
-	}
-	idxOf := func(c *pyvm.Code) (int, bool) {
-		if i, ok := codeIdx[c]; ok {
-			return i, true
-		}
-		// the interpreter's own copy of the code: by name and line
-		for i, k := range src.Codes {
-			if k.QualName == c.QualName && k.FirstLine == c.FirstLine {
-				return i, true
-			}
-		}
-		return 0, false
 	}
 
 	fs := newFiles(sc)
@@ -231,7 +221,7 @@ func buildSource(p *pysrc.Program, schedule []sched.ThreadID, expect *sched.Fail
 		return nil, fmt.Errorf("the schedule does not end in the violation it was found with, run from the file")
 	}
 	infos := threadInfosOf(sc, sc.NumHosts())
-	pos := &positions{sc: sc, fs: fs, idx: idxOf, infos: infos, counts: make([]map[string]int, p.NumThreads()),
+	pos := &positions{sc: sc, fs: fs, infos: infos, counts: make([]map[string]int, p.NumThreads()),
 		cursors: make([]map[string]*stmtCursor, p.NumThreads()), paths: make([][]int, p.NumThreads()),
 		calls: make([]int, p.NumThreads()), sync: make([]int, p.NumThreads()), last: make([]*lastAt, p.NumThreads())}
 	for i, s := range steps {
@@ -275,8 +265,7 @@ func buildSource(p *pysrc.Program, schedule []sched.ThreadID, expect *sched.Fail
 	// beginning, one step more of it run in the model
 	src.Park = make([]*parkAt, p.NumThreads())
 	src.Paths = pos.paths
-	for t := range p.NumThreads() {
-		next := pysrc.NextUnits(p, schedule, sched.ThreadID(t))
+	for t, next := range pysrc.NextUnits(p, schedule) {
 		if len(next) == 0 || t == p.Raiser() || t == p.Signal() || expect != nil && t == int(expect.Thread) {
 			// nothing left, a pseudo-thread, or the failing thread, whose
 			// step is the schedule's last
@@ -304,7 +293,6 @@ func buildSource(p *pysrc.Program, schedule []sched.ThreadID, expect *sched.Fail
 type positions struct {
 	sc      *scenario.Scenario
 	fs      *files
-	idx     func(*pyvm.Code) (int, bool)
 	infos   []threadInfo
 	counts  []map[string]int // per thread: anchor key -> passes so far
 	cursors []map[string]*stmtCursor
@@ -388,8 +376,7 @@ func (ps *positions) walk(t int, units []pysrc.Unit, count bool) (placed, int, e
 			// the thread's path through the file, which the script
 			// checks instruction by instruction (a probe's, up to where
 			// the thread parks)
-			i, _ := ps.idx(u.Code)
-			ps.paths[t] = append(ps.paths[t], i, u.Code.Instrs[u.Instr].Offset)
+			ps.paths[t] = append(ps.paths[t], u.Code.ID(), u.Code.Instrs[u.Instr].Offset)
 		}
 		if !ok {
 			if n < 0 && u.Shared {
@@ -444,11 +431,7 @@ func (ps *positions) anchorOf(t int, u pysrc.Unit) (placed, bool, error) {
 		if untraced(u.Code, u.Instr) {
 			return placed{}, false, nil
 		}
-		i, ok := ps.idx(u.Code)
-		if !ok {
-			return placed{}, false, fmt.Errorf("internal: the code %s at line %d is not the file's", u.Code.QualName, u.Code.FirstLine)
-		}
-		return placed{anchor: anchor{Tag: "src", Src: &srcAt{Code: i, Off: in.Offset, Op: in.OpName}}, where: u.Where + "  " + u.Text + "  [" + in.OpName + "]"}, true, nil
+		return placed{anchor: anchor{Tag: "src", Src: &srcAt{Code: u.Code.ID(), Off: in.Offset, Op: in.OpName}}, where: u.Where + "  " + u.Text + "  [" + in.OpName + "]"}, true, nil
 	case u.Func != "" && strings.HasPrefix(u.Bytecode, "RAISE_VARARGS") && !strings.Contains(u.Bytecode, "a fault"):
 		// a kernel's raise statement: local, in the step of the
 		// statement before it (pyreplay's flatten leaves it out)

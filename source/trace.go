@@ -76,62 +76,99 @@ func Waiting(p *Program, schedule []sched.ThreadID) []string {
 
 // waits says what blocked thread t waits for.
 func (w *World) waits(t int) string {
-	th := &w.th[t]
-	switch {
-	case t == w.p.signal || t == w.p.raiser:
+	switch w.waitOf(t) {
+	case waitFault:
 		return "a fault that cannot fall now"
-	case !w.p.isHost(t) && th.frames == nil:
+	case waitStart:
 		return "its start (t.start()), which the host has not reached"
-	case th.atBarrier:
+	case waitBarrier:
 		return "the barrier of cuda.syncthreads(), for the host's poll"
-	case w.p.isHost(t) && th.frames == nil && w.s.Status(t) != pyvm.Running && w.p.host[t][th.host].kind == hJoin:
+	case waitBlock:
 		return "the block's threads (BlockManager.run's polling loop)"
 	}
-	trial := w.clone()
-	trial.rec = nil
-	if _, blocked := trial.run(t); blocked {
-		if info := &trial.info; info.Blocked && info.Code != nil {
-			ins := &info.Code.Instrs[info.Instr]
-			line := ins.Line
-			if line <= 0 {
-				line = info.Code.FirstLine
-			}
-			return fmt.Sprintf("%s:%d  %s  [%s]: the lock is held, and no thread that can move will release it", w.p.file, line, w.p.line(line), ins.OpName)
+	if trial := w.lockTrial(t, nil); trial != nil {
+		info := &trial.info
+		ins := &info.Code.Instrs[info.Instr]
+		line := ins.Line
+		if line <= 0 {
+			line = info.Code.FirstLine
 		}
+		return fmt.Sprintf("%s:%d  %s  [%s]: the lock is held, and no thread that can move will release it", w.p.file, line, w.p.line(line), ins.OpName)
 	}
 	return "a step it cannot take"
 }
 
+// waitKind is what a blocked thread waits for.
+type waitKind uint8
+
+const (
+	waitStep    waitKind = iota // its step's own instruction (a lock): lockTrial says which
+	waitFault                   // a pseudo-thread whose fault cannot fall now
+	waitStart                   // a GPU thread the host has not started
+	waitBarrier                 // a GPU thread at cuda.syncthreads()'s barrier
+	waitBlock                   // a host polling its block's threads
+)
+
+func (w *World) waitOf(t int) waitKind {
+	th := &w.th[t]
+	switch {
+	case t == w.p.signal || t == w.p.raiser:
+		return waitFault
+	case !w.p.isHost(t) && th.frames == nil:
+		return waitStart
+	case th.atBarrier:
+		return waitBarrier
+	case w.p.isHost(t) && th.frames == nil && w.s.Status(t) != pyvm.Running && w.p.host[t][th.host].kind == hJoin:
+		return waitBlock
+	}
+	return waitStep
+}
+
+// lockTrial runs blocked thread t's step on a copy of the world, its
+// units recorded in rec (when set), up to the instruction it blocks on,
+// and returns the copy, whose info names that instruction; nil when t
+// waits for something else than a lock (waitOf).
+func (w *World) lockTrial(t int, rec *[]Unit) *World {
+	if w.waitOf(t) != waitStep {
+		return nil
+	}
+	trial := w.clone()
+	trial.rec = rec
+	if _, blocked := trial.run(t); blocked && trial.info.Blocked && trial.info.Code != nil {
+		return trial
+	}
+	return nil
+}
+
 // NextUnits runs schedule from the world before the launch, its steps
-// running on past any failure, then thread t's next step, and returns
-// that step's units: where t goes on once its turns in schedule are over
-// (a replay parks it there). For a thread blocked then (a deadlock's),
-// the units up to the instruction it blocks on, that one included. Nil
-// when t has nothing left to run.
-func NextUnits(p *Program, schedule []sched.ThreadID, t sched.ThreadID) []Unit {
+// running on past any failure, and returns, per thread, the units of its
+// next step from there: where it goes on once its turns in schedule are
+// over (a replay parks it there). For a thread blocked on a lock then (a
+// deadlock's), the units up to the instruction it blocks on, that one
+// included; nil for a thread that has nothing left to run or waits for
+// something else.
+func NextUnits(p *Program, schedule []sched.ThreadID) [][]Unit {
 	w := New(p)
+	out := make([][]Unit, len(w.th))
 	for _, u := range schedule {
 		if w.Status(u) != sched.Runnable {
-			return nil
+			return out // not a schedule of p: nowhere to park
 		}
 		w.Step(u)
 	}
-	var units []Unit
-	w.rec = &units
-	switch w.Status(t) {
-	case sched.Runnable:
-		w.Step(t)
-	case sched.Blocked:
-		th := &w.th[t]
-		if int(t) == w.p.signal || int(t) == w.p.raiser || th.atBarrier || !w.p.isHost(int(t)) && th.frames == nil ||
-			w.p.isHost(int(t)) && th.frames == nil && w.s.Status(int(t)) != pyvm.Running {
-			// not blocked on a lock: a pseudo-thread, a barrier, a thread
-			// not started, a host polling its block
-			return nil
+	for t := range w.th {
+		var units []Unit
+		switch w.Status(sched.ThreadID(t)) {
+		case sched.Runnable:
+			trial := w.clone()
+			trial.rec = &units
+			trial.Step(sched.ThreadID(t))
+		case sched.Blocked:
+			if trial := w.lockTrial(t, &units); trial != nil {
+				units = append(units, trial.pyUnit(t, &trial.info))
+			}
 		}
-		if _, blocked := w.run(int(t)); blocked && w.info.Blocked && w.info.Code != nil {
-			units = append(units, w.pyUnit(int(t), &w.info))
-		}
+		out[t] = units
 	}
-	return units
+	return out
 }
