@@ -347,16 +347,16 @@ func (w *World) use(t int, f *frame, cd *code, st *stmt) unitResult {
 	} else {
 		f.pc++
 	}
-	if fail != nil && fail.Kind == KindUseSawOtherFake && w.afterFailure(t) {
-		// after-failure: another launch's fake has every attribute the
-		// use reads, so the thread goes on (package model's use)
-		w.note(t, cd.name, "(after-failure: the thread's abort flag is set)", "", fail.Kind+", which hurts nobody")
-		return unitResult{shared: true, ends: true}
-	}
 	if fail != nil && fail.Kind != KindModelGap && w.afterFailure(t) {
 		// after-failure: the thread's launch already raised to its
-		// caller; the use of the real module or of None raises
-		// AttributeError, as in the simulator
+		// caller. As in the simulator (and package model's use), the use
+		// raises AttributeError unless it found a fake: another launch's
+		// has every attribute a use reads, the real module and None
+		// have not
+		if fail.Kind == KindUseSawOtherFake {
+			w.note(t, cd.name, "(after-failure: the thread's abort flag is set)", "", fail.Kind+", which hurts nobody")
+			return unitResult{shared: true, ends: true}
+		}
 		w.note(t, cd.name, "(after-failure: the thread's abort flag is set)", "", fail.Kind+", which hurts nobody: AttributeError")
 		w.th[t].exc = w.newException(t, "AttributeError")
 		f.sub = syncUse
