@@ -1760,13 +1760,7 @@ def main():
         fail_now(failure)
     if not SCHED.free:
         fail_now("the schedule ended at turn %d of %d" % (SCHED.turn, len(TURNS)))
-    want = sum(1 for t in TURNS if t.get("land"))
-    if len(LANDINGS) != want:
-        fail_now("%d interrupts landed where the model's did, of %d" % (len(LANDINGS), want))
-    print("replay: all %d turns forced" % len(TURNS))
-    for i, where in LANDINGS:
-        print("interrupt: turn %d: KeyboardInterrupt raised in the host (main thread) by the check of %s"
-              % (i + 1, where))
+    print_forced()
     found = judge()
     for kind, gone, desc in found:
         print("observed %s%s: %s" % (kind, " (after failure)" if gone else "", desc))
@@ -1783,6 +1777,18 @@ def main():
         return 1
     print("verdict: no violation")
     return 0
+
+
+def print_forced():
+    """Says every turn was forced, and where each interrupt landed (the
+    replay fails unless every one landed where the model's did)."""
+    want = sum(1 for t in TURNS if t.get("land"))
+    if len(LANDINGS) != want:
+        fail_now("%d interrupts landed where the model's did, of %d" % (len(LANDINGS), want))
+    print("replay: all %d turns forced" % len(TURNS))
+    for i, where in LANDINGS:
+        print("interrupt: turn %d: KeyboardInterrupt raised in the host (main thread) by the check of %s"
+              % (i + 1, where))
 
 
 def stuck_at(ident):
@@ -1809,9 +1815,7 @@ def judge_deadlock():
     again = stuck_at(main_ident)
     if first is None or again is None or first[0] is not again[0] or first[1] != again[1]:
         fail_now("the schedule is over and the host has not finished, but it is not waiting: %s" % (again[2] if again else "?"))
-    print("replay: all %d turns forced" % len(TURNS))
-    for i, where in LANDINGS:
-        print("interrupt: turn %d: KeyboardInterrupt raised in the host (main thread) by the check of %s" % (i + 1, where))
+    print_forced()
     print("observed deadlock: host: waits at %s for %.1fs after the last turn, and no thread will release what it waits for"
           % (again[2], TIMEOUT + 1.0))
     print("verdict: reproduced deadlock")

@@ -188,31 +188,26 @@ func TestSourceReplayOfUpstreamOnNumba(t *testing.T) {
 // simulator run by that CPython; the script refuses another version's
 // CPython in one line.
 func TestSourceReplayOnOtherVersions(t *testing.T) {
-	for _, py := range otherVersions(t) {
-		out, err := exec.Command(py, "-c", "import sys; print('%d.%d' % sys.version_info[:2])").Output()
-		require.NoError(t, err)
-		v := strings.TrimSpace(string(out))
-		t.Run(v, func(t *testing.T) {
-			var scripts []string
-			var results []sched.Result
-			var files []string
-			for _, c := range []string{"naive.py", "refcount_unregistered.py", "refcount_del.py"} {
-				for _, a := range []model.Atomicity{model.GIL, model.GILBreaker} {
-					file := filepath.Join("..", "testdata", "python", c)
-					p, res := sourceCounterexample(t, v, file, shape(2), a)
-					scripts = append(scripts, sourceScript(t, p, res))
-					results = append(results, res)
-					files = append(files, file)
-				}
+	eachOtherVersion(t, func(t *testing.T, v, py string) {
+		var scripts []string
+		var results []sched.Result
+		var files []string
+		for _, c := range []string{"naive.py", "refcount_unregistered.py", "refcount_del.py"} {
+			for _, a := range []model.Atomicity{model.GIL, model.GILBreaker} {
+				file := filepath.Join("..", "testdata", "python", c)
+				p, res := sourceCounterexample(t, v, file, shape(2), a)
+				scripts = append(scripts, sourceScript(t, p, res))
+				results = append(results, res)
+				files = append(files, file)
 			}
-			for i, r := range runPython(py, scripts, "--target", "rendition") {
-				requireReproduced(t, r, files[i], results[i], files[i])
-			}
-			r := runPython(testenv.Python311(t), scripts[:1], "--target", "rendition")[0]
-			require.Equal(t, 2, r.code, r.stdout)
-			require.Contains(t, r.stdout, "replay failed: the model ran CPython "+v+"'s bytecode of naive.py", r.stdout)
-		})
-	}
+		}
+		for i, r := range runPython(py, scripts, "--target", "rendition") {
+			requireReproduced(t, r, files[i], results[i], files[i])
+		}
+		r := runPython(testenv.Python311(t), scripts[:1], "--target", "rendition")[0]
+		require.Equal(t, 2, r.code, r.stdout)
+		require.Contains(t, r.stdout, "replay failed: the model ran CPython "+v+"'s bytecode of naive.py", r.stdout)
+	})
 }
 
 // A turn is anchored at one pass of one instruction: a script whose turn
@@ -354,11 +349,18 @@ func TestSourceReplayOfInterrupts(t *testing.T) {
 		}
 	}
 	t.Run("3.11-numba", func(t *testing.T) { run(t, "3.11", pythonWithNumba(t), "numba") })
-	for _, py := range otherVersions(t) {
-		out, err := exec.Command(py, "-c", "import sys; print('%d.%d' % sys.version_info[:2])").Output()
-		require.NoError(t, err)
-		v := strings.TrimSpace(string(out))
-		t.Run(v+"-rendition", func(t *testing.T) { run(t, v, py, "rendition") })
+	eachOtherVersion(t, func(t *testing.T, v, py string) { run(t, v, py, "rendition") })
+}
+
+// eachOtherVersion runs f in a subtest for CPython 3.12 and for 3.13,
+// each where this machine has it (otherVersions skips the test, or fails
+// it with SWAPCHECK_REQUIRE_PYTHON, when it has neither).
+func eachOtherVersion(t *testing.T, f func(t *testing.T, v, py string)) {
+	otherVersions(t)
+	for _, v := range []string{"3.12", "3.13"} {
+		if py, ok := pythonVersion(v); ok {
+			t.Run(v, func(t *testing.T) { f(t, v, py) })
+		}
 	}
 }
 
@@ -368,14 +370,8 @@ func TestSourceReplayOfInterrupts(t *testing.T) {
 // good) happens on the real CPython 3.13.0: every turn forced, the host
 // then stands at the with statement's BEFORE_WITH, a second apart.
 func TestSourceReplayOfTheDeadlockOn313(t *testing.T) {
-	var py string
-	for _, p := range otherVersions(t) {
-		out, err := exec.Command(p, "-c", "import sys; print('%d.%d' % sys.version_info[:2])").Output()
-		if err == nil && strings.TrimSpace(string(out)) == "3.13" {
-			py = p
-		}
-	}
-	if py == "" {
+	py, ok := pythonVersion("3.13")
+	if !ok {
 		testenv.Unavailable(t, testenv.RequirePython, "no CPython 3.13 to replay its deadlock on")
 	}
 	in, err := findPython("3.13")
