@@ -94,7 +94,7 @@ func requireReproduced(t *testing.T, r run, file string, res sched.Result, what 
 // gil and gil-breaker: the steps are anchored at the file's instructions,
 // compiled again by the script's CPython and checked to be the model's.
 func TestSourceReplayOnNumba(t *testing.T) {
-	runs := count(2, 20)
+	runs := runsOf(20, 20)
 	py := pythonWithNumba(t)
 	for _, c := range []struct {
 		file    string
@@ -109,7 +109,7 @@ func TestSourceReplayOnNumba(t *testing.T) {
 				script := sourceScript(t, p, res)
 				n := runs
 				if a != model.GIL {
-					n = count(2, 2) // the judged 20 of 20 are gil's; CI's budget is near its bound
+					n = runsOf(2, 20) // the long suite's 20 are gil's, CI's budget being near its bound
 				}
 				for i, r := range runPython(py, repeat(script, n), "--target", "numba") {
 					requireReproduced(t, r, file, res, fmt.Sprintf("run %d of %d", i+1, n))
@@ -129,7 +129,7 @@ func TestSourceReplayOnNumba(t *testing.T) {
 // naive.py's and refcount_del.py's replays on aborted-launch.txt caught
 // it). Several hosts need numba-cuda's kernel.py: the stand-in has it.
 func TestSourceReplayOfScenarioFilesOnNumba(t *testing.T) {
-	runs := count(1, 2) // the long suite's time goes to the judged 20 of 20 (TestSourceReplayOnNumba)
+	runs := runsOf(2, 2) // the long suite's time goes to the judged 20 of 20 (TestSourceReplayOnNumba)
 	py := pythonWithNumba(t)
 	_, files := scenarioFiles(t)
 	for _, c := range []struct{ file, scenario, kind string }{
@@ -163,7 +163,7 @@ func TestSourceReplayOfUpstreamOnNumba(t *testing.T) {
 	if repo == "" {
 		t.Skip("SWAPCHECK_NUMBA_CUDA_REPO is not set: no clone of NVIDIA/numba-cuda to read kernelapi.py from")
 	}
-	runs := count(2, 20)
+	runs := runsOf(20, 20)
 	py := pythonWithNumba(t)
 	for _, commit := range []string{"55a84eb7", "41104c54", "67acbfbd"} {
 		t.Run(commit, func(t *testing.T) {
@@ -290,7 +290,7 @@ func TestSourceReplayOfInstalledNumba(t *testing.T) {
 	out, err := exec.Command(py, "-c", "import numba.cuda.simulator.kernelapi as k; print(k.__file__)").Output()
 	require.NoError(t, err)
 	file := strings.TrimSpace(string(out))
-	runs := count(2, 5)
+	runs := runsOf(5, 20)
 	p, res := sourceCounterexample(t, "3.11", file, shape(2), model.GIL)
 	require.Equal(t, "use-saw-real", res.Failure.Kind)
 	script := sourceScript(t, p, res)
