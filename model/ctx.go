@@ -24,6 +24,9 @@ type Ctx struct {
 	reraised bool
 	// tmpSet: this step set the frame's tmp (see Tmp).
 	tmpSet bool
+	// unchecked: this pass took a path without the instruction's check
+	// (NoCheck).
+	unchecked bool
 }
 
 // newCtx readies w's one Ctx for a step of thread t's frame f. It sets the
@@ -34,7 +37,7 @@ func (w *World) newCtx(t, f int) *Ctx {
 	if c.w != w {
 		c.w = w
 	}
-	c.t, c.f, c.next, c.exc, c.reraised, c.tmpSet = t, f, 0, 0, false, false
+	c.t, c.f, c.next, c.exc, c.reraised, c.tmpSet, c.unchecked = t, f, 0, 0, false, false, false
 	return c
 }
 
@@ -42,6 +45,12 @@ func (w *World) newCtx(t, f int) *Ctx {
 
 // Jump continues at the instruction labelled label.
 func (c *Ctx) Jump(label string) { c.next = c.w.p.Protocol.label(label) }
+
+// NoCheck says that this pass of the instruction took a path without
+// the eval-breaker check its Check names: a test that short-circuits
+// before the call that checks (merged-fix's "while _swap_refcount[gid]
+// and any(...)" with the count 0 never calls any()).
+func (c *Ctx) NoCheck() { c.unchecked = true }
 
 // Stay runs the same instruction again as the thread's next step (a loop
 // that takes one step per pass, or the second half of a split operation).

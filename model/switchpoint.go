@@ -136,6 +136,9 @@ func (w *World) startStep(t int) stepStart {
 // It reports whether this instruction checked.
 func (w *World) noteCheck(in *Instr, pc int, c *Ctx) bool {
 	var checked bool
+	if c.unchecked {
+		return false
+	}
 	switch in.Check {
 	case CheckAfter:
 		checked = c.exc == 0

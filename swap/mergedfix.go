@@ -60,7 +60,15 @@ func mergedFix() *model.Protocol {
 			Bytecode: "BINARY_SUBSCR (defaultdict miss: int()); POP_JUMP_FORWARD_IF_FALSE; CALL any (the generator over _swap_orig[gid]); POP_JUMP_FORWARD_IF_FALSE",
 			Object:   model.CountRegistry, Access: sched.Write,
 			Exec: func(c *model.Ctx) {
-				if _, done := c.DefaultCount(); !done {
+				v, done := c.DefaultCount()
+				if !done || v == 0 {
+					// the lookup half of a free-threaded miss, or a count
+					// of 0, where the and short-circuits: any() is not
+					// called (yet), and nothing on this path checks the
+					// eval breaker
+					c.NoCheck()
+				}
+				if !done {
 					return
 				}
 				if !c.OtherFakeInstalled() {
