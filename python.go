@@ -6,6 +6,8 @@ package swapcheck
 
 import (
 	"embed"
+	"encoding/json"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -50,4 +52,29 @@ func Upstream(file string) (commit string, offset int, ok bool) {
 		}
 	}
 	return "", 0, false
+}
+
+//go:embed testdata/merged-fix/kernel-edits.json
+var kernelEdits []byte
+
+// MergedFixKernel returns kernel (a kernel.py of numba-cuda's simulator,
+// or the stand-in's transcription of it) with merged-fix's patch applied:
+// the edits of testdata/merged-fix/kernel-edits.json, which
+// scripts/merged-fix-patch.py applies to numba-cuda's own file. Each edit
+// must match exactly once, or it is an error naming the edit.
+func MergedFixKernel(kernel string) (string, error) {
+	var f struct {
+		Edits []struct{ Old, New string }
+	}
+	if err := json.Unmarshal(kernelEdits, &f); err != nil {
+		return "", fmt.Errorf("testdata/merged-fix/kernel-edits.json: %v", err)
+	}
+	for _, e := range f.Edits {
+		if n := strings.Count(kernel, e.Old); n != 1 {
+			first, _, _ := strings.Cut(e.Old, "\n")
+			return "", fmt.Errorf("merged-fix's kernel.py edit %q matches %d times, not once", first, n)
+		}
+		kernel = strings.Replace(kernel, e.Old, e.New, 1)
+	}
+	return kernel, nil
 }

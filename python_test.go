@@ -1,6 +1,7 @@
 package swapcheck_test
 
 import (
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -37,4 +38,19 @@ func cmLine(src string) int {
 		}
 	}
 	return 0
+}
+
+// MergedFixKernel applies merged-fix's kernel.py edits to a file that has
+// each edited text once, and names the edit that does not match
+// otherwise (a file already patched has none of them).
+func TestMergedFixKernel(t *testing.T) {
+	b, err := os.ReadFile("pyreplay/standin/numba/cuda/simulator/kernel.py")
+	require.NoError(t, err)
+	patched, err := swapcheck.MergedFixKernel(string(b))
+	require.NoError(t, err)
+	require.NotContains(t, patched, "_kernel_context = None")
+	require.Contains(t, patched, "thread.kernel_context = mod")
+	require.Contains(t, patched, "self.kernel_context = _get_kernel_context()")
+	_, err = swapcheck.MergedFixKernel(patched)
+	require.ErrorContains(t, err, "matches 0 times, not once")
 }

@@ -175,21 +175,27 @@ type module struct {
 }
 
 type data struct {
-	Variant     string   `json:"variant"`
-	SourceFile  string   `json:"source_file"`
-	Atomicity   string   `json:"atomicity"`
-	Dispatches  bool     `json:"dispatches"` // proposed: kernel.py patched, a dispatcher for cuda
-	Modules     []module `json:"modules"`
-	Attrs       []string `json:"attrs"`
-	Threads     int      `json:"threads"`
-	Blocks      int      `json:"blocks"`
-	Launches    int      `json:"launches"` // per host
-	Hosts       int      `json:"hosts"`
-	ThreadNames []string `json:"thread_names"`
-	Signal      int      `json:"signal"` // the interrupt's pseudo-thread, or -1
-	Raiser      int      `json:"raiser"` // the raise fault's pseudo-thread, or -1
-	Turns       []turn   `json:"turns"`
-	Anchors     []anchor `json:"anchors"`
+	Variant    string `json:"variant"`
+	SourceFile string `json:"source_file"`
+	Atomicity  string `json:"atomicity"`
+	Dispatches bool   `json:"dispatches"` // proposed: kernel.py patched, a dispatcher for cuda
+	// ThreadContext: kernel.py patched so that the kernel context is the
+	// thread's own (proposed, merged-fix: model.Protocol.ThreadContext)
+	ThreadContext bool `json:"thread_context"`
+	// ZeroCountMissing: a count of 0 is no leftover
+	// (model.Protocol.ZeroCountIsMissing)
+	ZeroCountMissing bool     `json:"zero_count_missing"`
+	Modules          []module `json:"modules"`
+	Attrs            []string `json:"attrs"`
+	Threads          int      `json:"threads"`
+	Blocks           int      `json:"blocks"`
+	Launches         int      `json:"launches"` // per host
+	Hosts            int      `json:"hosts"`
+	ThreadNames      []string `json:"thread_names"`
+	Signal           int      `json:"signal"` // the interrupt's pseudo-thread, or -1
+	Raiser           int      `json:"raiser"` // the raise fault's pseudo-thread, or -1
+	Turns            []turn   `json:"turns"`
+	Anchors          []anchor `json:"anchors"`
 	// SimKeys are the simulator's steps that anchor (every turn's, and
 	// those the scenario's code runs through, so that a thread reaching
 	// one the model's does not is a replay failure)
@@ -280,12 +286,6 @@ func threadInfosOf(sc *scenario.Scenario, hosts int) []threadInfo {
 
 func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (*data, error) {
 	sc := p.Scenario
-	if p.Protocol.ThreadContext && !p.Protocol.Dispatches {
-		// neither the stand-in nor the installed kernel.py the script
-		// runs has merged-fix's per-thread kernel context (only
-		// proposed's, with its dispatcher)
-		return nil, unsupported("variant %s: its kernel.py patch (the per-thread kernel context) is in no simulator the script runs; scripts/merged-fix-check.sh runs it on numba", p.Protocol.Name)
-	}
 	// gil-breaker's steps are gil's and its schedules a subset of gil's
 	if p.Atomicity != model.GIL && p.Atomicity != model.GILBreaker {
 		return nil, unsupported("atomicity %s (only gil and gil-breaker: a GIL build cannot run a free-threaded interleaving)", p.Atomicity)
@@ -304,8 +304,9 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 	}
 	d := &data{
 		Variant: p.Protocol.Name, SourceFile: p.Protocol.Source, Atomicity: p.Atomicity.String(),
-		Dispatches: p.Protocol.Dispatches,
-		Threads:    sc.Threads, Blocks: sc.Blocks, Launches: sc.Launches, Hosts: p.NumHosts(),
+		Dispatches: p.Protocol.Dispatches, ThreadContext: p.Protocol.ThreadContext,
+		ZeroCountMissing: p.Protocol.ZeroCountIsMissing,
+		Threads:          sc.Threads, Blocks: sc.Blocks, Launches: sc.Launches, Hosts: p.NumHosts(),
 		Signal: p.Signal(), Raiser: p.Raiser(),
 		ScenarioText: sc.String(), Files: fs.files, HostModule: hostModule, LaunchLines: fs.launches, Attrs: []string{},
 	}
@@ -501,7 +502,7 @@ func build(p *model.Program, schedule []sched.ThreadID, expect *sched.Failure) (
 func simKeysOf(p *model.Program) []string {
 	sc := p.Scenario
 	keys := []string{simStart, simPollDone, simPollAbort}
-	if !p.Protocol.Dispatches {
+	if !p.Protocol.ThreadContext {
 		keys = append(keys, simSetContext, simResetContext)
 		if p.NumHosts() > 1 {
 			keys = append(keys, simAssert, simDeviceCheck, simDeviceSwap)

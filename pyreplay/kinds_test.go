@@ -58,35 +58,11 @@ func count(n, full int) int {
 	return n
 }
 
-// unreplayableVariant is the variant whose counterexamples the emitter
-// refuses in one line: its kernel.py patch (the per-thread kernel context
-// without proposed's dispatcher) is in no simulator the script runs, and
-// its polling wait would run lines out of turn under the script's
-// scheduler (docs/merged_fix.md, "Replays"). Its only counterexamples are
-// the simulator's atomics and shared arrays, which merged has too, so
-// TestReplayOfEveryCounterexample does not search it (its searches with
-// faults and two hosts are among the largest) and TestRefusesMergedFix
-// checks the refusal.
-const unreplayableVariant = "merged-fix"
-
-// TestRefusesMergedFix: merged-fix's counterexample (the lost update of
-// atomics-add-sub.txt) is refused in one line that says why, not replayed
-// on a simulator without its kernel.py patch.
-func TestRefusesMergedFix(t *testing.T) {
-	names, files := scenarioFiles(t)
-	require.Contains(t, names, "atomics-add-sub.txt")
-	pr, err := check.Lookup(unreplayableVariant)
-	require.NoError(t, err)
-	rep, err := check.Explore(check.Config{Protocol: pr, Scenario: files["atomics-add-sub.txt"], Atomicity: model.GIL, Shrink: true})
-	require.NoError(t, err)
-	require.Equal(t, sched.Violation, rep.Result.Verdict)
-	var b bytes.Buffer
-	err = pyreplay.Emit(&b, rep)
-	var un *pyreplay.Unsupported
-	require.ErrorAs(t, err, &un)
-	require.NotContains(t, err.Error(), "\n")
-	require.Contains(t, err.Error(), "kernel.py patch")
-}
+// searchedElsewhere is the variant TestReplayOfEveryCounterexample does
+// not search: its searches with faults and two hosts are among the
+// largest, and its only counterexamples are the simulator's atomics and
+// shared arrays, which merged has too. TestMergedFixReplays replays them.
+const searchedElsewhere = "merged-fix"
 
 var tallyOut = flag.String("pyreplay.tally", "", "write TestReplayOfEveryCounterexample's tally as a Markdown table to this file")
 
@@ -177,8 +153,8 @@ func counterexamples(t *testing.T) []*counterexample {
 		if !long() && !slices.Contains([]string{"naive", "refcount-del", "merged"}, pr.Name) {
 			continue
 		}
-		if pr.Name == unreplayableVariant {
-			continue // refused whatever it finds: TestRefusesMergedFix
+		if pr.Name == searchedElsewhere {
+			continue
 		}
 		for _, w := range worlds {
 			for _, a := range atomicities {

@@ -1070,6 +1070,13 @@ def setup(target, swap):
         raise ReplayFailed("proposed needs kernel.py patched as docs/proposed_fix.md shows (each BlockThread carries "
                            "its launch's fake); numba %s's simulator is not: replay it with --target rendition"
                            % numba.__version__)
+    if DATA["thread_context"] and not DATA["dispatches"] and (
+            hasattr(simkernel, "_kernel_context")
+            or "kernel_context" not in inspect.getsource(simkernel.BlockThread.__init__)):
+        raise ReplayFailed("%s needs kernel.py patched so that the kernel context is the thread's own (docs/merged_fix.md); "
+                           "%s is not: overlay the patched files on numba (swapcheck's scripts/merged-fix-patch.py, "
+                           "then scripts/numba-overlay.py --swap .../b/kernelapi.py --kernel .../b/kernel.py) "
+                           "or replay it with --target rendition" % (DATA["variant"], simkernel.__file__))
     if target == "numba":
         try:
             # an overlay made by swapcheck's scripts/numba-overlay.py says what it installed
@@ -1077,7 +1084,7 @@ def setup(target, swap):
                 sim += ": " + f.read().strip()
         except OSError:
             pass
-    if HOSTS > 1 and not DATA["dispatches"]:
+    if HOSTS > 1 and not DATA["thread_context"]:
         src = inspect.getsource(simkernel.FakeCUDAKernel.__call__)
         if "if self._device or _kernel_context:" not in src:
             raise ReplayFailed("several hosts: the installed simulator's FakeCUDAKernel.__call__ (%s) tests 'if self._device:', "
@@ -1567,11 +1574,14 @@ def judge():
         for gid, v in d.items():
             if gid not in gids:
                 continue
-            if SRC is not None and (isinstance(v, lock_types) or
-                                    getattr(d, "default_factory", None) is int and v == 0):
+            if SRC is not None and isinstance(v, lock_types):
                 # as the model's leftovers (pyvm.State.Leftovers): a
-                # per-module lock registry keeps its locks by design, and
-                # a count of 0 reads as a missing one
+                # per-module lock registry keeps its locks by design
+                continue
+            if (SRC is not None or DATA["zero_count_missing"]) and getattr(d, "default_factory", None) is int and v == 0:
+                # a count of 0 in a defaultdict(int) reads as a missing
+                # one (pyvm.State.Leftovers; the listing's
+                # Protocol.ZeroCountIsMissing)
                 continue
             left.append("%s[%s] = %r" % (reg, gids[gid], v if reg == "_swap_refcount" else "..."))
     if left:

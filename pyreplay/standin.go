@@ -14,7 +14,8 @@ import (
 // The stand-in numba package (standin/numba): what --target rendition
 // imports as numba. Its kernel.py transcribes numba-cuda's launch code
 // (kernel_proposed.py: patched for proposed, as docs/proposed_fix.md
-// shows), and its kernelapi.py imports the variant's rendition from a
+// shows; for merged-fix, kernel.py with merged-fix's patch applied), and
+// its kernelapi.py imports the variant's rendition from a
 // module of its own, so a replay on it finds its anchors, registries and
 // errors as on numba's own simulator. Plain Python: it runs on any
 // CPython 3.11+ without numpy.
@@ -43,6 +44,16 @@ func standin(pr *model.Protocol, src string) []pyFile {
 				return nil
 			}
 			name = path.Join(path.Dir(name), "kernel.py")
+			if pr.ThreadContext && !pr.Dispatches {
+				// merged-fix: numba-cuda's kernel.py with its patch (the
+				// thread's own kernel context), as scripts/merged-fix-patch.py
+				// makes it
+				k, err := swapcheck.MergedFixKernel(string(b))
+				if err != nil {
+					return err
+				}
+				b = []byte(k)
+			}
 		case "kernelapi.py":
 			b = []byte(strings.Replace(string(b), "from .swap_variant import", "from ."+mod+" import", 1))
 		}
@@ -50,7 +61,7 @@ func standin(pr *model.Protocol, src string) []pyFile {
 		return nil
 	})
 	if err != nil {
-		panic("pyreplay: the embedded stand-in cannot be read: " + err.Error())
+		panic("pyreplay: the embedded stand-in cannot be made: " + err.Error())
 	}
 	return append(files, pyFile{Name: "numba/cuda/simulator/" + pr.Source, Source: src})
 }

@@ -9,12 +9,14 @@ d41b90d3 (numba_cuda/numba/cuda/simulator/), OUTDIR/b/ the patched ones;
 the diff (diff -u, paths relative to the repository) goes to stdout.
 kernelapi.py's swapped_cuda_module (lines 501-534, the end of the file)
 becomes testdata/python/merged_fix.py's; kernel.py gets the per-thread
-kernel context, each edit below an exact replacement that must match once.
+kernel context, each edit of testdata/merged-fix/kernel-edits.json an exact
+replacement that must match once.
 --repo is a git directory of NVIDIA/numba-cuda (default:
 $NUMBA_CUDA_REPO). Bad input: one line on stderr, exit status 2. OUTDIR
 must not exist yet.
 """
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -24,53 +26,12 @@ SIM = "numba_cuda/numba/cuda/simulator/"
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIX = os.path.join(HERE, "..", "testdata", "python", "merged_fix.py")
 
-# kernel.py: the kernel context becomes the thread's own: the launching
-# thread's while _push_kernel_context's with runs, copied into each
-# BlockThread when the launching thread makes it (BlockThread.__init__), so
-# two host threads can launch at once and a lingering thread of an aborted
-# launch keeps its own fake.
-KERNEL_EDITS = [
-    ('''"""
-Global variable to keep track of the current "kernel context", i.e the
-FakeCUDAModule.  We only support one kernel launch at a time.
-No support for concurrent kernel launch.
-"""
-_kernel_context = None
-''', '''"""
-The current "kernel context", i.e the FakeCUDAModule, is per thread.
-"""
-'''),
-    ('''    global _kernel_context
-    assert _kernel_context is None, "concurrent simulated kernel not supported"
-    _kernel_context = mod
-    try:
-        yield
-    finally:
-        _kernel_context = None
-''', '''    thread = threading.current_thread()
-    thread.kernel_context = mod
-    try:
-        yield
-    finally:
-        thread.kernel_context = None
-'''),
-    ('''    Get the current kernel context. This is usually done by a device function.
-    """
-    return _kernel_context
-''', '''    Get the current kernel context. This is usually done by a device function.
-    """
-    return getattr(threading.current_thread(), "kernel_context", None)
-'''),
-    ('''        if self._device or _kernel_context:
-''', '''        if self._device or _get_kernel_context():
-'''),
-    ('''        self.debug = debug
-        blockDim = Dim3(*self._manager._block_dim)
-''', '''        self.debug = debug
-        self.kernel_context = _get_kernel_context()  # the launching thread's
-        blockDim = Dim3(*self._manager._block_dim)
-'''),
-]
+# kernel.py's edits (the kernel context becomes the thread's own), shared
+# with pyreplay's stand-in: testdata/merged-fix/kernel-edits.json says what
+# they do.
+EDITS = os.path.join(HERE, "..", "testdata", "merged-fix", "kernel-edits.json")
+with open(EDITS) as _f:
+    KERNEL_EDITS = [(e["old"], e["new"]) for e in json.load(_f)["edits"]]
 
 
 def die(msg):

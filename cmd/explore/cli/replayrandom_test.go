@@ -56,3 +56,29 @@ func TestReplayRandomRefuses(t *testing.T) {
 		})
 	}
 }
+
+// merged-fix's walks replay on the stand-in, whose kernel.py carries
+// merged-fix's patch (testdata/merged-fix/kernel-edits.json). Two walks
+// guard two fixes: interrupt.txt's seed 2 lands an interrupt where the
+// listing once claimed a check after line 27's test with the count 0
+// (the and short-circuits, any() is never called: model.Ctx.NoCheck),
+// and two-hosts-interrupt.txt's seed 12 ends with _swap_refcount[gid] =
+// 0, which the script once judged a leftover where the model
+// (Protocol.ZeroCountIsMissing) does not.
+func TestReplayRandomOfMergedFix(t *testing.T) {
+	py := testenv.Python311(t)
+	for _, tc := range []struct {
+		file string
+		seed string
+	}{
+		{"interrupt.txt", "2"},
+		{"two-hosts-interrupt.txt", "12"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			r := explore(t, "-replay-random", "1", "-seed", tc.seed, "-protocol", "merged-fix",
+				"-scenario", "../../../testdata/scenarios/"+tc.file, "-python", py)
+			require.Equal(t, 0, r.code, "%s\n%s", r.stdout, r.stderr)
+			require.Contains(t, r.stdout, "verdict: the replay agrees with the model on 1 of 1 walks\n", r.stdout)
+		})
+	}
+}
