@@ -35,12 +35,17 @@ func packScript(r *check.Report) (*packedScript, error) {
 	if err := pyreplay.Emit(&script, r); err != nil {
 		return nil, err
 	}
+	return pack(script.Bytes())
+}
+
+// pack packs a replay script as a shell command that unpacks it.
+func pack(script []byte) (*packedScript, error) {
 	var z bytes.Buffer
 	zw, err := zlib.NewWriterLevel(&z, zlib.BestCompression)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := zw.Write(script.Bytes()); err != nil {
+	if _, err := zw.Write(script); err != nil {
 		return nil, err
 	}
 	if err := zw.Close(); err != nil {
@@ -60,8 +65,8 @@ func packScript(r *check.Report) (*packedScript, error) {
 	b.WriteString("open(\"replay.py\", \"wb\").write(data)\n")
 	b.WriteString("print(\"replay.py:\", len(data), \"bytes, sha256\", hashlib.sha256(data).hexdigest())\n")
 	b.WriteString("EOF\n")
-	sum := sha256.Sum256(script.Bytes())
-	return &packedScript{size: script.Len(), sha256: fmt.Sprintf("%x", sum), block: b.String()}, nil
+	sum := sha256.Sum256(script)
+	return &packedScript{size: len(script), sha256: fmt.Sprintf("%x", sum), block: b.String()}, nil
 }
 
 // replayCommands are the commands that run the replay on numba's

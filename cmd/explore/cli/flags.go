@@ -215,7 +215,7 @@ var flagTable = []flagDef{
 	{name: "emit-test", modes: modesOf(modeSearch, modeReplay), define: func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.emitTest, "emit-test", "", "write the counterexample as a regression test `FILE` (test_NAME.py, and support_NAME.py next to it) for numba-cuda's cudasim test suite (docs/replay.md); -force overwrites them")
 	}},
-	{name: "report", modes: modesOf(modeSearch, modeReplay), define: func(fs *flag.FlagSet, o *options) {
+	{name: "report", modes: modesOf(modeSearch, modeReplay, modeSource), define: func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.report, "report", "", "print, instead of the trace, the violation in `FORMAT`: md (a bug report in Markdown for a GitHub issue; -out writes it as report.md too) or html (a standalone page with a timeline per thread; -out writes it as trace.html)")
 	}},
 	{name: "want", modes: modesOf(modeSource), define: func(fs *flag.FlagSet, o *options) {

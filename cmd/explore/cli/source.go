@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -28,8 +29,11 @@ import (
 
 // sourceRun is what a -source run checks and how it was asked for.
 type sourceRun struct {
-	prog   *source.Program
-	rerun  string // the command that runs it again
+	prog  *source.Program
+	rerun string // the command that runs it again
+	// repro is the search command a report names (sourceRepro), "" for
+	// a replay
+	repro  string
 	shrunk string // what shrinking made smaller ("" when it did not run)
 	// want is -want's kind; passed, the other kinds the search met, each
 	// of which ended its execution
@@ -39,6 +43,9 @@ type sourceRun struct {
 
 func runSource(o *options, stdout, stderr io.Writer) (int, error) {
 	if err := checkFlagValues(o, modeSource); err != nil {
+		return 0, err
+	}
+	if err := checkSourceReport(o); err != nil {
 		return 0, err
 	}
 	if o.want != "" && !slices.Contains(source.Kinds(), o.want) {
@@ -79,7 +86,7 @@ func runSource(o *options, stdout, stderr io.Writer) (int, error) {
 		// the rerun compiles with the same feature version
 		args = append(args[:len(args):len(args)], "-python", in.Version.String())
 	}
-	run := &sourceRun{prog: p, rerun: "go run ./cmd/explore " + strings.Join(args, " "), want: o.want}
+	run := &sourceRun{prog: p, rerun: "go run ./cmd/explore " + strings.Join(args, " "), want: o.want, repro: sourceRepro(o, in.Version.String())}
 
 	ctx, stop := interruptContext()
 	defer stop()
@@ -224,4 +231,50 @@ func sourceScenario(o *options) (*scenario.Scenario, error) {
 		return nil, usageError{err.Error()}
 	}
 	return sc, applyFaults(o, sc, scenario.MaxThreads)
+}
+
+// checkSourceReport refuses, before a search, a -report that -source
+// cannot write: html (trace.html is written for the listings only).
+func checkSourceReport(o *options) error {
+	if err := checkReport(o); err != nil {
+		return err
+	}
+	if o.set["report"] && o.report == reportHTML {
+		return usagef("-report html is not written for -source yet (-report md and -out's report.md are)")
+	}
+	return nil
+}
+
+// sourceRepro is the search command a -source report names to find its
+// trace again, as a reader runs it in a checkout of swapcheck with the
+// file beside it: the flags given, but those that name files of this
+// machine (-out, -emit-python) or say what stdout holds (-report,
+// -json), the file by its base name, a scenario file outside testdata/
+// as scenario.txt, and -python as the feature version that compiled it.
+func sourceRepro(o *options, version string) string {
+	words := []string{"go run ./cmd/explore"}
+	python := false
+	for _, f := range o.flagArgs {
+		switch f.name {
+		case "out", "emit-python", "report", "json", "force", "quiet":
+			continue
+		case "source":
+			file, name, _ := strings.Cut(o.source, ":")
+			spec := filepath.Base(file)
+			if name != "" {
+				spec += ":" + name
+			}
+			f = flagWords{f.name, []string{"-source", spec}}
+		case "scenario":
+			f = flagWords{f.name, []string{"-scenario", portableScenario(o.scenario)}}
+		case "python":
+			python = true
+			f = flagWords{f.name, []string{"-python", version}}
+		}
+		words = append(words, f.words...)
+	}
+	if !python {
+		words = append(words, "-python", version)
+	}
+	return strings.Join(words, " ")
 }

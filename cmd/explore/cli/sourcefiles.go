@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
+	"swapcheck/bugreport"
 	"swapcheck/check"
 	"swapcheck/pyreplay"
 	"swapcheck/pysource"
@@ -46,9 +49,11 @@ func writeSourceOut(dir string, r *sourceRun, res sched.Result, sum sourceSummar
 	if steps != nil && res.Verdict == sched.Violation {
 		script, err := sourceScript(r.prog, res)
 		var un *pyreplay.Unsupported
+		noScript := ""
 		switch {
 		case errors.As(err, &un):
 			fmt.Fprintf(stderr, "explore: no %s in %s: %v\n", replayScript, dir, err)
+			noScript = err.Error()
 		case err != nil:
 			return fmt.Errorf("-out %s: %v", dir, err)
 		default:
@@ -56,8 +61,30 @@ func writeSourceOut(dir string, r *sourceRun, res sched.Result, sum sourceSummar
 				return fmt.Errorf("-out %s: %v", dir, err)
 			}
 		}
+		rep := r.report(res, sum, script, noScript)
+		if err := st.write(reportFile, func(w io.Writer) error { return bugreport.WriteSource(w, rep) }); err != nil {
+			return fmt.Errorf("-out %s: %v", dir, err)
+		}
 	}
 	return st.commit()
+}
+
+// report is r's violation as bugreport.WriteSource renders it: the file
+// by its base name (a report names no path of this machine).
+func (r *sourceRun) report(res sched.Result, sum sourceSummary, script []byte, noScript string) bugreport.SourceReport {
+	p := r.prog
+	steps, _ := source.Run(p, res.Schedule)
+	var table strings.Builder
+	writeSourceTable(&table, p, steps, res.Failure)
+	return bugreport.SourceReport{
+		File: filepath.Base(p.Source.File), Function: p.Source.Name, SHA256: sum.SHA256, Python: sum.Python,
+		Atomicity: sum.Atomicity, Scenario: p.Scenario,
+		Kind: res.Failure.Kind, Thread: sum.Thread, Message: res.Failure.Message,
+		Shrunk: r.shrunk, States: sum.States, Replayed: sum.Strategy == "replay",
+		Steps: len(steps), Preemptions: sched.CountPreemptions(source.New(p), res.Schedule),
+		StepMeaning: stepMeaning(p), Table: table.String(),
+		Search: r.repro, Script: script, NoScript: noScript,
+	}
 }
 
 // isSourceSchedule reports whether data is a source schedule file.
@@ -69,10 +96,11 @@ func isSourceSchedule(data []byte) bool {
 // digest checked), compiled by the same CPython version, the same world,
 // the recorded steps; it prints what a -source run prints.
 func runSourceReplay(o *options, data []byte, stdout, stderr io.Writer) (int, error) {
-	for _, f := range []string{"emit-test", "report"} {
-		if o.set[f] {
-			return 0, usagef("replay %s: -%s is not written for a -source schedule yet (-out writes trace.txt, schedule.txt, summary.json and replay.py)", o.replay, f)
-		}
+	if o.set["emit-test"] {
+		return 0, usagef("replay %s: -emit-test is not written for a -source schedule yet (-out writes trace.txt, schedule.txt, summary.json, replay.py and report.md)", o.replay)
+	}
+	if err := checkSourceReport(o); err != nil {
+		return 0, err
 	}
 	if err := checkEmitPath(o); err != nil {
 		return 0, err
@@ -143,9 +171,15 @@ func short(digest string) string {
 // summary) and writes -out's files. err is stdout's; outErr, -out's, is
 // said after the verdict, which it must not hide.
 func (r *sourceRun) output(o *options, res sched.Result, sum sourceSummary, stdout, stderr io.Writer) (outErr, err error) {
-	if o.json {
+	switch {
+	case o.json:
 		err = sum.writeJSON(stdout)
-	} else {
+	case o.set["report"]:
+		if res.Verdict != sched.Violation || res.Failure.Kind == source.KindModelGap {
+			return nil, usagef("-report %s: the verdict is not a violation of the file: there is no bug to report", o.report)
+		}
+		err = r.writeReport(stdout, res, sum)
+	default:
 		err = r.write(stdout, res)
 	}
 	if err != nil {
@@ -184,4 +218,19 @@ func emitSourcePython(o *options, p *source.Program, res sched.Result) error {
 		return usagef("-emit-python: %v", unwrapPath(err))
 	}
 	return nil
+}
+
+// writeReport prints r's violation as a bug report (-report md), with
+// its replay inline or, when the replay cannot force it, the reason.
+func (r *sourceRun) writeReport(w io.Writer, res sched.Result, sum sourceSummary) error {
+	script, err := sourceScript(r.prog, res)
+	var un *pyreplay.Unsupported
+	noScript := ""
+	switch {
+	case errors.As(err, &un):
+		noScript = err.Error()
+	case err != nil:
+		return err
+	}
+	return bugreport.WriteSource(w, r.report(res, sum, script, noScript))
 }

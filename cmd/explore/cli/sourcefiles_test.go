@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"swapcheck/bugreport"
 	"swapcheck/cmd/explore/cli"
 )
 
@@ -66,7 +67,34 @@ func TestSourceOutAndReplay(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(sched), string(sched2))
 
-	bad := explore(t, "-replay", filepath.Join(out, "schedule.txt"), "-report=md")
+	// report.md: -out's, and -report md's of the search and of the
+	// replay, each with one story, no path of this machine, and the
+	// file by its base name
+	report, err := os.ReadFile(filepath.Join(out, "report.md"))
+	require.NoError(t, err)
+	md := explore(t, "-source", file, "-python", "3.11", "-calls", "2", "-report", "md")
+	require.Equal(t, cli.ExitViolation, md.code, "stderr: %s", md.stderr)
+	require.Equal(t, string(report), md.stdout)
+	repMD := explore(t, "-replay", filepath.Join(out, "schedule.txt"), "-report=md")
+	require.Equal(t, cli.ExitViolation, repMD.code, "stderr: %s", repMD.stderr)
+	for _, text := range []string{string(report), repMD.stdout} {
+		require.True(t, strings.HasPrefix(text, "# `swapped_cuda_module` (`kernelapi.py`, CPython 3.11): AttributeError: module 'numba.cuda' has no attribute 'local' ("), firstLine(text))
+		require.Empty(t, bugreport.LocalPaths(text))
+		require.NotContains(t, text, tmp)
+		require.Contains(t, text, "## Trace\n")
+		require.Contains(t, text, "`use-saw-real`: Every use of `cuda`")
+		require.Contains(t, text, "/usr/bin/python3 replay.py --target numba")
+	}
+	require.Contains(t, string(report), "swapcheck found it by searching the interleavings of that bytecode")
+	require.NotContains(t, string(report), "replayed this trace")
+	require.Contains(t, string(report), "the search prints this trace again: `go run ./cmd/explore -calls 2 -python 3.11 -source kernelapi.py`.")
+	require.Contains(t, repMD.stdout, "swapcheck replayed this trace from a schedule a search of that bytecode saved")
+	require.NotContains(t, repMD.stdout, "found it by searching")
+	require.NotContains(t, repMD.stdout, "the search prints this trace again")
+	bad := explore(t, "-replay", filepath.Join(out, "schedule.txt"), "-report=html")
+	requireUsageError(t, bad)
+	require.Contains(t, bad.stderr, "-report html is not written for -source yet")
+	bad = explore(t, "-replay", filepath.Join(out, "schedule.txt"), "-emit-test", filepath.Join(tmp, "test_x.py"))
 	requireUsageError(t, bad)
 	require.Contains(t, bad.stderr, "is not written for a -source schedule yet")
 
@@ -172,4 +200,10 @@ func TestSourceWant(t *testing.T) {
 	bad := explore(t, append(args, "-python", "3.12", "-want", "bogus")...)
 	requireUsageError(t, bad)
 	require.Contains(t, bad.stderr, "-want bogus: not a kind -source reports")
+}
+
+// firstLine is text's first line.
+func firstLine(text string) string {
+	line, _, _ := strings.Cut(text, "\n")
+	return line
 }
