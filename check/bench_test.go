@@ -95,3 +95,10 @@ func BenchmarkPORMerged4(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPORMergedWide is the por search of merged with sixteen threads,
+// two calls into two modules (128,995 states): wide blocks, where a
+// state's persistent set is worked out over many alike threads.
+func BenchmarkPORMergedWide(b *testing.B) {
+	benchExplore(b, "merged", scenario.Shape{Threads: 16, Blocks: 1, Calls: 2, Modules: 2, Names: 1}, check.StrategyPOR)
+}
