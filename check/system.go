@@ -101,6 +101,11 @@ func (s *System) NewFuturesScratch() any { return s.w.NewFuturesScratch() }
 // UseFuturesScratch implements sched.Futures.
 func (s *System) UseFuturesScratch(x any) { s.w.UseFuturesScratch(x) }
 
+// AppendCanonicalTies implements sched.CanonicalTies.
+func (s *System) AppendCanonicalTies(order []sched.ThreadID, buf []bool) []bool {
+	return s.w.AppendCanonicalTies(order, buf)
+}
+
 // AppendCanonicalOrder implements sched.CanonicalOrderer.
 func (s *System) AppendCanonicalOrder(buf []sched.ThreadID) []sched.ThreadID {
 	return s.w.AppendCanonicalOrder(buf)

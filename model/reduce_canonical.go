@@ -216,6 +216,25 @@ func (w *World) AppendCanonicalOrder(buf []sched.ThreadID) []sched.ThreadID {
 	return buf
 }
 
+// AppendCanonicalTies appends, for each thread of order (what
+// AppendCanonicalOrder returned for w), whether it ties with the thread
+// before it (sched.CanonicalTies): both of one block, with equal live
+// parts, and holding no lock: swapping them leaves the state as it is.
+func (w *World) AppendCanonicalTies(order []sched.ThreadID, buf []bool) []bool {
+	c := w.canonicalOrder()
+	for i, t := range order {
+		tied := false
+		if i > 0 {
+			u := order[i-1]
+			tied = !w.p.isHost(int(t)) && !w.p.isHost(int(u)) && w.p.threadBlock[t] == w.p.threadBlock[u] &&
+				w.p.threadLaunch[t] == w.p.threadLaunch[u] &&
+				c.part[t] == c.part[u] && c.firstHeld[t] == 0 && c.firstHeld[u] == 0
+		}
+		buf = append(buf, tied)
+	}
+	return buf
+}
+
 // canonScratch returns w's scratch, sized for its program.
 func (w *World) canonScratch() *canonScratch {
 	n := w.p.NumThreads()

@@ -188,6 +188,11 @@ type futures struct {
 	noDeaths bool
 	threads  [][]futSeg
 	made     []bool
+	// fps[t] is thread t's next step's objectFootprint, where fpMade[t]:
+	// a closure asks MayConflict of one p against every other thread
+	// (objectFootprint was a fifth of BenchmarkPORMergedWide's profile)
+	fps      []sched.Footprint
+	fpMade   []bool
 	objWords int
 	// memo holds every future made, by what its walk reads (scanKey):
 	// threads of many states stand where they stood in another
@@ -409,8 +414,11 @@ func (w *World) futures(deathsFail bool) *futures {
 	for len(f.threads) < n {
 		f.threads = append(f.threads, nil)
 		f.made = append(f.made, false)
+		f.fps = append(f.fps, sched.Footprint{})
+		f.fpMade = append(f.fpMade, false)
 	}
 	clear(f.made)
+	clear(f.fpMade)
 	return f
 }
 
@@ -597,7 +605,10 @@ func (w *World) MayConflict(p, q int, frozen []bool, deathsFail bool) bool {
 		}
 		return false
 	}
-	x := w.objectFootprint(p)
+	if !f.fpMade[p] {
+		f.fps[p], f.fpMade[p] = w.objectFootprint(p), true
+	}
+	x := f.fps[p]
 	pin := false
 	if l := &w.p.lay; x.Access == sched.Read && x.Object >= l.objGlobals && x.Object < l.objLockReg {
 		pin = w.pinned(x.Object-l.objGlobals, frozen)

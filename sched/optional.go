@@ -150,6 +150,19 @@ type CanonicalOrderer interface {
 	AppendCanonicalOrder(buf []ThreadID) []ThreadID
 }
 
+// CanonicalTies is implemented by CanonicalOrderers that can say which
+// threads their order ties: two threads tied at a state are neighbours in
+// its canonical order whose swap leaves the state as it is. The closure
+// POR works out from one is then the image under the swap of the closure
+// from the other, but for the order in which the closure meets the two,
+// so POR tries one seed of each run of tied threads (porReducer.ample).
+type CanonicalTies interface {
+	// AppendCanonicalTies appends to buf, for each thread of order (what
+	// AppendCanonicalOrder returned for this state) in turn, whether it
+	// ties with the thread before it in order.
+	AppendCanonicalTies(order []ThreadID, buf []bool) []bool
+}
+
 // Futures is implemented by systems that can bound what their threads may
 // still do, for POR. frozen marks the threads of a set T, which take no
 // step in the executions MayConflict and AppendEnablers speak of; a method
