@@ -144,8 +144,22 @@ func (w *World) AppendCanonicalKey(b []byte) []byte {
 		c.globals[owners+i] = o
 	}
 	b = binary.AppendUvarint(b, uint64(p.globals.number(c.globals)))
-	for _, t := range c.order {
-		b = binary.AppendUvarint(b, uint64(c.part[t]))
+	// The threads' part numbers in their order, a run of equal ones as
+	// one number (times two, plus one) and the run's length less one:
+	// alike threads of a wide block cost a few bytes, not one each.
+	for i := 0; i < len(c.order); {
+		part := uint64(c.part[c.order[i]])
+		j := i + 1
+		for j < len(c.order) && uint64(c.part[c.order[j]]) == part {
+			j++
+		}
+		if j-i == 1 {
+			b = binary.AppendUvarint(b, part<<1)
+		} else {
+			b = binary.AppendUvarint(b, part<<1|1)
+			b = binary.AppendUvarint(b, uint64(j-i-1))
+		}
+		i = j
 	}
 	return b
 }
