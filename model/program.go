@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -149,6 +150,10 @@ func (pr *Program) isHost(t int) bool { return t < pr.hosts }
 // isHostCode reports whether code c is a host's program.
 func (pr *Program) isHostCode(c int) bool { return slices.Contains(pr.hostCodes, c) }
 
+// maxThreadsInAll bounds a program's threads, pseudo-threads included: a
+// slot holds a thread's number plus one.
+const maxThreadsInAll = math.MaxInt16 - 1
+
 // NewProgram compiles a scenario for a protocol. It accepts up to
 // MaxStressThreads threads per block (the goroutine backend's bound); the
 // searches get their scenarios from Build and Parse, which keep to
@@ -156,6 +161,11 @@ func (pr *Program) isHostCode(c int) bool { return slices.Contains(pr.hostCodes,
 func NewProgram(sc *scenario.Scenario, p *Protocol, a Atomicity) (*Program, error) {
 	if err := sc.ValidateUpTo(scenario.MaxStressThreads); err != nil {
 		return nil, err
+	}
+	// A thread's number is held in a slot (a lock's owner is it plus one):
+	// the hosts, every launch's GPU threads and the two fault threads.
+	if n := sc.NumHosts() * (1 + sc.Launches*sc.Blocks*sc.Threads); n+2 > maxThreadsInAll {
+		return nil, fmt.Errorf("the scenario runs %d threads in all (hosts x (1 + launches x blocks x threads)); the model holds at most %d", n, maxThreadsInAll-2)
 	}
 	if !p.compiled {
 		return nil, fmt.Errorf("protocol %s is not compiled", p.Name)

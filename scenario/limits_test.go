@@ -19,7 +19,7 @@ func TestREADMEBounds(t *testing.T) {
 	require.NoError(t, err)
 	text := strings.Join(strings.Fields(string(readme)), " ")
 	for _, want := range []string{
-		fmt.Sprintf("1..%d threads per block for a search (1..%d with `-backend goroutines`)", scenario.MaxThreads, scenario.MaxStressThreads),
+		fmt.Sprintf("1..%d threads per block (1..%d for a `-source` search)", scenario.MaxThreads, scenario.MaxSourceThreads),
 		fmt.Sprintf("1..%d blocks per launch", scenario.MaxBlocks),
 		fmt.Sprintf("1..%d launches", scenario.MaxLaunches),
 		fmt.Sprintf("1..%d hosts", scenario.MaxHosts),

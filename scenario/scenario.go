@@ -274,8 +274,12 @@ func (sc *Scenario) HostProgram() []HostStmt {
 
 // Limits on what a scenario may ask for; beyond them the state space is out
 // of reach of any strategy here, and the model's encodings overflow.
+// MaxThreads is CUDA's block maximum: a search takes a block of that
+// size (merged's one call per thread verifies at 256 threads in about
+// 16 s on 2 cores, docs/performance.md), and says incomplete where its
+// limits cut a larger one.
 const (
-	MaxThreads   = 64
+	MaxThreads   = 1024
 	MaxBlocks    = 16
 	MaxLaunches  = 4
 	MaxHosts     = 3
@@ -300,9 +304,14 @@ const (
 
 // MaxStressThreads bounds the threads per block of a scenario run on real
 // goroutines (package stress; BuildUpTo, ValidateUpTo): CUDA's block
-// maximum. The state vector's encodings hold it and NewProgram accepts it;
-// MaxThreads bounds the scenarios to search (Build, Parse, Validate).
-const MaxStressThreads = 1024
+// maximum, as MaxThreads is for the searches (Build, Parse, Validate).
+const MaxStressThreads = MaxThreads
+
+// MaxSourceThreads bounds the threads per block of a -source search: each
+// GPU thread there is a thread of the bytecode interpreter, its frames in
+// the heap every state copies and keys (package source), so a block past
+// this is out of reach.
+const MaxSourceThreads = 64
 
 // Shape is the generated scenario the command-line flags describe.
 type Shape struct {

@@ -23,9 +23,9 @@ func TestShapeBuildRejects(t *testing.T) {
 		shape scenario.Shape
 		err   string
 	}{
-		{"no threads", with(func(s *scenario.Shape) { s.Threads = 0 }), "threads must be 1..64, got 0"},
+		{"no threads", with(func(s *scenario.Shape) { s.Threads = 0 }), "threads must be 1..1024, got 0"},
 		{"too many hosts", with(func(s *scenario.Shape) { s.Hosts = scenario.MaxHosts + 1 }), "hosts must be 1..3, got 4"},
-		{"too many threads", with(func(s *scenario.Shape) { s.Threads = scenario.MaxThreads + 1 }), "threads must be 1..64, got 65"},
+		{"too many threads", with(func(s *scenario.Shape) { s.Threads = scenario.MaxThreads + 1 }), "threads must be 1..1024, got 1025"},
 		{"no blocks", with(func(s *scenario.Shape) { s.Blocks = 0 }), "blocks must be 1..16, got 0"},
 		{"too many blocks", with(func(s *scenario.Shape) { s.Blocks = scenario.MaxBlocks + 1 }), "blocks must be 1..16, got 17"},
 		{"negative calls", with(func(s *scenario.Shape) { s.Calls = -1 }), "calls must be 0..32, got -1"},
@@ -222,7 +222,7 @@ func TestParseErrors(t *testing.T) {
 		{"host unknown call", mod + "kernel: use cuda.local\nhost: launch; call g", "line 3: host: call g: no such device function"},
 		{"host never launches", mod + "device f in k: use cuda.local\nkernel: call f\nhost: call f", "line 4: host: the host never launches the kernel"},
 		{"host against launches", "launches 2\n" + mod + "device f in k: use cuda.local\nkernel: call f\nhost: call f; launch", "line 5: host: the host launches 1, but the launches line says 2"},
-		{"threads over the bound", "threads 65\n" + mod + "kernel: use cuda.local", "line 1: threads must be 1..64, got 65"},
+		{"threads over the bound", "threads 1025\n" + mod + "kernel: use cuda.local", "line 1: threads must be 1..1024, got 1025"},
 		{"blocks over the bound", "blocks 0\n" + mod + "kernel: use cuda.local", "line 1: blocks must be 1..16, got 0"},
 		{"launches over the bound", "launches 5\n" + mod + "kernel: use cuda.local", "line 1: launches must be 1..4, got 5"},
 		{"host unknown statement", mod + "kernel: use cuda.local\nhost: launch; use cuda.local", `line 3: host: unknown statement "use cuda.local" (want launch or call FUNC)`},
@@ -267,7 +267,7 @@ func TestParseScenarioErrors(t *testing.T) {
 	}{
 		{"empty", "", "no module"},
 		{"no kernel", "module k cuda", "no kernel line"},
-		{"bad threads", "threads 0\nmodule k cuda\nkernel: use cuda.local", "threads must be 1..64, got 0"},
+		{"bad threads", "threads 0\nmodule k cuda\nkernel: use cuda.local", "threads must be 1..1024, got 0"},
 		{"cycle", "module k cuda\ndevice f in k: call g\ndevice g in k: call f\nkernel: call f", "device functions call each other in a cycle"},
 		{"cycle called from the host", "module k cuda\ndevice f in k: call g\ndevice g in k: call f\nkernel: use cuda.local\nhost: launch; call f", "device functions call each other in a cycle"},
 		{"too many launches", "module k cuda\ndevice f in k: use cuda.local\nkernel: call f\nhost: launch; launch; call f; launch; launch; launch", "launches must be 1..4, got 5"},

@@ -32,3 +32,22 @@ func TestNewProgramCallTree(t *testing.T) {
 	_, err = model.NewProgram(sc, swap.Merged, model.GIL)
 	require.ErrorContains(t, err, "device calls per thread")
 }
+
+// NewProgram takes CUDA's largest block, and refuses, in one line, a
+// scenario whose threads in all overflow the slot a thread's number is
+// kept in (a lock's owner): three hosts, each launching four times
+// sixteen blocks of 1024 threads.
+func TestNewProgramBoundsTheThreadsInAll(t *testing.T) {
+	sc, err := scenario.Shape{Threads: scenario.MaxThreads, Blocks: 1, Calls: 1, Modules: 1, Names: 1}.Build()
+	require.NoError(t, err)
+	p, err := model.NewProgram(sc, swap.Merged, model.GIL)
+	require.NoError(t, err)
+	require.Equal(t, 1+scenario.MaxThreads, p.NumThreads())
+
+	sc, err = scenario.Shape{Threads: scenario.MaxThreads, Blocks: scenario.MaxBlocks, Calls: 0, Modules: 1, Names: 1, Hosts: scenario.MaxHosts}.Build()
+	require.NoError(t, err)
+	sc.Launches = scenario.MaxLaunches
+	require.NoError(t, sc.Validate())
+	_, err = model.NewProgram(sc, swap.Merged, model.GIL)
+	require.EqualError(t, err, "the scenario runs 196611 threads in all (hosts x (1 + launches x blocks x threads)); the model holds at most 32764")
+}

@@ -189,9 +189,7 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 		return runSource(o, stdout, stderr)
 	}
 	if o.shape.Threads > scenario.MaxThreads {
-		// (no "goroutine" in a usage error: tests take it for a panic's dump)
-		return 0, usagef("-threads %d: the searches take at most %d threads per block; stress testing on real threads takes up to %d (see -backend)",
-			o.shape.Threads, scenario.MaxThreads, scenario.MaxStressThreads)
+		return 0, usagef("-threads %d: the searches take at most %d threads per block (CUDA's most)", o.shape.Threads, scenario.MaxThreads)
 	}
 	ctx, stop := interruptContext()
 	defer stop()

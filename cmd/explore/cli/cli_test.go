@@ -407,7 +407,7 @@ func TestBadInput(t *testing.T) {
 		{"no hosts", "hosts 0\nmodule kernels cuda\nkernel: use cuda.threadIdx\n", "line 1: hosts must be 1..3, got 0"},
 		{"host call of an unknown function", "module kernels cuda\nkernel: use cuda.threadIdx\nhost: launch; call g\n", "line 3: host: call g: no such device function"},
 		{"empty file", "", "no module"},
-		{"too many threads", "threads 65\nmodule kernels cuda\nkernel: use cuda.threadIdx\n", "threads must be 1..64"},
+		{"too many threads", "threads 1025\nmodule kernels cuda\nkernel: use cuda.threadIdx\n", "threads must be 1..1024"},
 		{"unknown atomic operation", "array a 1\nmodule kernels cuda\nkernel: atomic.mul a 0 1\n", "line 3: kernel: unknown atomic operation mul"},
 		{"atomic index outside the array", "array a 2\nmodule kernels cuda\nkernel: atomic.add a 2 1\n", "line 3: kernel: atomic.add: index 2 is outside array a of 2 elements"},
 		{"atomic on no array", "module kernels cuda\nkernel: atomic.add b 0 1\n", "line 2: kernel: atomic.add: no array b"},
@@ -671,15 +671,16 @@ func TestPCTDeepDepthKeepsItsGuarantee(t *testing.T) {
 	require.Less(t, sum.Log10, -1000.0)
 }
 
-// TestScenarioFileForGoroutines: a scenario file takes the goroutine
-// backend's thread bound, as -threads does; a search keeps its own.
+// TestScenarioFileForGoroutines: a scenario file takes CUDA's block
+// bound on the goroutine backend, as -threads does; a -source search
+// keeps its own.
 func TestScenarioFileForGoroutines(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "wide.txt")
 	require.NoError(t, os.WriteFile(p, []byte(strings.Replace(validScenario, "threads 2", "threads 1024", 1)), 0o644))
 	r := explore(t, "-backend", "goroutines", "-protocol", "merged", "-scenario", p, "-max-calls", "2000", "-json")
 	require.Equal(t, cli.ExitOK, r.code, r.stderr)
 	require.Contains(t, r.stdout, `"threads": 1024`)
-	search := explore(t, "-protocol", "merged", "-scenario", p)
+	search := explore(t, "-source", "testdata/python/merged.py", "-scenario", p)
 	require.Equal(t, cli.ExitUsage, search.code)
 	require.Contains(t, search.stderr, "threads must be 1..64")
 }

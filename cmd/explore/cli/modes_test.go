@@ -71,7 +71,7 @@ func TestModesRefuseFlagsTheyDoNotRead(t *testing.T) {
 // flags with their ranges (from the model's limits).
 func TestHelp(t *testing.T) {
 	ranges := []string{
-		fmt.Sprintf("1..%d (1..%d with -backend goroutines)", scenario.MaxThreads, scenario.MaxStressThreads),
+		fmt.Sprintf("1..%d (1..%d with -source)", scenario.MaxThreads, scenario.MaxSourceThreads),
 		fmt.Sprintf("1..%d", scenario.MaxBlocks),
 		fmt.Sprintf("0..%d", scenario.MaxStmts/2),
 		fmt.Sprintf("1..%d (besides the kernel's)", scenario.MaxModules-1),

@@ -205,8 +205,8 @@ func interpreterLine(in pysource.Interpreter, spec string) string {
 // one the shape flags build. What of it package source does not run yet
 // is source.Load's to refuse.
 func sourceScenario(o *options) (*scenario.Scenario, error) {
-	if o.shape.Threads > scenario.MaxThreads {
-		return nil, usagef("-threads %d: -source searches take at most %d threads per block", o.shape.Threads, scenario.MaxThreads)
+	if o.shape.Threads > scenario.MaxSourceThreads {
+		return nil, usagef("-threads %d: -source searches take at most %d threads per block", o.shape.Threads, scenario.MaxSourceThreads)
 	}
 	if o.scenario != "" {
 		for _, f := range shapeFlags {
@@ -214,11 +214,11 @@ func sourceScenario(o *options) (*scenario.Scenario, error) {
 				return nil, usagef("-scenario and -%s both given: the scenario file says it all", f)
 			}
 		}
-		sc, err := readScenario(o.scenario, scenario.MaxThreads)
+		sc, err := readScenario(o.scenario, scenario.MaxSourceThreads)
 		if err != nil {
 			return nil, err
 		}
-		return sc, applyFaults(o, sc, scenario.MaxThreads)
+		return sc, applyFaults(o, sc, scenario.MaxSourceThreads)
 	}
 	if o.shape.Hosts < 1 { // Build reads 0 as one host; the flag says 1
 		return nil, usagef("hosts must be 1..%d, got %d", scenario.MaxHosts, o.shape.Hosts)
@@ -230,7 +230,7 @@ func sourceScenario(o *options) (*scenario.Scenario, error) {
 	if err != nil {
 		return nil, usageError{err.Error()}
 	}
-	return sc, applyFaults(o, sc, scenario.MaxThreads)
+	return sc, applyFaults(o, sc, scenario.MaxSourceThreads)
 }
 
 // checkSourceReport refuses, before a search, a -report that -source

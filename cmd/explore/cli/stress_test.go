@@ -113,7 +113,8 @@ func TestStressBadInput(t *testing.T) {
 		says string
 	}{
 		{"unknown backend", []string{"-backend", "threads", "-protocol", "merged"}, `unknown -backend "threads"`},
-		{"65 threads for a search", []string{"-protocol", "merged", "-threads", "65"}, "stress testing on real threads takes up to 1024 (see -backend)"},
+		{"1025 threads for a search", []string{"-protocol", "merged", "-threads", "1025"}, "the searches take at most 1024 threads per block (CUDA's most)"},
+		{"65 threads for -source", []string{"-source", "k.py", "-threads", "65"}, "-source searches take at most 64 threads per block"},
 		{"1025 goroutines", stressArgs("-threads", "1025"), "threads must be 1..1024"},
 		{"-duration for a search", []string{"-protocol", "merged", "-duration", "1s"}, "-duration needs -compare or -backend goroutines"},
 		{"-gosched for a search", []string{"-protocol", "merged", "-gosched", "1"}, "-gosched needs -backend goroutines"},
