@@ -126,12 +126,7 @@ func write(r *check.Report, t *check.Trace, repro, switchNote string, script *pa
 	if t.FreeThreadedOnly != "" {
 		fmt.Fprintf(&b, "Only a free-threaded CPython runs this interleaving: %s.\n\n", strings.TrimPrefix(t.FreeThreadedOnly, "needs a free-threaded build: "))
 	}
-	for _, f := range pyreplay.UserCode(sc) {
-		b.WriteString(fence("python", "# "+f.Name+"\n"+f.Text))
-		b.WriteString("\n")
-	}
-	b.WriteString("In swapcheck's scenario format (`testdata/scenarios/README.md`):\n\n")
-	b.WriteString(fence("text", t.Scenario.Text))
+	writeUserCode(&b, sc, t.Scenario.Text)
 
 	b.WriteString("\n## Trace\n\n")
 	fmt.Fprintf(&b, "%s (%s), one atomic CPython operation each, for atomicity `%s`, in the column of the thread that took it; `>>` marks the failing step",
@@ -163,9 +158,7 @@ func write(r *check.Report, t *check.Trace, repro, switchNote string, script *pa
 	case inline:
 		fmt.Fprintf(&b, "The Python replay needs only Python (CPython 3.11; `docs/replay.md` in swapcheck says which traces 3.12 and 3.13 run) and, to run on numba's own simulator, numba. Unpack it from the block below (`replay.py`, %d bytes, sha256 `%s`, packed with zlib and base64 to fit an issue; unpacked it is plain Python to read before running it):\n\n",
 			script.size, script.sha256)
-		b.WriteString("<details><summary>replay.py, packed</summary>\n\n")
-		b.WriteString(fence("sh", script.block))
-		b.WriteString("\n</details>\n\n")
+		script.writeDetails(&b)
 		if !substituted {
 			b.WriteString("(`explore -out DIR` writes the same file as `DIR/replay.py` beside `DIR/report.md`, to attach instead.)\n\n")
 		}
@@ -336,6 +329,17 @@ func situation(sc *scenario.Scenario) string {
 	default:
 		return s + fmt.Sprintf(" calls device functions in %s", check.Count(others, "other module"))
 	}
+}
+
+// writeUserCode writes the scenario as the Python a user writes (each
+// module and main.py), then in swapcheck's scenario format (text).
+func writeUserCode(b *strings.Builder, sc *scenario.Scenario, text string) {
+	for _, f := range pyreplay.UserCode(sc) {
+		b.WriteString(fence("python", "# "+f.Name+"\n"+f.Text))
+		b.WriteString("\n")
+	}
+	b.WriteString("In swapcheck's scenario format (`testdata/scenarios/README.md`):\n\n")
+	b.WriteString(fence("text", text))
 }
 
 // fence puts text in a fenced code block whose fence is longer than any

@@ -69,6 +69,13 @@ func pack(script []byte) (*packedScript, error) {
 	return &packedScript{size: len(script), sha256: fmt.Sprintf("%x", sum), block: b.String()}, nil
 }
 
+// writeDetails writes the packed script's unpacking command, folded.
+func (s *packedScript) writeDetails(b *strings.Builder) {
+	b.WriteString("<details><summary>replay.py, packed</summary>\n\n")
+	b.WriteString(fence("sh", s.block))
+	b.WriteString("\n</details>\n\n")
+}
+
 // replayCommands are the commands that run the replay on numba's
 // simulator (or, where numba cannot run it, the stand-in's), as the
 // report gives them, each with the sentence that says where it runs.

@@ -105,12 +105,7 @@ func writeSource(r SourceReport, script *packedScript, inline bool) string {
 	} else if r.Shrunk != "" && !strings.HasPrefix(r.Shrunk, "not shrunk") {
 		fmt.Fprintf(&b, "What swapcheck's shrinking (a smaller scenario with the same violation kind) made smaller: %s.\n\n", r.Shrunk)
 	}
-	for _, f := range pyreplay.UserCode(sc) {
-		b.WriteString(fence("python", "# "+f.Name+"\n"+f.Text))
-		b.WriteString("\n")
-	}
-	b.WriteString("In swapcheck's scenario format (`testdata/scenarios/README.md`):\n\n")
-	b.WriteString(fence("text", sc.String()))
+	writeUserCode(&b, sc, sc.String())
 
 	b.WriteString("\n## Trace\n\n")
 	fmt.Fprintf(&b, "%s (%s), for atomicity `%s`; %s. `>>` marks the failing step; a cell names the line of `%s` and, in brackets, its CPython %s opcodes; a line of `kernel.py` or of the scenario's code is the simulator's, and `->` says what the step changed.\n\n",
@@ -127,9 +122,7 @@ func writeSource(r SourceReport, script *packedScript, inline bool) string {
 	case inline:
 		fmt.Fprintf(&b, "The Python replay needs only CPython %s and, to run on numba's own simulator, numba. It carries `%s`'s function and the top-level statements it reads, installs them in place of the simulator's `swapped_cuda_module`, and checks that they compile to the bytecode the trace ran. Unpack it from the block below (`replay.py`, %d bytes, sha256 `%s`, packed with zlib and base64 to fit an issue; unpacked it is plain Python to read before running it):\n\n",
 			feature(r.Python), r.File, script.size, script.sha256)
-		b.WriteString("<details><summary>replay.py, packed</summary>\n\n")
-		b.WriteString(fence("sh", script.block))
-		b.WriteString("\n</details>\n\n")
+		script.writeDetails(&b)
 		b.WriteString("(`explore -source ... -out DIR` writes the same file as `DIR/replay.py` beside `DIR/report.md`, to attach instead.)\n\n")
 		b.WriteString(sourceReplayCommands(r))
 	default:
