@@ -215,5 +215,6 @@ var (
 	_ sched.RunnableLister   = (*System)(nil)
 	_ sched.Canonical        = (*System)(nil)
 	_ sched.CanonicalOrderer = (*System)(nil)
+	_ sched.CanonicalTies    = (*System)(nil)
 	_ sched.Futures          = (*System)(nil)
 )

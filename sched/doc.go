@@ -7,7 +7,7 @@
 //
 //  1. implement System (Clone must copy all state; AppendKey must encode it
 //     canonically, so equal keys mean equal futures), and, for speed or a
-//     reduction, any of the seven optional interfaces, each asserted at
+//     reduction, any of the eight optional interfaces, each asserted at
 //     compile time where it is implemented (var _ sched.X = (*T)(nil)):
 //
 //     interface         what it gives                                 searches that use it      implemented by
@@ -20,6 +20,8 @@
 //     with Symmetry
 //     CanonicalOrderer  the threads in their canonical order, so      POR on several workers    check.System
 //     the counts do not depend on the workers
+//     CanonicalTies     which threads of that order a swap leaves     POR                       check.System, toy systems
+//     as they are (one seed per run of them)
 //     Futures           what the threads may still do, whether the    POR                       check.System, toy systems
 //     graph is acyclic, a memo per goroutine
 //

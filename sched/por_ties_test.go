@@ -129,3 +129,8 @@ func (y lyingTies) AppendCanonicalTies(order []sched.ThreadID, buf []bool) []boo
 	}
 	return buf
 }
+
+var (
+	_ sched.CanonicalTies = tiedToy{}
+	_ sched.CanonicalTies = lyingTies{}
+)
