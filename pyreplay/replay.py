@@ -1100,9 +1100,9 @@ def setup(target, swap):
     ref_code = ref["swapped_cuda_module"].__wrapped__.__code__
     if SRC is not None:
         install_source(simkernel, kernelapi, tmp)
-        T.describe = ("%s CUDA simulator (%s), its swapped_cuda_module (%s, %s) replaced by %s of %s"
+        T.describe = ("%s CUDA simulator (%s), its swapped_cuda_module (%s) replaced by %s of %s"
                       % ("swapcheck's stand-in" if target == "rendition" else "numba %s's" % numba.__version__,
-                         sim, found or "unknown", where, SRC["name"], SRC["file"]))
+                         sim, where, SRC["name"], SRC["file"]))
     elif swap == "installed":
         if found != DATA["variant"]:
             what = "the %s variant" % found if found else "none of swapcheck's variants"

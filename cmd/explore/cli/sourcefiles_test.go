@@ -1,7 +1,9 @@
 package cli_test
 
 import (
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,6 +87,10 @@ func TestSourceOutAndReplay(t *testing.T) {
 		require.Contains(t, text, "`use-saw-real`: Every use of `cuda`")
 		require.Contains(t, text, "/usr/bin/python3 replay.py --target numba")
 	}
+	// the report names -out's replay.py by its digest, inline or attached
+	outScript, err := os.ReadFile(filepath.Join(out, "replay.py"))
+	require.NoError(t, err)
+	require.Contains(t, string(report), fmt.Sprintf("sha256 `%x`", sha256.Sum256(outScript)))
 	require.Contains(t, string(report), "swapcheck found it by searching the interleavings of that bytecode")
 	require.NotContains(t, string(report), "replayed this trace")
 	require.Contains(t, string(report), "the search prints this trace again: `go run ./cmd/explore -calls 2 -python 3.11 -source kernelapi.py`.")
