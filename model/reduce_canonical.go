@@ -167,6 +167,26 @@ func (w *World) AppendCanonicalKey(b []byte) []byte {
 // canonicalOrder sorts w's threads into the canonical key's order (see
 // AppendCanonicalKey): c.order, and each thread's position in it, c.pos.
 func (w *World) canonicalOrder() *canonScratch {
+	p := w.p
+	c := w.canonParts()
+	if debug.brokenSymmetry == brokenOneGroup {
+		c.sortGroup(c.order[1:])
+	} else {
+		for _, members := range p.blockThreads {
+			lo := members[0] // a block's threads are consecutive
+			c.sortGroup(c.order[lo : lo+len(members)])
+		}
+	}
+	for i, t := range c.order {
+		c.pos[t] = slot(i)
+	}
+	return c
+}
+
+// canonParts numbers each thread's live part and finds the locks the
+// threads hold (c.part, c.firstHeld): what the canonical order sorts by
+// and what its ties are made of.
+func (w *World) canonParts() *canonScratch {
 	w.sync()
 	p := w.p
 	c := w.canonScratch()
@@ -183,17 +203,6 @@ func (w *World) canonicalOrder() *canonScratch {
 		}
 	}
 	w.findFirstHeld(c)
-	if debug.brokenSymmetry == brokenOneGroup {
-		c.sortGroup(c.order[1:])
-	} else {
-		for _, members := range p.blockThreads {
-			lo := members[0] // a block's threads are consecutive
-			c.sortGroup(c.order[lo : lo+len(members)])
-		}
-	}
-	for i, t := range c.order {
-		c.pos[t] = slot(i)
-	}
 	return c
 }
 
@@ -232,16 +241,16 @@ func (w *World) AppendCanonicalOrder(buf []sched.ThreadID) []sched.ThreadID {
 
 // AppendCanonicalTies appends, for each thread of order (what
 // AppendCanonicalOrder returned for w), whether it ties with the thread
-// before it (sched.CanonicalTies): both of one block, with equal live
+// before it (sched.CanonicalTies): both of one block (of one launch:
+// threadBlock numbers them across launches), with equal live
 // parts, and holding no lock: swapping them leaves the state as it is.
 func (w *World) AppendCanonicalTies(order []sched.ThreadID, buf []bool) []bool {
-	c := w.canonicalOrder()
+	c := w.canonParts() // no sort: order is sorted already
 	for i, t := range order {
 		tied := false
 		if i > 0 {
 			u := order[i-1]
 			tied = !w.p.isHost(int(t)) && !w.p.isHost(int(u)) && w.p.threadBlock[t] == w.p.threadBlock[u] &&
-				w.p.threadLaunch[t] == w.p.threadLaunch[u] &&
 				c.part[t] == c.part[u] && c.firstHeld[t] == 0 && c.firstHeld[u] == 0
 		}
 		buf = append(buf, tied)
