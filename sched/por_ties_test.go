@@ -1,8 +1,6 @@
 package sched_test
 
 import (
-	"cmp"
-	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -26,29 +24,10 @@ func (y tiedToy) Clone() sched.System { return tiedToy{y.symToy.Clone().(symToy)
 
 func (y tiedToy) CopyFrom(src sched.System) { y.symToy.CopyFrom(src.(tiedToy).symToy) }
 
-// firstHeld is, per thread, the lowest lock it holds plus one, 0 for none.
-func (y tiedToy) firstHeld() []int32 {
-	held := make([]int32, len(y.p.Threads))
-	for l := y.p.Locks - 1; l >= 0; l-- {
-		if o := *y.owner(l); o != 0 {
-			held[o-1] = int32(l + 1)
-		}
-	}
-	return held
-}
-
 // AppendCanonicalOrder implements sched.CanonicalOrderer: the order
 // symToy's key sorts the threads in.
 func (y tiedToy) AppendCanonicalOrder(buf []sched.ThreadID) []sched.ThreadID {
-	held := y.firstHeld()
-	start := len(buf)
-	for t := range sched.ThreadID(len(y.p.Threads)) {
-		buf = append(buf, t)
-	}
-	slices.SortStableFunc(buf[start:], func(t, u sched.ThreadID) int {
-		return cmp.Or(cmp.Compare(*y.pc(t), *y.pc(u)), cmp.Compare(*y.local(t), *y.local(u)), cmp.Compare(held[t], held[u]))
-	})
-	return buf
+	return y.order(buf, y.firstHeld())
 }
 
 // AppendCanonicalTies implements sched.CanonicalTies.

@@ -27,23 +27,34 @@ func (y symToy) Clone() sched.System {
 
 func (y symToy) CopyFrom(src sched.System) { y.toySystem.CopyFrom(src.(symToy).toySystem) }
 
+// firstHeld is, per thread, the lowest lock it holds plus one, 0 for none.
+func (y symToy) firstHeld() []int32 {
+	held := make([]int32, len(y.p.Threads))
+	for l := y.p.Locks - 1; l >= 0; l-- {
+		if o := *y.owner(l); o != 0 {
+			held[o-1] = int32(l + 1)
+		}
+	}
+	return held
+}
+
+// order appends the threads sorted by (pc, local, lowest lock held).
+func (y symToy) order(buf []sched.ThreadID, held []int32) []sched.ThreadID {
+	start := len(buf)
+	for t := range sched.ThreadID(len(y.p.Threads)) {
+		buf = append(buf, t)
+	}
+	slices.SortStableFunc(buf[start:], func(t, u sched.ThreadID) int {
+		return cmp.Or(cmp.Compare(*y.pc(t), *y.pc(u)), cmp.Compare(*y.local(t), *y.local(u)), cmp.Compare(held[t], held[u]))
+	})
+	return buf
+}
+
 // AppendCanonicalKey sorts the threads by (pc, local, lowest lock held)
 // and renames the lock owners to match.
 func (y symToy) AppendCanonicalKey(b []byte) []byte {
 	n := len(y.p.Threads)
-	firstHeld := make([]int32, n)
-	for l := y.p.Locks - 1; l >= 0; l-- {
-		if o := *y.owner(l); o != 0 {
-			firstHeld[o-1] = int32(l + 1)
-		}
-	}
-	order := make([]sched.ThreadID, n)
-	for t := range order {
-		order[t] = sched.ThreadID(t)
-	}
-	slices.SortStableFunc(order, func(t, u sched.ThreadID) int {
-		return cmp.Or(cmp.Compare(*y.pc(t), *y.pc(u)), cmp.Compare(*y.local(t), *y.local(u)), cmp.Compare(firstHeld[t], firstHeld[u]))
-	})
+	order := y.order(nil, y.firstHeld())
 	pos := make([]int32, n)
 	for i, t := range order {
 		pos[t] = int32(i)
