@@ -47,15 +47,12 @@ func writeSourceOut(dir string, r *sourceRun, res sched.Result, sum sourceSummar
 		return fmt.Errorf("-out %s: %v", dir, err)
 	}
 	if steps != nil && res.Verdict == sched.Violation {
-		script, err := sourceScript(r.prog, res)
-		var un *pyreplay.Unsupported
-		noScript := ""
+		script, noScript, err := r.script(res)
 		switch {
-		case errors.As(err, &un):
-			fmt.Fprintf(stderr, "explore: no %s in %s: %v\n", replayScript, dir, err)
-			noScript = err.Error()
 		case err != nil:
 			return fmt.Errorf("-out %s: %v", dir, err)
+		case noScript != "":
+			fmt.Fprintf(stderr, "explore: no %s in %s: %s\n", replayScript, dir, noScript)
 		default:
 			if err := st.write(replayScript, func(w io.Writer) error { _, err := w.Write(script); return err }); err != nil {
 				return fmt.Errorf("-out %s: %v", dir, err)
@@ -223,14 +220,19 @@ func emitSourcePython(o *options, p *source.Program, res sched.Result) error {
 // writeReport prints r's violation as a bug report (-report md), with
 // its replay inline or, when the replay cannot force it, the reason.
 func (r *sourceRun) writeReport(w io.Writer, res sched.Result, sum sourceSummary) error {
-	script, err := sourceScript(r.prog, res)
-	var un *pyreplay.Unsupported
-	noScript := ""
-	switch {
-	case errors.As(err, &un):
-		noScript = err.Error()
-	case err != nil:
+	script, noScript, err := r.script(res)
+	if err != nil {
 		return err
 	}
 	return bugreport.WriteSource(w, r.report(res, sum, script, noScript))
+}
+
+// script is the replay script of r's violation, or, when the replay
+// cannot force it (pyreplay.Unsupported), the one line that says why.
+func (r *sourceRun) script(res sched.Result) (script []byte, noScript string, err error) {
+	script, err = sourceScript(r.prog, res)
+	if un := (*pyreplay.Unsupported)(nil); errors.As(err, &un) {
+		return nil, err.Error(), nil
+	}
+	return script, "", err
 }
