@@ -1578,10 +1578,10 @@ def judge():
                 # as the model's leftovers (pyvm.State.Leftovers): a
                 # per-module lock registry keeps its locks by design
                 continue
-            if (SRC is not None or DATA["zero_count_missing"]) and getattr(d, "default_factory", None) is int and v == 0:
+            if DATA["zero_count_missing"] and getattr(d, "default_factory", None) is int and v == 0:
                 # a count of 0 in a defaultdict(int) reads as a missing
-                # one (pyvm.State.Leftovers; the listing's
-                # Protocol.ZeroCountIsMissing)
+                # one where the model says so (the listing's
+                # Protocol.ZeroCountIsMissing; -source's pyvm.State.Leftovers)
                 continue
             left.append("%s[%s] = %r" % (reg, gids[gid], v if reg == "_swap_refcount" else "..."))
     if left:
