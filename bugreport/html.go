@@ -16,7 +16,14 @@ import (
 //go:embed trace.html.tmpl
 var pageTemplate string
 
-var pageHTML = template.Must(template.New("trace.html").Funcs(template.FuncMap{"count": check.Count[int], "code": codeSpans}).Parse(pageTemplate))
+// pageParts are the style and the script every page shares.
+//
+//go:embed page.html.tmpl
+var pageParts string
+
+var pageHTML = template.Must(template.Must(template.New("trace.html").
+	Funcs(template.FuncMap{"count": check.Count[int], "code": codeSpans}).
+	Parse(pageParts)).Parse(pageTemplate))
 
 // codeSpans renders the Markdown code spans of check's texts (KindSeen,
 // KindInvariant: "the module's `cuda`") as <code>, escaping the rest.

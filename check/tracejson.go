@@ -18,10 +18,16 @@ import (
 // as json.MarshalIndent does but for the schedule, on one line, and the
 // steps, one a line, so that a person reads (and a golden file diffs) a
 // step as a line.
-func (t *Trace) WriteJSON(out io.Writer) error {
+func (t *Trace) WriteJSON(out io.Writer) error { return writeFields(out, *t) }
+
+// WriteJSON writes a -source run's trace.json, laid out as Trace's.
+func (t *SourceTrace) WriteJSON(out io.Writer) error { return writeFields(out, *t) }
+
+// writeFields writes the struct trace as WriteJSON lays it out.
+func writeFields(out io.Writer, trace any) error {
 	var b bytes.Buffer
 	b.WriteString("{")
-	v := reflect.ValueOf(*t)
+	v := reflect.ValueOf(trace)
 	first := true
 	for i := range v.NumField() {
 		name, opts, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
@@ -42,7 +48,7 @@ func (t *Trace) WriteJSON(out io.Writer) error {
 		case "schedule":
 			val, err = marshal(f.Interface(), "")
 		case "steps":
-			val, err = stepLines(t.Steps)
+			val, err = stepLines(f)
 		default:
 			val, err = marshal(f.Interface(), "  ")
 		}
@@ -73,12 +79,12 @@ func marshal(v any, prefix string) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// stepLines renders steps as a JSON array, one step a line.
-func stepLines(steps []TraceEntry) ([]byte, error) {
+// stepLines renders steps (a slice) as a JSON array, one step a line.
+func stepLines(steps reflect.Value) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString("[")
-	for i, s := range steps {
-		line, err := marshal(s, "")
+	for i := range steps.Len() {
+		line, err := marshal(steps.Index(i).Interface(), "")
 		if err != nil {
 			return nil, err
 		}

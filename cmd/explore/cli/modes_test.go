@@ -48,7 +48,6 @@ func TestModesRefuseFlagsTheyDoNotRead(t *testing.T) {
 		{"bfs -workers", []string{"-protocol", "merged", "-strategy", "bfs", "-workers", "2"}, "-strategy bfs does not read -workers"},
 		{"-source -protocol", []string{"-source", "k.py", "-protocol", "merged"}, "-source FILE[:NAME] and -protocol both given: -source FILE[:NAME] does not read -protocol"},
 		{"-source -workers", []string{"-source", "k.py", "-workers", "2"}, "-source FILE[:NAME] and -workers both given"},
-		{"-source -report html", []string{"-source", "k.py", "-report", "html"}, "-report html is not written for -source yet"},
 		{"-source -emit-test", []string{"-source", "k.py", "-emit-test", "t.py"}, "-source FILE[:NAME] and -emit-test both given"},
 		{"-source -strategy", []string{"-source", "k.py", "-strategy", "dfs"}, "-source FILE[:NAME] and -strategy both given"},
 		{"-source -list", []string{"-source", "k.py", "-list"}, "-list and -source FILE[:NAME] both given: each picks what explore does"},

@@ -45,7 +45,7 @@ func runSource(o *options, stdout, stderr io.Writer) (int, error) {
 	if err := checkFlagValues(o, modeSource); err != nil {
 		return 0, err
 	}
-	if err := checkSourceReport(o); err != nil {
+	if err := checkReport(o); err != nil {
 		return 0, err
 	}
 	if o.want != "" && !slices.Contains(source.Kinds(), o.want) {
@@ -231,18 +231,6 @@ func sourceScenario(o *options) (*scenario.Scenario, error) {
 		return nil, usageError{err.Error()}
 	}
 	return sc, applyFaults(o, sc, scenario.MaxSourceThreads)
-}
-
-// checkSourceReport refuses, before a search, a -report that -source
-// cannot write: html (trace.html is written for the listings only).
-func checkSourceReport(o *options) error {
-	if err := checkReport(o); err != nil {
-		return err
-	}
-	if o.set["report"] && o.report == reportHTML {
-		return usagef("-report html is not written for -source yet (-report md and -out's report.md are)")
-	}
-	return nil
 }
 
 // sourceRepro is the search command a -source report names to find its

@@ -18,11 +18,13 @@ import (
 )
 
 // A -source run's files: -out DIR writes trace.txt (what stdout shows
-// without -json), schedule.txt (source.WriteSchedule: the file's path and
-// digest, the function, the CPython version, the atomicity, the scenario
-// and the steps) and summary.json (what -json prints), and -replay of
-// that schedule.txt runs its steps again on the same file, which it
-// refuses when the file's bytes changed since.
+// without -json), trace.json and trace.html (check.SourceTrace, which
+// trace.txt's table renders too), schedule.txt (source.WriteSchedule:
+// the file's path and digest, the function, the CPython version, the
+// atomicity, the scenario and the steps) and summary.json (what -json
+// prints), and -replay of that schedule.txt or trace.json runs its steps
+// again on the same file, which it refuses when the file's bytes changed
+// since.
 
 // writeSourceOut writes a -source run's files into dir, all or none;
 // with a violation, its replay.py too, unless the replay cannot force it
@@ -33,8 +35,21 @@ func writeSourceOut(dir string, r *sourceRun, res sched.Result, sum sourceSummar
 		return err
 	}
 	defer st.abort()
-	if err := st.write("trace.txt", func(w io.Writer) error { return r.write(w, res) }); err != nil {
-		return fmt.Errorf("-out %s: %v", dir, err)
+	t, err := r.trace(res, sum)
+	if err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{"trace.txt", func(w io.Writer) error { return r.writeText(w, res, t) }},
+		{"trace.json", t.WriteJSON},
+		{"trace.html", func(w io.Writer) error { return bugreport.WriteSourceHTML(w, t, stepMeaning(r.prog)) }},
+	} {
+		if err := st.write(f.name, f.write); err != nil {
+			return fmt.Errorf("-out %s: %v", dir, err)
+		}
 	}
 	steps := res.Schedule
 	if res.Failure != nil && res.Failure.Kind == source.KindModelGap {
@@ -58,7 +73,7 @@ func writeSourceOut(dir string, r *sourceRun, res sched.Result, sum sourceSummar
 				return fmt.Errorf("-out %s: %v", dir, err)
 			}
 		}
-		rep := r.report(res, sum, script, noScript)
+		rep := r.report(t, sum, script, noScript)
 		if err := st.write(reportFile, func(w io.Writer) error { return bugreport.WriteSource(w, rep) }); err != nil {
 			return fmt.Errorf("-out %s: %v", dir, err)
 		}
@@ -68,41 +83,47 @@ func writeSourceOut(dir string, r *sourceRun, res sched.Result, sum sourceSummar
 
 // report is r's violation as bugreport.WriteSource renders it: the file
 // by its base name (a report names no path of this machine).
-func (r *sourceRun) report(res sched.Result, sum sourceSummary, script []byte, noScript string) bugreport.SourceReport {
+func (r *sourceRun) report(t *check.SourceTrace, sum sourceSummary, script []byte, noScript string) bugreport.SourceReport {
 	p := r.prog
-	steps, _ := source.Run(p, res.Schedule)
 	var table strings.Builder
-	writeSourceTable(&table, p, steps, res.Failure)
+	writeSourceTable(&table, t)
 	return bugreport.SourceReport{
 		File: filepath.Base(p.Source.File), Function: p.Source.Name, SHA256: sum.SHA256, Python: sum.Python,
 		Atomicity: sum.Atomicity, Scenario: p.Scenario,
-		Kind: res.Failure.Kind, Thread: sum.Thread, Message: res.Failure.Message,
+		Kind: t.Violation.Kind, Thread: sum.Thread, Message: t.Violation.Message,
 		Shrunk: r.shrunk, States: sum.States, Replayed: sum.Strategy == "replay",
-		Steps: len(steps), Preemptions: sched.CountPreemptions(source.New(p), res.Schedule),
+		Steps: len(t.Steps), Preemptions: t.Preemptions,
 		StepMeaning: stepMeaning(p), Table: table.String(),
 		Search: r.repro, Script: script, NoScript: noScript,
 	}
 }
 
-// isSourceSchedule reports whether data is a source schedule file.
+// isSourceSchedule reports whether data is what a -source run wrote for
+// a replay: its schedule.txt or its trace.json.
 func isSourceSchedule(data []byte) bool {
-	return bytes.HasPrefix(data, []byte(source.ScheduleHeader))
+	return bytes.HasPrefix(data, []byte(source.ScheduleHeader)) || check.IsSourceTrace(data)
 }
 
-// runSourceReplay replays a source schedule file: the same file (its
+// runSourceReplay replays a source schedule file or trace.json: the same file (its
 // digest checked), compiled by the same CPython version, the same world,
 // the recorded steps; it prints what a -source run prints.
 func runSourceReplay(o *options, data []byte, stdout, stderr io.Writer) (int, error) {
 	if o.set["emit-test"] {
 		return 0, usagef("replay %s: -emit-test is not written for a -source schedule yet (-out writes trace.txt, schedule.txt, summary.json, replay.py and report.md)", o.replay)
 	}
-	if err := checkSourceReport(o); err != nil {
+	if err := checkReport(o); err != nil {
 		return 0, err
 	}
 	if err := checkEmitPath(o); err != nil {
 		return 0, err
 	}
-	s, err := source.ReadSchedule(bytes.NewReader(data))
+	var s *source.Schedule
+	var err error
+	if check.IsSourceTrace(data) {
+		s, err = check.ReadSourceTrace(data)
+	} else {
+		s, err = source.ReadSchedule(bytes.NewReader(data))
+	}
 	if err != nil {
 		return 0, usagef("replay %s: %v", o.replay, err)
 	}
@@ -171,6 +192,11 @@ func (r *sourceRun) output(o *options, res sched.Result, sum sourceSummary, stdo
 	switch {
 	case o.json:
 		err = sum.writeJSON(stdout)
+	case o.set["report"] && o.report == reportHTML:
+		var t *check.SourceTrace
+		if t, err = r.trace(res, sum); err == nil {
+			err = bugreport.WriteSourceHTML(stdout, t, stepMeaning(r.prog))
+		}
 	case o.set["report"]:
 		if res.Verdict != sched.Violation || res.Failure.Kind == source.KindModelGap {
 			return nil, usagef("-report %s: the verdict is not a violation of the file: there is no bug to report", o.report)
@@ -224,7 +250,11 @@ func (r *sourceRun) writeReport(w io.Writer, res sched.Result, sum sourceSummary
 	if err != nil {
 		return err
 	}
-	return bugreport.WriteSource(w, r.report(res, sum, script, noScript))
+	t, err := r.trace(res, sum)
+	if err != nil {
+		return err
+	}
+	return bugreport.WriteSource(w, r.report(t, sum, script, noScript))
 }
 
 // script is the replay script of r's violation, or, when the replay

@@ -12,14 +12,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/bugreport"
+	"swapcheck/check"
 	"swapcheck/cmd/explore/cli"
 )
 
 // TestSourceOutAndReplay: -source -out DIR writes trace.txt (stdout's
-// text), schedule.txt and summary.json (what -json prints); -replay of that schedule prints the same trace
-// again, and refuses, in one line, a file that changed since, a file
-// that is gone, a schedule of a run without a violation, and the outputs
-// it does not write for a -source schedule yet.
+// text), trace.json, trace.html, schedule.txt and summary.json (what
+// -json prints); -replay of that schedule or of that trace.json prints
+// the same trace again, and refuses, in one line, a file that changed
+// since, a file that is gone, a schedule of a run without a violation,
+// and the outputs it does not write for a -source schedule yet.
 func TestSourceOutAndReplay(t *testing.T) {
 	pythonOnly(t, "3.11")
 	repoRoot(t)
@@ -97,10 +99,7 @@ func TestSourceOutAndReplay(t *testing.T) {
 	require.Contains(t, repMD.stdout, "swapcheck replayed this trace from a schedule a search of that bytecode saved")
 	require.NotContains(t, repMD.stdout, "found it by searching")
 	require.NotContains(t, repMD.stdout, "the search prints this trace again")
-	bad := explore(t, "-replay", filepath.Join(out, "schedule.txt"), "-report=html")
-	requireUsageError(t, bad)
-	require.Contains(t, bad.stderr, "-report html is not written for -source yet")
-	bad = explore(t, "-replay", filepath.Join(out, "schedule.txt"), "-emit-test", filepath.Join(tmp, "test_x.py"))
+	bad := explore(t, "-replay", filepath.Join(out, "schedule.txt"), "-emit-test", filepath.Join(tmp, "test_x.py"))
 	requireUsageError(t, bad)
 	require.Contains(t, bad.stderr, "is not written for a -source schedule yet")
 
@@ -159,6 +158,8 @@ func TestSourceOutAndReplay(t *testing.T) {
 	requireUsageError(t, none)
 	require.Contains(t, none.stderr, "nothing to replay")
 
+	sourceTraceFiles(t, tmp, file, out, ok, strip)
+
 	// the file changed, then is gone
 	require.NoError(t, os.WriteFile(file, append(b, []byte("\n# edited\n")...), 0o644))
 	changed := explore(t, "-replay", filepath.Join(out, "schedule.txt"))
@@ -212,4 +213,106 @@ func TestSourceWant(t *testing.T) {
 func firstLine(text string) string {
 	line, _, _ := strings.Cut(text, "\n")
 	return line
+}
+
+// sourceTraceFiles: trace.json and trace.html of -out (out: naive.py's
+// violation, as file; ok: merged.py verified) render the trace that
+// trace.txt shows; -replay of the trace.json prints it again, and
+// -report html prints the page -out writes.
+func sourceTraceFiles(t *testing.T, tmp, file, out, ok string, strip func(string) string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(out, "trace.json"))
+	require.NoError(t, err)
+	var tr check.SourceTrace
+	require.NoError(t, json.Unmarshal(data, &tr))
+	require.Equal(t, check.SourceTraceSchema, tr.Schema)
+	require.Equal(t, file, tr.Source.File)
+	require.Equal(t, "swapped_cuda_module", tr.Source.Function)
+	require.Equal(t, "3.11", tr.Source.Python)
+	require.Equal(t, "violation", tr.Verdict)
+	require.NotNil(t, tr.Violation)
+	require.Equal(t, "use-saw-real", tr.Violation.Kind)
+	require.Len(t, tr.Steps, len(tr.Schedule))
+	require.Equal(t, len(tr.Steps), tr.Violation.Step)
+	sawFile := false
+	for i, s := range tr.Steps {
+		require.Equal(t, tr.Schedule[i], s.Thread)
+		require.Equal(t, tr.Threads[s.Thread], s.ThreadName)
+		for _, u := range s.Units {
+			if strings.HasPrefix(u.Where, "kernelapi.py:") {
+				sawFile = true
+				require.Equal(t, fmt.Sprintf("kernelapi.py:%d", u.Line), u.Where)
+				require.NotEmpty(t, u.Bytecode)
+			}
+		}
+	}
+	require.True(t, sawFile, "no step names a line of the file")
+	sched, err := os.ReadFile(filepath.Join(out, "schedule.txt"))
+	require.NoError(t, err)
+	want := "steps"
+	for _, n := range tr.Schedule {
+		want += fmt.Sprintf(" %d", n)
+	}
+	require.Equal(t, want, lastLine(string(sched)), "trace.json and schedule.txt hold one schedule")
+
+	// -replay of the trace.json: schedule.txt's replay, but for the
+	// command that runs it again
+	fromJSON := explore(t, "-replay", filepath.Join(out, "trace.json"))
+	require.Equal(t, cli.ExitViolation, fromJSON.code, "stderr: %s", fromJSON.stderr)
+	fromTxt := explore(t, "-replay", filepath.Join(out, "schedule.txt"))
+	require.Equal(t, strip(fromTxt.stdout), strip(fromJSON.stdout))
+	require.Contains(t, fromJSON.stdout, "rerun: go run ./cmd/explore -replay "+filepath.Join(out, "trace.json"))
+
+	// trace.html: the page of the same trace, no path of this machine
+	page, err := os.ReadFile(filepath.Join(out, "trace.html"))
+	require.NoError(t, err)
+	html := string(page)
+	require.Contains(t, html, "<title>swapcheck: swapped_cuda_module (kernelapi.py, CPython 3.11, gil): violation use-saw-real</title>")
+	require.Equal(t, len(tr.Steps), strings.Count(html, `<tr id="step-`))
+	require.Equal(t, 1, strings.Count(html, `class="violating"`))
+	require.Contains(t, html, "<code>kernelapi.py:")
+	require.Contains(t, html, `<pre id="replay">go run ./cmd/explore -replay trace.json</pre>`)
+	require.Empty(t, bugreport.LocalPaths(html), "the page names no path of this machine")
+	require.NotContains(t, html, tmp)
+	rep := explore(t, "-source", file, "-python", "3.11", "-calls", "2", "-report", "html")
+	require.Equal(t, cli.ExitViolation, rep.code, "stderr: %s", rep.stderr)
+	require.Equal(t, html, rep.stdout, "-report html prints the page -out writes")
+
+	// a verified run's: its coverage, no steps
+	data, err = os.ReadFile(filepath.Join(ok, "trace.json"))
+	require.NoError(t, err)
+	var v check.SourceTrace
+	require.NoError(t, json.Unmarshal(data, &v))
+	require.Equal(t, "verified", v.Verdict)
+	require.Empty(t, v.Steps)
+	require.Nil(t, v.Violation)
+	require.Contains(t, v.Coverage, "1 host, 1 launch of 1 block of 2 GPU threads; no faults")
+	page, err = os.ReadFile(filepath.Join(ok, "trace.html"))
+	require.NoError(t, err)
+	require.Contains(t, string(page), `<dd id="verdict">verified</dd>`)
+	require.NotContains(t, string(page), `id="timeline"`)
+	none := explore(t, "-replay", filepath.Join(ok, "trace.json"))
+	requireUsageError(t, none)
+	require.Contains(t, none.stderr, "nothing to replay")
+
+	// a model gap: its steps, under model_gap, not a violation
+	gapDir := filepath.Join(tmp, "gap")
+	gap := explore(t, "-source", "testdata/python/proposed.py", "-python", "3.11", "-out", gapDir)
+	require.Equal(t, cli.ExitIncomplete, gap.code, "stderr: %s", gap.stderr)
+	data, err = os.ReadFile(filepath.Join(gapDir, "trace.json"))
+	require.NoError(t, err)
+	var g check.SourceTrace
+	require.NoError(t, json.Unmarshal(data, &g))
+	require.Equal(t, "incomplete", g.Verdict)
+	require.Nil(t, g.Violation)
+	require.NotNil(t, g.ModelGap)
+	require.Equal(t, "model-gap", g.ModelGap.Kind)
+	require.NotEmpty(t, g.Steps)
+
+	// a trace.json that is not one is refused in one line
+	bad := filepath.Join(tmp, "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte(strings.Replace(string(data), `"format": 1`, `"format": 7`, 1)), 0o644))
+	r := explore(t, "-replay", bad)
+	requireUsageError(t, r)
+	require.Contains(t, r.stderr, "the -source trace.json is of format 7")
 }

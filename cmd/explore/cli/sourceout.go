@@ -18,6 +18,15 @@ import (
 // the command that runs it again. Nothing in it depends on the machine
 // or the clock.
 func (r *sourceRun) write(out io.Writer, res sched.Result) error {
+	t, err := r.trace(res, r.summary(res, 0))
+	if err != nil {
+		return err
+	}
+	return r.writeText(out, res, t)
+}
+
+// writeText is write's text of res, whose trace is t.
+func (r *sourceRun) writeText(out io.Writer, res sched.Result, t *check.SourceTrace) error {
 	p := r.prog
 	var b strings.Builder
 	para(&b, fmt.Sprintf("source %s, function %s", p.Source.File, p.Source.Name))
@@ -69,29 +78,27 @@ func (r *sourceRun) write(out io.Writer, res sched.Result) error {
 		b.WriteString("    " + line + "\n")
 	}
 	if res.Verdict == sched.Violation {
-		steps, replayed := source.Run(p, res.Schedule)
-		sameFailure(res.Failure, replayed)
 		b.WriteString("\n")
-		para(&b, fmt.Sprintf("%s (%s); %s:",
-			check.Count(len(steps), "step"), check.Count(sched.CountPreemptions(source.New(p), res.Schedule), "preemption"), stepMeaning(p)))
+		para(&b, fmt.Sprintf("%s (%s); %s:", check.Count(len(t.Steps), "step"), check.Count(t.Preemptions, "preemption"), stepMeaning(p)))
 		b.WriteString("\n")
-		writeSourceTable(&b, p, steps, res.Failure)
+		writeSourceTable(&b, t)
 		b.WriteString("\nrerun: " + r.rerun + "\n")
 	}
 	_, err := io.WriteString(out, b.String())
 	return err
 }
 
-// sameFailure panics when replaying a counterexample's schedule did not
-// end as the search said: the world is deterministic, so that is a broken
-// invariant of package source. (A deadlock is the scheduler's finding:
-// the replay just stops with threads left.)
-func sameFailure(found, replayed *sched.Failure) {
-	switch {
-	case replayed == nil && found.Kind == sched.KindDeadlock:
-	case replayed == nil || replayed.Kind != found.Kind || replayed.Message != found.Message:
-		panic(fmt.Sprintf("cli: the -source counterexample replays to %v, not to the search's %v", replayed, found))
+// trace is r's result as its trace.json and trace.html render it (and
+// its text's table), sum its summary.
+func (r *sourceRun) trace(res sched.Result, sum sourceSummary) (*check.SourceTrace, error) {
+	cov := fmt.Sprintf("strategy %s: %s, %s, %s%s; the world: %s", sum.Strategy,
+		check.Count(res.Stats.States, "state"), check.Count(res.Stats.Executions, "execution"), check.Count(res.Stats.Steps, "step"),
+		reduction(r.prog), r.world(res.Stats.States))
+	if res.Cut != "" {
+		cov += "; stopped: " + res.Cut
 	}
+	return check.NewSourceTrace(check.SourceRun{Program: r.prog, Result: res, SHA256: sum.SHA256, Verdict: sum.Verdict,
+		Strategy: sum.Strategy, Coverage: cov, Shrunk: r.shrunk, Replay: r.rerun})
 }
 
 // reduction says how the search counts states: up to a renaming of

@@ -6,8 +6,6 @@ import (
 	"unicode/utf8"
 
 	"swapcheck/check"
-	"swapcheck/sched"
-	"swapcheck/source"
 )
 
 // A -source trace is a table as the model's (check's trace table): one
@@ -32,21 +30,10 @@ const (
 	sourceMinText   = 40
 )
 
-// writeSourceTable writes the steps of a -source counterexample; fail,
-// when its thread is set, marks the last step.
-func writeSourceTable(b *strings.Builder, p *source.Program, steps []source.Step, fail *sched.Failure) {
-	used := make([]bool, p.NumThreads())
-	for _, s := range steps {
-		used[s.Thread] = true
-	}
-	laneOf := make([]int, len(used))
-	var names []string
-	for t, u := range used {
-		if u {
-			laneOf[t] = len(names)
-			names = append(names, p.ThreadName(t))
-		}
-	}
+// writeSourceTable writes the steps of a -source trace; the last is
+// marked when one thread failed.
+func writeSourceTable(b *strings.Builder, t *check.SourceTrace) {
+	names, laneOf := t.Lanes()
 	prefix := sourceMark + len(" |") + len(" ")
 	lane, text := 0, max(check.TextWidth-prefix, sourceMinText)
 	if others := len(names) - 1; others > 0 {
@@ -77,10 +64,11 @@ func writeSourceTable(b *strings.Builder, p *source.Program, steps []source.Step
 		sep += strings.Repeat("-", lane-1) + "+"
 	}
 	b.WriteString(head + "\n" + sep + "\n")
-	for i, s := range steps {
+	fail := t.Failure()
+	for i, s := range t.Steps {
 		k := laneOf[s.Thread]
-		lines := sourceCell(s.Units, text+(len(names)-1-k)*lane)
-		last := i == len(steps)-1 && fail != nil && fail.Thread >= 0
+		lines := sourceCell(s.Lines(), text+(len(names)-1-k)*lane)
+		last := i == len(t.Steps)-1 && fail != nil && fail.Thread != ""
 		if last {
 			lines = append(lines, "!! "+fail.Kind)
 		}
@@ -98,36 +86,23 @@ func writeSourceTable(b *strings.Builder, p *source.Program, steps []source.Step
 	}
 }
 
-// sourceCell is one step's units as lines of at most width runes:
-// consecutive units of one line of code grouped, their opcodes in
-// brackets, a C-level step in parentheses, effects after "->".
-func sourceCell(units []source.Unit, width int) []string {
+// sourceCell is one step's lines of code as lines of at most width runes:
+// a line with its opcodes in brackets, a C-level step in parentheses,
+// effects after "->".
+func sourceCell(code []check.SourceLine, width int) []string {
 	var out []string
-	for i := 0; i < len(units); {
-		u := units[i]
-		if u.Text == "" { // a C-level step of the interpreter
-			out = append(out, check.Wrap("("+u.Bytecode+")", width, " ")...)
-			i++
+	for _, l := range code {
+		if l.Native {
+			out = append(out, check.Wrap("("+l.Bytecode[0]+")", width, " ")...)
 			continue
 		}
-		j := i
-		var ops, effects []string
-		for ; j < len(units) && units[j].Where == u.Where && units[j].Text == u.Text; j++ {
-			if units[j].Bytecode != "" {
-				ops = append(ops, units[j].Bytecode)
-			}
-			if units[j].Effect != "" {
-				effects = append(effects, units[j].Effect)
-			}
+		out = append(out, check.Wrap(l.Where+"  "+l.Text, width, "    ")...)
+		if len(l.Bytecode) > 0 {
+			out = append(out, check.Wrap("  ["+strings.Join(l.Bytecode, "; ")+"]", width, "   ")...)
 		}
-		out = append(out, check.Wrap(u.Where+"  "+u.Text, width, "    ")...)
-		if len(ops) > 0 {
-			out = append(out, check.Wrap("  ["+strings.Join(ops, "; ")+"]", width, "   ")...)
-		}
-		for _, e := range effects {
+		for _, e := range l.Effects {
 			out = append(out, check.Wrap("-> "+e, width, "   ")...)
 		}
-		i = j
 	}
 	return out
 }
