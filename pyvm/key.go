@@ -106,9 +106,20 @@ var numPool = sync.Pool{New: func() any { return new([]int32) }}
 
 // sameAsBase reports whether set-up object i is as it was at Freeze: the
 // same object, or a copy a write made that holds the same fields again.
+// The answer is kept in the slot (slot.asBase) until the object is
+// written.
 func sameAsBase(h *heap, i int32) bool {
-	o := h.slots[i].obj
-	return o == h.base[i] || reflect.DeepEqual(o, h.base[i])
+	s := &h.slots[i]
+	if s.obj == h.base[i] {
+		return true
+	}
+	if s.asBase == baseUnknown {
+		s.asBase = baseChanged
+		if reflect.DeepEqual(s.obj, h.base[i]) {
+			s.asBase = baseSame
+		}
+	}
+	return s.asBase == baseSame
 }
 
 // keyer writes one key.

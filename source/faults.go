@@ -108,7 +108,7 @@ func (w *World) raiseMove() {
 			}
 		}
 	}
-	w.statuses = nil
+	w.changed()
 	if !can {
 		w.th[t].done = true
 		w.note(t, "RAISE", "(the raise fault)", "", "no raise fault falls from here on")

@@ -450,6 +450,7 @@ func (w *World) noteStmt(t int, fn, where, text, bytecode, effect string) {
 // hold the real module, and the file's registries hold nothing the
 // set-up did not.
 func (w *World) Final() *sched.Failure {
+	w.force()
 	sc := w.p.Scenario
 	for m, mod := range sc.Modules {
 		for i, name := range mod.Names {

@@ -48,7 +48,27 @@ type World struct {
 	rec *[]Unit
 	// statuses caches Status for the current state (nil: unknown).
 	statuses []sched.Status
-	info     pyvm.StepInfo
+	// trials[t], when set, is the current state after thread t's next
+	// step, and the failure the step gave: the run status made to see
+	// whether t blocks, kept so that a clone's Step(t) takes it rather
+	// than running the step again (BenchmarkVerdict/*/source: the trial
+	// runs were a fifth of a search's time). Nil once anything changed.
+	trials []trial
+	// from, when set, is the world this one is a clone of, not copied
+	// yet (Clone is lazy: a clone whose Step takes a trial copies
+	// nothing), as it was at its version fromVer; ver counts this
+	// world's changes, so that a clone whose original changed before it
+	// was copied is caught, never read.
+	from    *World
+	fromVer uint64
+	ver     uint64
+	info    pyvm.StepInfo
+}
+
+// trial is a world after one step, and the failure the step gave.
+type trial struct {
+	w    *World
+	fail *sched.Failure
 }
 
 // thread is one thread's place in the simulator's code.
@@ -121,10 +141,46 @@ func New(p *Program) *World {
 }
 
 // NumThreads is sched.System's.
-func (w *World) NumThreads() int { return len(w.th) }
+func (w *World) NumThreads() int { return w.p.NumThreads() }
 
-// Clone is sched.System's.
-func (w *World) Clone() sched.System { return w.clone() }
+// Clone is sched.System's. The copy is made when the clone is first used
+// (force), unless its first use is a Step whose trial w kept (adopt).
+func (w *World) Clone() sched.System {
+	w.force()
+	return &World{p: w.p, from: w, fromVer: w.ver}
+}
+
+// force makes a lazy clone's copy of its original.
+func (w *World) force() {
+	if w.from == nil {
+		return
+	}
+	if w.from.ver != w.fromVer {
+		panic("source: a clone's original changed before the clone was used")
+	}
+	*w = *w.from.clone()
+}
+
+// adopt makes a lazy clone the trial of thread t its original kept, if
+// there is one, and reports whether it did and the step's failure.
+func (w *World) adopt(t int) (bool, *sched.Failure) {
+	o := w.from
+	if o == nil || o.ver != w.fromVer || o.trials == nil || o.trials[t].w == nil {
+		return false, nil
+	}
+	tr := o.trials[t]
+	o.trials[t] = trial{} // each trial is taken once
+	*w = *tr.w
+	w.changed() // its statuses were copied from o's, some not known yet
+	return true, tr.fail
+}
+
+// changed forgets what was known of the current state: the statuses and
+// the trials.
+func (w *World) changed() {
+	w.statuses, w.trials = nil, nil
+	w.ver++
+}
 
 func (w *World) clone() *World {
 	c := &World{p: w.p, s: w.s.Clone(), th: make([]thread, len(w.th)), ctx: w.ctx, armed: w.armed, fell: w.fell, rec: w.rec}
@@ -147,6 +203,7 @@ func (w *World) Footprint(t sched.ThreadID) sched.Footprint {
 // Status is sched.System's: a thread is blocked when its next step's
 // first shared unit would block (a held lock, the block not finished).
 func (w *World) Status(t sched.ThreadID) sched.Status {
+	w.force()
 	if w.statuses == nil {
 		w.statuses = make([]sched.Status, len(w.th))
 		for u := range w.th {
@@ -184,10 +241,17 @@ func (w *World) status(t int) sched.Status {
 	if w.s.LocksHeld() == 0 {
 		return sched.Runnable // only a lock acquire blocks, and no lock is held
 	}
-	trial := w.clone()
-	trial.rec = nil
-	if _, blocked := trial.run(t); blocked {
+	tw := w.clone()
+	tw.rec = nil
+	f, blocked := tw.run(t)
+	if blocked {
 		return sched.Blocked
+	}
+	if w.rec == nil && !w.armed { // Step(t) runs just that: keep it
+		if w.trials == nil {
+			w.trials = make([]trial, len(w.th))
+		}
+		w.trials[t] = trial{tw, f}
 	}
 	return sched.Runnable
 }
@@ -215,7 +279,11 @@ func (w *World) statementAlone(t int) bool {
 
 // Step is sched.System's.
 func (w *World) Step(t sched.ThreadID) *sched.Failure {
-	w.statuses = nil
+	if ok, f := w.adopt(int(t)); ok {
+		return f
+	}
+	w.force()
+	w.changed()
 	switch int(t) {
 	case w.p.raiser:
 		w.raiseMove()
@@ -447,6 +515,7 @@ func (w *World) cmOf(t int) *pyvm.Value {
 // whichever of them is not started yet, so exchanging two of them maps
 // every execution to one of the same verdict (TestSymmetryChangesNoVerdict).
 func (w *World) AppendKey(b []byte) []byte {
+	w.force()
 	order := w.order()
 	var roots []pyvm.Value
 	b = append(b, byte(w.ctx), boolByte(w.armed), byte(w.fell))
@@ -492,11 +561,16 @@ func (w *World) order() []int {
 		return order
 	}
 	n := w.p.Scenario.Threads
-	shape := make([][]byte, len(w.th))
 	end := w.p.hosts + w.p.gpus // the faults' pseudo-threads stay last
+	// every thread's shape in one buffer: at[t] is where t's ends
+	var buf []byte
+	at := make([]int, len(w.th)+1)
 	for t := w.p.hosts; t < end; t++ {
-		shape[t] = w.s.AppendThreadShape(w.appendPlace(nil, t), t)
+		at[t] = len(buf)
+		buf = w.s.AppendThreadShape(w.appendPlace(buf, t), t)
+		at[t+1] = len(buf)
 	}
+	shape := func(t int) []byte { return buf[at[t]:at[t+1]] }
 	for first := w.p.hosts; first < end; first += n {
 		// only threads that run the same code are alike: sorted by their
 		// kernel's code first, each keeps to its own group's places
@@ -505,7 +579,7 @@ func (w *World) order() []int {
 			if c := cmp.Compare(w.p.kernelOf(a), w.p.kernelOf(b)); c != 0 {
 				return c
 			}
-			return bytes.Compare(shape[a], shape[b])
+			return bytes.Compare(shape(a), shape(b))
 		})
 	}
 	return order
