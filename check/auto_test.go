@@ -36,12 +36,8 @@ func TestAutoFindsTheFewestPreemptions(t *testing.T) {
 					auto := explore(t, name, threads, a, check.Config{Workers: 2})
 					require.Equal(t, sched.Violation, auto.Result.Verdict)
 					require.Equal(t, fewest.Preemptions, auto.Preemptions, "plan %q", auto.Plan)
-					require.Len(t, auto.Plan, 3) // states or por, its rerun on one worker, bounded
-					if a == model.GILBreaker {
-						require.Contains(t, auto.Plan[0], "states")
-					} else {
-						require.Contains(t, auto.Plan[0], "por")
-					}
+					require.Len(t, auto.Plan, 3) // por, its rerun on one worker, bounded
+					require.Contains(t, auto.Plan[0], "por")
 					require.Contains(t, auto.Plan[1], "on one worker")
 					require.Contains(t, auto.Plan[len(auto.Plan)-1], fmt.Sprintf("the fewest, %d", fewest.Preemptions))
 					again := explore(t, name, threads, a, check.Config{Workers: 2})
@@ -53,9 +49,8 @@ func TestAutoFindsTheFewestPreemptions(t *testing.T) {
 }
 
 // A correct protocol: auto proves it with the por search alone, and does
-// the same work as -strategy por; under gil-breaker, where por's
-// persistent sets reduce nothing, with the states search, as -strategy
-// states does.
+// the same work as -strategy por, under gil and under gil-breaker (where
+// por's persistent sets are worked out from macro steps).
 func TestAutoProvesWithOneCompleteSearchAlone(t *testing.T) {
 	for _, c := range []struct {
 		atomicity model.Atomicity
@@ -63,7 +58,7 @@ func TestAutoProvesWithOneCompleteSearchAlone(t *testing.T) {
 		plan      string
 	}{
 		{model.GIL, check.StrategyPOR, "por (persistent sets, symmetry reduction, 1 worker): verified"},
-		{model.GILBreaker, check.StrategyStates, "states (symmetry reduction, 1 worker): verified"},
+		{model.GILBreaker, check.StrategyPOR, "por (persistent sets, symmetry reduction, 1 worker): verified"},
 	} {
 		auto := explore(t, "merged", 4, c.atomicity, check.Config{Workers: 1})
 		alone := explore(t, "merged", 4, c.atomicity, check.Config{Strategy: c.strategy, Workers: 1})

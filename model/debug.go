@@ -42,4 +42,9 @@ var debug struct {
 	// check that the agreement tests catch it (TestBrokenPinIsCaught,
 	// BreakPinForTest).
 	brokenPin bool
+	// firstStepOnly breaks POR's macro steps on purpose: under
+	// GILBreaker, MayConflict asks of p's next step alone, not of the
+	// steps it takes while it keeps the GIL, so that a test can check
+	// that the agreement tests catch it (BreakMacroForTest).
+	firstStepOnly bool
 }

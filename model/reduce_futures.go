@@ -107,14 +107,13 @@ import (
 
 // futuresKnown reports whether the rules above bound this program's
 // futures. They assume that a step enables or disables no other thread's
-// step but as the group rules say, which does not hold under GILBreaker,
-// where a step that keeps the GIL stops every other thread, nor with an
+// step but as the group rules say, which does not hold with an
 // interrupt, whose landing depends on where the host stopped, nor with a
 // raise fault, whose armed move lets only a thread at a statement run
-// (raisefault.go). There every thread may conflict with every other and
+// (raisefault.go). Under GILBreaker it holds of macro steps (below). There every thread may conflict with every other and
 // POR expands every state fully: sound, and as costly as States.
 func (p *Program) futuresKnown() bool {
-	return p.Atomicity != GILBreaker && p.signal < 0 && p.raiser < 0
+	return p.signal < 0 && p.raiser < 0
 }
 
 // FuturesKnown reports whether POR's persistent sets can reduce this
@@ -191,9 +190,14 @@ type futures struct {
 	// fps[t] is thread t's next step's objectFootprint, where fpMade[t]:
 	// a closure asks MayConflict of one p against every other thread
 	// (objectFootprint was a fifth of BenchmarkPORMergedWide's profile)
-	fps      []sched.Footprint
-	fpMade   []bool
-	objWords int
+	fps    []sched.Footprint
+	fpMade []bool
+	// macros[t] is thread t's macro step under GILBreaker (see "Macro
+	// steps"), where macroMade[t]; macroOK[t]: it is known
+	macros    [][]pStep
+	macroMade []bool
+	macroOK   []bool
+	objWords  int
 	// memo holds every future made, by what its walk reads (scanKey):
 	// threads of many states stand where they stood in another
 	// (BenchmarkPORMerged in package check: 0.16 s a search with it,
@@ -416,9 +420,13 @@ func (w *World) futures(deathsFail bool) *futures {
 		f.made = append(f.made, false)
 		f.fps = append(f.fps, sched.Footprint{})
 		f.fpMade = append(f.fpMade, false)
+		f.macros = append(f.macros, nil)
+		f.macroMade = append(f.macroMade, false)
+		f.macroOK = append(f.macroOK, false)
 	}
 	clear(f.made)
 	clear(f.fpMade)
+	clear(f.macroMade)
 	return f
 }
 
@@ -581,18 +589,58 @@ func (w *World) MayConflict(p, q int, frozen []bool, deathsFail bool) bool {
 	}
 	f := w.futures(deathsFail)
 	segs := f.thread(w, q)
-	pollOf := -1
+	if w.p.Atomicity.BreakerOnly() {
+		steps, ok := f.macro(w, p)
+		if !ok {
+			return true
+		}
+		for i := range steps {
+			if steps[i].conflicts(w, f, p, q, segs, frozen, i == 0) {
+				return true
+			}
+		}
+		return false
+	}
+	x := pStep{pollOf: w.pollOf(p)}
+	if x.pollOf < 0 {
+		if !f.fpMade[p] {
+			f.fps[p], f.fpMade[p] = w.objectFootprint(p), true
+		}
+		x.fp = f.fps[p]
+	}
+	return x.conflicts(w, f, p, q, segs, frozen, true)
+}
+
+// pStep is what MayConflict asks of one step of p: its footprint, the
+// block it polls (-1: none) and, for a GPU thread, whether it is quiet
+// (see the group rules), worked out from the state the step starts in.
+type pStep struct {
+	fp     sched.Footprint
+	pollOf int
+	quiet  int8 // 1 quiet, -1 loud, 0 not known yet (asked of w when needed)
+}
+
+// pollOf is the block whose poll host p's next step is, or -1.
+func (w *World) pollOf(p int) int {
 	if w.p.isHost(p) {
 		if fr := w.top(p); w.s[fr+fInBody] == 1 {
 			if _, st := w.stmtAt(fr); rowOf(st).polls {
-				pollOf = st.arg
+				return st.arg
 			}
 		}
 	}
-	if pollOf >= 0 {
+	return -1
+}
+
+// conflicts reports whether q's future segs, while the frozen threads stay
+// put in w, come to a step dependent on this step of p. first: the step
+// is p's next in w, so a read of a module pinned in w commutes (a later
+// step of a macro step, below, is not given that).
+func (x *pStep) conflicts(w *World, f *futures, p, q int, segs []futSeg, frozen []bool, first bool) bool {
+	if x.pollOf >= 0 {
 		// the poll reads and writes its block's threads' flags: any step
 		// of theirs may matter
-		if w.p.isHost(q) || w.p.threadBlock[q] != pollOf {
+		if w.p.isHost(q) || w.p.threadBlock[q] != x.pollOf {
 			return false
 		}
 		for i := range segs {
@@ -605,36 +653,96 @@ func (w *World) MayConflict(p, q int, frozen []bool, deathsFail bool) bool {
 		}
 		return false
 	}
-	if !f.fpMade[p] {
-		f.fps[p], f.fpMade[p] = w.objectFootprint(p), true
-	}
-	x := f.fps[p]
 	pin := false
-	if l := &w.p.lay; x.Access == sched.Read && x.Object >= l.objGlobals && x.Object < l.objLockReg {
-		pin = w.pinned(x.Object-l.objGlobals, frozen)
+	if l := &w.p.lay; first && x.fp.Access == sched.Read && x.fp.Object >= l.objGlobals && x.fp.Object < l.objLockReg {
+		pin = w.pinned(x.fp.Object-l.objGlobals, frozen)
 	}
-	quiet := 0 // 1 quiet, -1 loud, 0 not known yet
 	for i := range segs {
 		g := &segs[i]
 		if f.holds(w, g.cut, frozen) {
 			return false
 		}
-		if w.conflicts(x, g, pin) {
+		if w.conflicts(x.fp, g, pin) {
 			return true
 		}
 		if !w.p.isHost(p) && g.polls&(1<<w.p.threadBlock[p]) != 0 {
-			if quiet == 0 {
-				quiet = -1
+			if x.quiet == 0 {
+				x.quiet = -1
 				if w.quiet(p) {
-					quiet = 1
+					x.quiet = 1
 				}
 			}
-			if quiet < 0 {
+			if x.quiet < 0 {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// # Macro steps (GILBreaker)
+//
+// Under GILBreaker a step that ends at no switch point leaves its thread
+// keeping the GIL: no other thread runs until that thread reaches a
+// switch point, blocks or ends. Seen as one transition, those steps are
+// a macro step, and a search of macro steps finds every failure a search
+// of the steps does (a macro step's intermediate states are states where
+// only its thread can run, which the search goes through one step at a
+// time). The rules above hold of macro steps with a macro step's
+// footprint for "p's next step": so MayConflict asks of each of p's steps
+// up to the first that leaves it without the GIL, taken on a copy of the
+// state with the other threads where they are. A read of a pinned
+// module's globals commutes only in the macro step's first step (the
+// pin is worked out in the state the macro step starts in; p's own later
+// steps could take back a reference). A thread that keeps the GIL now is
+// in the middle of one: its macro step is the rest of it.
+
+// maxMacro bounds the steps of one macro step MayConflict takes on a
+// copy; a longer one is not known, and conflicts with every thread.
+const maxMacro = 1 << 10
+
+// macro is p's macro step from w's state, worked out once per state
+// (futures.macros). ok false: not known (longer than maxMacro).
+func (f *futures) macro(w *World, p int) (steps []pStep, ok bool) {
+	if f.macroMade[p] {
+		return f.macros[p], f.macroOK[p]
+	}
+	steps, ok = w.macroSteps(p, f.macros[p][:0])
+	f.macros[p], f.macroOK[p], f.macroMade[p] = steps, ok, true
+	return steps, ok
+}
+
+// macroSteps appends p's macro step from w to buf: its first step as
+// MayConflict takes it from w, then each step p takes on a copy while it
+// keeps the GIL and can run, with its poll and its quietness worked out
+// where it starts.
+func (w *World) macroSteps(p int, buf []pStep) ([]pStep, bool) {
+	first := pStep{pollOf: w.pollOf(p)}
+	if first.pollOf < 0 {
+		first.fp = w.objectFootprint(p)
+	}
+	buf = append(buf, first)
+	if debug.firstStepOnly {
+		return buf, true
+	}
+	c := &World{p: w.p, s: make([]slot, len(w.s))}
+	copy(c.s, w.s)
+	base := w.thread(p)
+	for range maxMacro {
+		c.interpret(p)
+		if c.s[base+tHold] == 0 || c.s[base+tStatus] != alive || !c.ready(p) {
+			return buf, true
+		}
+		st := pStep{pollOf: c.pollOf(p), quiet: 1}
+		if st.pollOf < 0 {
+			st.fp = c.objectFootprint(p)
+		}
+		if !w.p.isHost(p) && !c.quiet(p) {
+			st.quiet = -1
+		}
+		buf = append(buf, st)
+	}
+	return buf, false
 }
 
 // quiet reports whether GPU thread p's next step leaves its thread alive
@@ -669,6 +777,9 @@ func (w *World) AppendEnablers(q int, frozen []bool, buf []sched.ThreadID) []sch
 	w.sync()
 	if !w.p.futuresKnown() {
 		return w.appendOthers(q, buf)
+	}
+	if h := w.holder(); h >= 0 && h != q && w.ready(h) {
+		return append(buf, sched.ThreadID(h)) // h keeps the GIL: only h runs next
 	}
 	l := &w.p.lay
 	base := w.thread(q)

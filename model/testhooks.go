@@ -249,6 +249,13 @@ func BreakPinForTest() func() {
 	return func() { debug.brokenPin = false }
 }
 
+// BreakMacroForTest makes POR's macro steps their first step only
+// (debug.firstStepOnly) until the returned function is called.
+func BreakMacroForTest() func() {
+	debug.firstStepOnly = true
+	return func() { debug.firstStepOnly = false }
+}
+
 // GlobalsLenForTest is the number of module m's globals.
 func (pr *Program) GlobalsLenForTest(m int) int { return pr.lay.globalsLen[m] }
 

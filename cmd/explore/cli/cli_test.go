@@ -643,10 +643,10 @@ func TestCountsInTheRightNumber(t *testing.T) {
 	require.Regexp(t, `(?m)^\d+ steps \(1 preemption\), each one`, r.stdout)
 	require.NotContains(t, r.stdout, "1 preemptions")
 
-	// auto's plan, on stderr (under gil-breaker, where auto's states
+	// auto's plan, on stderr (with an interrupt, where auto's states
 	// search finds a counterexample of one preemption), and a bounded
 	// search's coverage.
-	r = explore(t, "-protocol", "refcount-unregistered", "-atomicity", "gil-breaker")
+	r = explore(t, "-protocol", "refcount-unregistered", "-faults", "interrupt")
 	require.Equal(t, cli.ExitViolation, r.code, r.stderr)
 	require.Contains(t, r.stderr, "violation with 1 preemption\n")
 	require.Contains(t, r.stderr, "bounded (up to 1 preemption): the fewest, 1")
