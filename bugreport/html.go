@@ -107,19 +107,8 @@ func WriteHTML(w io.Writer, r *check.Report, repro string) error {
 			p.Linearization = lin.String()
 		}
 	}
-	lane := make([]int, len(t.Threads))
-	for i := range lane {
-		lane[i] = -1
-	}
-	for _, s := range t.Steps {
-		lane[s.Thread] = 0
-	}
-	for n, name := range t.Threads {
-		if lane[n] == 0 {
-			lane[n] = len(p.Lanes)
-			p.Lanes = append(p.Lanes, name)
-		}
-	}
+	var lane []int
+	p.Lanes, lane = t.Lanes()
 	for i, s := range t.Steps {
 		violating := i == len(t.Steps)-1 && t.Violation != nil && t.Violation.Thread != ""
 		p.Rows = append(p.Rows, htmlRow{TraceEntry: s, Lane: lane[s.Thread], Violating: violating})

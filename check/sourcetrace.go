@@ -230,16 +230,27 @@ func (s SourceStep) Lines() []SourceLine {
 // Lanes are the threads that took a step, in thread order, and the lane
 // of each thread number (-1 for a thread that took none).
 func (t *SourceTrace) Lanes() (names []string, laneOf []int) {
-	laneOf = make([]int, len(t.Threads))
+	return lanes(t.Threads, len(t.Steps), func(i int) int { return t.Steps[i].Thread })
+}
+
+// Lanes is SourceTrace.Lanes of a listing's trace.
+func (t *Trace) Lanes() (names []string, laneOf []int) {
+	return lanes(t.Threads, len(t.Steps), func(i int) int { return t.Steps[i].Thread })
+}
+
+// lanes are the threads of threads that took one of n steps (thread(i)
+// took step i), in thread order, and the lane of each thread number.
+func lanes(threads []string, n int, thread func(i int) int) (names []string, laneOf []int) {
+	laneOf = make([]int, len(threads))
 	for i := range laneOf {
 		laneOf[i] = -1
 	}
-	for _, s := range t.Steps {
-		laneOf[s.Thread] = 0
+	for i := range n {
+		laneOf[thread(i)] = 0
 	}
-	for n, name := range t.Threads {
-		if laneOf[n] == 0 {
-			laneOf[n] = len(names)
+	for t, name := range threads {
+		if laneOf[t] == 0 {
+			laneOf[t] = len(names)
 			names = append(names, name)
 		}
 	}

@@ -221,10 +221,7 @@ func firstLine(text string) string {
 // -report html prints the page -out writes.
 func sourceTraceFiles(t *testing.T, tmp, file, out, ok string, strip func(string) string) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(out, "trace.json"))
-	require.NoError(t, err)
-	var tr check.SourceTrace
-	require.NoError(t, json.Unmarshal(data, &tr))
+	tr := readSourceTrace(t, out)
 	require.Equal(t, check.SourceTraceSchema, tr.Schema)
 	require.Equal(t, file, tr.Source.File)
 	require.Equal(t, "swapped_cuda_module", tr.Source.Function)
@@ -279,10 +276,7 @@ func sourceTraceFiles(t *testing.T, tmp, file, out, ok string, strip func(string
 	require.Equal(t, html, rep.stdout, "-report html prints the page -out writes")
 
 	// a verified run's: its coverage, no steps
-	data, err = os.ReadFile(filepath.Join(ok, "trace.json"))
-	require.NoError(t, err)
-	var v check.SourceTrace
-	require.NoError(t, json.Unmarshal(data, &v))
+	v := readSourceTrace(t, ok)
 	require.Equal(t, "verified", v.Verdict)
 	require.Empty(t, v.Steps)
 	require.Nil(t, v.Violation)
@@ -299,10 +293,7 @@ func sourceTraceFiles(t *testing.T, tmp, file, out, ok string, strip func(string
 	gapDir := filepath.Join(tmp, "gap")
 	gap := explore(t, "-source", "testdata/python/proposed.py", "-python", "3.11", "-out", gapDir)
 	require.Equal(t, cli.ExitIncomplete, gap.code, "stderr: %s", gap.stderr)
-	data, err = os.ReadFile(filepath.Join(gapDir, "trace.json"))
-	require.NoError(t, err)
-	var g check.SourceTrace
-	require.NoError(t, json.Unmarshal(data, &g))
+	g := readSourceTrace(t, gapDir)
 	require.Equal(t, "incomplete", g.Verdict)
 	require.Nil(t, g.Violation)
 	require.NotNil(t, g.ModelGap)
@@ -310,9 +301,21 @@ func sourceTraceFiles(t *testing.T, tmp, file, out, ok string, strip func(string
 	require.NotEmpty(t, g.Steps)
 
 	// a trace.json that is not one is refused in one line
+	data, err := os.ReadFile(filepath.Join(gapDir, "trace.json"))
+	require.NoError(t, err)
 	bad := filepath.Join(tmp, "bad.json")
 	require.NoError(t, os.WriteFile(bad, []byte(strings.Replace(string(data), `"format": 1`, `"format": 7`, 1)), 0o644))
 	r := explore(t, "-replay", bad)
 	requireUsageError(t, r)
 	require.Contains(t, r.stderr, "the -source trace.json is of format 7")
+}
+
+// readSourceTrace reads dir's trace.json.
+func readSourceTrace(t *testing.T, dir string) check.SourceTrace {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "trace.json"))
+	require.NoError(t, err)
+	var tr check.SourceTrace
+	require.NoError(t, json.Unmarshal(data, &tr))
+	return tr
 }
