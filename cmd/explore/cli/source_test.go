@@ -68,11 +68,15 @@ func repoRoot(t *testing.T) string {
 // runs the bytecode of a feature version, which its releases share).
 var micro = regexp.MustCompile(`CPython (3\.\d+)\.\d+`)
 
+// interpreterField is where trace.json names the release ("3.12.1").
+var interpreterField = regexp.MustCompile(`"interpreter": "(3\.\d+)\.\d+"`)
+
 // TestSourceGolden: -source's output for a violation (naive.py: the
 // trace, every step of the file's code with its lines and opcodes) and
-// for a verification (merged.py: the world it covers) is the golden
-// file's, byte for byte but for the micro release, with 3.11's and with
-// 3.12's bytecode (rewrite them with -update, and review the diff).
+// for a verification (merged.py: the world it covers), and the
+// trace.json -out writes, are the golden files', byte for byte but for
+// the micro release, with 3.11's and with 3.12's bytecode (rewrite them
+// with -update, and review the diff).
 func TestSourceGolden(t *testing.T) {
 	for _, v := range []string{"3.11", "3.12"} {
 		for _, c := range []struct {
@@ -85,7 +89,8 @@ func TestSourceGolden(t *testing.T) {
 			t.Run(c.file+"-"+v, func(t *testing.T) {
 				pythonOnly(t, v)
 				here := repoRoot(t)
-				r := explore(t, "-source", "testdata/python/"+c.file+".py", "-python", v)
+				out := filepath.Join(t.TempDir(), "out")
+				r := explore(t, "-source", "testdata/python/"+c.file+".py", "-python", v, "-out", out)
 				require.Equal(t, c.code, r.code, "stderr: %s", r.stderr)
 				lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
 				require.Len(t, lines, 2, "stderr: the interpreter, then the counts: %q", r.stderr)
@@ -94,16 +99,22 @@ func TestSourceGolden(t *testing.T) {
 				for i, line := range strings.Split(r.stdout, "\n") {
 					require.LessOrEqual(t, utf8.RuneCountInString(line), check.TextWidth, "line %d is wider than a trace: %q", i+1, line)
 				}
-				got := micro.ReplaceAllString(r.stdout, "CPython $1.x")
-				golden := filepath.Join(here, "testdata", "source", c.file+"-"+v+".txt")
-				if *update {
-					require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
-					t.Logf("rewrote %s: review the diff", golden)
-					return
+				js, err := os.ReadFile(filepath.Join(out, "trace.json"))
+				require.NoError(t, err)
+				for _, g := range []struct{ got, file string }{
+					{micro.ReplaceAllString(r.stdout, "CPython $1.x"), c.file + "-" + v + ".txt"},
+					{micro.ReplaceAllString(interpreterField.ReplaceAllString(string(js), `"interpreter": "$1.x"`), "CPython $1.x"), c.file + "-" + v + ".trace.json"},
+				} {
+					golden := filepath.Join(here, "testdata", "source", g.file)
+					if *update {
+						require.NoError(t, os.WriteFile(golden, []byte(g.got), 0o644))
+						t.Logf("rewrote %s: review the diff", golden)
+						continue
+					}
+					want, err := os.ReadFile(golden)
+					require.NoError(t, err, "rewrite it with go test ./cmd/explore/cli -run TestSourceGolden -update")
+					require.Equal(t, string(want), g.got, "-source's output changed: if that is right, rewrite %s with -update", golden)
 				}
-				want, err := os.ReadFile(golden)
-				require.NoError(t, err, "rewrite it with go test ./cmd/explore/cli -run TestSourceGolden -update")
-				require.Equal(t, string(want), got, "-source's output changed: if that is right, rewrite %s with -update", golden)
 			})
 		}
 	}

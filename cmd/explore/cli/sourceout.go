@@ -91,8 +91,8 @@ func (r *sourceRun) writeText(out io.Writer, res sched.Result, t *check.SourceTr
 // trace is r's result as its trace.json and trace.html render it (and
 // its text's table), sum its summary.
 func (r *sourceRun) trace(res sched.Result, sum sourceSummary) (*check.SourceTrace, error) {
-	cov := fmt.Sprintf("strategy %s: %s, %s, %s%s; the world: %s", sum.Strategy,
-		check.Count(res.Stats.States, "state"), check.Count(res.Stats.Executions, "execution"), check.Count(res.Stats.Steps, "step"),
+	cov := fmt.Sprintf("strategy %s: %s, %s%s; the world: %s", sum.Strategy,
+		check.Count(res.Stats.Executions, "execution"), check.Count(res.Stats.Steps, "step"),
 		reduction(r.prog), r.world(res.Stats.States))
 	if res.Cut != "" {
 		cov += "; stopped: " + res.Cut
