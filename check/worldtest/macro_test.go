@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"swapcheck/check"
 	"swapcheck/internal/testenv"
@@ -47,9 +48,16 @@ func (f *porFinals) TakePeeked(parent sched.System, t sched.ThreadID, note sched
 // porEndStates are the end states s reaches on prog (every state expanded
 // as s expands it; no failure ends an execution).
 func porEndStates(prog *model.Program, s sched.Strategy) []string {
+	ends, _ := boundedEndStates(prog, s, sched.Limits{})
+	return ends
+}
+
+// boundedEndStates is porEndStates within lim, and whether the search
+// was complete.
+func boundedEndStates(prog *model.Program, s sched.Strategy, lim sched.Limits) ([]string, bool) {
 	f := &porFinals{check.NewSystem(prog), map[string]bool{}}
-	s.Run(f, sched.Limits{})
-	return slices.Sorted(maps.Keys(f.seen))
+	res := s.Run(f, lim)
+	return slices.Sorted(maps.Keys(f.seen)), res.Verdict != sched.Incomplete
 }
 
 // macroWorlds are worlds of every variant under gil-breaker, with several
@@ -129,4 +137,32 @@ func TestBrokenMacroStepsAreCaught(t *testing.T) {
 	}
 	t.Logf("the broken macro steps miss end states on %s", strings.Join(missed, ", "))
 	require.NotEmpty(t, missed, "a POR that ignores the steps a thread takes while it keeps the GIL went unseen")
+}
+
+// TestPORMacroStepsOnRandomScenarios: the end states of POR under
+// gil-breaker are the unreduced search's on random scenarios
+// (genSearchScenario: nested calls, syncthreads, raises, branches, two
+// blocks, launches or hosts) of every variant. A scenario whose
+// unreduced search outruns randomExecutions is skipped: past their
+// failures a few of them have tens of millions of states.
+func TestPORMacroStepsOnRandomScenarios(t *testing.T) {
+	const randomExecutions = 200_000
+	sequentialOnly(t)
+	protocols := check.Protocols()
+	rapid.Check(t, func(rt *rapid.T) {
+		sc := genSearchScenario(rt)
+		p := protocols[rapid.IntRange(0, len(protocols)-1).Draw(rt, "protocol")]
+		prog, err := model.NewProgram(sc, p, model.GILBreaker)
+		if err != nil {
+			rt.Skipf("not a program: %v", err)
+		}
+		want, complete := boundedEndStates(prog, sched.States{}, sched.Limits{MaxExecutions: randomExecutions})
+		if !complete {
+			rt.Skipf("the unreduced search outran %d executions", int64(randomExecutions))
+		}
+		got := porEndStates(prog, sched.POR{Workers: 1})
+		if !slices.Equal(want, got) {
+			rt.Fatalf("%s: POR reaches %d end states, the unreduced search %d, on\n%s", p.Name, len(got), len(want), sc)
+		}
+	})
 }
