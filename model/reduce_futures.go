@@ -110,8 +110,9 @@ import (
 // step but as the group rules say, which does not hold with an
 // interrupt, whose landing depends on where the host stopped, nor with a
 // raise fault, whose armed move lets only a thread at a statement run
-// (raisefault.go). Under GILBreaker it holds of macro steps (below). There every thread may conflict with every other and
-// POR expands every state fully: sound, and as costly as States.
+// (raisefault.go): there every thread may conflict with every other and
+// POR expands every state fully, sound and as costly as States. Under
+// GILBreaker it holds of macro steps (see "Macro steps").
 func (p *Program) futuresKnown() bool {
 	return p.signal < 0 && p.raiser < 0
 }
