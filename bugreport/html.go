@@ -21,9 +21,14 @@ var pageTemplate string
 //go:embed page.html.tmpl
 var pageParts string
 
-var pageHTML = template.Must(template.Must(template.New("trace.html").
-	Funcs(template.FuncMap{"count": check.Count[int], "code": codeSpans}).
-	Parse(pageParts)).Parse(pageTemplate))
+var pageHTML = newPage("trace.html", pageTemplate)
+
+// newPage parses a page's template with the parts every page shares and
+// the functions the templates call.
+func newPage(name, text string) *template.Template {
+	funcs := template.FuncMap{"count": check.Count[int], "code": codeSpans, "join": strings.Join}
+	return template.Must(template.Must(template.New(name).Funcs(funcs).Parse(pageParts)).Parse(text))
+}
 
 // codeSpans renders the Markdown code spans of check's texts (KindSeen,
 // KindInvariant: "the module's `cuda`") as <code>, escaping the rest.

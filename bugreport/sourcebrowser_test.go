@@ -41,7 +41,7 @@ func TestSourcePageInBrowser(t *testing.T) {
 	require.NoError(t, err)
 	res := sched.States{}.Run(source.New(p), sched.Limits{})
 	require.Equal(t, sched.Violation, res.Verdict)
-	tr, err := check.NewSourceTrace(check.SourceRun{Program: p, Result: res, SHA256: p.Digest(), Verdict: "violation",
+	tr, err := check.NewSourceTrace(check.SourceRun{Program: p, Result: res, Verdict: "violation",
 		Strategy: "states", Replay: "go run ./cmd/explore -source " + src.File + " -python 3.11"})
 	require.NoError(t, err)
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
-	"html/template"
 	"io"
 	"path/filepath"
 	"strings"
@@ -15,9 +14,7 @@ import (
 //go:embed source-trace.html.tmpl
 var sourcePageTemplate string
 
-var sourcePageHTML = template.Must(template.Must(template.New("source-trace.html").
-	Funcs(template.FuncMap{"count": check.Count[int], "code": codeSpans, "join": strings.Join}).
-	Parse(pageParts)).Parse(sourcePageTemplate))
+var sourcePageHTML = newPage("source-trace.html", sourcePageTemplate)
 
 // sourcePage is what the -source page shows: the canonical trace, and
 // what is worked out from it once here.

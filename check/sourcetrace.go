@@ -1,11 +1,8 @@
 package check
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"swapcheck/model"
@@ -108,7 +105,6 @@ type SourceFailure struct {
 type SourceRun struct {
 	Program  *source.Program
 	Result   sched.Result
-	SHA256   string
 	Verdict  string
 	Strategy string
 	Coverage string
@@ -126,8 +122,8 @@ func NewSourceTrace(r SourceRun) (*SourceTrace, error) {
 	in := p.Source.Interpreter
 	t := &SourceTrace{
 		Schema: SourceTraceSchema, Format: SourceTraceFormat, Version: Version,
-		Source: SourceFile{File: p.Source.File, Function: p.Source.Name, SHA256: r.SHA256,
-			Python: in.Version.String(), Interpreter: in.Version.String() + "." + strconv.Itoa(in.Micro)},
+		Source: SourceFile{File: p.Source.File, Function: p.Source.Name, SHA256: p.Digest(),
+			Python: in.Version.String(), Interpreter: in.Release()},
 		Atomicity: p.Atomicity.String(), Strategy: r.Strategy, Scenario: traceScenario(p.Scenario),
 		Verdict: r.Verdict, Schedule: []int{}, Shrunk: r.Shrunk, Replay: r.Replay,
 	}
@@ -149,11 +145,7 @@ func NewSourceTrace(r SourceRun) (*SourceTrace, error) {
 	for i, s := range steps {
 		st := SourceStep{Step: i + 1, Thread: s.Thread, ThreadName: p.ThreadName(s.Thread), Units: []SourceUnit{}}
 		for _, u := range s.Units {
-			su := SourceUnit{Where: u.Where, Text: u.Text, Bytecode: u.Bytecode, Effect: u.Effect}
-			if u.Code != nil {
-				su.Line = lineOf(u.Where)
-			}
-			st.Units = append(st.Units, su)
+			st.Units = append(st.Units, SourceUnit{Where: u.Where, Line: u.Line, Text: u.Text, Bytecode: u.Bytecode, Effect: u.Effect})
 		}
 		t.Steps = append(t.Steps, st)
 	}
@@ -168,16 +160,6 @@ func NewSourceTrace(r SourceRun) (*SourceTrace, error) {
 		t.Violation = sf
 	}
 	return t, nil
-}
-
-// lineOf is the line number a unit's Where names ("kernelapi.py:27").
-func lineOf(where string) int {
-	i := strings.LastIndexByte(where, ':')
-	n, err := strconv.Atoi(where[i+1:])
-	if i < 0 || err != nil {
-		return 0
-	}
-	return n
 }
 
 // Failure is the trace's violation or model gap (nil for neither).
@@ -287,8 +269,10 @@ func ReadSourceTrace(data []byte) (*source.Schedule, error) {
 	if s.File == "" || s.Name == "" {
 		return nil, fmt.Errorf("the -source trace.json names no file or no function")
 	}
-	if b, err := hex.DecodeString(s.SHA256); err != nil || len(b) != sha256.Size {
-		return nil, fmt.Errorf("the -source trace.json's sha256 %q is not 64 hex digits", s.SHA256)
+	for _, err := range []error{source.CheckDigest(s.SHA256), source.CheckPython(s.Python)} {
+		if err != nil {
+			return nil, fmt.Errorf("the -source trace.json's %v", err)
+		}
 	}
 	var err error
 	if s.Atomicity, err = model.ParseAtomicity(t.Atomicity); err != nil {
@@ -298,7 +282,7 @@ func ReadSourceTrace(data []byte) (*source.Schedule, error) {
 		return nil, fmt.Errorf("the -source trace.json's scenario: %v", err)
 	}
 	for _, n := range t.Schedule {
-		if n < 0 || n > 1<<16 {
+		if !source.IsThreadNumber(n) {
 			return nil, fmt.Errorf("the -source trace.json's schedule has %d, not a thread number", n)
 		}
 		s.Steps = append(s.Steps, sched.ThreadID(n))

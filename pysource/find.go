@@ -44,8 +44,12 @@ func (i Interpreter) String() string {
 	if i.FreeThreaded {
 		ft = " (free-threaded)"
 	}
-	return fmt.Sprintf("%s %s.%d%s at %s", name, i.Version, i.Micro, ft, i.Path)
+	return fmt.Sprintf("%s %s%s at %s", name, i.Release(), ft, i.Path)
 }
+
+// Release is the interpreter's release, its feature version and bug-fix
+// release: "3.12.1".
+func (i Interpreter) Release() string { return fmt.Sprintf("%s.%d", i.Version, i.Micro) }
 
 // Supported reports whether the interpreter is a CPython whose bytecode
 // the interpreter runs.

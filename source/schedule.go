@@ -90,6 +90,25 @@ func WriteSchedule(out io.Writer, p *Program, digest string, steps []sched.Threa
 	return err
 }
 
+// CheckDigest refuses a digest that is not what Digest writes.
+func CheckDigest(d string) error {
+	if b, err := hex.DecodeString(d); err != nil || len(b) != sha256.Size || strings.ToLower(d) != d {
+		return fmt.Errorf("sha256 %q: want 64 lower-case hex digits", d)
+	}
+	return nil
+}
+
+// CheckPython refuses what is not a CPython feature version ("3.12").
+func CheckPython(v string) error {
+	if _, err := strconv.ParseFloat(v, 64); err != nil || !strings.HasPrefix(v, "3.") {
+		return fmt.Errorf("python %q: want a version such as 3.12", v)
+	}
+	return nil
+}
+
+// IsThreadNumber reports whether a schedule's step n can name a thread.
+func IsThreadNumber(n int) bool { return n >= 0 && n <= 1<<16 }
+
 // maxScheduleLine bounds a line of a source schedule file.
 const maxScheduleLine = 1 << 24
 
@@ -143,15 +162,9 @@ func ReadSchedule(in io.Reader) (*Schedule, error) {
 			}
 			s.File, s.Name = rest[:i], rest[i+1:]
 		case "sha256":
-			if b, e := hex.DecodeString(rest); e != nil || len(b) != sha256.Size || strings.ToLower(rest) != rest {
-				err = fmt.Errorf("sha256 %q: want 64 lower-case hex digits", rest)
-			}
-			s.SHA256 = rest
+			s.SHA256, err = rest, CheckDigest(rest)
 		case "python":
-			if _, e := strconv.ParseFloat(rest, 64); e != nil || !strings.HasPrefix(rest, "3.") {
-				err = fmt.Errorf("python %q: want a version such as 3.12", rest)
-			}
-			s.Python = rest
+			s.Python, err = rest, CheckPython(rest)
 		case "atomicity":
 			s.Atomicity, err = model.ParseAtomicity(rest)
 		case "scenario":
@@ -159,7 +172,7 @@ func ReadSchedule(in io.Reader) (*Schedule, error) {
 		case "steps":
 			for _, f := range strings.Fields(rest) {
 				v, e := strconv.Atoi(f)
-				if e != nil || v < 0 || v > 1<<16 {
+				if e != nil || !IsThreadNumber(v) {
 					err = fmt.Errorf("step %q is not a thread number", f)
 					break
 				}

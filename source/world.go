@@ -121,6 +121,7 @@ const (
 type Unit struct {
 	Thread   int
 	Where    string // "kernelapi.py:123", "kernel.py", "f1"
+	Line     int    // the file's line a file's instruction is on (0 for any other unit)
 	Text     string // the line or statement
 	Bytecode string // the opcode(s), or the C-level step
 	Effect   string // what it did that a reader needs ("dev1.cuda is fake#1")
@@ -408,7 +409,7 @@ func (w *World) pyUnit(t int, in *pyvm.StepInfo) Unit {
 	case ins.ArgRepr != "":
 		op += " " + codeObject.ReplaceAllString(ins.ArgRepr, "<code object $1, line $2>")
 	}
-	return Unit{Thread: t, Where: fmt.Sprintf("%s:%d", w.p.file, line), Text: w.p.line(line), Bytecode: op,
+	return Unit{Thread: t, Where: fmt.Sprintf("%s:%d", w.p.file, line), Line: line, Text: w.p.line(line), Bytecode: op,
 		Code: in.Code, Instr: in.Instr, Shared: in.Shared()}
 }
 

@@ -39,6 +39,13 @@ type sourceRun struct {
 	// of which ended its execution
 	want   string
 	passed []string
+	// scripted is script's result, once rendered
+	scripted struct {
+		done     bool
+		script   []byte
+		noScript string
+		err      error
+	}
 }
 
 func runSource(o *options, stdout, stderr io.Writer) (int, error) {
@@ -136,7 +143,7 @@ func runSource(o *options, stdout, stderr io.Writer) (int, error) {
 			res.Cut = stopReason(ctx)
 		}
 	}
-	if err := emitSourcePython(o, run.prog, res); err != nil {
+	if err := run.emitPython(o, res); err != nil {
 		return 0, err
 	}
 	outErr, err := run.output(o, res, run.summary(res, elapsed), stdout, stderr)

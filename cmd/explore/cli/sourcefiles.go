@@ -29,16 +29,12 @@ import (
 // writeSourceOut writes a -source run's files into dir, all or none;
 // with a violation, its replay.py too, unless the replay cannot force it
 // (stderr says why).
-func writeSourceOut(dir string, r *sourceRun, res sched.Result, sum sourceSummary, stderr io.Writer) error {
+func writeSourceOut(dir string, r *sourceRun, res sched.Result, t *check.SourceTrace, sum sourceSummary, stderr io.Writer) error {
 	st, err := stageOut(dir)
 	if err != nil {
 		return err
 	}
 	defer st.abort()
-	t, err := r.trace(res, sum)
-	if err != nil {
-		return err
-	}
 	for _, f := range []struct {
 		name  string
 		write func(io.Writer) error
@@ -119,10 +115,10 @@ func runSourceReplay(o *options, data []byte, stdout, stderr io.Writer) (int, er
 	}
 	var s *source.Schedule
 	var err error
-	if check.IsSourceTrace(data) {
-		s, err = check.ReadSourceTrace(data)
-	} else {
+	if bytes.HasPrefix(data, []byte(source.ScheduleHeader)) {
 		s, err = source.ReadSchedule(bytes.NewReader(data))
+	} else { // isSourceSchedule took it for a trace.json
+		s, err = check.ReadSourceTrace(data)
 	}
 	if err != nil {
 		return 0, usagef("replay %s: %v", o.replay, err)
@@ -162,7 +158,7 @@ func runSourceReplay(o *options, data []byte, stdout, stderr io.Writer) (int, er
 	run := &sourceRun{prog: p, rerun: "go run ./cmd/explore -replay " + o.replay}
 	sum := run.summary(res, 0)
 	sum.Strategy = "replay"
-	if err := emitSourcePython(o, p, res); err != nil {
+	if err := run.emitPython(o, res); err != nil {
 		return 0, err
 	}
 	outErr, err := run.output(o, res, sum, stdout, stderr)
@@ -189,27 +185,30 @@ func short(digest string) string {
 // summary) and writes -out's files. err is stdout's; outErr, -out's, is
 // said after the verdict, which it must not hide.
 func (r *sourceRun) output(o *options, res sched.Result, sum sourceSummary, stdout, stderr io.Writer) (outErr, err error) {
+	var t *check.SourceTrace
+	if !o.json || o.out != "" { // -json alone prints no trace
+		if t, err = r.trace(res, sum); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case o.json:
 		err = sum.writeJSON(stdout)
 	case o.set["report"] && o.report == reportHTML:
-		var t *check.SourceTrace
-		if t, err = r.trace(res, sum); err == nil {
-			err = bugreport.WriteSourceHTML(stdout, t, stepMeaning(r.prog))
-		}
+		err = bugreport.WriteSourceHTML(stdout, t, stepMeaning(r.prog))
 	case o.set["report"]:
 		if res.Verdict != sched.Violation || res.Failure.Kind == source.KindModelGap {
 			return nil, usagef("-report %s: the verdict is not a violation of the file: there is no bug to report", o.report)
 		}
-		err = r.writeReport(stdout, res, sum)
+		err = r.writeReport(stdout, res, t, sum)
 	default:
-		err = r.write(stdout, res)
+		err = r.writeText(stdout, res, t)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if o.out != "" {
-		outErr = writeSourceOut(o.out, r, res, sum, stderr)
+		outErr = writeSourceOut(o.out, r, res, t, sum, stderr)
 	}
 	return outErr, nil
 }
@@ -227,15 +226,18 @@ func sourceScript(p *source.Program, res sched.Result) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// emitSourcePython writes -emit-python's script of a -source run (its
+// emitPython writes -emit-python's script of a -source run (its
 // path was checked before the search: checkEmitPath).
-func emitSourcePython(o *options, p *source.Program, res sched.Result) error {
+func (r *sourceRun) emitPython(o *options, res sched.Result) error {
 	if o.emitPython == "" {
 		return nil
 	}
-	script, err := sourceScript(p, res)
-	if err != nil {
+	script, noScript, err := r.script(res)
+	switch {
+	case err != nil:
 		return usagef("-emit-python: %v", err)
+	case noScript != "":
+		return usagef("-emit-python: %s", noScript)
 	}
 	if err := os.WriteFile(o.emitPython, script, 0o644); err != nil {
 		return usagef("-emit-python: %v", unwrapPath(err))
@@ -243,26 +245,28 @@ func emitSourcePython(o *options, p *source.Program, res sched.Result) error {
 	return nil
 }
 
-// writeReport prints r's violation as a bug report (-report md), with
-// its replay inline or, when the replay cannot force it, the reason.
-func (r *sourceRun) writeReport(w io.Writer, res sched.Result, sum sourceSummary) error {
+// writeReport prints r's violation, whose trace is t, as a bug report
+// (-report md), with its replay inline or, when the replay cannot force
+// it, the reason.
+func (r *sourceRun) writeReport(w io.Writer, res sched.Result, t *check.SourceTrace, sum sourceSummary) error {
 	script, noScript, err := r.script(res)
-	if err != nil {
-		return err
-	}
-	t, err := r.trace(res, sum)
 	if err != nil {
 		return err
 	}
 	return bugreport.WriteSource(w, r.report(t, sum, script, noScript))
 }
 
-// script is the replay script of r's violation, or, when the replay
-// cannot force it (pyreplay.Unsupported), the one line that says why.
+// script is the replay script of r's violation (res), or, when the
+// replay cannot force it (pyreplay.Unsupported), the one line that says
+// why; rendered once, for -emit-python, -report md and -out alike.
 func (r *sourceRun) script(res sched.Result) (script []byte, noScript string, err error) {
-	script, err = sourceScript(r.prog, res)
-	if un := (*pyreplay.Unsupported)(nil); errors.As(err, &un) {
-		return nil, err.Error(), nil
+	s := &r.scripted
+	if !s.done {
+		s.script, s.err = sourceScript(r.prog, res)
+		if un := (*pyreplay.Unsupported)(nil); errors.As(s.err, &un) {
+			s.script, s.noScript, s.err = nil, s.err.Error(), nil
+		}
+		s.done = true
 	}
-	return script, "", err
+	return s.script, s.noScript, s.err
 }

@@ -308,6 +308,11 @@ func sourceTraceFiles(t *testing.T, tmp, file, out, ok string, strip func(string
 	r := explore(t, "-replay", bad)
 	requireUsageError(t, r)
 	require.Contains(t, r.stderr, "the -source trace.json is of format 7")
+	// its fields are checked as schedule.txt's are
+	require.NoError(t, os.WriteFile(bad, []byte(strings.Replace(string(data), `"python": "3.11"`, `"python": "eleven"`, 1)), 0o644))
+	r = explore(t, "-replay", bad)
+	requireUsageError(t, r)
+	require.Contains(t, r.stderr, `the -source trace.json's python "eleven": want a version such as 3.12`)
 }
 
 // readSourceTrace reads dir's trace.json.

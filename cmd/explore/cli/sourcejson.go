@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"io"
-	"strconv"
 	"time"
 
 	"swapcheck/check"
@@ -58,7 +57,7 @@ func (r *sourceRun) summary(res sched.Result, elapsed time.Duration) sourceSumma
 	in := p.Source.Interpreter
 	s := sourceSummary{
 		Version: check.Version, Source: p.Source.File, Function: p.Source.Name, SHA256: r.prog.Digest(),
-		Python: in.Version.String() + "." + strconv.Itoa(in.Micro), Atomicity: p.Atomicity.String(), Strategy: "states",
+		Python: in.Release(), Atomicity: p.Atomicity.String(), Strategy: "states",
 		Scenario: p.Scenario.String(), Faults: p.Scenario.Faults.String(), World: r.world(res.Stats.States),
 		Verdict: res.Verdict.String(), Complete: res.Verdict == sched.Verified,
 		Stopped: res.Cut, Shrunk: r.shrunk,

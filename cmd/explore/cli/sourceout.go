@@ -11,21 +11,12 @@ import (
 	"swapcheck/source"
 )
 
-// write prints a -source run's result for a person: what was checked
-// (the file as given, the function, the CPython version and the
-// atomicity), the verdict, the world it covers, the scenario and, for a
-// violation or a model gap, the trace of the steps that lead to it and
-// the command that runs it again. Nothing in it depends on the machine
-// or the clock.
-func (r *sourceRun) write(out io.Writer, res sched.Result) error {
-	t, err := r.trace(res, r.summary(res, 0))
-	if err != nil {
-		return err
-	}
-	return r.writeText(out, res, t)
-}
-
-// writeText is write's text of res, whose trace is t.
+// writeText prints a -source run's result (res, whose trace is t) for a
+// person: what was checked (the file as given, the function, the CPython
+// version and the atomicity), the verdict, the world it covers, the
+// scenario and, for a violation or a model gap, the trace of the steps
+// that lead to it and the command that runs it again. Nothing in it
+// depends on the machine or the clock.
 func (r *sourceRun) writeText(out io.Writer, res sched.Result, t *check.SourceTrace) error {
 	p := r.prog
 	var b strings.Builder
@@ -97,7 +88,7 @@ func (r *sourceRun) trace(res sched.Result, sum sourceSummary) (*check.SourceTra
 	if res.Cut != "" {
 		cov += "; stopped: " + res.Cut
 	}
-	return check.NewSourceTrace(check.SourceRun{Program: r.prog, Result: res, SHA256: sum.SHA256, Verdict: sum.Verdict,
+	return check.NewSourceTrace(check.SourceRun{Program: r.prog, Result: res, Verdict: sum.Verdict,
 		Strategy: sum.Strategy, Coverage: cov, Shrunk: r.shrunk, Replay: r.rerun})
 }
 
@@ -113,8 +104,7 @@ func reduction(p *source.Program) string {
 
 // cpython is the interpreter whose bytecode runs: "CPython 3.12.1".
 func cpython(p *source.Program) string {
-	in := p.Source.Interpreter
-	return fmt.Sprintf("CPython %s.%d", in.Version, in.Micro)
+	return "CPython " + p.Source.Interpreter.Release()
 }
 
 // world says which world a -source verdict covers.
