@@ -1,0 +1,80 @@
+package check
+
+import (
+	"fmt"
+	"testing"
+
+	"strings"
+
+	"github.com/stretchr/testify/require"
+
+	"swapcheck/internal/testenv"
+
+	"swapcheck/model"
+	"swapcheck/scenario"
+)
+
+// coveredEveryN proves p correct for every N, then checks the proof's claim on
+// the explicit search's states for 1..upTo threads: each abstracts to one
+// of the abstract states. It returns the first one that does not.
+func coveredEveryN(t *testing.T, cfg EveryNConfig, upTo int) error {
+	t.Helper()
+	pv := newProver(cfg)
+	res, err := pv.prove()
+	require.NoError(t, err)
+	require.Equal(t, EveryNVerified, res.Verdict, res.Describe(cfg))
+	reached := map[string]bool{}
+	pv.classOf, pv.classes, pv.sharedOf, pv.shareds = map[string]int32{}, nil, map[string]int32{}, nil
+	require.Nil(t, pv.abstract(func(a *astate) { reached[a.key()] = true }))
+	require.Len(t, reached, res.AbstractStates)
+	pv.frozen = true
+	var missed error
+	for n := 1; n <= upTo && missed == nil; n++ {
+		_, f, err := pv.explicit(n, func(c *model.Census, g ghosts) {
+			if missed != nil {
+				return
+			}
+			a, err := pv.abstractOf(pv.programs[n], c, g, pv.cap, true)
+			if err != nil {
+				missed = err
+				return
+			}
+			if !reached[a.key()] {
+				missed = fmt.Errorf("a state of %d threads abstracts to no abstract state: %v", n, a)
+			}
+		})
+		require.NoError(t, err)
+		require.Nil(t, f)
+	}
+	return missed
+}
+
+// The proof's claim, checked where the explicit search can: every state
+// of 1..5 threads lies in the abstraction (merged, global-lock, proposed;
+// gil and gil-breaker: SWAPCHECK_LONG=1 runs all six, 1..6 threads, about
+// three minutes; the default two of them).
+func TestEveryNCoversExplicitStates(t *testing.T) {
+	upTo, worlds := 5, []string{"merged/gil-breaker", "proposed/gil"}
+	if testenv.Long() {
+		upTo, worlds = 6, []string{"merged/gil", "merged/gil-breaker", "global-lock/gil", "global-lock/gil-breaker", "proposed/gil", "proposed/gil-breaker"}
+	}
+	for _, world := range worlds {
+		t.Run(world, func(t *testing.T) {
+			name, mode, _ := strings.Cut(world, "/")
+			p, err := Lookup(name)
+			require.NoError(t, err)
+			a, err := model.ParseAtomicity(mode)
+			require.NoError(t, err)
+			require.NoError(t, coveredEveryN(t, EveryNConfig{Protocol: p, Shape: scenario.DefaultShape, Atomicity: a}, upTo))
+		})
+	}
+}
+
+// A proof that never lets a many class fall back to Cap misses states,
+// and the coverage check says so.
+func TestEveryNBrokenIsCaught(t *testing.T) {
+	p, err := Lookup("merged")
+	require.NoError(t, err)
+	cfg := EveryNConfig{Protocol: p, Shape: scenario.DefaultShape, Atomicity: model.GIL, broken: brokenNoFall}
+	require.Error(t, coveredEveryN(t, cfg, 4))
+}

@@ -1,0 +1,82 @@
+package check_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swapcheck/check"
+	"swapcheck/internal/testenv"
+	"swapcheck/model"
+	"swapcheck/scenario"
+	"swapcheck/sched"
+)
+
+// search is the explicit search's verdict at n threads, and its failure.
+func search(t *testing.T, p *model.Protocol, a model.Atomicity, n int) (sched.Verdict, *sched.Failure) {
+	t.Helper()
+	sh := scenario.DefaultShape
+	sh.Threads = n
+	sc, err := sh.Build()
+	require.NoError(t, err)
+	rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: a, Strategy: check.StrategyAuto})
+	require.NoError(t, err)
+	return rep.Result.Verdict, rep.Result.Failure
+}
+
+// The buggy variants are refuted at the smallest N the explicit search
+// fails at, with its kind.
+func TestEveryNRefutesAtSmallestN(t *testing.T) {
+	for _, name := range []string{"naive", "refcount-unregistered", "refcount-del"} {
+		t.Run(name, func(t *testing.T) {
+			p, err := check.Lookup(name)
+			require.NoError(t, err)
+			res, err := check.ProveEveryN(check.EveryNConfig{Protocol: p, Shape: scenario.DefaultShape, Atomicity: model.GIL})
+			require.NoError(t, err)
+			require.Equal(t, check.EveryNRefuted, res.Verdict)
+			v, f := search(t, p, model.GIL, res.RefutedAt)
+			require.Equal(t, sched.Violation, v)
+			require.Equal(t, f.Kind, res.Failure.Kind)
+			for n := 1; n < res.RefutedAt; n++ {
+				v, _ := search(t, p, model.GIL, n)
+				require.Equal(t, sched.Verified, v, "%d threads", n)
+			}
+		})
+	}
+}
+
+// What the proof says of every N, the explicit search says of each N up
+// to 8: merged under gil-breaker (SWAPCHECK_LONG=1: merged and global-lock,
+// gil and gil-breaker).
+func TestEveryNAgreesWithSearch(t *testing.T) {
+	worlds := [][2]string{{"merged", "gil-breaker"}}
+	if testenv.Long() {
+		worlds = append(worlds, [2]string{"merged", "gil"}, [2]string{"global-lock", "gil"}, [2]string{"global-lock", "gil-breaker"})
+	}
+	for _, w := range worlds {
+		t.Run(w[0]+"/"+w[1], func(t *testing.T) {
+			p, err := check.Lookup(w[0])
+			require.NoError(t, err)
+			a, err := model.ParseAtomicity(w[1])
+			require.NoError(t, err)
+			cfg := check.EveryNConfig{Protocol: p, Shape: scenario.DefaultShape, Atomicity: a}
+			res, err := check.ProveEveryN(cfg)
+			require.NoError(t, err)
+			require.Equal(t, check.EveryNVerified, res.Verdict, res.Describe(cfg))
+			for n := 1; n <= 8; n++ {
+				v, f := search(t, p, a, n)
+				require.Equal(t, sched.Verified, v, "%d threads: %v", n, f)
+			}
+		})
+	}
+}
+
+// Worlds the proof does not treat are refused before any search.
+func TestEveryNRefuses(t *testing.T) {
+	p, err := check.Lookup("merged")
+	require.NoError(t, err)
+	sh := scenario.DefaultShape
+	sh.Hosts = 2
+	_, err = check.ProveEveryN(check.EveryNConfig{Protocol: p, Shape: sh, Atomicity: model.GIL})
+	require.EqualError(t, err, "-threads all treats one host, one launch of one block, no faults, no shared memory, no syncthreads and no branch on the thread index; this scenario has more than one host")
+}
