@@ -99,8 +99,8 @@ type EveryNResult struct {
 	// states, thread classes met, abstract steps taken.
 	AbstractStates, Classes, Steps int
 	// Cap is the count of the last abstraction tried (the proof's).
-	Cap int
-	Elapsed                        time.Duration
+	Cap     int
+	Elapsed time.Duration
 }
 
 // ProveEveryN runs the explicit search for N = 1..Explicit, then the
@@ -188,8 +188,8 @@ type prover struct {
 	// frozen: the explicit search learns no more tmp modes (the tests'
 	// coverage check, after a proof)
 	frozen bool
-	states   int
-	steps    int
+	states int
+	steps  int
 }
 
 // tmpMode is what the explicit search saw of one tmp: whether it was
@@ -835,4 +835,3 @@ func (r *EveryNResult) Describe(cfg EveryNConfig) string {
 	}
 	return b.String()
 }
-
