@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"swapcheck/model"
@@ -233,6 +234,16 @@ type astate struct {
 	cells  []cell
 }
 
+// cellOf is the number of threads a has in class c (0: none).
+func (a *astate) cellOf(c int32) int32 {
+	for _, x := range a.cells {
+		if x.class == c {
+			return x.n
+		}
+	}
+	return 0
+}
+
 func (a *astate) key() string {
 	b := binary.AppendUvarint(nil, uint64(a.shared))
 	for _, c := range a.cells {
@@ -378,9 +389,7 @@ func terminalFailure(s *System) *sched.Failure {
 
 // wrapWorld is w under the invariants the searches check (ScopeHarmful).
 func wrapWorld(w *model.World) *System {
-	s := NewSystem(w.Program())
-	s.w = w
-	return s
+	return &System{w: w, locksLeft: new(atomic.Int64), scope: ScopeHarmful, passed: new(passed), faulted: new(atomic.Int64)}
 }
 
 // charge gives the change each count made in the step of thread t (the
@@ -720,49 +729,72 @@ func (pv *prover) successors(a *astate) ([]*astate, string) {
 			notStarted = c.class
 		}
 	}
+	// The worlds every mover shares (the second is the mover's own,
+	// unless no other class is many), each with its census.
+	type built struct {
+		c     concrete
+		order []int32
+		cen   *model.Census
+	}
+	build := func(extra func(int32) int) (*built, string) {
+		c, order, err := pv.materialize(a, extra)
+		if err != nil {
+			return nil, fmt.Sprintf("an abstract state cannot be put together: %v", err)
+		}
+		cen, err := c.w.Census()
+		if err != nil {
+			return nil, err.Error()
+		}
+		return &built{c, order, cen}, ""
+	}
+	var common [numWorlds]*built
+	for e, n := range map[int]int{worldFalls: 1, worldStays: 2, worldStaysMore: 3} {
+		b, why := build(func(int32) int { return n })
+		if why != "" {
+			return nil, why
+		}
+		common[e] = b
+	}
+	many := 0
+	for _, c := range a.cells {
+		if pv.many(c) {
+			many++
+		}
+	}
 	var out []*astate
 	movers := []int32{-1} // -1: the host
 	for _, c := range a.cells {
 		movers = append(movers, c.class)
 	}
 	anyRunnable := false
-	var terminal [numWorlds]concrete
-	for mi, mv := range movers {
+	for _, mv := range movers {
 		falls := mv
 		if mv < 0 {
 			falls = notStarted
 		}
+		worlds := common
+		if many > 1 || many == 1 && (falls < 0 || !pv.many(cell{falls, a.cellOf(falls)})) {
+			b, why := build(func(c int32) int {
+				if c == falls {
+					return 1
+				}
+				return 2
+			})
+			if why != "" {
+				return nil, why
+			}
+			worlds[worldFallsOthersMore] = b
+		} else {
+			worlds[worldFallsOthersMore] = common[worldFalls]
+		}
 		var results [numWorlds]*astate
-		var worlds [numWorlds]concrete
 		var ts [numWorlds]int
 		ready := 0
-		for e := range worlds {
-			extra := func(c int32) int {
-				switch e {
-				case worldFalls:
-					return 1
-				case worldFallsOthersMore:
-					if c == falls {
-						return 1
-					}
-					return 2
-				case worldStays:
-					return 2
-				}
-				return 3
-			}
-			c, order, err := pv.materialize(a, extra)
-			if err != nil {
-				return nil, fmt.Sprintf("an abstract state cannot be put together: %v", err)
-			}
-			worlds[e] = c
-			if mi == 0 {
-				terminal[e] = c
-			}
+		for e, w := range worlds {
 			if mv >= 0 {
-				ts[e] = c.w.Program().BlockThreads(0)[slices.Index(order, mv)]
+				ts[e] = w.c.w.Program().BlockThreads(0)[slices.Index(w.order, mv)]
 			}
-			if wrapWorld(c.w).Status(sched.ThreadID(ts[e])) == sched.Runnable {
+			if wrapWorld(w.c.w).Status(sched.ThreadID(ts[e])) == sched.Runnable {
 				ready++
 			}
 		}
@@ -775,12 +807,12 @@ func (pv *prover) successors(a *astate) ([]*astate, string) {
 		}
 		anyRunnable = true
 		for e := range worlds {
-			cur, t := worlds[e], ts[e]
-			p := cur.w.Program()
-			before, err := cur.w.Census()
-			if err != nil {
-				return nil, err.Error()
+			if e == worldFallsOthersMore && worlds[e] == worlds[worldFalls] {
+				results[e] = results[worldFalls]
+				continue
 			}
+			cur, before, t := worlds[e].c, worlds[e].cen, ts[e]
+			p := cur.w.Program()
 			next := wrapWorld(cur.w.Clone())
 			pv.steps++
 			if f := next.Step(sched.ThreadID(t)); f != nil {
@@ -809,8 +841,11 @@ func (pv *prover) successors(a *astate) ([]*astate, string) {
 		out = append(out, results[worldStays])
 	}
 	if !anyRunnable {
-		for _, c := range terminal {
-			if f := terminalFailure(wrapWorld(c.w)); f != nil {
+		for _, b := range common {
+			if b == nil {
+				continue
+			}
+			if f := terminalFailure(wrapWorld(b.c.w)); f != nil {
 				return nil, fmt.Sprintf("the abstraction reaches a failing end (%s: %s); the explicit search found none up to %d threads", f.Kind, f.Message, pv.cfg.Explicit)
 			}
 		}

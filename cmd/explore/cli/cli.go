@@ -51,6 +51,7 @@ type options struct {
 	corpus                                                      string      // -corpus (corpus.go)
 	afterFailure                                                bool        // -after-failure (harm.go)
 	source                                                      string      // -source (source.go)
+	allThreads                                                  bool        // -threads all (everyn.go)
 	want                                                        string      // -want (source.go)
 	flagArgs                                                    []flagWords // the flags given, as the replay command spells them
 	set                                                         map[string]bool
@@ -171,6 +172,9 @@ func atomicityNames() []string {
 }
 
 func run(o *options, stdout, stderr io.Writer) (int, error) {
+	if o.allThreads && o.mode.flag != "" {
+		return 0, usagef("-threads all proves a variant for every thread count, a search of its own; %s takes a number of threads", o.mode.picks)
+	}
 	switch o.mode.flag {
 	case "list":
 		return ExitOK, list(stdout)
@@ -187,6 +191,9 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 		return runReplayRandom(o, stdout, stderr)
 	case "source":
 		return runSource(o, stdout, stderr)
+	}
+	if o.allThreads {
+		return runEveryN(o, stdout, stderr)
 	}
 	if o.shape.Threads > scenario.MaxThreads {
 		return 0, usagef("-threads %d: the searches take at most %d threads per block (CUDA's most)", o.shape.Threads, scenario.MaxThreads)

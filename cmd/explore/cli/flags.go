@@ -82,7 +82,8 @@ var flagTable = []flagDef{
 		fs.StringVar(&o.atomicity, "atomicity", model.GIL.String(), "what one step is: "+strings.Join(atomicityNames(), ", ")+" (-list says what each does)")
 	}},
 	{name: "threads", modes: worldModes, define: func(fs *flag.FlagSet, o *options) {
-		fs.IntVar(&o.shape.Threads, "threads", scenario.DefaultShape.Threads, fmt.Sprintf("GPU threads per block, 1..%d (1..%d with -source)", scenario.MaxThreads, scenario.MaxSourceThreads))
+		o.shape.Threads = scenario.DefaultShape.Threads
+		fs.Var(threadsFlag{o}, "threads", fmt.Sprintf("GPU threads per block, 1..%d (1..%d with -source); all: prove the variant for every number (docs/every-n.md)", scenario.MaxThreads, scenario.MaxSourceThreads))
 	}},
 	{name: "blocks", modes: worldModes, define: func(fs *flag.FlagSet, o *options) {
 		fs.IntVar(&o.shape.Blocks, "blocks", scenario.DefaultShape.Blocks, fmt.Sprintf("blocks per launch (run one after another), 1..%d", scenario.MaxBlocks))
