@@ -711,6 +711,14 @@ const (
 	numWorlds
 )
 
+// built is a world put together from an abstract state, its GPU threads'
+// classes in world order, and its census.
+type built struct {
+	c     concrete
+	order []int32
+	cen   *model.Census
+}
+
 // successors are a's abstract successors, or why the proof stops at a.
 //
 // A mover (the host, or a thread of a class) steps in four worlds put
@@ -731,11 +739,6 @@ func (pv *prover) successors(a *astate) ([]*astate, string) {
 	}
 	// The worlds every mover shares (the second is the mover's own,
 	// unless no other class is many), each with its census.
-	type built struct {
-		c     concrete
-		order []int32
-		cen   *model.Census
-	}
 	build := func(extra func(int32) int) (*built, string) {
 		c, order, err := pv.materialize(a, extra)
 		if err != nil {
@@ -761,6 +764,9 @@ func (pv *prover) successors(a *astate) ([]*astate, string) {
 			many++
 		}
 	}
+	if why := pv.saturated(a, common[worldStays], func(int32) bool { return true }); why != "" {
+		return nil, why
+	}
 	var out []*astate
 	movers := []int32{-1} // -1: the host
 	for _, c := range a.cells {
@@ -771,6 +777,9 @@ func (pv *prover) successors(a *astate) ([]*astate, string) {
 		falls := mv
 		if mv < 0 {
 			falls = notStarted
+		}
+		if why := pv.saturated(a, common[worldFalls], func(c int32) bool { return c != falls }); why != "" {
+			return nil, why
 		}
 		worlds := common
 		if many > 1 || many == 1 && (falls < 0 || !pv.many(cell{falls, a.cellOf(falls)})) {
@@ -851,6 +860,54 @@ func (pv *prover) successors(a *astate) ([]*astate, string) {
 		}
 	}
 	return out, ""
+}
+
+// saturated checks the assumption that lets a world of Cap+1 (or Cap+2)
+// threads per many class stand for every larger number (docs/every-n.md):
+// the model reads a count entry, and a tmp loaded from it, only by
+// comparing it with 0 (== 0, != 0, < 1, >= 1), so a step cannot tell one
+// value from another of the same sign (below 0, 0, above 0). A count is
+// base plus each thread's ghost, so as the many classes the varying set
+// picks grow past b's numbers, each count of a module they hold a ghost
+// of moves one way: it must already be 1 or more in b (with its tmps),
+// growing. A count that the classes push both ways, or down, stops the
+// proof.
+func (pv *prover) saturated(a *astate, b *built, varying func(class int32) bool) string {
+	p := b.c.w.Program()
+	for m := range b.cen.Counts {
+		up, down := false, false
+		for _, c := range a.cells {
+			if !pv.many(c) || !varying(c.class) {
+				continue
+			}
+			switch g := pv.classes[c.class].ghost[m]; {
+			case g > 0:
+				up = true
+			case g < 0:
+				down = true
+			}
+		}
+		if !up && !down {
+			continue
+		}
+		low := b.cen.Counts[m]
+		for _, t := range b.cen.Threads {
+			slots, mods := p.Tmps(t)
+			mk := ""
+			if len(slots) > 0 {
+				mk = maskedKey(t, slots)
+			}
+			for j, s := range slots {
+				if mods[j] == m && pv.tmpModes[tmpKey(mk, s)].relative() {
+					low = min(low, int32(t[s]))
+				}
+			}
+		}
+		if down || low < 1 {
+			return fmt.Sprintf("module %d's count could be 0 for some number of threads in a many class and not for another (Cap %d)", m, pv.cap)
+		}
+	}
+	return ""
 }
 
 // Describe is a one-line account of r.
