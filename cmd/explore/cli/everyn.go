@@ -80,6 +80,24 @@ func runEveryN(o *options, stdout, stderr io.Writer) (int, error) {
 		return 0, usageError{err.Error()}
 	}
 	shape := shapeWords(o)
+	var rep *check.Report
+	if res.Verdict == check.EveryNRefuted {
+		// the search's own counterexample at the smallest failing N:
+		// its trace, and its kind (the prover's search may meet
+		// another violation of the same execution first)
+		o.shape.Threads = res.RefutedAt
+		sc, err := o.shape.Build()
+		if err != nil {
+			return 0, err
+		}
+		if rep, err = check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: a, Strategy: check.StrategyAuto}); err != nil {
+			return 0, usageError{err.Error()}
+		}
+		if rep.Result.Failure == nil {
+			return 0, fmt.Errorf("-threads all: the proof's search failed at %d threads and explore's found nothing there (%s)", res.RefutedAt, rep.Result.Verdict)
+		}
+		res.Failure = rep.Result.Failure
+	}
 	if o.json {
 		j := everyNJSON{Protocol: p.Name, Atomicity: a.String(), Shape: shape, Verdict: string(res.Verdict), RefutedAt: res.RefutedAt,
 			Reason: res.Reason, ExplicitStates: res.ExplicitStates, Cap: res.Cap, AbstractStates: res.AbstractStates,
@@ -103,16 +121,6 @@ func runEveryN(o *options, stdout, stderr io.Writer) (int, error) {
 		return ExitOK, nil
 	case check.EveryNRefuted:
 		if !o.json {
-			// the search's own trace at the smallest failing N
-			o.shape.Threads, o.allThreads = res.RefutedAt, false
-			sc, err := o.shape.Build()
-			if err != nil {
-				return 0, err
-			}
-			rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: a, Strategy: check.StrategyAuto})
-			if err != nil {
-				return 0, usageError{err.Error()}
-			}
 			repro := "go run ./cmd/explore -protocol " + p.Name + " -atomicity " + a.String() + " " + threadsWords(o)
 			if err := human(stdout, rep, repro); err != nil {
 				return 0, err
