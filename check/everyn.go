@@ -119,7 +119,7 @@ func newProver(cfg EveryNConfig) *prover {
 		cfg.MaxStates = 2_000_000
 	}
 	pv := &prover{cfg: cfg, programs: map[int]*model.Program{}, tmpModes: map[string]*tmpMode{},
-		classOf: map[string]int32{}, sharedOf: map[string]int32{}}
+		classes: newTable[class](), shareds: newTable[shared]()}
 	return pv
 }
 
@@ -148,10 +148,10 @@ func (pv *prover) prove() (*EveryNResult, error) {
 	for c := 0; c <= cfg.MaxCap; c++ {
 		// the abstract search's tables start afresh: the explicit
 		// search's classes keep every tmp as it is
-		pv.classOf, pv.classes, pv.sharedOf, pv.shareds = map[string]int32{}, nil, map[string]int32{}, nil
+		pv.classes, pv.shareds = newTable[class](), newTable[shared]()
 		pv.cap, pv.states, pv.steps = c, 0, 0
 		stop := pv.abstract(nil)
-		res.Cap, res.AbstractStates, res.Classes, res.Steps = c, pv.states, len(pv.classes), pv.steps
+		res.Cap, res.AbstractStates, res.Classes, res.Steps = c, pv.states, len(pv.classes.items), pv.steps
 		res.Elapsed = time.Since(start)
 		if stop == nil {
 			res.Verdict = EveryNVerified
@@ -181,11 +181,9 @@ type prover struct {
 	// what the explicit search saw of it
 	tmpModes map[string]*tmpMode
 	// the class and shared-part tables
-	classOf  map[string]int32
-	classes  []class
-	sharedOf map[string]int32
-	shareds  []shared
-	cap      int // the abstraction's: threads per class counted exactly
+	classes table[class]
+	shareds table[shared]
+	cap     int // the abstraction's: threads per class counted exactly
 	// frozen: the explicit search learns no more tmp modes (the tests'
 	// coverage check, after a proof)
 	frozen bool
@@ -520,7 +518,7 @@ func (pv *prover) abstractOf(p *model.Program, c *model.Census, g ghosts, cap in
 		counts[pv.classID(class{block: block, held: t.held, ghost: t.ghost})]++
 	}
 	for id, n := range counts {
-		if cap >= 0 && n > int32(cap) && len(pv.classes[id].held) == 0 {
+		if cap >= 0 && n > int32(cap) && len(pv.classes.items[id].held) == 0 {
 			n = int32(cap) + 1
 		}
 		a.cells = append(a.cells, cell{id, n})
@@ -530,24 +528,18 @@ func (pv *prover) abstractOf(p *model.Program, c *model.Census, g ghosts, cap in
 }
 
 // encodeTmps is block with each tmp the explicit search saw relative to
-// its count as its offset from it.
+// its count as its offset from it; decodeTmps undoes it for the counts of
+// a world put together.
 func (pv *prover) encodeTmps(p *model.Program, b []int16, counts []int32) []int16 {
-	slots, mods := p.Tmps(b)
-	if len(slots) == 0 {
-		return b
-	}
-	mk := maskedKey(b, slots)
-	out := slices.Clone(b)
-	for j, s := range slots {
-		if m := pv.tmpModes[tmpKey(mk, s)]; m.relative() {
-			out[s] = int16(int32(b[s]) - counts[mods[j]])
-		}
-	}
-	return out
+	return pv.shiftTmps(p, b, counts, -1)
 }
 
-// decodeTmps undoes encodeTmps for the counts of a world put together.
 func (pv *prover) decodeTmps(p *model.Program, b []int16, counts []int32) []int16 {
+	return pv.shiftTmps(p, b, counts, +1)
+}
+
+// shiftTmps adds sign times its count to each relative tmp of b.
+func (pv *prover) shiftTmps(p *model.Program, b []int16, counts []int32, sign int32) []int16 {
 	slots, mods := p.Tmps(b)
 	if len(slots) == 0 {
 		return b
@@ -556,32 +548,38 @@ func (pv *prover) decodeTmps(p *model.Program, b []int16, counts []int32) []int1
 	out := slices.Clone(b)
 	for j, s := range slots {
 		if pv.tmpModes[tmpKey(mk, s)].relative() {
-			out[s] = int16(int32(b[s]) + counts[mods[j]])
+			out[s] = int16(int32(b[s]) + sign*counts[mods[j]])
 		}
 	}
 	return out
 }
 
-func (pv *prover) classID(c class) int32 {
-	b := binary.AppendUvarint(int16Bytes(nil, c.block), uint64(len(c.held)))
-	k := string(int32Bytes(int16Bytes(b, c.held), c.ghost))
-	if id, ok := pv.classOf[k]; ok {
+// table numbers values by their keys, in the order they are met.
+type table[T any] struct {
+	of    map[string]int32
+	items []T
+}
+
+func newTable[T any]() table[T] { return table[T]{of: map[string]int32{}} }
+
+// id is the number of the value keyed k, v when it is new.
+func (t *table[T]) id(k string, v T) int32 {
+	if id, ok := t.of[k]; ok {
 		return id
 	}
-	pv.classes = append(pv.classes, c)
-	pv.classOf[k] = int32(len(pv.classes) - 1)
-	return int32(len(pv.classes) - 1)
+	t.items = append(t.items, v)
+	t.of[k] = int32(len(t.items) - 1)
+	return int32(len(t.items) - 1)
+}
+
+func (pv *prover) classID(c class) int32 {
+	b := binary.AppendUvarint(int16Bytes(nil, c.block), uint64(len(c.held)))
+	return pv.classes.id(string(int32Bytes(int16Bytes(b, c.held), c.ghost)), c)
 }
 
 func (pv *prover) sharedID(s shared) int32 {
 	b := binary.AppendUvarint(int16Bytes(int16Bytes(nil, s.slots), s.host), uint64(len(s.hostHeld)))
-	k := string(int32Bytes(int16Bytes(b, s.hostHeld), s.base))
-	if id, ok := pv.sharedOf[k]; ok {
-		return id
-	}
-	pv.shareds = append(pv.shareds, s)
-	pv.sharedOf[k] = int32(len(pv.shareds) - 1)
-	return int32(len(pv.shareds) - 1)
+	return pv.shareds.id(string(int32Bytes(int16Bytes(b, s.hostHeld), s.base)), s)
 }
 
 func (pv *prover) late() bool { return !pv.deadline.IsZero() && time.Now().After(pv.deadline) }
@@ -589,14 +587,14 @@ func (pv *prover) late() bool { return !pv.deadline.IsZero() && time.Now().After
 // many reports whether c stands for more than Cap threads: a class that
 // holds a lock has one thread at most, and is counted exactly.
 func (pv *prover) many(c cell) bool {
-	return c.n > int32(pv.cap) && len(pv.classes[c.class].held) == 0
+	return c.n > int32(pv.cap) && len(pv.classes.items[c.class].held) == 0
 }
 
 // materialize puts abstract state a together with Cap+extra(class)
 // threads in each many class, and returns the world, its ghosts, and each
 // GPU thread's class in world order.
 func (pv *prover) materialize(a *astate, extra func(class int32) int) (concrete, []int32, error) {
-	sh := pv.shareds[a.shared]
+	sh := pv.shareds.items[a.shared]
 	var order []int32
 	var late []int32 // classes of threads not started go last
 	for _, c := range a.cells {
@@ -605,7 +603,7 @@ func (pv *prover) materialize(a *astate, extra func(class int32) int) (concrete,
 			n = int32(pv.cap + extra(c.class))
 		}
 		for range n {
-			if model.NotStarted(pv.classes[c.class].block) {
+			if model.NotStarted(pv.classes.items[c.class].block) {
 				late = append(late, c.class)
 			} else {
 				order = append(order, c.class)
@@ -619,14 +617,14 @@ func (pv *prover) materialize(a *astate, extra func(class int32) int) (concrete,
 	}
 	counts := slices.Clone(sh.base)
 	for _, id := range order {
-		for m, gh := range pv.classes[id].ghost {
+		for m, gh := range pv.classes.items[id].ghost {
 			counts[m] += gh
 		}
 	}
 	cen := &model.Census{Shared: slices.Clone(sh.slots), Host: slices.Clone(sh.host), HostHeld: sh.hostHeld, Counts: counts}
 	g := ghosts{base: slices.Clone(sh.base)}
 	for _, id := range order {
-		cl := pv.classes[id]
+		cl := pv.classes.items[id]
 		cen.Threads = append(cen.Threads, pv.decodeTmps(p, cl.block, counts))
 		cen.Held = append(cen.Held, cl.held)
 		g.thread = append(g.thread, slices.Clone(cl.ghost))
@@ -733,7 +731,7 @@ func (pv *prover) successors(a *astate) ([]*astate, string) {
 	cap := pv.cap
 	notStarted := int32(-1)
 	for _, c := range a.cells {
-		if model.NotStarted(pv.classes[c.class].block) {
+		if model.NotStarted(pv.classes.items[c.class].block) {
 			notStarted = c.class
 		}
 	}
@@ -880,7 +878,7 @@ func (pv *prover) saturated(a *astate, b *built, varying func(class int32) bool)
 			if !pv.many(c) || !varying(c.class) {
 				continue
 			}
-			switch g := pv.classes[c.class].ghost[m]; {
+			switch g := pv.classes.items[c.class].ghost[m]; {
 			case g > 0:
 				up = true
 			case g < 0:

@@ -24,7 +24,7 @@ func coveredEveryN(t *testing.T, cfg EveryNConfig, upTo int) error {
 	require.NoError(t, err)
 	require.Equal(t, EveryNVerified, res.Verdict, res.Describe(cfg))
 	reached := map[string]bool{}
-	pv.classOf, pv.classes, pv.sharedOf, pv.shareds = map[string]int32{}, nil, map[string]int32{}, nil
+	pv.classes, pv.shareds = newTable[class](), newTable[shared]()
 	require.Nil(t, pv.abstract(func(a *astate) { reached[a.key()] = true }))
 	require.Len(t, reached, res.AbstractStates)
 	pv.frozen = true
