@@ -6,7 +6,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/check"
-	"swapcheck/internal/testenv"
 	"swapcheck/model"
 	"swapcheck/scenario"
 	"swapcheck/sched"
@@ -40,32 +39,6 @@ func TestEveryNRefutesAtSmallestN(t *testing.T) {
 			for n := 1; n < res.RefutedAt; n++ {
 				v, _ := search(t, p, model.GIL, n)
 				require.Equal(t, sched.Verified, v, "%d threads", n)
-			}
-		})
-	}
-}
-
-// What the proof says of every N, the explicit search says of each N up
-// to 8: merged under gil-breaker (SWAPCHECK_LONG=1: merged and global-lock,
-// gil and gil-breaker).
-func TestEveryNAgreesWithSearch(t *testing.T) {
-	worlds := [][2]string{{"merged", "gil-breaker"}}
-	if testenv.Long() {
-		worlds = append(worlds, [2]string{"merged", "gil"}, [2]string{"global-lock", "gil"}, [2]string{"global-lock", "gil-breaker"})
-	}
-	for _, w := range worlds {
-		t.Run(w[0]+"/"+w[1], func(t *testing.T) {
-			p, err := check.Lookup(w[0])
-			require.NoError(t, err)
-			a, err := model.ParseAtomicity(w[1])
-			require.NoError(t, err)
-			cfg := check.EveryNConfig{Protocol: p, Shape: scenario.DefaultShape, Atomicity: a}
-			res, err := check.ProveEveryN(cfg)
-			require.NoError(t, err)
-			require.Equal(t, check.EveryNVerified, res.Verdict, res.Describe(cfg))
-			for n := 1; n <= 8; n++ {
-				v, f := search(t, p, a, n)
-				require.Equal(t, sched.Verified, v, "%d threads: %v", n, f)
 			}
 		})
 	}
