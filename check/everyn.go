@@ -28,16 +28,17 @@ import (
 // search at small N saw it so.
 //
 // The abstract state keeps each class's number of threads up to Cap and
-// says "many" above it. A step of a class is taken on worlds put together
-// with Cap+1, Cap+2 and Cap+3 threads in each "many" class: the first
-// gives the successor where the stepping class falls to Cap, the second
-// the one where it stays many, and the third must agree with the second
-// (a step that tells Cap+2 from Cap+3 threads reads N beyond what the
-// abstraction keeps: the proof stops, incomplete). Every successor's count
-// is the base plus the ghosts again, or the proof stops. When the abstract
-// states close with no violation and no stop, every N is verified: each
-// reachable world of any N abstracts to one of them (induction over its
-// path; the two assumptions the argument rests on are in docs/every-n.md).
+// says "many" above it (a class holding a lock is always exact). A step
+// is taken on four worlds put together from the abstract state (see
+// successors): two give the successors where the class the step takes a
+// thread from falls to Cap or stays many, and two must agree with them,
+// else the step reads N beyond what the abstraction keeps and the proof
+// stops, incomplete; so does a count that could still reach 0 as a many
+// class grows (saturated). Every successor's count is the base plus the
+// ghosts again, or the proof stops. When the abstract states close with no
+// violation and no stop, every N is verified: each reachable world of any
+// N abstracts to one of them (induction over its path; the two facts the
+// argument rests on are in docs/every-n.md).
 //
 // Before that, the explicit search runs for N = 1..Explicit (smallest
 // first), so a buggy variant is refuted at its smallest N with a real
