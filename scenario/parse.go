@@ -440,7 +440,7 @@ func parseBody(sc *Scenario, mod int, params []string, text string, functions ma
 				st.Target, expr = f[0], f[2]
 			}
 			parts := strings.Split(expr, ".")
-			if len(parts) < 2 || slices.IndexFunc(parts[1:], func(p string) bool { return !isIdent(p) }) >= 0 {
+			if len(parts) < 2 || slices.IndexFunc(parts, func(p string) bool { return !isIdent(p) }) >= 0 {
 				return nil, fmt.Errorf("want use NAME.ATTR (or NAME.ATTR.ATTR..., or TARGET = NAME.ATTR), got %q", rest)
 			}
 			name := parts[0]
