@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"swapcheck/model"
@@ -280,6 +279,16 @@ type ghosts struct {
 	base   []int32
 }
 
+// noGhosts is the ghosts of p's initial world: all zero.
+func noGhosts(p *model.Program) ghosts {
+	M := len(p.Scenario.Modules)
+	g := ghosts{base: make([]int32, M)}
+	for range p.BlockThreads(0) {
+		g.thread = append(g.thread, make([]int32, M))
+	}
+	return g
+}
+
 func (g ghosts) clone() ghosts {
 	c := ghosts{base: slices.Clone(g.base)}
 	for _, t := range g.thread {
@@ -303,19 +312,17 @@ func (pv *prover) explicit(n int, visit func(c *model.Census, g ghosts)) (int, *
 	if err != nil {
 		return 0, nil, err
 	}
-	M := len(p.Scenario.Modules)
-	g := ghosts{base: make([]int32, M)}
-	for range n {
-		g.thread = append(g.thread, make([]int32, M))
-	}
-	init := concrete{w: model.New(p), g: g}
-	seen := map[string]bool{}
-	queue := []concrete{init}
-	if _, k, err := pv.exactKey(init); err != nil {
+	init := concrete{w: model.New(p), g: noGhosts(p)}
+	cen, err := init.w.Census()
+	if err != nil {
 		return 0, nil, err
-	} else {
-		seen[k] = true
 	}
+	k, err := pv.exactKey(p, cen, init.g)
+	if err != nil {
+		return 0, nil, err
+	}
+	seen := map[string]bool{k: true}
+	queue := []concrete{init}
 	for len(queue) > 0 {
 		if pv.late() {
 			return 0, nil, fmt.Errorf("-threads all: the explicit search at %d threads passed the timeout", n)
@@ -327,31 +334,27 @@ func (pv *prover) explicit(n int, visit func(c *model.Census, g ghosts)) (int, *
 			return 0, nil, err
 		}
 		if !pv.frozen {
-			pv.learn(p, c, cur.g)
+			pv.learn(p, c)
 		}
 		if visit != nil {
 			visit(c, cur.g)
 		}
 		sys := wrapWorld(cur.w)
-		any := false
+		moved := false
 		for t := range p.NumThreads() {
-			switch sys.Status(sched.ThreadID(t)) {
-			case sched.Runnable:
-			case sched.Blocked:
-				continue
-			default:
+			if sys.Status(sched.ThreadID(t)) != sched.Runnable {
 				continue
 			}
-			any = true
+			moved = true
 			next := wrapWorld(cur.w.Clone())
 			if f := next.Step(sched.ThreadID(t)); f != nil {
 				return len(seen), f, nil
 			}
-			nc := concrete{w: next.w, g: cur.g.clone()}
-			if err := pv.charge(p, c, nc, t); err != nil {
+			nc, after, err := pv.charged(p, c, next.w, cur.g, t)
+			if err != nil {
 				return 0, nil, err
 			}
-			_, k, err := pv.exactKey(nc)
+			k, err := pv.exactKey(p, after, nc.g)
 			if err != nil {
 				return 0, nil, err
 			}
@@ -360,8 +363,8 @@ func (pv *prover) explicit(n int, visit func(c *model.Census, g ghosts)) (int, *
 				queue = append(queue, nc)
 			}
 		}
-		if !any {
-			if f := terminalFailure(sys); f != nil {
+		if !moved {
+			if f := sched.Terminal(sys); f != nil {
 				return len(seen), f, nil
 			}
 		}
@@ -369,36 +372,21 @@ func (pv *prover) explicit(n int, visit func(c *model.Census, g ghosts)) (int, *
 	return len(seen), nil, nil
 }
 
-// terminalFailure checks a state no thread can leave, as the searches do.
-func terminalFailure(s *System) *sched.Failure {
-	for t := range s.NumThreads() {
-		if s.Status(sched.ThreadID(t)) != sched.Done {
-			blocked := 0
-			for u := range s.NumThreads() {
-				if s.Status(sched.ThreadID(u)) == sched.Blocked {
-					blocked++
-				}
-			}
-			return &sched.Failure{Kind: sched.KindDeadlock, Thread: -1,
-				Message: fmt.Sprintf("no thread can move: %d blocked, none runnable", blocked)}
-		}
-	}
-	return s.Final()
-}
-
 // wrapWorld is w under the invariants the searches check (ScopeHarmful).
 func wrapWorld(w *model.World) *System {
-	return &System{w: w, locksLeft: new(atomic.Int64), scope: ScopeHarmful, passed: new(passed), faulted: new(atomic.Int64)}
+	return systemOf(w, ScopeHarmful)
 }
 
-// charge gives the change each count made in the step of thread t (the
-// world's, t numbered as the world numbers threads) to t's ghost, or to
-// the base when t is the host; before is the census before the step.
-func (pv *prover) charge(p *model.Program, before *model.Census, nc concrete, t int) error {
-	after, err := nc.w.Census()
+// charged is world w, after thread t's step (t numbered as the world
+// numbers threads), with ghosts g given the change each count made in the
+// step: to t's ghost, or to the base when t is the host; before is the
+// census before the step. It returns w's census too.
+func (pv *prover) charged(p *model.Program, before *model.Census, w *model.World, g ghosts, t int) (concrete, *model.Census, error) {
+	after, err := w.Census()
 	if err != nil {
-		return err
+		return concrete{}, nil, err
 	}
+	nc := concrete{w: w, g: g.clone()}
 	i := slices.Index(p.BlockThreads(0), t)
 	for m := range after.Counts {
 		d := after.Counts[m] - before.Counts[m]
@@ -408,11 +396,11 @@ func (pv *prover) charge(p *model.Program, before *model.Census, nc concrete, t 
 			nc.g.thread[i][m] += d
 		}
 	}
-	return nil
+	return nc, after, nil
 }
 
 // learn notes the tmps of census c.
-func (pv *prover) learn(p *model.Program, c *model.Census, g ghosts) {
+func (pv *prover) learn(p *model.Program, c *model.Census) {
 	for _, b := range c.Threads {
 		slots, mods := p.Tmps(b)
 		if len(slots) == 0 {
@@ -462,18 +450,14 @@ func int32Bytes(b []byte, s []int32) []byte {
 	return b
 }
 
-// exactKey is the explicit search's key of a world with its ghosts: its
+// exactKey is the explicit search's key of a census with its ghosts: its
 // abstraction with no cap and every tmp kept as it is.
-func (pv *prover) exactKey(c concrete) (*astate, string, error) {
-	cen, err := c.w.Census()
+func (pv *prover) exactKey(p *model.Program, c *model.Census, g ghosts) (string, error) {
+	a, err := pv.abstractOf(p, c, g, -1, false)
 	if err != nil {
-		return nil, "", err
+		return "", err
 	}
-	a, err := pv.abstractOf(c.w.Program(), cen, c.g, -1, false)
-	if err != nil {
-		return nil, "", err
-	}
-	return a, a.key(), nil
+	return a.key(), nil
 }
 
 // abstractOf is the abstract state of a census with its ghosts: threads
@@ -651,12 +635,7 @@ func (pv *prover) abstract(visit func(a *astate)) *stop {
 		if err != nil {
 			return &stop{reason: err.Error()}
 		}
-		w := model.New(p)
-		M := len(p.Scenario.Modules)
-		g := ghosts{base: make([]int32, M)}
-		for range n {
-			g.thread = append(g.thread, make([]int32, M))
-		}
+		w, g := model.New(p), noGhosts(p)
 		cen, err := w.Census()
 		if err != nil {
 			return &stop{reason: err.Error()}
@@ -826,11 +805,7 @@ func (pv *prover) successors(a *astate) ([]*astate, string) {
 			if f := next.Step(sched.ThreadID(t)); f != nil {
 				return nil, fmt.Sprintf("the abstraction reaches a violation (%s: %s) with %d threads in a many class; the explicit search found none up to %d threads", f.Kind, f.Message, p.NumThreads()-1, pv.cfg.Explicit)
 			}
-			nc := concrete{w: next.w, g: cur.g.clone()}
-			if err := pv.charge(p, before, nc, t); err != nil {
-				return nil, err.Error()
-			}
-			after, err := nc.w.Census()
+			nc, after, err := pv.charged(p, before, next.w, cur.g, t)
 			if err != nil {
 				return nil, err.Error()
 			}
@@ -853,7 +828,7 @@ func (pv *prover) successors(a *astate) ([]*astate, string) {
 			if b == nil {
 				continue
 			}
-			if f := terminalFailure(wrapWorld(b.c.w)); f != nil {
+			if f := sched.Terminal(wrapWorld(b.c.w)); f != nil {
 				return nil, fmt.Sprintf("the abstraction reaches a failing end (%s: %s); the explicit search found none up to %d threads", f.Kind, f.Message, pv.cfg.Explicit)
 			}
 		}

@@ -36,7 +36,12 @@ func NewScopedSystem(p *model.Program, scope Scope) *System {
 	if scope != ScopeAll {
 		scope = ScopeHarmful
 	}
-	return &System{w: model.New(p), locksLeft: new(atomic.Int64), scope: scope, passed: new(passed), faulted: new(atomic.Int64)}
+	return systemOf(model.New(p), scope)
+}
+
+// systemOf is w under the invariants of scope, with counters of its own.
+func systemOf(w *model.World, scope Scope) *System {
+	return &System{w: w, locksLeft: new(atomic.Int64), scope: scope, passed: new(passed), faulted: new(atomic.Int64)}
 }
 
 // AfterFailures is how many steps of the searches on this system (and its

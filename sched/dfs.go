@@ -82,6 +82,17 @@ type dfsKid struct {
 // Run implements Strategy: statefulDFS keyed by the exact state.
 func (DFS) Run(init System, lim Limits) Result { return statefulDFS(init, lim, keyOf, true) }
 
+// Terminal checks a state with no runnable thread, as every search does:
+// a deadlock unless every thread is done, else the system's Final.
+func Terminal(s System) *Failure {
+	for t := range s.NumThreads() {
+		if s.Status(ThreadID(t)) != Done {
+			return terminal(s, false)
+		}
+	}
+	return terminal(s, true)
+}
+
 // terminal checks a state with no runnable thread.
 func terminal(s System, allDone bool) *Failure {
 	if !allDone {
