@@ -294,6 +294,11 @@ func decodeConst(j *constJSON, v pyvm.Version) (pyvm.Const, error) {
 		}
 		return pyvm.Const{Kind: pyvm.ConstCode, Code: c}, nil
 	case "other":
+		if j.Type == "float" {
+			if f, err := strconv.ParseFloat(j.Repr, 64); err == nil {
+				return pyvm.Const{Kind: pyvm.ConstFloat, Float: f, Str: j.Repr}, nil
+			}
+		}
 		return pyvm.Const{Kind: pyvm.ConstOther, Type: j.Type, Str: j.Repr}, nil
 	}
 	return pyvm.Const{}, fmt.Errorf("unknown constant kind %q", j.T)

@@ -122,6 +122,8 @@ func (x *exec) getAttr(v, name Value) (Value, attrResult) {
 			}
 		case *instanceObj:
 			return x.instanceAttr(v, o, name)
+		case *threadObj:
+			return x.threadAttr(v, o, name)
 		case *genObj:
 			if sname == "gi_running" {
 				x.read(v, LocWhole, undef)

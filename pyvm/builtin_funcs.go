@@ -543,3 +543,62 @@ func callRLock(x *exec, args []Value, kw []kwArg, site callSite) (Value, callSta
 	}
 	return done(x.s.heap.alloc(&lockObj{reentrant: true}, x.t))
 }
+
+// callAny is any(iterable) (all when all is set): now over a sequence,
+// through a natAny frame over a generator, which it leaves suspended
+// where it stopped (CPython's dropped generator is closed at dealloc,
+// which a generator expression has nothing to run for).
+func callAnyAll(all bool) builtinFunc {
+	name := "any"
+	if all {
+		name = "all"
+	}
+	return func(x *exec, args []Value, kw []kwArg, site callSite) (Value, callStatus) {
+		if !x.noKw(name, kw) || !x.nargs(name, len(args), 1, 1) {
+			return fail()
+		}
+		if args[0].K == KindRef {
+			if _, ok := x.s.heap.get(args[0]).(*genObj); ok {
+				x.pushNative(natAny, cMode(site), []Value{args[0], Bool(all)}, nil)
+				return undef, statusPushed
+			}
+		}
+		items, ok := x.iterateNow(args[0])
+		if !ok {
+			return fail()
+		}
+		for _, it := range items {
+			t, ok := x.truth(it)
+			if !ok {
+				return fail()
+			}
+			if t != all {
+				return done(Bool(t))
+			}
+		}
+		return done(Bool(all))
+	}
+}
+
+// anyResume takes the next item of any()'s or all()'s generator.
+func (x *exec) anyResume(how outcome, v Value) {
+	f := x.f
+	all := f.tmp[1].X != 0
+	if how == raised {
+		if !x.isInstance(v, bStopIteration) {
+			x.exc = v
+			return
+		}
+		x.finish(returned, Bool(all))
+		return
+	}
+	t, ok := x.truth(v)
+	if !ok {
+		return
+	}
+	if t != all {
+		x.finish(returned, Bool(t))
+		return
+	}
+	f.pc = 0
+}

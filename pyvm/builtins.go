@@ -20,6 +20,7 @@ const (
 	bNoneType
 	bBool
 	bInt
+	bFloat
 	bStr
 	bTuple
 	bList
@@ -34,6 +35,8 @@ const (
 	bGenerator
 	bLock
 	bRLock
+	bThread
+	bCondition
 	bModule
 	bStandIn
 	bGeneratorCM
@@ -81,6 +84,8 @@ const (
 	bNext
 	bIter
 	bGetattr
+	bAny
+	bAll
 	bBuildClass
 	bStaticmethod
 	bClassmethod
@@ -91,6 +96,7 @@ const (
 	bContextmanager
 	bAllocateLock
 	bRLockFactory
+	bCurrentThread
 	// methods
 	bDictGet
 	bDictItemsM
@@ -114,6 +120,7 @@ const (
 	bGenClose
 	bCMEnter
 	bCMExit
+	bCondWait
 	builtinCount
 )
 
@@ -200,7 +207,7 @@ var builtinNames = []builtinID{
 	bAssertionError, bAttributeError, bImportError, bLookupError, bIndexError,
 	bKeyError, bNameError, bUnboundLocalError, bRuntimeError, bNotImplementedError,
 	bTypeError, bValueError,
-	bID, bLen, bIsinstance, bNext, bIter, bGetattr, bBuildClass, bStaticmethod,
+	bID, bLen, bIsinstance, bNext, bIter, bGetattr, bAny, bAll, bBuildClass, bStaticmethod,
 	bClassmethod, bProperty,
 }
 
@@ -218,6 +225,7 @@ func init() {
 	def(bNoneType, "NoneType", kindType, bObject, nil)
 	def(bBool, "bool", kindType, bInt, callBool)
 	def(bInt, "int", kindType, bObject, callInt)
+	def(bFloat, "float", kindType, bObject, nil) // a float constant's type; float() itself is refused
 	def(bStr, "str", kindType, bObject, callStr)
 	def(bTuple, "tuple", kindType, bObject, callTuple)
 	def(bList, "list", kindType, bObject, callList)
@@ -232,6 +240,9 @@ func init() {
 	def(bGenerator, "generator", kindType, bObject, nil)
 	def(bLock, "_thread.lock", kindType, bObject, callAllocateLock)
 	def(bRLock, "_thread.RLock", kindType, bObject, nil)
+	def(bThread, "threading.Thread", kindType, bObject, nil)
+	def(bCondition, "threading.Condition", kindType, bObject, callCondition)
+	builtinTable[bCondition].module = "threading"
 	def(bModule, "module", kindType, bObject, nil)
 	def(bStandIn, "swapcheck.StandIn", kindType, bObject, nil)
 	def(bGeneratorCM, "contextlib._GeneratorContextManager", kindType, bObject, nil)
@@ -286,6 +297,8 @@ func init() {
 	def(bNext, "next", kindFunc, bNone, callNext)
 	def(bIter, "iter", kindFunc, bNone, callIter)
 	def(bGetattr, "getattr", kindFunc, bNone, callGetattr)
+	def(bAny, "any", kindFunc, bNone, callAnyAll(false))
+	def(bAll, "all", kindFunc, bNone, callAnyAll(true))
 	def(bBuildClass, "__build_class__", kindFunc, bNone, callBuildClass)
 	def(bStaticmethod, "staticmethod", kindType, bObject, descriptor(bStaticmethod))
 	def(bClassmethod, "classmethod", kindType, bObject, descriptor(bClassmethod))
@@ -299,6 +312,8 @@ func init() {
 	builtinTable[bAllocateLock].module = "_thread"
 	def(bRLockFactory, "RLock", kindFunc, bNone, callRLock)
 	builtinTable[bRLockFactory].module = "threading"
+	def(bCurrentThread, "current_thread", kindFunc, bNone, callCurrentThread)
+	builtinTable[bCurrentThread].module = "threading"
 	builtinTable[bDefaultdict].module = "collections"
 
 	method(bDictGet, bDict, "get", callDictGet)
@@ -323,6 +338,7 @@ func init() {
 	method(bGenClose, bGenerator, "close", callGenClose)
 	method(bCMEnter, bGeneratorCM, "__enter__", callCMEnter)
 	method(bCMExit, bGeneratorCM, "__exit__", callCMExit)
+	method(bCondWait, bCondition, "wait", callCondWait)
 
 	for id := builtinID(1); id < builtinCount; id++ {
 		if builtinTable[id].name == "" {
@@ -358,7 +374,7 @@ var moduleMembers = map[builtinID][]struct {
 	id   builtinID
 }{
 	bCollections: {{"defaultdict", bDefaultdict}},
-	bThreading:   {{"Lock", bAllocateLock}, {"RLock", bRLockFactory}},
+	bThreading:   {{"Lock", bAllocateLock}, {"RLock", bRLockFactory}, {"current_thread", bCurrentThread}, {"Condition", bCondition}},
 	bContextlib:  {{"contextmanager", bContextmanager}},
 }
 

@@ -72,8 +72,9 @@ const (
 type Const struct {
 	Kind  ConstKind
 	Int   int64
-	Str   string // KindStr's value; KindOther's repr
-	Type  string // KindOther's type name
+	Str   string  // KindStr's value; KindFloat's and KindOther's repr
+	Type  string  // KindOther's type name
+	Float float64 // KindFloat's value
 	Items []Const
 	Code  *Code
 }
@@ -91,6 +92,7 @@ const (
 	ConstTuple
 	ConstFrozenSet
 	ConstCode
+	ConstFloat
 	ConstOther
 )
 

@@ -14,8 +14,13 @@
 // "changed size during iteration" error), collections.defaultdict,
 // functions, closures and cells, generators and contextlib.contextmanager,
 // modules (the module's globals dict is the one the swap mutates),
-// threading.Lock and RLock, exceptions with the exception table, and the
-// builtins the simulator's code calls. Each version has its own dispatch
+// threading.Lock and RLock, threading.current_thread() (each thread's
+// object, whose attributes the embedder sets: a BlockThread's abort
+// flag) and threading.Condition(lock).wait(timeout) (threads.go: no one
+// can notify, so a timed wait times out and one without a timeout waits
+// for good), float constants (carried, compared, tested; arithmetic on
+// them is unsupported), exceptions with the exception table, and the
+// builtins the simulator's code calls (any and all among them). Each version has its own dispatch
 // table (ops_table.go): comprehensions inlined in 3.12, PRECALL gone, the
 // 3.13 opcodes. A module the code imports that is not one of the stand-ins
 // (collections, contextlib, threading) is a stand-in module whose

@@ -76,6 +76,7 @@ func (s *State) AppendKeyOrdered(b []byte, order []int, roots ...Value) []byte {
 		k.value(th.excBase)
 		k.value(th.result)
 		k.value(th.raised)
+		k.value(th.obj)
 	}
 	k.int(int64(len(roots)))
 	for _, v := range roots {
@@ -320,6 +321,14 @@ func (k *keyer) object(i int32) {
 		k.byte(uint8(o.ret))
 		k.value(o.kwnames)
 		k.values(o.tmp)
+	case *threadObj:
+		k.byte(22)
+		k.thread(o.t)
+		k.value(o.attrs)
+		k.str(o.class)
+	case *condObj:
+		k.byte(23)
+		k.value(o.lock)
 	default:
 		panic("pyvm: AppendKey of an unknown object")
 	}

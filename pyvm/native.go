@@ -21,6 +21,8 @@ const (
 	natCollect                          // dict(it), list(it), tuple(it), d.update(it), l.extend(it) over a generator
 	natBuildClass                       // __build_class__: the class body
 	natInit                             // calling a class: __init__
+	natWait                             // threading.Condition.wait (threads.go)
+	natAny                              // any(it), all(it) over a generator
 )
 
 // pushNative pushes a native frame with registers tmp.
@@ -41,6 +43,8 @@ var nativeNames = [...]string{
 	natCollect:    "a builtin consuming a generator",
 	natBuildClass: "__build_class__",
 	natInit:       "a class's __init__",
+	natWait:       "threading.Condition.wait",
+	natAny:        "any() or all() over a generator",
 }
 
 // The collect kinds (natCollect's tmp[2]).
@@ -154,6 +158,12 @@ func (x *exec) nativeStep() {
 		label("__init__(self, *args)")
 		v, st := x.invoke(f.tmp[0], f.tmp[1:], nil, siteNative)
 		x.afterNativeCall(v, st, 1)
+	case natWait:
+		x.waitStep()
+	case natAny:
+		label("next item")
+		f.pc = 1
+		x.resumeForNative(f.tmp[0], None, undef)
 	default:
 		panic("pyvm: unknown native frame")
 	}
@@ -224,6 +234,8 @@ func (x *exec) nativeResume(how outcome, v Value) {
 		x.exitResume(how, v)
 	case natCollect:
 		x.collectResume(how, v)
+	case natAny:
+		x.anyResume(how, v)
 	case natBuildClass:
 		if how == raised {
 			x.exc = v

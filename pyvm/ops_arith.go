@@ -61,6 +61,10 @@ func opBinaryOp(x *exec) {
 			return
 		}
 	}
+	if v.K == KindFloat || w.K == KindFloat {
+		x.unsupported("arithmetic on a float")
+		return
+	}
 	x.raise(bTypeError, "unsupported operand type(s) for "+sym+": '"+x.typeName(v)+"' and '"+x.typeName(w)+"'")
 }
 
@@ -159,6 +163,10 @@ func opToBool(x *exec) {
 
 func opUnaryNegative(x *exec) {
 	v := x.f.pop()
+	if v.K == KindFloat {
+		x.unsupported("arithmetic on a float")
+		return
+	}
 	if !num(v) {
 		x.raise(bTypeError, "bad operand type for unary -: '"+x.typeName(v)+"'")
 		return
@@ -198,6 +206,22 @@ func (x *exec) compare(op string, v, w Value) (Value, bool) {
 	switch {
 	case num(v) && num(w):
 		c = cmp3(int64(v.X), int64(w.X))
+	case v.K == KindFloat || w.K == KindFloat:
+		a, aok := x.floatOf(v)
+		b, bok := x.floatOf(w)
+		if !aok || !bok {
+			x.unsupported("comparing a float with a " + x.typeName(v) + " or " + x.typeName(w))
+			return undef, false
+		}
+		if a != a || b != b {
+			return Bool(false), true // every order comparison with a NaN is False
+		}
+		switch {
+		case a < b:
+			c = -1
+		case a > b:
+			c = 1
+		}
 	case x.isStr(v) && x.isStr(w):
 		a, _ := x.strOf(v)
 		b, _ := x.strOf(w)
@@ -237,6 +261,10 @@ func (x *exec) isStr(v Value) bool {
 // opUnaryPositive is 3.11's +v (3.12 made it an intrinsic).
 func opUnaryPositive(x *exec) {
 	v := x.f.pop()
+	if v.K == KindFloat {
+		x.unsupported("arithmetic on a float")
+		return
+	}
 	if !num(v) {
 		x.raise(bTypeError, "bad operand type for unary +: '"+x.typeName(v)+"'")
 		return

@@ -25,6 +25,10 @@ func (x *exec) iter(v Value) (Value, bool) {
 			return undef, false
 		}
 	}
+	if x.isStr(v) {
+		x.unsupported("iterating a str")
+		return undef, false
+	}
 	x.raise(bTypeError, "'"+x.typeName(v)+"' object is not iterable")
 	return undef, false
 }

@@ -16,6 +16,7 @@ type Program struct {
 	strs     []string
 	strIndex map[string]int32 // lookup only: nothing ranges over it
 	consts   []constEntry
+	floats   []floatConst
 	ops      *opTable
 
 	// writableGlobals are the module globals that code running after the
@@ -31,6 +32,16 @@ type Program struct {
 type constEntry struct {
 	items  []Value
 	frozen bool // a frozenset
+}
+
+// floatConst is a float constant: its value and CPython's repr of it.
+// Floats are carried, compared and tested for truth (a timeout passed to
+// Condition.wait); arithmetic on them, and a float as a dict key (whose
+// hash equals an equal int's), are not modelled and stop the thread
+// (unsupported).
+type floatConst struct {
+	f    float64
+	repr string
 }
 
 // Options are the choices a run makes that CPython's build or the
@@ -208,7 +219,7 @@ func lastDot(s string) int {
 }
 
 // constSupported reports whether the interpreter has a Value for k: not
-// a float, bytes, an Ellipsis, or an int beyond 32 bits.
+// bytes, an Ellipsis, a complex, or an int beyond 32 bits.
 func constSupported(k *Const) bool {
 	switch k.Kind {
 	case ConstInt:
@@ -239,6 +250,9 @@ func (p *Program) constValue(k *Const) Value {
 		return p.Str(k.Str)
 	case ConstCode:
 		return Value{K: KindCode, X: int32(k.Code.id)}
+	case ConstFloat:
+		p.floats = append(p.floats, floatConst{f: k.Float, repr: k.Str})
+		return Value{K: KindFloat, X: int32(len(p.floats) - 1)}
 	case ConstTuple, ConstFrozenSet:
 		items := make([]Value, len(k.Items))
 		for i := range k.Items {

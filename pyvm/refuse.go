@@ -37,7 +37,7 @@ func (e *NoFunctionError) Error() string {
 // interpreter does not model: a use is refused as "builtin NAME" rather
 // than "name not defined".
 var cpythonBuiltins = []string{
-	"abs", "aiter", "all", "anext", "any", "ascii", "bin", "breakpoint", "bytearray", "bytes",
+	"abs", "aiter", "anext", "ascii", "bin", "breakpoint", "bytearray", "bytes",
 	"callable", "chr", "compile", "complex", "copyright", "credits", "delattr", "dir", "divmod",
 	"enumerate", "eval", "exec", "exit", "filter", "float", "format", "globals", "hasattr", "hash",
 	"help", "hex", "input", "issubclass", "license", "locals", "map", "max", "memoryview", "min",

@@ -34,6 +34,8 @@ func (r *Renderer) Render(v Value) any {
 		return []any{"int", int(v.X)}
 	case KindStr:
 		return []any{"str", s.p.String(v)}
+	case KindFloat:
+		return []any{"float", s.p.floats[v.X].repr}
 	case KindID:
 		return []any{"id", r.Render(ref(v.X))}
 	case KindConst:

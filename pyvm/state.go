@@ -30,6 +30,10 @@ type thread struct {
 	result  Value // the task's return value, once done
 	raised  Value // the task's exception, once done (Undef if it returned)
 	busy    bool  // a task is running
+	// obj is threading.current_thread()'s object (Undef until first
+	// used); class its type's name in messages (SetThreadClass).
+	obj   Value
+	class string
 }
 
 // ThreadStatus is where a thread's task stands.

@@ -27,6 +27,7 @@ const (
 	KindConst               // X: a tuple or frozenset constant in the Program's pool
 	KindCode                // X: a Code's id (a code object constant)
 	KindLasti               // X: an instruction offset an exception handler pushed
+	KindFloat               // X: a float constant's index in the Program's floats
 )
 
 // Shorthands for immediates.

@@ -18,6 +18,8 @@ func typeOf(h *heap, v Value) Value {
 		return builtin(bInt)
 	case KindStr:
 		return builtin(bStr)
+	case KindFloat:
+		return builtin(bFloat)
 	case KindConst:
 		return builtin(bTuple) // frozensets are checked by callers that care
 	case KindCode:
@@ -107,6 +109,10 @@ func typeOf(h *heap, v Value) Value {
 			return builtin(bProperty)
 		case *frameObj:
 			return builtin(bFrame)
+		case *threadObj:
+			return builtin(bThread)
+		case *condObj:
+			return builtin(bCondition)
 		}
 	}
 	return builtin(bObject)
@@ -174,6 +180,8 @@ func (x *exec) truth(v Value) (bool, bool) {
 		return v.X != 0, true
 	case KindStr:
 		return x.p.String(v) != "", true
+	case KindFloat:
+		return x.p.floats[v.X].f != 0, true
 	case KindConst:
 		return len(x.p.consts[v.X].items) > 0, true
 	case KindID, KindBuiltin, KindCode:
@@ -213,6 +221,11 @@ func (x *exec) truth(v Value) (bool, bool) {
 func (x *exec) equal(v, w Value) (bool, bool) {
 	if num(v) && num(w) {
 		return v.X == w.X, true
+	}
+	if v.K == KindFloat || w.K == KindFloat {
+		a, aok := x.floatOf(v)
+		b, bok := x.floatOf(w)
+		return aok && bok && a == b, true
 	}
 	if v.K == KindStr && w.K == KindStr {
 		return v.X == w.X, true
@@ -289,6 +302,18 @@ func (x *exec) equalItems(a, b []Value) (bool, bool) {
 
 func num(v Value) bool { return v.K == KindInt || v.K == KindBool }
 
+// floatOf is a number's value as a float (an int's or bool's exactly: they
+// fit in 32 bits).
+func (x *exec) floatOf(v Value) (float64, bool) {
+	switch {
+	case v.K == KindFloat:
+		return x.p.floats[v.X].f, true
+	case num(v):
+		return float64(v.X), true
+	}
+	return 0, false
+}
+
 // tupleItems returns a tuple's items (heap or constant).
 func (x *exec) tupleItems(v Value) ([]Value, bool) {
 	switch v.K {
@@ -308,6 +333,10 @@ func (x *exec) tupleItems(v Value) ([]Value, bool) {
 
 // hashable checks that v can be a dict key, raising TypeError if not.
 func (x *exec) hashable(v Value) bool {
+	if v.K == KindFloat {
+		x.unsupported("a float as a dict key")
+		return false
+	}
 	if v.K != KindRef {
 		return true
 	}
@@ -345,6 +374,8 @@ func (x *exec) repr(v Value) string {
 		return strconv.Itoa(int(v.X))
 	case KindStr:
 		return pyStrRepr(x.p.String(v))
+	case KindFloat:
+		return x.p.floats[v.X].repr
 	case KindID:
 		return "id(" + x.repr(ref(v.X)) + ")"
 	case KindConst:
@@ -411,6 +442,8 @@ func (x *exec) repr(v Value) string {
 			return "<unlocked " + x.typeName(v) + " object>"
 		case *classObj:
 			return "<class '" + x.p.String(o.name) + "'>"
+		case *threadObj:
+			return "<" + o.class + " object>"
 		}
 		return "<" + x.typeName(v) + " object>"
 	}

@@ -57,6 +57,10 @@ func eachRef(o object, f func(Value)) {
 		each(o.locals)
 		each(o.stack)
 		each(o.tmp)
+	case *threadObj:
+		one(o.attrs)
+	case *condObj:
+		one(o.lock)
 	case *lockObj, *rangeObj, *opaqueObj, *strObj:
 	default:
 		panic("pyvm: eachRef of an unknown object")

@@ -71,6 +71,8 @@ class Renderer:
             return ["int", v]
         if t is str:
             return ["str", v]
+        if t is float:
+            return ["float", repr(v)]
         if t is tuple:
             return ["tuple", [self(x) for x in v]]
         if t is list:
