@@ -33,10 +33,13 @@ type SourceTrace struct {
 	Version string `json:"version"` // the explore that wrote it
 	// Source is the file and function checked and the CPython whose
 	// bytecode ran.
-	Source    SourceFile    `json:"source"`
-	Atomicity string        `json:"atomicity"`
-	Strategy  string        `json:"strategy"`
-	Scenario  TraceScenario `json:"scenario"`
+	Source    SourceFile `json:"source"`
+	Atomicity string     `json:"atomicity"`
+	// Kernel is "thread-context" when kernel.py ran patched
+	// (-thread-context), absent otherwise.
+	Kernel   string        `json:"kernel,omitempty"`
+	Strategy string        `json:"strategy"`
+	Scenario TraceScenario `json:"scenario"`
 	// Verdict is the summary's: violation, verified, incomplete (a model
 	// gap too), no-violation-found or not-reachable (-want).
 	Verdict  string `json:"verdict"`
@@ -127,6 +130,9 @@ func NewSourceTrace(r SourceRun) (*SourceTrace, error) {
 		Atomicity: p.Atomicity.String(), Strategy: r.Strategy, Scenario: traceScenario(p.Scenario),
 		Verdict: r.Verdict, Schedule: []int{}, Shrunk: r.Shrunk, Replay: r.Replay,
 	}
+	if p.ThreadContext {
+		t.Kernel = source.KernelThreadContext
+	}
 	for n := range p.NumThreads() {
 		t.Threads = append(t.Threads, p.ThreadName(n))
 	}
@@ -138,7 +144,7 @@ func NewSourceTrace(r SourceRun) (*SourceTrace, error) {
 	t.Schedule = ScheduleInts(res.Schedule)
 	steps, replayed := source.Run(p, res.Schedule)
 	switch {
-	case replayed == nil && f.Kind == sched.KindDeadlock:
+	case replayed == nil && (f.Kind == sched.KindDeadlock || f.Kind == sched.KindHang):
 	case replayed == nil || replayed.Kind != f.Kind || replayed.Message != f.Message:
 		return nil, fmt.Errorf("internal: the -source counterexample replays to %v, not to the search's %v", replayed, f)
 	}
@@ -277,6 +283,13 @@ func ReadSourceTrace(data []byte) (*source.Schedule, error) {
 	var err error
 	if s.Atomicity, err = model.ParseAtomicity(t.Atomicity); err != nil {
 		return nil, fmt.Errorf("the -source trace.json's atomicity: %v", err)
+	}
+	switch t.Kernel {
+	case "":
+	case source.KernelThreadContext:
+		s.ThreadContext = true
+	default:
+		return nil, fmt.Errorf("the -source trace.json's kernel %q: want %q or none", t.Kernel, source.KernelThreadContext)
 	}
 	if s.Scenario, err = scenario.Parse(strings.NewReader(t.Scenario.Text)); err != nil {
 		return nil, fmt.Errorf("the -source trace.json's scenario: %v", err)

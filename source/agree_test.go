@@ -52,8 +52,7 @@ var (
 // compared, and why; TestNotFromSourceStillHolds fails when a reason no
 // longer holds, so that the variant joins the comparison.
 var notFromSource = map[string]exclusion{
-	"proposed":   {"its uses read a dispatcher object of the file's own, which -source reports as model-gap", true},
-	"merged-fix": {"pysource or source.Load refuses testdata/python/merged_fix.py", false},
+	"proposed": {"its uses read a dispatcher object of the file's own, which -source reports as model-gap", true},
 }
 
 // exclusion is why a variant's file is not compared: gap, its search
@@ -234,7 +233,7 @@ func compareWorlds(t *testing.T, v variants.Variant, src *pysource.Source, world
 				t.Run(a.String(), func(t *testing.T) {
 					full := !heavyCells[v.Protocol.Name+"|"+w.name+"|"+a.String()] && !heavyWorlds[v.Protocol.Name+"|"+w.name] && !heavyWorlds["*|"+w.name] &&
 						!(freeThreadedHeavy(v.Protocol.Name, a) && !slices.Contains(mustRun[:6], w.name))
-					p, err := source.Load(src, w.sc, a)
+					p, err := source.LoadWith(src, w.sc, a, source.Options{ThreadContext: v.Protocol.ThreadContext})
 					require.NoError(t, err)
 					listing := cachedListing(t, v, w.name, w.sc, a, full)
 					got := sourceOutcome(t, p, full)

@@ -42,6 +42,15 @@
 // line naming it: interrupts with several hosts, atomics and shared
 // arrays, simulator fixes (package model has them for the listings).
 //
+// kernel.py is numba-cuda's, or, with Options.ThreadContext (explore's
+// -thread-context), as docs/proposed_fix.md patches it, as
+// model.Protocol.ThreadContext runs the variants proposed and merged-fix:
+// no module-level _kernel_context is set, tested or asserted, and a
+// device call passes its thread's own launch's fake (a host's: None).
+// When the file calls threading.current_thread(), each GPU thread's
+// object is its BlockThread with abort False (kernel.py:192), set True
+// when the host's poll aborts its block.
+//
 // # One step
 //
 // Atomicity gil: a thread switch may fall between any two instructions,
@@ -82,6 +91,12 @@
 // copy when some lock is held; otherwise it is runnable.
 //
 // # What is checked
+//
+// A file with a loop that can come back to a state (Program.MayLoop: a
+// while loop, a wait that polls) is checked once more by sched.Hang,
+// which explore -source runs after a search without a violation: every
+// reachable state must still reach an end (hang otherwise: a thread that
+// spins holding the lock another needs breaks no property of a step).
 //
 // The model's properties of a launch, from what the file's code did: a
 // use of `cuda` sees its launch's fake (use-saw-real, use-saw-none,

@@ -53,6 +53,12 @@ func (p *Program) Partial() string {
 	return "the interrupt lands here only at the eval-breaker checks of the file's own code, not in kernel.py's or contextlib's, so no violation is no proof"
 }
 
+// MayLoop reports whether the file's code has a loop that can come back
+// to a state it was in (pyvm.Program.MayLoop: a while loop, such as a
+// wait that polls): then a search without a violation does not show
+// that every execution ends, and sched.Hang must check it too.
+func (p *Program) MayLoop() bool { return p.py.MayLoop() }
+
 // landing reports whether an interrupt may land after the step info
 // describes, as this package models it: at an eval-breaker check of the
 // file's own code, in a task that goes on. Not after a YIELD_VALUE: that

@@ -22,6 +22,10 @@ type Program struct {
 	// Symmetry keys states up to permuting each block's GPU threads
 	// (World.AppendKey); Load sets it, tests clear it to compare.
 	Symmetry bool
+	// ThreadContext: kernel.py as docs/proposed_fix.md patches it (each
+	// BlockThread carries its launch's fake; no module-level
+	// _kernel_context), as model.Protocol.ThreadContext says.
+	ThreadContext bool
 	// breakKey leaves the interpreter's state out of the key: a broken
 	// reduction that the tests must catch (export_test.go).
 	breakKey bool
@@ -45,6 +49,9 @@ type Program struct {
 	lines   []string   // the file's lines, for traces
 	digest  string     // Digest of the file's bytes, as read for lines
 	file    string     // the file's base name
+	// threadObjs: the file calls threading.current_thread(), so the
+	// threads have their objects and the abort flag is kept on them too
+	threadObjs bool
 }
 
 // Host tags: what the interpreter's key records for the objects this
@@ -83,12 +90,25 @@ const (
 	hInline                           // the kernel run as a device function (kernel.py:85-86)
 )
 
-// Load puts src's function in sc's launch under atomicity a: it compiles
+// Options are what a load takes beyond the file, the scenario and the
+// atomicity.
+type Options struct {
+	// ThreadContext runs kernel.py as docs/proposed_fix.md patches it
+	// (explore's -thread-context; the variants proposed and merged-fix).
+	ThreadContext bool
+}
+
+// Load is LoadWith under kernel.py as numba-cuda has it.
+func Load(src *pysource.Source, sc *scenario.Scenario, a model.Atomicity) (*Program, error) {
+	return LoadWith(src, sc, a, Options{})
+}
+
+// LoadWith puts src's function in sc's launch under atomicity a: it compiles
 // the file for the interpreter's version (the refusal pass), runs the
 // module body, and sets up the modules, functions and fakes. Every error
 // is one line: a scenario this package does not take, a construct the
 // interpreter does not support, a module body that raised.
-func Load(src *pysource.Source, sc *scenario.Scenario, a model.Atomicity) (*Program, error) {
+func LoadWith(src *pysource.Source, sc *scenario.Scenario, a model.Atomicity, o Options) (*Program, error) {
 	if err := supported(sc); err != nil {
 		return nil, err
 	}
@@ -106,7 +126,7 @@ func Load(src *pysource.Source, sc *scenario.Scenario, a model.Atomicity) (*Prog
 	if err != nil {
 		return nil, err
 	}
-	p := &Program{Source: src, Scenario: sc, Atomicity: a, Symmetry: true, py: py, file: filepath.Base(src.File)}
+	p := &Program{Source: src, Scenario: sc, Atomicity: a, Symmetry: true, ThreadContext: o.ThreadContext, py: py, file: filepath.Base(src.File)}
 	if text, err := os.ReadFile(src.File); err == nil {
 		p.lines = strings.Split(string(text), "\n")
 		p.digest = Digest(text)
@@ -155,6 +175,7 @@ func Load(src *pysource.Source, sc *scenario.Scenario, a model.Atomicity) (*Prog
 		return nil, fmt.Errorf("%s: the module body did not bind %s", src.File, src.Name)
 	}
 	s.Freeze()
+	p.threadObjects(s)
 	p.init, p.swap = s, swap
 	for range p.hosts * sc.Launches {
 		for b := range sc.Blocks {
@@ -182,7 +203,7 @@ func (p *Program) hostProgram(h int) []hostOp {
 			continue
 		}
 		l++
-		if p.hosts > 1 {
+		if p.hosts > 1 && !p.ThreadContext {
 			// With several hosts, FakeCUDAKernel.__call__ reads
 			// _kernel_context twice before it sets it (model.Program's
 			// launchStmts): when another host's launch set it, the kernel
@@ -199,7 +220,7 @@ func (p *Program) hostProgram(h int) []hostOp {
 			ops = append(ops, hostOp{kind: hJoin, launch: l, block: b})
 		}
 		ops = append(ops, hostOp{kind: hExit, launch: l}, hostOp{kind: hReset, launch: l})
-		if p.hosts > 1 {
+		if p.hosts > 1 && !p.ThreadContext {
 			inline := len(ops)
 			ops = append(ops, hostOp{kind: hInline, launch: l, code: p.callCode(-1, 0, "kernel() run inline")})
 			ops[first-2].to = inline
@@ -208,6 +229,27 @@ func (p *Program) hostProgram(h int) []hostOp {
 		}
 	}
 	return ops
+}
+
+// threadObjects gives the threads the objects threading.current_thread()
+// returns, when the file's code calls it: each GPU thread's BlockThread
+// with its abort flag False (kernel.py:192, its __init__), the hosts'
+// threads. They are made after the set-up is frozen, so that the key
+// reaches them from their threads and renames them with the threads.
+func (p *Program) threadObjects(s *pyvm.State) {
+	if !p.py.Uses("current_thread") {
+		return
+	}
+	p.threadObjs = true
+	for h := range p.hosts {
+		if p.hosts == 1 {
+			s.SetThreadClass(h, "_MainThread")
+		}
+	}
+	for g := p.hosts; g < p.hosts+p.gpus; g++ {
+		s.SetThreadClass(g, "BlockThread")
+		s.SetThreadAttr(g, "abort", pyvm.False)
+	}
 }
 
 // callCode is a code of one statement, a call of function fn (-1: the

@@ -27,6 +27,7 @@ import (
 //	sha256 9f2c...
 //	python 3.12
 //	atomicity gil
+//	kernel thread-context        (only for kernel.py patched: -thread-context)
 //	scenario
 //	    threads 2
 //	    ...
@@ -52,8 +53,10 @@ type Schedule struct {
 	SHA256     string // of the file's bytes, lower-case hex
 	Python     string // the CPython feature version that compiled it, "3.12"
 	Atomicity  model.Atomicity
-	Scenario   *scenario.Scenario
-	Steps      []sched.ThreadID
+	// ThreadContext: the run had kernel.py patched (Options.ThreadContext)
+	ThreadContext bool
+	Scenario      *scenario.Scenario
+	Steps         []sched.ThreadID
 }
 
 // Digest is the digest a schedule records of a file's bytes.
@@ -72,8 +75,12 @@ func WriteSchedule(out io.Writer, p *Program, digest string, steps []sched.Threa
 	} else {
 		b.WriteString(ScheduleHeader + ": this run found no violation, so there is nothing to replay\n")
 	}
-	fmt.Fprintf(&b, "format %d\nsource %s:%s\nsha256 %s\npython %s\natomicity %s\nscenario\n",
+	fmt.Fprintf(&b, "format %d\nsource %s:%s\nsha256 %s\npython %s\natomicity %s\n",
 		ScheduleFormat, p.Source.File, p.Source.Name, digest, p.Version(), p.Atomicity)
+	if p.ThreadContext {
+		b.WriteString("kernel " + KernelThreadContext + "\n")
+	}
+	b.WriteString("scenario\n")
 	for _, line := range strings.Split(strings.TrimRight(p.Scenario.String(), "\n"), "\n") {
 		fmt.Fprintf(&b, "    %s\n", line)
 	}
@@ -89,6 +96,11 @@ func WriteSchedule(out io.Writer, p *Program, digest string, steps []sched.Threa
 	_, err := io.WriteString(out, b.String())
 	return err
 }
+
+// KernelThreadContext is the kernel directive's value for kernel.py
+// patched (a schedule without the directive ran kernel.py as numba-cuda
+// has it).
+const KernelThreadContext = "thread-context"
 
 // CheckDigest refuses a digest that is not what Digest writes.
 func CheckDigest(d string) error {
@@ -167,6 +179,11 @@ func ReadSchedule(in io.Reader) (*Schedule, error) {
 			s.Python, err = rest, CheckPython(rest)
 		case "atomicity":
 			s.Atomicity, err = model.ParseAtomicity(rest)
+		case "kernel":
+			if rest != KernelThreadContext {
+				err = fmt.Errorf("kernel %q: want %s (or no kernel line: kernel.py as numba-cuda has it)", rest, KernelThreadContext)
+			}
+			s.ThreadContext = true
 		case "scenario":
 			inScen = true
 		case "steps":
@@ -179,7 +196,7 @@ func ReadSchedule(in io.Reader) (*Schedule, error) {
 				s.Steps = append(s.Steps, sched.ThreadID(v))
 			}
 		default:
-			err = fmt.Errorf("unknown directive %q (want format, source, sha256, python, atomicity, scenario or steps)", word)
+			err = fmt.Errorf("unknown directive %q (want format, source, sha256, python, atomicity, kernel, scenario or steps)", word)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %v", n, err)

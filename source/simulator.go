@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"swapcheck/model"
 	"swapcheck/pyvm"
 	"swapcheck/sched"
 )
@@ -29,6 +30,13 @@ func (w *World) hostUnit(t int) unitResult {
 		th.frames = []frame{{code: op.code}}
 		return unitResult{}
 	case hSetContext:
+		if w.p.ThreadContext {
+			// kernel.py patched: the fake is made and its threads will
+			// carry it; nothing shared is set (model.FakeText)
+			w.note(t, "kernel.py", model.FakeText, "CALL FakeCUDAModule; STORE_FAST fake_cuda_module", fakeName(op.launch)+", which the launch's BlockThreads carry")
+			th.host++
+			return unitResult{shared: true, ends: true}
+		}
 		w.ctx = int8(op.launch)
 		w.note(t, "kernel.py", "_kernel_context = mod", "STORE_GLOBAL _kernel_context", "_kernel_context = "+fakeName(op.launch))
 		th.host++
@@ -86,8 +94,12 @@ func (w *World) hostUnit(t int) unitResult {
 		th.frames = []frame{{code: op.code}}
 		return unitResult{}
 	case hReset:
-		w.ctx = 0
-		w.note(t, "kernel.py", "_kernel_context = None", "STORE_GLOBAL _kernel_context", "")
+		if w.p.ThreadContext {
+			w.note(t, "kernel.py", model.ReturnText, "RETURN_CONST", "")
+		} else {
+			w.ctx = 0
+			w.note(t, "kernel.py", "_kernel_context = None", "STORE_GLOBAL _kernel_context", "")
+		}
 		if th.exc.K != pyvm.KindUndef {
 			w.note(t, "kernel.py", "except Exception: (the launch raised)", "", w.s.ExcString(th.exc)+": the host's caller catches it and goes on")
 			th.exc = pyvm.Value{}
@@ -220,8 +232,12 @@ func (w *World) abortBlock(t int, op hostOp, dead int) unitResult {
 	th := &w.th[t]
 	sc := w.p.Scenario
 	for tid := range sc.Threads {
-		u := &w.th[w.p.gpuThread(op.launch, op.block, tid)]
+		g := w.p.gpuThread(op.launch, op.block, tid)
+		u := &w.th[g]
 		u.aborted, u.released, u.atBarrier = true, true, false
+		if w.p.threadObjs {
+			w.s.SetThreadAttr(g, "abort", pyvm.True) // what the file's code reads
+		}
 	}
 	w.endBlocks(op.launch, op.block+1)
 	for w.p.host[t][th.host].kind != hExit {
@@ -293,8 +309,17 @@ func (w *World) frameUnit(t int) unitResult {
 	}
 	arg := pyvm.None
 	seen := "None"
-	if w.ctx != 0 {
-		arg, seen = w.p.fakes[w.ctx-1], fakeName(int(w.ctx))
+	how := "LOAD_GLOBAL _kernel_context; CALL " + w.p.Source.Name
+	ctx := int(w.ctx)
+	if w.p.ThreadContext {
+		// _get_kernel_context() patched: the thread's own (a host's: None)
+		ctx, how = 0, "CALL _get_kernel_context (the thread's own); CALL "+w.p.Source.Name
+		if !w.p.isHost(t) {
+			ctx = w.p.launchOf(t)
+		}
+	}
+	if ctx != 0 {
+		arg, seen = w.p.fakes[ctx-1], fakeName(ctx)
 	}
 	fn := w.p.kernel
 	if st.fn >= 0 {
@@ -302,7 +327,11 @@ func (w *World) frameUnit(t int) unitResult {
 	}
 	w.s.Begin(t, w.p.swap, fn, arg)
 	f.phase = phCall
-	w.noteStmt(t, cd.name, "kernel.py:85", st.text, "LOAD_GLOBAL _kernel_context; CALL "+w.p.Source.Name, "_kernel_context is "+seen)
+	effect := "_kernel_context is " + seen
+	if w.p.ThreadContext {
+		effect = "_get_kernel_context() is " + seen + " (the thread's own)"
+	}
+	w.noteStmt(t, cd.name, "kernel.py:85", st.text, how, effect)
 	return unitResult{shared: true, ends: true}
 }
 

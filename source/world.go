@@ -592,3 +592,6 @@ func boolByte(x bool) byte {
 	}
 	return 0
 }
+
+// ThreadName implements sched.Named: the trace's name of thread t.
+func (w *World) ThreadName(t sched.ThreadID) string { return w.p.ThreadName(int(t)) }

@@ -51,6 +51,7 @@ type options struct {
 	corpus                                                      string      // -corpus (corpus.go)
 	afterFailure                                                bool        // -after-failure (harm.go)
 	source                                                      string      // -source (source.go)
+	threadContext                                               bool        // -thread-context (source.go)
 	allThreads                                                  bool        // -threads all (everyn.go)
 	want                                                        string      // -want (source.go)
 	flagArgs                                                    []flagWords // the flags given, as the replay command spells them

@@ -270,6 +270,9 @@ var flagTable = []flagDef{
 	{name: "source", modes: modesOf(modeSource), define: func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.source, "source", "", "check the swap function of the Python file `FILE[:NAME]` as it is written (NAME defaults to "+pysource.DefaultFunction+"): a real CPython (-python) compiles it, and its bytecode runs in the model's launch (README: \"Checking your own swap function\")")
 	}},
+	{name: "thread-context", modes: modesOf(modeSource), define: func(fs *flag.FlagSet, o *options) {
+		fs.BoolVar(&o.threadContext, "thread-context", false, "with -source: run kernel.py as docs/proposed_fix.md patches it (each BlockThread carries its launch's fake, no module-level _kernel_context), as the variants proposed and merged-fix do")
+	}},
 	{name: "replay", modes: modesOf(modeReplay), define: func(fs *flag.FlagSet, o *options) {
 		fs.StringVar(&o.replay, "replay", "", "replay the trace.json or schedule.txt `FILE` written by -out (its protocol, atomicity and scenario)")
 	}},

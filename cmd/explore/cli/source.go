@@ -74,7 +74,7 @@ func runSource(o *options, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	p, err := source.Load(src, sc, a)
+	p, err := source.LoadWith(src, sc, a, source.Options{ThreadContext: o.threadContext})
 	if err != nil {
 		return 0, err
 	}
@@ -117,10 +117,22 @@ func runSource(o *options, stdout, stderr io.Writer) (int, error) {
 		sys = aim
 	}
 	res := sched.States{}.Run(sys, lim)
+	if res.Verdict == sched.Verified && p.MayLoop() {
+		// a loop that can come back to a state: verified says no
+		// execution fails, not that every one ends
+		hres := sched.Hang(source.New(p), lim)
+		hres.Stats.Executions = res.Stats.Executions
+		if hres.Verdict == sched.Incomplete {
+			hres.Cut = "the check that every execution can end (the file has a while loop) " + hres.Cut
+		}
+		res = hres
+	}
 	if aim != nil {
 		run.passed = slices.DeleteFunc(aim.Kinds(), func(k string) bool { return k == o.want })
 	}
-	if res.Verdict == sched.Violation && res.Failure.Kind != source.KindModelGap && o.shrink && o.want == "" {
+	if res.Verdict == sched.Violation && res.Failure.Kind == sched.KindHang && o.shrink {
+		run.shrunk = "not shrunk: shrinking searches for a failing execution, and a hang is no one execution"
+	} else if res.Verdict == sched.Violation && res.Failure.Kind != source.KindModelGap && o.shrink && o.want == "" {
 		run.shrunk = "not shrunk: the scenario is a file"
 		if o.scenario == "" {
 			run.shrunk = "nothing: no smaller scenario has this kind"

@@ -141,7 +141,7 @@ func runSourceReplay(o *options, data []byte, stdout, stderr io.Writer) (int, er
 	if err != nil {
 		return 0, err
 	}
-	p, err := source.Load(src, s.Scenario, s.Atomicity)
+	p, err := source.LoadWith(src, s.Scenario, s.Atomicity, source.Options{ThreadContext: s.ThreadContext})
 	if err != nil {
 		return 0, usagef("replay %s: %v", o.replay, err)
 	}

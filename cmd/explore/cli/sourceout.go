@@ -39,7 +39,7 @@ func (r *sourceRun) writeText(out io.Writer, res sched.Result, t *check.SourceTr
 	case res.Verdict == sched.Violation:
 		para(&b, "verdict: violation "+res.Failure.Kind)
 		para(&b, failureText(p, res.Failure))
-		if res.Failure.Kind == sched.KindDeadlock {
+		if res.Failure.Kind == sched.KindDeadlock || res.Failure.Kind == sched.KindHang {
 			for _, line := range source.Waiting(p, res.Schedule) {
 				para(&b, line)
 			}
