@@ -93,7 +93,8 @@ func untraced(c *pyvm.Code, i int) bool {
 // EmitSource writes the replay script of schedule, a run of a -source
 // program, expecting the violation expect (a deadlock included). What the
 // script cannot force is refused (Unsupported): the free-threaded modes,
-// the simulator fixes, a kind the script cannot judge, an interrupt
+// the simulator fixes, kernel.py patched, a kind the script cannot judge
+// (a hang among them: no one execution shows it), an interrupt
 // landing after an instruction CPython gives no trace event.
 func EmitSource(w io.Writer, p *pysrc.Program, schedule []sched.ThreadID, expect *sched.Failure) error {
 	d, err := buildSource(p, schedule, expect)
@@ -120,6 +121,8 @@ func buildSource(p *pysrc.Program, schedule []sched.ThreadID, expect *sched.Fail
 		return nil, unsupported("atomicity %s (only gil and gil-breaker: a GIL build cannot run a free-threaded interleaving)", p.Atomicity)
 	case sc.Fixes != 0:
 		return nil, unsupported("the simulator fixes %s", sc.Fixes)
+	case p.ThreadContext:
+		return nil, unsupported("kernel.py patched (-thread-context): a -source replay follows numba-cuda's kernel.py, and its steps for the patched one are not written yet")
 	case expect != nil && !replayable[expect.Kind] && expect.Kind != sched.KindDeadlock:
 		return nil, unsupported("the violation kind %s", expect.Kind)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/model"
+	"swapcheck/pysource"
 	"swapcheck/pyvm"
 	"swapcheck/scenario"
 	"swapcheck/sched"
@@ -72,6 +73,7 @@ func TestReadScheduleRefuses(t *testing.T) {
 		{"# swapcheck source schedule>#", "line 1: not a source schedule"},
 		{"steps 0 0 1 2>steps 0\nsteps 1", "steps given twice"},
 		{"threads 2>threads x", "scenario block"},
+		{"atomicity gil\n>atomicity gil\nkernel patched\n", "kernel \"patched\": want thread-context"},
 	} {
 		old, repl, _ := strings.Cut(c.edit, ">")
 		require.Contains(t, sampleSchedule, old)
@@ -85,6 +87,33 @@ func TestReadScheduleRefuses(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "dir/kernelapi.py", s.File)
 	require.Equal(t, []sched.ThreadID{0, 0, 1, 2}, s.Steps)
+	require.False(t, s.ThreadContext, "no kernel line: kernel.py as numba-cuda has it")
+}
+
+// TestScheduleKeepsThreadContext: a run with kernel.py patched
+// (-thread-context) writes it, and the schedule read back replays under
+// it to the same failure (merged-fix's wait without a timeout, two hosts:
+// a deadlock that kernel.py unpatched reaches differently).
+func TestScheduleKeepsThreadContext(t *testing.T) {
+	sc, err := scenario.Shape{Threads: 2, Blocks: 1, Hosts: 2, Calls: 1, Modules: 1, Names: 1}.Build()
+	require.NoError(t, err)
+	src, err := pysource.Load(interpreter(t, pyvm.V312), "testdata/mergedfix_nowake.py")
+	require.NoError(t, err)
+	p, err := source.LoadWith(src, sc, model.GIL, source.Options{ThreadContext: true})
+	require.NoError(t, err)
+	res := sched.States{}.Run(source.New(p), sched.Limits{})
+	require.Equal(t, sched.Violation, res.Verdict)
+	var b bytes.Buffer
+	require.NoError(t, source.WriteSchedule(&b, p, source.Digest([]byte("x")), res.Schedule))
+	require.Contains(t, b.String(), "\nkernel thread-context\n")
+	s, err := source.ReadSchedule(&b)
+	require.NoError(t, err)
+	require.True(t, s.ThreadContext)
+	again, err := source.LoadWith(src, s.Scenario, s.Atomicity, source.Options{ThreadContext: s.ThreadContext})
+	require.NoError(t, err)
+	res2, err := sched.Replay(source.New(again), s.Steps, sched.Limits{})
+	require.NoError(t, err)
+	require.Equal(t, res.Failure, res2.Failure)
 }
 
 // FuzzSourceSchedule: ReadSchedule never panics, says what is wrong in

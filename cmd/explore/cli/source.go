@@ -121,7 +121,7 @@ func runSource(o *options, stdout, stderr io.Writer) (int, error) {
 		// a loop that can come back to a state: verified says no
 		// execution fails, not that every one ends
 		hres := sched.Hang(source.New(p), lim)
-		hres.Stats.Executions = res.Stats.Executions
+		hres.Stats = res.Stats // the counts are the search's; the hang check keys its states alike
 		if hres.Verdict == sched.Incomplete {
 			hres.Cut = "the check that every execution can end (the file has a while loop) " + hres.Cut
 		}
