@@ -99,8 +99,11 @@ func (x *exec) getAttr(v, name Value) (Value, attrResult) {
 				x.readConst(v, LocEntry, name)
 				return o.globals, attrValue
 			}
-			x.unsupported("attribute " + sname + " of the embedder's " + o.label)
-			return undef, attrFailed
+			if o.fn || o.attrOf.K != KindUndef {
+				x.unsupported("attribute " + sname + " of the embedder's " + o.label)
+				return undef, attrFailed
+			}
+			return x.s.heap.alloc(&hostObj{label: o.label + "." + sname, tag: o.tag, attrOf: v}, x.t), attrValue
 		case *moduleObj:
 			return x.moduleAttr(v, o, name)
 		case *opaqueObj:
@@ -221,6 +224,9 @@ func (x *exec) moduleAttr(v Value, m *moduleObj, name Value) (Value, attrResult)
 		if sub, found := x.sysModule(fv); found {
 			return sub, attrValue
 		}
+	}
+	if m.host {
+		return x.s.heap.alloc(&hostObj{label: full, tag: m.tag, attrOf: v}, x.t), attrValue
 	}
 	return x.s.heap.alloc(&opaqueObj{name: full}, x.t), attrValue
 }

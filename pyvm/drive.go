@@ -123,6 +123,44 @@ func (s *State) HostTag(v Value) (int32, bool) {
 	return 0, false
 }
 
+// HostAttr reports whether v is an attribute the code read of one of the
+// embedder's objects or modules, and of which (a fake's local).
+func (s *State) HostAttr(v Value) (of Value, ok bool) {
+	if v.K != KindRef {
+		return undef, false
+	}
+	if o, isHost := s.heap.get(v).(*hostObj); isHost && o.attrOf.K != KindUndef {
+		return o.attrOf, true
+	}
+	return undef, false
+}
+
+// Getattribute is the __getattribute__ function of v's class, when v is
+// an instance of a class of the file's that defines one: what CPython
+// calls with (v, name) for every attribute read of v (an embedder's
+// statement reading one runs it as a task: Begin).
+func (s *State) Getattribute(v Value) (Value, bool) {
+	if v.K != KindRef {
+		return undef, false
+	}
+	o, ok := s.heap.get(v).(*instanceObj)
+	if !ok {
+		return undef, false
+	}
+	name, interned := s.p.lookupStr("__getattribute__")
+	if !interned {
+		return undef, false
+	}
+	fn, found := s.setupExec().classLookup(o.cls, name)
+	if !found || fn.K != KindRef {
+		return undef, false
+	}
+	if _, isFunc := s.heap.get(fn).(*funcObj); !isFunc {
+		return undef, false
+	}
+	return fn, true
+}
+
 // ErrBodyRaised is wrapped by RunModule's error when the module body raised.
 var ErrBodyRaised = errors.New("the module body raised")
 

@@ -292,6 +292,7 @@ func (k *keyer) object(i int32) {
 		k.int(int64(o.tag))
 		k.bool(o.fn)
 		k.value(o.globals)
+		k.value(o.attrOf)
 	case *classObj:
 		k.byte(18)
 		k.value(o.name)

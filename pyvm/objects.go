@@ -211,6 +211,11 @@ type hostObj struct {
 	tag     int32
 	fn      bool
 	globals Value
+	// attrOf: an attribute of the embedder's object or module attrOf
+	// (a fake's local, the real module's threadIdx): the code may bind,
+	// compare and return it, and the embedder asks what it is of
+	// (HostAttr); any other use is not modelled
+	attrOf Value
 }
 
 func (h *hostObj) clone() object { c := *h; return &c }

@@ -109,6 +109,16 @@ func (p *Program) refuse() error {
 		}
 	}
 	setup := len(todo)
+	for _, body := range todo[1:setup] {
+		// a class's own __getattribute__ runs on every attribute read
+		// of its instances, the embedder's uses of cuda included
+		// (State.Getattribute); its other methods run only when called
+		for _, k := range body.Consts {
+			if k.Kind == ConstCode && k.Code.Name == "__getattribute__" {
+				add(k.Code)
+			}
+		}
+	}
 	if name := p.Options.Target; name != "" {
 		fn, ok := r.funcs[name]
 		if !ok {

@@ -44,7 +44,7 @@ func eachRef(o object, f func(Value)) {
 	case *moduleObj:
 		one(o.attrs)
 	case *hostObj:
-		one(o.globals)
+		one(o.globals, o.attrOf)
 	case *classObj:
 		each(o.bases)
 		one(o.ns)

@@ -51,9 +51,7 @@ var (
 // notFromSource are the registered variants whose Python file is not
 // compared, and why; TestNotFromSourceStillHolds fails when a reason no
 // longer holds, so that the variant joins the comparison.
-var notFromSource = map[string]exclusion{
-	"proposed": {"its uses read a dispatcher object of the file's own, which -source reports as model-gap", true},
-}
+var notFromSource = map[string]exclusion{}
 
 // exclusion is why a variant's file is not compared: gap, its search
 // from source ends in model-gap; else loading it fails.

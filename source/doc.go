@@ -108,9 +108,17 @@
 // exception of the swap machinery in a thread whose abort flag is set
 // (its launch already failed) is an after-failure violation, which the
 // search steps past, as check's default scope does (faults.go). Not
-// checked here: linearizability (the listings' History). A use of `cuda` that finds an
-// object of the file's own (proposed's dispatcher) cannot be resolved
-// here, and the interpreter's faults (something it does not model) stop
-// the search: both are model-gap, which the command reports as
-// incomplete, never as a verdict.
+// checked here: linearizability (the listings' History). A use of
+// `cuda` that finds an instance of a class of the file's with its own
+// __getattribute__ (proposed's dispatcher) reads through it, the thread
+// running it as a task (phUse), and is judged by the object whose
+// attribute it returned (pyvm.State.HostAttr); such an object left in a
+// module counts as restored at the end when it gives the first host,
+// outside any launch, the real module's attribute for every attribute
+// the scenario's uses read (World.actsReal), which is how the listing's
+// end check counts model.Dispatch, derived from the file's code. Any
+// other object of the file's own where the module should be, and the
+// interpreter's faults (something it does not model), stop the search:
+// both are model-gap, which the command reports as incomplete, never as
+// a verdict.
 package source

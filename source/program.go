@@ -49,6 +49,8 @@ type Program struct {
 	lines   []string   // the file's lines, for traces
 	digest  string     // Digest of the file's bytes, as read for lines
 	file    string     // the file's base name
+	// useAttrs are the attributes the scenario's uses read, interned
+	useAttrs []pyvm.Value
 	// threadObjs: the file calls threading.current_thread(), so the
 	// threads have their objects and the abort flag is kept on them too
 	threadObjs bool
@@ -249,6 +251,10 @@ func (p *Program) threadObjects(s *pyvm.State) {
 	for g := p.hosts; g < p.hosts+p.gpus; g++ {
 		s.SetThreadClass(g, "BlockThread")
 		s.SetThreadAttr(g, "abort", pyvm.False)
+		if p.ThreadContext {
+			// kernel.py patched: the BlockThread carries its launch's fake
+			s.SetThreadAttr(g, "kernel_context", p.fakes[p.launchOf(g)-1])
+		}
 	}
 }
 
@@ -407,13 +413,24 @@ type code struct {
 // index), or a device call.
 type stmt struct {
 	call   bool
-	sync   bool   // cuda.syncthreads(): a use of cuda, then the barrier
-	raise  bool   // raise: the kernel's own exception (KernelError)
-	name   int    // a use's global (index into the module's Names)
-	attr   string // a use's attribute
-	fn     int    // a call's function (index into Scenario.Functions)
-	callee int16  // a call's code
-	text   string // the Python line
+	sync   bool       // cuda.syncthreads(): a use of cuda, then the barrier
+	raise  bool       // raise: the kernel's own exception (KernelError)
+	name   int        // a use's global (index into the module's Names)
+	attr   string     // a use's attribute
+	attrV  pyvm.Value // attr interned, for a __getattribute__ call
+	fn     int        // a call's function (index into Scenario.Functions)
+	callee int16      // a call's code
+	text   string     // the Python line
+}
+
+// useAttr interns attribute name of a use of cuda, and keeps it among
+// the attributes the end check reads (World.actsReal).
+func (p *Program) useAttr(name string) pyvm.Value {
+	v := p.py.Str(name)
+	if !slices.Contains(p.useAttrs, v) {
+		p.useAttrs = append(p.useAttrs, v)
+	}
+	return v
 }
 
 // flatten compiles body (of module mod, run by thread tid of block bid)
@@ -423,16 +440,16 @@ func (p *Program) flatten(out []stmt, mod int, body []scenario.Stmt, tid, bid in
 	for _, st := range body {
 		switch st.Kind {
 		case scenario.OpUse:
-			out = append(out, stmt{name: st.Name, attr: st.Attr, text: sc.PythonText(mod, st)})
+			out = append(out, stmt{name: st.Name, attr: st.Attr, attrV: p.useAttr(st.Attr), text: sc.PythonText(mod, st)})
 		case scenario.OpCall:
 			out = append(out, stmt{call: true, fn: st.Func, callee: p.codeFor(st.Func, tid, bid),
 				text: "with swapped_cuda_module(self.fn, _get_kernel_context()):  # " + sc.Functions[st.Func].Call(st.Args)})
 		case scenario.OpSync:
-			out = append(out, stmt{sync: true, name: st.Name, attr: "syncthreads", text: sc.PythonText(mod, st)})
+			out = append(out, stmt{sync: true, name: st.Name, attr: "syncthreads", attrV: p.useAttr("syncthreads"), text: sc.PythonText(mod, st)})
 		case scenario.OpRaise:
 			out = append(out, stmt{raise: true, text: "raise KernelError"})
 		case scenario.OpIf:
-			out = append(out, stmt{name: st.Name, attr: st.Cond.Attr(), text: sc.PythonText(mod, st)})
+			out = append(out, stmt{name: st.Name, attr: st.Cond.Attr(), attrV: p.useAttr(st.Cond.Attr()), text: sc.PythonText(mod, st)})
 			arm := st.Else
 			if st.Cond.Holds(tid, bid) {
 				arm = st.Then

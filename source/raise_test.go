@@ -49,7 +49,7 @@ func TestRaiseFaultWorldsAgree(t *testing.T) {
 				sc, err := sh.Build()
 				require.NoError(t, err)
 				for _, a := range modes {
-					p, err := source.Load(src, sc, a)
+					p, err := source.LoadWith(src, sc, a, source.Options{ThreadContext: v.Protocol.ThreadContext})
 					require.NoError(t, err)
 					listing := listingOutcome(t, v, sc, a, false)
 					got := sourceOutcome(t, p, false)

@@ -113,6 +113,7 @@ const (
 	phBody          // the body runs (a callee frame above)
 	phExit          // __exit__ runs
 	phExitExc       // __exit__ runs with the body's exception
+	phUse           // a use's read through the file's __getattribute__ runs
 )
 
 // Unit is one thing a step ran: an instruction of the file (Code set), a
@@ -423,6 +424,26 @@ var codeObject = regexp.MustCompile(`<code object (\S+) at 0x[0-9a-fA-F]+, file 
 func (w *World) taskDone(t int) *sched.Failure {
 	v, exc := w.s.Result(t)
 	ph := w.phaseOf(t)
+	if *ph == phUse {
+		*ph = phNone
+		f := &w.th[t].frames[len(w.th[t].frames)-1]
+		cd := &w.p.codes[f.code]
+		st := &cd.stmts[f.pc]
+		if exc.K != pyvm.KindUndef && w.s.ExcType(exc) == "KeyboardInterrupt" {
+			return &sched.Failure{Kind: KindModelGap, Thread: sched.ThreadID(t),
+				Message: "an interrupt landed in the file's __getattribute__ (a use of " + st.attr + "), whose unwinding through a use -source does not model"}
+		}
+		if exc.K != pyvm.KindUndef {
+			if w.afterFailure(t) || w.p.isHost(t) && w.s.ExcType(exc) == "AttributeError" {
+				w.th[t].exc = exc // the use raised: the thread's frames unwind
+				w.note(t, cd.name, "(the use's __getattribute__ raised)", "", w.s.ExcString(exc))
+				return nil
+			}
+			return &sched.Failure{Kind: KindException, Thread: sched.ThreadID(t),
+				Message: fmt.Sprintf("%s raised by the file's __getattribute__ (a use of %s): %s", w.s.ExcType(exc), st.attr, w.s.ExcString(exc))}
+		}
+		return w.useResolved(t, f, cd, st, v).fail
+	}
 	if exc.K != pyvm.KindUndef && w.p.isHost(t) && t == w.p.signalHost() && w.s.ExcType(exc) == "KeyboardInterrupt" {
 		return w.interrupted(t, exc)
 	}

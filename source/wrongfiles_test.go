@@ -17,7 +17,8 @@ import (
 // TestAgreementCatchesWrongFiles: the comparison of TestListingsAgree
 // fails when a file is not the variant it claims to be. Each file of
 // source/testdata is a variant's Python file broken on purpose (its
-// header says how); compared with that variant's listing on -threads 2,
+// header says how); compared with that variant's listing on -threads 2
+// (kernel.py patched where the variant runs so: proposed),
 // CPython 3.12, gil, disagreements reports exactly what the break
 // changes, both as every cell is compared and as a heavy cell is: a verdict (merged without its count check leaves the module
 // swapped), or only the kinds (naive without its restore still fails,
@@ -48,6 +49,16 @@ func TestAgreementCatchesWrongFiles(t *testing.T) {
 				"the source's kind left-swapped is not reachable in the listing",
 			},
 		},
+		{
+			name: "proposed whose dispatcher ignores the thread's context", file: "proposed_noctx.py", claims: "proposed",
+			want:  []string{"verdict: listing verified, source violation", "reachable kinds: listing [], source [use-saw-real]"},
+			aimed: []string{"verdict: listing verified, source violation", "the source's kind use-saw-real is not reachable in the listing"},
+		},
+		{
+			name: "proposed whose dispatcher remembers the last fake", file: "proposed_sticky.py", claims: "proposed",
+			want:  []string{"verdict: listing verified, source violation", "reachable kinds: listing [], source [left-swapped]"},
+			aimed: []string{"verdict: listing verified, source violation", "the source's kind left-swapped is not reachable in the listing"},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v, err := variants.Lookup(tc.claims)
@@ -56,7 +67,8 @@ func TestAgreementCatchesWrongFiles(t *testing.T) {
 			require.NoError(t, err)
 			src, err := pysource.Load(interpreter(t, pyvm.V312), filepath.Join("testdata", tc.file))
 			require.NoError(t, err)
-			p, err := source.Load(src, sc, model.GIL)
+			opts := source.Options{ThreadContext: v.Protocol.ThreadContext}
+			p, err := source.LoadWith(src, sc, model.GIL, opts)
 			require.NoError(t, err)
 			listing := listingOutcome(t, v, sc, model.GIL, true)
 			require.Equal(t, tc.want, disagreements(t, listing, sourceOutcome(t, p, true)))
@@ -65,7 +77,7 @@ func TestAgreementCatchesWrongFiles(t *testing.T) {
 			// and the file it breaks agrees, on the same world
 			good, err := pysource.Load(interpreter(t, pyvm.V312), pythonFile(v))
 			require.NoError(t, err)
-			p, err = source.Load(good, sc, model.GIL)
+			p, err = source.LoadWith(good, sc, model.GIL, opts)
 			require.NoError(t, err)
 			require.Empty(t, disagreements(t, listing, sourceOutcome(t, p, true)))
 			require.Empty(t, disagreements(t, listingOutcome(t, v, sc, model.GIL, false), sourceOutcome(t, p, false)))

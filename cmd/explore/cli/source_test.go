@@ -122,7 +122,7 @@ func TestSourceGolden(t *testing.T) {
 
 // TestSourceVerdicts: each outcome of -source exits as the model's search
 // does (0 verified, 1 violation, 3 incomplete), under each atomicity mode;
-// a model gap (proposed.py's dispatcher) and a cut search are incomplete,
+// a model gap (an object of the file's own in the module) and a cut search are incomplete,
 // never verified, and say what they covered.
 func TestSourceVerdicts(t *testing.T) {
 	pythonOnly(t, "3.11")
@@ -172,7 +172,8 @@ func TestSourceVerdicts(t *testing.T) {
 			"but the interrupt lands here only at the eval-breaker checks of the file's own code",
 			"faults interrupt (at most 1 per execution;",
 		}},
-		{"model gap", []string{"-source", "testdata/python/proposed.py"}, cli.ExitIncomplete, []string{"verdict: incomplete: the search met what -source cannot model (model-gap)", "nothing is proved", "T0: kernels.cuda is <_CudaDispatcher object>"}},
+		{"model gap", []string{"-source", "source/testdata/own_object.py"}, cli.ExitIncomplete, []string{"verdict: incomplete: the search met what -source cannot model (model-gap)", "nothing is proved", "T0: kernels.cuda is <_Stand object>"}},
+		{"the dispatcher", []string{"-source", "testdata/python/proposed.py", "-thread-context"}, cli.ExitOK, []string{"verdict: verified"}},
 		{"step budget", []string{"-source", "testdata/python/merged.py", "-max-depth", "5"}, cli.ExitIncomplete, []string{"verdict: incomplete: the search stopped (an execution reached the step budget of 5)", "nothing is proved", "the world searched: 1 host"}},
 		{"timeout", []string{"-source", "testdata/python/merged.py", "-threads", "3", "-timeout", "1ns"}, cli.ExitIncomplete, []string{"verdict: incomplete: the search stopped (-timeout 1ns reached)", "of 3 GPU threads"}},
 	}

@@ -149,7 +149,7 @@ func TestSourceOutAndReplay(t *testing.T) {
 	require.Equal(t, "verified", sum["verdict"])
 	require.Equal(t, true, sum["complete"])
 	require.Contains(t, sum["world"], "1 host, 1 launch of 1 block of 2 GPU threads; no faults")
-	gap := explore(t, "-source", "testdata/python/proposed.py", "-python", "3.11", "-json")
+	gap := explore(t, "-source", "source/testdata/own_object.py", "-python", "3.11", "-json")
 	require.Equal(t, cli.ExitIncomplete, gap.code, "stderr: %s", gap.stderr)
 	require.NoError(t, json.Unmarshal([]byte(gap.stdout), &sum), gap.stdout)
 	require.Equal(t, "incomplete", sum["verdict"])
@@ -291,7 +291,7 @@ func sourceTraceFiles(t *testing.T, tmp, file, out, ok string, strip func(string
 
 	// a model gap: its steps, under model_gap, not a violation
 	gapDir := filepath.Join(tmp, "gap")
-	gap := explore(t, "-source", "testdata/python/proposed.py", "-python", "3.11", "-out", gapDir)
+	gap := explore(t, "-source", "source/testdata/own_object.py", "-python", "3.11", "-out", gapDir)
 	require.Equal(t, cli.ExitIncomplete, gap.code, "stderr: %s", gap.stderr)
 	g := readSourceTrace(t, gapDir)
 	require.Equal(t, "incomplete", g.Verdict)
