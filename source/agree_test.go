@@ -213,6 +213,13 @@ func TestListingsAgree(t *testing.T) {
 			t.Logf("worlds compared: %q; refused by source.Load: %q", names, refused)
 			for _, v := range compared {
 				t.Run(v.Protocol.Name, func(t *testing.T) {
+					if v.Protocol.ThreadContext && ver != pyvm.V312 {
+						// swapcheck's own fixes (merged-fix, proposed): on
+						// 3.12 only, for CI's budget (a minute more on
+						// 3.11); pyvm's differential tests hold their
+						// constructs to 3.11's CPython
+						t.Skipf("%s is compared on CPython 3.12 only", v.Protocol.Name)
+					}
 					src, err := pysource.Load(interpreter(t, ver), pythonFile(v))
 					require.NoError(t, err)
 					compareWorlds(t, v, src, worlds, modes, fmt.Sprintf("%s from %s on CPython %s", v.Protocol.Name, pythonFile(v), ver))
