@@ -117,7 +117,7 @@ func runSource(o *options, stdout, stderr io.Writer) (int, error) {
 		sys = aim
 	}
 	res := sched.States{}.Run(sys, lim)
-	if res.Verdict == sched.Verified && p.MayLoop() {
+	if res.Verdict == sched.Verified && p.MayLoop() && aim == nil {
 		// a loop that can come back to a state: verified says no
 		// execution fails, not that every one ends
 		hres := sched.Hang(source.New(p), lim)
