@@ -324,3 +324,34 @@ func readSourceTrace(t *testing.T, dir string) check.SourceTrace {
 	require.NoError(t, json.Unmarshal(data, &tr))
 	return tr
 }
+
+// TestSourceThreadContextAndHang: -thread-context is recorded in
+// schedule.txt and trace.json and replays from each to the same deadlock
+// (merged-fix's wait broken to have no timeout, two hosts); replay.py is
+// not written for it, and stderr says why. A hang (the wait broken to
+// spin with the lock held) is a violation of its own kind, not shrunk.
+func TestSourceThreadContextAndHang(t *testing.T) {
+	pythonOnly(t, "3.12")
+	repoRoot(t)
+	out := filepath.Join(t.TempDir(), "out")
+	r := explore(t, "-source", "source/testdata/mergedfix_nowake.py", "-python", "3.12", "-hosts", "2", "-thread-context", "-out", out)
+	require.Equal(t, cli.ExitViolation, r.code, "stderr: %s", r.stderr)
+	require.Contains(t, r.stdout, "verdict: violation deadlock")
+	require.Contains(t, r.stderr, "no replay.py in "+out+": ")
+	require.Contains(t, r.stderr, "-thread-context")
+	sched, err := os.ReadFile(filepath.Join(out, "schedule.txt"))
+	require.NoError(t, err)
+	require.Contains(t, string(sched), "\nkernel thread-context\n")
+	require.Equal(t, "thread-context", readSourceTrace(t, out).Kernel)
+	for _, f := range []string{"schedule.txt", "trace.json"} {
+		rep := explore(t, "-replay", filepath.Join(out, f))
+		require.Equal(t, cli.ExitViolation, rep.code, "%s: stderr: %s", f, rep.stderr)
+		require.Contains(t, lastLine(rep.stderr), "violation deadlock", f)
+	}
+
+	h := explore(t, "-source", "source/testdata/mergedfix_spin.py", "-python", "3.12", "-hosts", "2", "-thread-context")
+	require.Equal(t, cli.ExitViolation, h.code, "stderr: %s", h.stderr)
+	require.Contains(t, h.stdout, "verdict: violation hang")
+	require.Contains(t, h.stdout, "from here no execution can end")
+	require.Contains(t, h.stdout, "not shrunk: shrinking searches for a failing execution")
+}
