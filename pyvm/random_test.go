@@ -128,7 +128,7 @@ func (g *progGen) intExpr() string {
 func (g *progGen) intExpr0() string { return g.draw("simple-int", "0", "1", "a", "b", "c", "N") }
 
 func (g *progGen) cond() string {
-	switch g.intn("cond", 0, 8) {
+	switch g.intn("cond", 0, 11) {
 	case 0:
 		return g.intVar() + " " + g.draw("cmp", "==", "!=", "<", "<=", ">", ">=") + " " + g.intExpr0()
 	case 1:
@@ -145,6 +145,12 @@ func (g *progGen) cond() string {
 		return "l"
 	case 7:
 		return "s == 'k'"
+	case 8:
+		return g.draw("anyall", "any", "all") + "(k == " + g.key() + " for k in " + g.dictVar() + ")"
+	case 9:
+		return g.draw("anyall", "any", "all") + "(k in DD for k in " + g.draw("iterable", "l", "d", "e", "G", "[]") + ")"
+	case 10:
+		return g.intVar() + " " + g.draw("cmp", "==", "!=", "<", "<=", ">", ">=") + " " + g.draw("float", "0.5", "1.0", "-2.5", "0.0")
 	}
 	return g.dictVar() + " is " + g.dictVar()
 }
