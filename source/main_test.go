@@ -49,10 +49,16 @@ func sourceOf(t testing.TB, v pyvm.Version, spec string) *pysource.Source {
 // load loads spec on CPython v into shape's scenario under atomicity a.
 func load(t testing.TB, v pyvm.Version, spec string, shape scenario.Shape, a model.Atomicity) *source.Program {
 	t.Helper()
+	return loadWith(t, v, spec, shape, a, source.Options{})
+}
+
+// loadWith is load with options.
+func loadWith(t testing.TB, v pyvm.Version, spec string, shape scenario.Shape, a model.Atomicity, o source.Options) *source.Program {
+	t.Helper()
 	src := sourceOf(t, v, spec)
 	sc, err := shape.Build()
 	require.NoError(t, err)
-	p, err := source.Load(src, sc, a)
+	p, err := source.LoadWith(src, sc, a, o)
 	require.NoError(t, err)
 	return p
 }
