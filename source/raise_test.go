@@ -49,6 +49,12 @@ func TestRaiseFaultWorldsAgree(t *testing.T) {
 				sc, err := sh.Build()
 				require.NoError(t, err)
 				for _, a := range modes {
+					if v.Protocol.ThreadContext && a != model.GIL {
+						// swapcheck's own fixes: under gil only, for CI's
+						// budget; TestListingsAgree compares them in every
+						// mode on raise-fault.txt and aborted-launch.txt
+						continue
+					}
 					p, err := source.LoadWith(src, sc, a, source.Options{ThreadContext: v.Protocol.ThreadContext})
 					require.NoError(t, err)
 					listing := listingOutcome(t, v, sc, a, false)
