@@ -263,3 +263,36 @@ func (p *Program) constValue(k *Const) Value {
 	}
 	panic("pyvm: constValue of an unsupported constant (the refusal pass lets none run)")
 }
+
+// Uses reports whether some code that can run names name as an
+// attribute, a method or an imported member (an embedder makes what the
+// file reads only when it reads it: threading.current_thread's objects).
+func (p *Program) Uses(name string) bool {
+	for _, c := range p.runnable {
+		for _, in := range c.Instrs {
+			switch in.Op {
+			case OpLoadAttr, OpLoadMethod, OpImportFrom:
+				if in.ArgName == name {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// MayLoop reports whether some code that can run jumps backward other
+// than to a FOR_ITER: a while loop (or a generator's), whose thread can
+// come back to a state it was in. A for loop cannot (its iterator moves
+// on or ends), nor recursion (the stack grows), so without such a jump an
+// embedder's state graph has no cycle through the file's code.
+func (p *Program) MayLoop() bool {
+	for _, c := range p.runnable {
+		for i, in := range c.Instrs {
+			if in.Target >= 0 && in.Target <= i && c.Instrs[in.Target].Op != OpForIter {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -154,14 +154,15 @@ func (x *exec) waitStep() {
 			x.raise(bRuntimeError, "cannot wait on un-acquired lock")
 			return
 		}
-		x.write(lv, LocWhole, undef)
-		m := x.s.heap.mut(lv).(*lockObj)
-		if m.reentrant {
-			f.tmp[2] = Int(m.count)
-			m.count, m.owner = 0, 0
+		if l.reentrant {
+			// _release_save: the whole recursion at once
+			f.tmp[2] = Int(l.count)
+			x.write(lv, LocWhole, undef)
+			x.s.heap.mut(lv).(*lockObj).count = 1
 		}
-		m.locked = false
-		x.s.held--
+		if _, st := x.release(lv); st != statusDone {
+			return
+		}
 		if f.tmp[1].K == KindNone {
 			// the waiter lock it acquired is held for good: the thread
 			// blocks on it, and LocksHeld says some lock is held, so
@@ -177,53 +178,14 @@ func (x *exec) waitStep() {
 			return
 		}
 		x.info.Native = nativeNames[natWait] + ": gotit = waiter.acquire(True, timeout) (timed out); self._acquire_restore(saved_state)"
-		l := x.s.heap.get(lv).(*lockObj)
-		x.read(lv, LocWhole, undef)
-		if l.locked {
+		if _, st := callLockAcquire(x, []Value{lv}, nil, siteNative); st == statusBlocked {
 			x.blocked = true
 			return
 		}
-		x.write(lv, LocWhole, undef)
-		m := x.s.heap.mut(lv).(*lockObj)
-		m.locked = true
-		if m.reentrant {
-			m.owner, m.count = me, f.tmp[2].X
+		if l := x.s.heap.get(lv).(*lockObj); l.reentrant {
+			x.s.heap.mut(lv).(*lockObj).count = f.tmp[2].X // _acquire_restore
 		}
-		x.s.held++
 		x.check()
 		x.finish(returned, False)
 	}
-}
-
-// Uses reports whether some code that can run names name as an
-// attribute, a method or an imported member (an embedder makes what the
-// file reads only when it reads it: threading.current_thread's objects).
-func (p *Program) Uses(name string) bool {
-	for _, c := range p.runnable {
-		for _, in := range c.Instrs {
-			switch in.Op {
-			case OpLoadAttr, OpLoadMethod, OpImportFrom:
-				if in.ArgName == name {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
-
-// MayLoop reports whether some code that can run jumps backward other
-// than to a FOR_ITER: a while loop (or a generator's), whose thread can
-// come back to a state it was in. A for loop cannot (its iterator moves
-// on or ends), nor recursion (the stack grows), so without such a jump an
-// embedder's state graph has no cycle through the file's code.
-func (p *Program) MayLoop() bool {
-	for _, c := range p.runnable {
-		for i, in := range c.Instrs {
-			if in.Target >= 0 && in.Target <= i && c.Instrs[in.Target].Op != OpForIter {
-				return true
-			}
-		}
-	}
-	return false
 }
