@@ -72,6 +72,44 @@ func TestRotate(t *testing.T) {
 	require.Empty(t, testenv.RotateFor(false, 3, 0))
 }
 
+// Pairwise under Long, inside a rotated middle dimension: every pair of
+// outer and middle indices once, and every inner index meets every outer
+// index and every middle index; by default the same diagonal as Rotate.
+func TestPairwise(t *testing.T) {
+	for _, tc := range []struct{ outer, middle, inner int }{
+		{8, 6, 2}, {13, 6, 5}, {5, 6, 5}, {7, 6, 1},
+	} {
+		t.Run(fmt.Sprint(tc), func(t *testing.T) {
+			walk := func(long bool) [][3]int {
+				var out [][3]int
+				for i := range tc.outer {
+					for _, j := range testenv.RotateFor(long, i, tc.middle) {
+						for _, k := range testenv.PairwiseFor(long, i, j, tc.inner) {
+							out = append(out, [3]int{i, j, k})
+						}
+					}
+				}
+				return out
+			}
+			long := walk(true)
+			require.Len(t, long, tc.outer*tc.middle, "one inner index per outer and middle pair")
+			outerInner, middleInner := map[[2]int]bool{}, map[[2]int]bool{}
+			for _, c := range long {
+				outerInner[[2]int{c[0], c[2]}] = true
+				middleInner[[2]int{c[1], c[2]}] = true
+			}
+			require.Len(t, outerInner, tc.outer*tc.inner, "every outer index meets every inner index")
+			require.Len(t, middleInner, tc.middle*tc.inner, "every middle index meets every inner index")
+			short := walk(false)
+			require.Len(t, short, tc.outer)
+			for _, c := range short {
+				require.Equal(t, c[0]%tc.inner, c[2], "the default is Rotate's diagonal")
+			}
+		})
+	}
+	require.Empty(t, testenv.PairwiseFor(true, 1, 2, 0))
+}
+
 // TestLongReadsTheVariable runs this test binary again with each value of
 // SWAPCHECK_LONG, asking the child only for Long's answer.
 func TestLongReadsTheVariable(t *testing.T) {
