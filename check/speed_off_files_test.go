@@ -17,15 +17,18 @@ import (
 // The speed cache changes nothing a search reports on any scenario file
 // either: TestSpeedMachineryChangesNothing's comparison, for every file of
 // testdata/scenarios, every variant and every strategy. By default each
-// file runs in one atomicity mode, the modes taken in turn along the
-// files (every mode runs); SWAPCHECK_LONG=1 runs every file in every mode.
+// file runs with one variant in one atomicity mode, the variants and the
+// modes taken in turn along the files (every variant and every mode
+// runs); SWAPCHECK_LONG=1 runs every file with every variant in every
+// mode.
 func TestSpeedMachineryChangesNothingOnScenarioFiles(t *testing.T) {
 	sequentialOnly(t)
 	files := scenarioFiles(t)
-	atomicities := model.Atomicities()
+	atomicities, protocols := model.Atomicities(), check.Protocols()
 	lim := sched.Limits{MaxExecutions: 2000}
 	for i, name := range slices.Sorted(maps.Keys(files)) {
-		for _, p := range check.Protocols() {
+		for _, pi := range testenv.Rotate(i, len(protocols)) {
+			p := protocols[pi]
 			for _, ai := range testenv.Rotate(i, len(atomicities)) {
 				a := atomicities[ai]
 				prog, err := model.NewProgram(files[name], p, a)

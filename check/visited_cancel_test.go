@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/check"
+	"swapcheck/internal/testenv"
 	"swapcheck/model"
 	"swapcheck/scenario"
 	"swapcheck/sched"
@@ -24,6 +25,8 @@ import (
 // with five threads, and with nine under symmetry reduction. Under the
 // race detector (CI runs both), only the searches with two workers run:
 // the others take two minutes there and share nothing between goroutines.
+// By default one search of each size runs (bfs, and the parallel states
+// search); SWAPCHECK_LONG=1 runs all six.
 func TestCancelReachesTheVisitedSet(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -43,6 +46,9 @@ func TestCancelReachesTheVisitedSet(t *testing.T) {
 		t.Run(fmt.Sprintf("%s, %d threads", tt.name, tt.threads), func(t *testing.T) {
 			if p, ok := tt.strategy.(sched.Parallel); raceDetector && !(ok && p.Workers > 1) {
 				t.Skip("one goroutine: run without the race detector")
+			}
+			if !testenv.Long() && !raceDetector && tt.name != "bfs" && tt.name != "parallel states, 2 workers" {
+				t.Skip("SWAPCHECK_LONG=1 runs it")
 			}
 			sc, err := scenario.Shape{Threads: tt.threads, Blocks: 1, Calls: 1, Modules: 1, Names: 1}.Build()
 			require.NoError(t, err)

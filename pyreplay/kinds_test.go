@@ -246,12 +246,13 @@ func TestMain(m *testing.M) {
 // free-threaded modes, which no GIL build can run). By default: gil's
 // counterexamples once on the rendition, and naive's and merged's on the
 // scenario files once on numba; with SWAPCHECK_LONG, every atomicity's,
-// twice on each target; with -pyreplay.full 20 runs (-pyreplay.tally FILE
+// once on each target (a replay forces every turn, so a second run adds
+// little; twice took 313 s of CI's budget); with -pyreplay.full 20 runs (-pyreplay.tally FILE
 // writes the table
 // docs/replay.md shows; scripts/replay-tally.sh runs it).
 func TestReplayOfEveryCounterexample(t *testing.T) {
 	py := testenv.Python311(t)
-	runs := runsOf(2, 20)
+	runs := runsOf(1, 20)
 	cases := counterexamples(t)
 	var numbaPy string
 	if slices.ContainsFunc(cases, func(c *counterexample) bool { return c.numba }) {

@@ -104,10 +104,11 @@ func memoryKinds(t *testing.T, p *model.Program, seed uint64) ([]sched.ThreadID,
 // the model's invariants report: an update lost, or none (the same-lock
 // file, and the orders in which the racing atomics do not overlap), and
 // a shared array split, or not. So the script's judge neither misses
-// what the model sees nor sees what it does not.
+// what the model sees nor sees what it does not. By default 3 schedules
+// of each file; SWAPCHECK_LONG=1 12 (24 took 85 s of CI's budget).
 func TestReplayOfMemoryObservesWhatTheModelSees(t *testing.T) {
 	testenv.Python311(t)
-	seeds := count(6, 24)
+	seeds := count(3, 12)
 	_, files := scenarioFiles(t)
 	for _, name := range []string{"atomics-add-sub.txt", "atomics-same-lock.txt", "shared-array.txt", "shared-barrier.txt", "array-elements.txt"} {
 		t.Run(name, func(t *testing.T) {
@@ -138,18 +139,26 @@ func TestReplayOfMemoryObservesWhatTheModelSees(t *testing.T) {
 // Every pair of atomic operations on one element, each thread running
 // one: where the model loses an update the replay on the stand-in does
 // too, at every operation's lines (inc's and dec's both arms included,
-// by their values), so every method's anchors are found.
+// by their values), so every method's anchors are found. By default each
+// operation meets one of add, inc and dec, taken in turn (every
+// operation runs first in a pair, each of the three second);
+// SWAPCHECK_LONG=1 runs every pair.
 func TestReplayOfEveryAtomicPair(t *testing.T) {
 	testenv.Python311(t)
 	pr, err := check.Lookup("naive")
 	require.NoError(t, err)
 	var scripts, names []string
 	var steps []int
+	seconds := []scenario.AtomicOp{scenario.AtomicAdd, scenario.AtomicInc, scenario.AtomicDec}
 	for a := scenario.AtomicAdd; a <= scenario.AtomicCas; a++ {
-		for _, b := range []scenario.AtomicOp{scenario.AtomicAdd, scenario.AtomicInc, scenario.AtomicDec} {
-			if a.Info().Lock == b.Info().Lock {
-				continue
+		var pairs []scenario.AtomicOp // by default the first in turn from a's place that a can race
+		for k := range seconds {
+			b := seconds[(int(a)+k)%len(seconds)]
+			if a.Info().Lock != b.Info().Lock && (long() || len(pairs) == 0) {
+				pairs = append(pairs, b)
 			}
+		}
+		for _, b := range pairs {
 			text := fmt.Sprintf("threads 2\narray a 1\nmodule kernels cuda\nkernel: if tid == 0: %s; else: %s; end\n",
 				atomicStmt(a, 1), atomicStmt(b, 2))
 			sc, err := scenario.Parse(strings.NewReader(text))
@@ -165,7 +174,11 @@ func TestReplayOfEveryAtomicPair(t *testing.T) {
 			steps = append(steps, len(rep.Result.Schedule))
 		}
 	}
-	require.Greater(t, len(scripts), 30)
+	if long() {
+		require.Greater(t, len(scripts), 30)
+	} else {
+		require.Greater(t, len(scripts), 8)
+	}
 	for i, r := range runPython("python3", scripts) {
 		require.Equal(t, 1, r.code, "%s:\n%s", names[i], r.stdout)
 		require.Contains(t, r.stdout, fmt.Sprintf("replay: all %d turns forced", steps[i]), names[i])

@@ -1,6 +1,8 @@
 package source_test
 
 import (
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -30,21 +32,27 @@ var raiseShapes = map[string]scenario.Shape{
 // source and its listing agree on the verdict, and each side's first
 // violation kind is reachable on the other (as TestListingsAgree's heavy
 // cells: a complete search for every kind is left to the table's row
-// and the scenario files there). By default under gil with CPython 3.12;
-// SWAPCHECK_LONG=1: every mode.
+// and the scenario files there). By default under gil with CPython 3.12,
+// each variant on one shape, the shapes taken in turn along the variants
+// (every shape runs); SWAPCHECK_LONG=1: every shape, in every mode.
 func TestRaiseFaultWorldsAgree(t *testing.T) {
 	modes := []model.Atomicity{model.GIL}
 	if testenv.Long() {
 		modes = model.Atomicities()
 	}
+	names := slices.Sorted(maps.Keys(raiseShapes))
+	i := 0
 	for _, v := range variants.All() {
 		if _, out := notFromSource[v.Protocol.Name]; out {
 			continue
 		}
+		shapes := testenv.Rotate(i, len(names))
+		i++
 		t.Run(v.Protocol.Name, func(t *testing.T) {
 			src, err := pysource.Load(interpreter(t, pyvm.V312), pythonFile(v))
 			require.NoError(t, err)
-			for name, sh := range raiseShapes {
+			for _, si := range shapes {
+				name, sh := names[si], raiseShapes[names[si]]
 				sh.Faults = sh.Faults.With(scenario.FaultRaise)
 				sc, err := sh.Build()
 				require.NoError(t, err)
