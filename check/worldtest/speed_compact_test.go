@@ -25,7 +25,9 @@ import (
 //
 // By default every scenario and protocol runs in one atomicity mode,
 // rotating along the scenarios (testenv.Rotate); SWAPCHECK_LONG=1 runs
-// every mode.
+// each scenario and protocol in one mode too, rotating along both
+// (testenv.Pairwise: every scenario and every protocol meets every mode),
+// for CI's budget.
 func TestCompactKeyIsExact(t *testing.T) {
 	sequentialOnly(t)
 	defer model.VerifyCanonForTest()()
@@ -33,8 +35,8 @@ func TestCompactKeyIsExact(t *testing.T) {
 	scs := keyScenarios(t)
 	for i, name := range slices.Sorted(maps.Keys(scs)) {
 		sc := scs[name]
-		for _, p := range protocols {
-			for _, ai := range testenv.Rotate(i, len(atomicities)) {
+		for pi, p := range protocols {
+			for _, ai := range testenv.Pairwise(i, pi, len(atomicities)) {
 				a := atomicities[ai]
 				prog := program(t, sc, p, a)
 				byCompact, byFull := map[string]string{}, map[string]string{}

@@ -25,15 +25,17 @@ import (
 //
 // By default every scenario and protocol runs in one atomicity mode,
 // rotating along the scenarios (testenv.Rotate); SWAPCHECK_LONG=1 runs
-// every mode.
+// each scenario and protocol in one mode too, rotating along both
+// (testenv.Pairwise: every scenario and every protocol meets every mode),
+// for CI's budget.
 func TestStepMemoIsExact(t *testing.T) {
 	sequentialOnly(t)
 	recalled, gpuSteps, stale, peeks := 0, 0, 0, 0
 	scs := keyScenarios(t)
 	for i, name := range slices.Sorted(maps.Keys(scs)) {
 		sc := scs[name]
-		for _, p := range protocols {
-			for _, ai := range testenv.Rotate(i, len(atomicities)) {
+		for pi, p := range protocols {
+			for _, ai := range testenv.Pairwise(i, pi, len(atomicities)) {
 				a := atomicities[ai]
 				prog := program(t, sc, p, a)
 				for seed := range uint64(10) {
@@ -160,14 +162,16 @@ func TestStepMemoIsSmall(t *testing.T) {
 //
 // By default every scenario and protocol runs in one atomicity mode,
 // rotating along the scenarios (testenv.Rotate); SWAPCHECK_LONG=1 runs
-// every mode.
+// each scenario and protocol in one mode too, rotating along both
+// (testenv.Pairwise: every scenario and every protocol meets every mode),
+// for CI's budget.
 func TestStaleWorldsSearchAlike(t *testing.T) {
 	lim := sched.Limits{MaxExecutions: 20000}
 	scs := keyScenarios(t)
 	for i, name := range slices.Sorted(maps.Keys(scs)) {
 		sc := scs[name]
-		for _, p := range protocols {
-			for _, ai := range testenv.Rotate(i, len(atomicities)) {
+		for pi, p := range protocols {
+			for _, ai := range testenv.Pairwise(i, pi, len(atomicities)) {
 				a := atomicities[ai]
 				stale := sched.DFS{}.Run(check.NewSystem(program(t, sc, p, a)), lim)
 				restore := model.KeepVectorsForTest()
