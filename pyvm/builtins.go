@@ -121,6 +121,12 @@ const (
 	bCMEnter
 	bCMExit
 	bCondWait
+	bCondAcquire
+	bCondRelease
+	bCondEnter
+	bCondExit
+	bCondNotify
+	bCondNotifyAll
 	builtinCount
 )
 
@@ -339,6 +345,12 @@ func init() {
 	method(bCMEnter, bGeneratorCM, "__enter__", callCMEnter)
 	method(bCMExit, bGeneratorCM, "__exit__", callCMExit)
 	method(bCondWait, bCondition, "wait", callCondWait)
+	method(bCondAcquire, bCondition, "acquire", callCondAcquire)
+	method(bCondRelease, bCondition, "release", callCondRelease)
+	method(bCondEnter, bCondition, "__enter__", callCondAcquire)
+	method(bCondExit, bCondition, "__exit__", callCondExit)
+	method(bCondNotify, bCondition, "notify", callCondNotify)
+	method(bCondNotifyAll, bCondition, "notify_all", callCondNotifyAll)
 
 	for id := builtinID(1); id < builtinCount; id++ {
 		if builtinTable[id].name == "" {

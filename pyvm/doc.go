@@ -16,9 +16,9 @@
 // modules (the module's globals dict is the one the swap mutates),
 // threading.Lock and RLock, threading.current_thread() (each thread's
 // object, whose attributes the embedder sets: a BlockThread's abort
-// flag) and threading.Condition(lock).wait(timeout) (threads.go: no one
-// can notify, so a timed wait times out and one without a timeout waits
-// for good), float constants (carried, compared, tested; arithmetic on
+// flag), threading.Condition (threads.go: with, acquire, release, wait
+// with and without a timeout, notify and notify_all, its waiters as
+// threading.py keeps them; wait_for is refused), float constants (carried, compared, tested; arithmetic on
 // them is unsupported), exceptions with the exception table, and the
 // builtins the simulator's code calls (any and all among them). Each version has its own dispatch
 // table (ops_table.go): comprehensions inlined in 3.12, PRECALL gone, the

@@ -330,6 +330,7 @@ func (k *keyer) object(i int32) {
 	case *condObj:
 		k.byte(23)
 		k.value(o.lock)
+		k.values(o.waiters)
 	default:
 		panic("pyvm: AppendKey of an unknown object")
 	}

@@ -5,7 +5,7 @@ package pyvm
 // written "name[key] = value", in the module's order: what a swap left
 // behind. Two kinds of entry are not leftovers, since a later swap sees
 // them as it would a missing one or keeps them by design: an entry whose
-// value is a lock (a per-module lock registry, which merged's
+// value is a lock or a Condition (a per-module lock registry, which merged's
 // defaultdict(threading.Lock) never empties), and an entry of a
 // defaultdict(int) that holds 0 (a count read through its default: a
 // later `d[k] == 0` or `d[k] += 1` reads it as if missing).
@@ -26,7 +26,8 @@ func (s *State) Leftovers() []string {
 			if e.dead || hadEntry(x, before, e) {
 				continue
 			}
-			if _, lock := s.objOf(e.val).(*lockObj); lock {
+			switch s.objOf(e.val).(type) {
+			case *lockObj, *condObj:
 				continue
 			}
 			if d.isDefault && d.factory == builtin(bInt) && e.val.K == KindInt && e.val.X == 0 {

@@ -26,6 +26,9 @@ type Program struct {
 	writableGlobals []int32
 	// runnable are the code objects the refusal pass checked: what can run.
 	runnable []*Code
+	// notifies: some code that can run calls notify or notify_all, so a
+	// Condition's waiter can be woken (threads.go)
+	notifies bool
 }
 
 // constEntry is a tuple or frozenset constant, its items as Values.

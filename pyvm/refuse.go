@@ -147,6 +147,7 @@ func (p *Program) refuse() error {
 		}
 	}
 	p.runnable = todo
+	p.notifies = p.Uses("notify") || p.Uses("notify_all")
 	return nil
 }
 

@@ -1,11 +1,16 @@
 package pyvm
 
+import "slices"
+
 // threading's thread objects and Condition: threading.current_thread(),
 // the attributes the embedder gives a thread's object (kernel.py's
 // BlockThread sets self.abort = False in __init__ and the host's poll
-// sets t_other.abort = True: SetThreadAttr), and Condition(lock).wait,
-// which threading.py writes in Python and this interpreter runs as a
-// native frame (natWait), its states where CPython's code can switch.
+// sets t_other.abort = True: SetThreadAttr), and threading.Condition:
+// its wait, which threading.py writes in Python and this interpreter
+// runs as a native frame (natWait), its states where CPython's code can
+// switch, and notify and notify_all, which wake waiters as threading.py
+// does (a waiter whose wait timed out can still take a notify: the
+// wakeup is lost).
 
 // threadObj is what threading.current_thread() returns in thread t-1:
 // one object per thread, made on first use, whose attributes live in
@@ -19,12 +24,20 @@ type threadObj struct {
 
 func (o *threadObj) clone() object { c := *o; return &c }
 
-// condObj is threading.Condition(lock): only the lock it waits on (no
-// waiter can be notified: notify is not modelled, and the refusal pass
-// refuses its name).
-type condObj struct{ lock Value }
+// condObj is threading.Condition(lock): the lock it waits on, and its
+// waiters, each the lock (a plain Lock, locked) its wait() made and
+// blocks on until a notify releases it, in the order they came
+// (threading.py's _waiters deque).
+type condObj struct {
+	lock    Value
+	waiters []Value
+}
 
-func (c *condObj) clone() object { d := *c; return &d }
+func (c *condObj) clone() object {
+	d := *c
+	d.waiters = append([]Value(nil), c.waiters...)
+	return &d
+}
 
 // threadObject is thread t's object, made (shared, owner -1) if it has none.
 func (s *State) threadObject(t int) Value {
@@ -84,18 +97,126 @@ func callCurrentThread(x *exec, args []Value, kw []kwArg, site callSite) (Value,
 	return done(x.s.threadObject(x.t))
 }
 
-// callCondition is threading.Condition(lock): a Lock or an RLock the
-// file made (Condition() makes its own RLock in CPython; not modelled).
+// callCondition is threading.Condition(lock=None): a Lock or an RLock
+// the file made, or, with none (or None), an RLock of its own, as
+// CPython's __init__ makes.
 func callCondition(x *exec, args []Value, kw []kwArg, site callSite) (Value, callStatus) {
-	if len(kw) > 0 || len(args) != 1 {
-		x.unsupported("threading.Condition() without one lock argument")
+	if len(kw) > 0 || len(args) > 1 {
+		x.unsupported("threading.Condition() with keywords or more than one argument")
 		return fail()
+	}
+	if len(args) == 0 || args[0].K == KindNone {
+		rl := x.s.heap.alloc(&lockObj{reentrant: true}, x.t)
+		return done(x.s.heap.alloc(&condObj{lock: rl}, x.t))
 	}
 	if _, ok := x.heapLock(args[0]); !ok {
 		x.unsupported("threading.Condition() of a " + x.typeName(args[0]))
 		return fail()
 	}
 	return done(x.s.heap.alloc(&condObj{lock: args[0]}, x.t))
+}
+
+// condLock is the lock of Condition c (a field set by __init__ that
+// nothing changes: no footprint).
+func (x *exec) condLock(c Value) Value { return x.s.heap.get(c).(*condObj).lock }
+
+// callCondAcquire is cond.acquire(...) and cond.__enter__(): the lock's
+// (__init__ binds self.acquire = lock.acquire; __enter__ returns
+// self._lock.__enter__()).
+func callCondAcquire(x *exec, args []Value, kw []kwArg, site callSite) (Value, callStatus) {
+	a := append([]Value{x.condLock(args[0])}, args[1:]...)
+	return callLockAcquire(x, a, kw, site)
+}
+
+// callCondRelease is cond.release(): the lock's.
+func callCondRelease(x *exec, args []Value, kw []kwArg, site callSite) (Value, callStatus) {
+	return callLockRelease(x, append([]Value{x.condLock(args[0])}, args[1:]...), kw, site)
+}
+
+// callCondExit is cond.__exit__(*exc_info): the lock's.
+func callCondExit(x *exec, args []Value, kw []kwArg, site callSite) (Value, callStatus) {
+	return callLockExit(x, []Value{x.condLock(args[0])}, nil, site)
+}
+
+// owned is Condition._is_owned() (3.11 to 3.13): an RLock's own (the
+// calling thread owns it); for a Lock, threading.py's fallback, which
+// tries acquire(False) and says owned when that fails: locked by any
+// thread.
+func (x *exec) owned(lv Value) bool {
+	l := x.s.heap.get(lv).(*lockObj)
+	x.read(lv, LocWhole, undef)
+	return l.locked && !(l.reentrant && l.owner != int16(x.t+1))
+}
+
+// callCondNotify is cond.notify(n=1) and cond.notify_all() (notify of
+// len(self._waiters)), threading.py's loop, one step:
+//
+//	if not self._is_owned(): raise RuntimeError("cannot notify on un-acquired lock")
+//	while waiters and n > 0:
+//	    waiter = waiters[0]
+//	    try: waiter.release()
+//	    except RuntimeError: pass
+//	    else: n -= 1
+//	    try: waiters.remove(waiter)
+//	    except ValueError: pass
+//
+// One step, though CPython can switch threads inside the loop: the loop
+// runs holding the condition's lock, under which alone waiters are
+// added and removed, and the only other step that touches a waiter lock
+// is its own waiter's wait, which touches no other; so each waiter's
+// outcome depends only on whether its release comes before its wait's
+// step, and the loop split per waiter reaches the same outcomes. A
+// waiter whose wait timed out and has not yet taken itself off the list
+// is still released and counted (the wakeup is lost), as in CPython.
+func callCondNotify(x *exec, args []Value, kw []kwArg, site callSite) (Value, callStatus) {
+	return x.notify(args, kw, false)
+}
+
+func callCondNotifyAll(x *exec, args []Value, kw []kwArg, site callSite) (Value, callStatus) {
+	return x.notify(args, kw, true)
+}
+
+func (x *exec) notify(args []Value, kw []kwArg, all bool) (Value, callStatus) {
+	name := "notify"
+	if all {
+		name = "notify_all"
+	}
+	cv := args[0]
+	n := int64(1)
+	switch {
+	case len(kw) > 0:
+		x.unsupported(name + "() with keywords")
+		return fail()
+	case all && len(args) > 1 || len(args) > 2:
+		x.unsupported(name + "() with more arguments than it takes")
+		return fail()
+	case len(args) == 2:
+		if args[1].K != KindInt {
+			x.unsupported("notify() of a " + x.typeName(args[1]))
+			return fail()
+		}
+		n = int64(args[1].X)
+	}
+	if !x.owned(x.condLock(cv)) {
+		x.raise(bRuntimeError, "cannot notify on un-acquired lock")
+		return fail()
+	}
+	x.write(cv, LocWhole, undef)
+	c := x.s.heap.mut(cv).(*condObj)
+	if all {
+		n = int64(len(c.waiters))
+	}
+	for len(c.waiters) > 0 && n > 0 {
+		w := c.waiters[0]
+		x.write(w, LocWhole, undef)
+		if l := x.s.heap.get(w).(*lockObj); l.locked {
+			x.s.heap.mut(w).(*lockObj).locked = false
+			x.s.held--
+			n--
+		}
+		c.waiters = c.waiters[1:]
+	}
+	return done(None)
 }
 
 func (x *exec) heapLock(v Value) (*lockObj, bool) {
@@ -107,7 +228,8 @@ func (x *exec) heapLock(v Value) (*lockObj, bool) {
 }
 
 // callCondWait is cond.wait(timeout=None): a natWait frame (tmp: the
-// condition, the timeout, the RLock count it saved).
+// condition, the timeout, the RLock count it saved, its waiter lock,
+// gotit).
 func callCondWait(x *exec, args []Value, kw []kwArg, site callSite) (Value, callStatus) {
 	if len(kw) > 0 || len(args) > 2 {
 		x.unsupported("Condition.wait() with keywords")
@@ -121,7 +243,7 @@ func callCondWait(x *exec, args []Value, kw []kwArg, site callSite) (Value, call
 		x.raise(bTypeError, "'>' not supported between instances of '"+x.typeName(timeout)+"' and 'int'")
 		return fail()
 	}
-	x.pushNative(natWait, cMode(site), []Value{args[0], timeout, Int(0)}, nil)
+	x.pushNative(natWait, cMode(site), []Value{args[0], timeout, Int(0), None, False}, nil)
 	return undef, statusPushed
 }
 
@@ -131,39 +253,54 @@ func callCondWait(x *exec, args []Value, kw []kwArg, site callSite) (Value, call
 //	0: if not self._is_owned(): raise RuntimeError("cannot wait on un-acquired lock")
 //	   waiter = _allocate_lock(); waiter.acquire(); self._waiters.append(waiter)
 //	   saved_state = self._release_save()
-//	1: gotit = waiter.acquire(True, timeout)  (no one notifies: it times out)
-//	   finally: self._acquire_restore(saved_state)  (blocks while the lock is held)
-//	   ...; return gotit
+//	1: gotit = waiter.acquire() (no timeout: True), or waiter.acquire(True, timeout)
+//	   (True if a notify released the waiter, else it timed out: False)
+//	2: finally: self._acquire_restore(saved_state)  (blocks while the lock is held)
+//	   if not gotit: self._waiters.remove(waiter)  (a ValueError passed when a notify took it)
+//	   return gotit
 //
-// State 0 ends at a check: the blocking acquire that follows lets the
-// GIL go. With no timeout, state 1 never runs: nothing can notify, so
-// the thread waits for good (the embedder's deadlock). The timed wait
-// touches nothing shared and is merged into the restore; the restore
-// ends at a check (the C calls after it return to Python code).
+// Each state ends at a check: the blocking acquires let the GIL go, and
+// the C calls after the restore return to Python code.
+//
+// Where no code that can run calls notify or notify_all
+// (Program.notifies), no waiter can be woken, and the wait is what it
+// does then: no waiter lock is made (nothing but its own thread would
+// ever touch it), a timed wait times out, its timeout merged into the
+// restore (state 1 does state 2's work; the timed wait touches nothing
+// shared), and a wait without a timeout waits for good (the embedder's
+// deadlock, or its hang check).
 func (x *exec) waitStep() {
 	f := x.f
-	cond := x.s.heap.get(f.tmp[0]).(*condObj)
-	lv := cond.lock
-	me := int16(x.t + 1)
+	cv := f.tmp[0]
+	lv := x.condLock(cv)
+	notifies := x.s.p.notifies
 	switch f.pc {
 	case 0:
 		x.info.Native = nativeNames[natWait] + ": if not self._is_owned(): raise ...; saved_state = self._release_save()"
-		l := x.s.heap.get(lv).(*lockObj)
-		x.read(lv, LocWhole, undef)
-		if !l.locked || (l.reentrant && l.owner != me) {
+		if !x.owned(lv) {
 			x.raise(bRuntimeError, "cannot wait on un-acquired lock")
 			return
 		}
+		l := x.s.heap.get(lv).(*lockObj)
 		if l.reentrant {
 			// _release_save: the whole recursion at once
 			f.tmp[2] = Int(l.count)
 			x.write(lv, LocWhole, undef)
 			x.s.heap.mut(lv).(*lockObj).count = 1
 		}
+		if notifies {
+			w := x.s.heap.alloc(&lockObj{locked: true}, x.t)
+			x.s.held++
+			x.write(cv, LocWhole, undef)
+			c := x.s.heap.mut(cv).(*condObj)
+			c.waiters = append(c.waiters, w)
+			x.stored(cv, w)
+			x.f.tmp[3] = w
+		}
 		if _, st := x.release(lv); st != statusDone {
 			return
 		}
-		if f.tmp[1].K == KindNone {
+		if !notifies && f.tmp[1].K == KindNone {
 			// the waiter lock it acquired is held for good: the thread
 			// blocks on it, and LocksHeld says some lock is held, so
 			// an embedder asks the thread's status by a trial
@@ -172,20 +309,62 @@ func (x *exec) waitStep() {
 		f.pc = 1
 		x.check()
 	case 1:
-		if f.tmp[1].K == KindNone {
-			x.info.Native = nativeNames[natWait] + ": waiter.acquire() (nothing notifies: it waits for good)"
-			x.blocked = true
+		if !notifies {
+			if f.tmp[1].K == KindNone {
+				x.info.Native = nativeNames[natWait] + ": waiter.acquire() (nothing notifies: it waits for good)"
+				x.blocked = true
+				return
+			}
+			x.info.Native = nativeNames[natWait] + ": gotit = waiter.acquire(True, timeout) (timed out); self._acquire_restore(saved_state)"
+			x.restore(lv, false)
 			return
 		}
-		x.info.Native = nativeNames[natWait] + ": gotit = waiter.acquire(True, timeout) (timed out); self._acquire_restore(saved_state)"
-		if _, st := callLockAcquire(x, []Value{lv}, nil, siteNative); st == statusBlocked {
+		w := f.tmp[3]
+		free := !x.s.heap.get(w).(*lockObj).locked
+		switch {
+		case f.tmp[1].K == KindNone && !free:
+			x.info.Native = nativeNames[natWait] + ": waiter.acquire() (not notified yet)"
+			x.read(w, LocWhole, undef)
 			x.blocked = true
 			return
+		case free:
+			x.info.Native = nativeNames[natWait] + ": gotit = waiter.acquire(...) (notified: True)"
+			x.write(w, LocWhole, undef)
+			x.s.heap.mut(w).(*lockObj).locked = true
+			x.s.held++
+			f.tmp[4] = True
+		default:
+			x.info.Native = nativeNames[natWait] + ": gotit = waiter.acquire(True, timeout) (timed out: False)"
+			x.read(w, LocWhole, undef)
 		}
-		if l := x.s.heap.get(lv).(*lockObj); l.reentrant {
-			x.s.heap.mut(lv).(*lockObj).count = f.tmp[2].X // _acquire_restore
-		}
+		f.pc = 2
 		x.check()
-		x.finish(returned, False)
+	case 2:
+		x.info.Native = nativeNames[natWait] + ": self._acquire_restore(saved_state); if not gotit: self._waiters.remove(waiter)"
+		x.restore(lv, f.tmp[4].K == KindBool && f.tmp[4].X != 0)
 	}
+}
+
+// restore ends a wait: _acquire_restore (blocking while another thread
+// holds the lock), then, when the wait did not get its waiter, its
+// waiter off the list if a notify has not taken it, and return gotit.
+func (x *exec) restore(lv Value, gotit bool) {
+	f := x.f
+	if _, st := callLockAcquire(x, []Value{lv}, nil, siteNative); st == statusBlocked {
+		x.blocked = true
+		return
+	}
+	if l := x.s.heap.get(lv).(*lockObj); l.reentrant {
+		x.s.heap.mut(lv).(*lockObj).count = f.tmp[2].X // _acquire_restore
+	}
+	if w := f.tmp[3]; !gotit && w.K == KindRef {
+		cv := f.tmp[0]
+		x.write(cv, LocWhole, undef)
+		c := x.s.heap.mut(cv).(*condObj)
+		if i := slices.Index(c.waiters, w); i >= 0 {
+			c.waiters = slices.Delete(c.waiters, i, i+1)
+		}
+	}
+	x.check()
+	x.finish(returned, Bool(gotit))
 }

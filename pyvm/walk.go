@@ -61,6 +61,7 @@ func eachRef(o object, f func(Value)) {
 		one(o.attrs)
 	case *condObj:
 		one(o.lock)
+		each(o.waiters)
 	case *lockObj, *rangeObj, *opaqueObj, *strObj:
 	default:
 		panic("pyvm: eachRef of an unknown object")

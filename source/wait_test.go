@@ -1,6 +1,8 @@
 package source_test
 
 import (
+	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,4 +69,69 @@ func TestMergedFixWaitsFromSource(t *testing.T) {
 		}
 	}
 	require.Positive(t, waits, "merged_fix.py does not wait on the schedule where the broken file waits for good")
+}
+
+// TestConditionNotifyFromSource: merged_fix.py changed to wait on a
+// per-module Condition (defaultdict(threading.Condition): each makes its
+// own RLock) with no timeout, which the last thread out notifies
+// (notify_all), on two hosts of two launches each (a launch's kernel
+// reads cuda, so a launch that runs beside another's fake is seen): a
+// waiter does wait, is woken, and the file is verified, with no hang.
+// Without the notify it is a deadlock; with `if` for `while` (a woken
+// waiter does not test again) the second launch of the other host can
+// swap its fake in between the notify and the waiter's return, and the
+// waiter's launch uses that fake: use-saw-other-fake.
+func TestConditionNotifyFromSource(t *testing.T) {
+	sc, err := scenario.Parse(strings.NewReader("threads 1\nhosts 2\nlaunches 2\nmodule kernels cuda\nmodule dev1 cuda\ndevice f in dev1: use cuda.local\nkernel: use cuda.threadIdx; call f\n"))
+	require.NoError(t, err)
+	load := func(file string) *source.Program {
+		src, err := pysource.Load(interpreter(t, pyvm.V312), file)
+		require.NoError(t, err)
+		p, err := source.LoadWith(src, sc, model.GIL, source.Options{ThreadContext: true})
+		require.NoError(t, err)
+		return p
+	}
+	good := load(filepath.Join("testdata", "mergedfix_notify.py"))
+	res := sched.States{}.Run(source.New(good), sched.Limits{})
+	require.Equal(t, sched.Verified, res.Verdict, "%v", res.Failure)
+	hang := sched.Hang(source.New(good), sched.Limits{})
+	require.Equal(t, sched.Verified, hang.Verdict, "%v", hang.Failure)
+
+	text, err := os.ReadFile(filepath.Join("testdata", "mergedfix_notify.py"))
+	require.NoError(t, err)
+	nonotify := filepath.Join(t.TempDir(), "mergedfix_nonotify.py")
+	require.NoError(t, os.WriteFile(nonotify, []byte(strings.Replace(string(text), "cond.notify_all()", "pass", 1)), 0o644))
+	res = sched.States{}.Run(source.New(load(nonotify)), sched.Limits{})
+	require.Equal(t, sched.Violation, res.Verdict)
+	require.Equal(t, sched.KindDeadlock, res.Failure.Kind)
+	// the good file's waiters are woken: random walks (seeded) to the end
+	// until one shows a wait that a notify_all ended
+	rng := rand.New(rand.NewPCG(1, 2))
+	woken := false
+	for walk := 0; walk < 300 && !woken; walk++ {
+		w := source.New(good)
+		var schedule []sched.ThreadID
+		for {
+			next := sched.RunnableThreads(w)
+			if len(next) == 0 {
+				break
+			}
+			th := next[rng.IntN(len(next))]
+			require.Nil(t, w.Step(th))
+			schedule = append(schedule, th)
+		}
+		require.Nil(t, w.Final())
+		steps, f := source.Run(good, schedule)
+		require.Nil(t, f)
+		for _, st := range steps {
+			for _, u := range st.Units {
+				woken = woken || strings.Contains(u.Where+u.Text+u.Bytecode, "notified: True")
+			}
+		}
+	}
+	require.True(t, woken, "no random walk shows a waiter woken by notify_all")
+
+	res = sched.States{}.Run(source.New(load(filepath.Join("testdata", "mergedfix_notify_if.py"))), sched.Limits{})
+	require.Equal(t, sched.Violation, res.Verdict)
+	require.Equal(t, "use-saw-other-fake", res.Failure.Kind)
 }
