@@ -82,9 +82,7 @@ func swapAlone(t *testing.T, v pyvm.Version, file string) (inside, after string)
 // load, and why: their listings are checked against CPython's own bytecode
 // (variants' TestListingsMatchBytecode) and switch points (model's
 // TestSwitchPointsOfListings) all the same.
-var notInterpreted = map[string]string{
-	"merged_fix": "its wait (merged_fix.py:27-32) needs a float, any() over a generator, threading.current_thread and threading.Condition, which the interpreter does not model",
-}
+var notInterpreted = map[string]string{}
 
 // TestSwapFunctionsRunAlone: every variant's swapped_cuda_module
 // (testdata/python), compiled by each CPython found and run by the
