@@ -102,3 +102,22 @@ func BenchmarkPORMerged4(b *testing.B) {
 func BenchmarkPORMergedWide(b *testing.B) {
 	benchExplore(b, "merged", scenario.Shape{Threads: 16, Blocks: 1, Calls: 2, Modules: 2, Names: 1}, check.StrategyPOR)
 }
+
+// BenchmarkEveryN is the proof for every thread count (-threads all) of
+// proposed under the GIL, one call into one module: the explicit search
+// for 1..4 threads, then the counter abstraction (3,206 abstract states).
+func BenchmarkEveryN(b *testing.B) {
+	p, err := check.Lookup("proposed")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		res, err := check.ProveEveryN(check.EveryNConfig{Protocol: p, Shape: scenario.DefaultShape, Atomicity: model.GIL})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Verdict != check.EveryNVerified {
+			b.Fatal(res.Verdict)
+		}
+	}
+}
