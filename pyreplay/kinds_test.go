@@ -120,15 +120,23 @@ func scenarioFiles(t *testing.T) ([]string, map[string]*scenario.Scenario) {
 
 // counterexamples searches every registered variant on every verdict-table
 // scenario and scenario file under every atomicity (by default: naive,
-// refcount-del and merged on the scenario files under gil), as explore
+// refcount-del and merged on the scenario files under gil; with
+// SWAPCHECK_LONG, every atomicity but free-threaded-overwrite, whose
+// counterexamples are refused as free-threaded's are; -pyreplay.full
+// searches all four), as explore
 // does by default (harmful violations, shrunk), and writes the script of
 // each counterexample. Those to replay on numba too are all with long;
 // by default merged's, and naive's of the features merged's do not have.
 func counterexamples(t *testing.T) []*counterexample {
 	t.Helper()
 	atomicities := []model.Atomicity{model.GIL}
-	if long() {
+	switch {
+	case *full:
 		atomicities = model.Atomicities()
+	case long():
+		// the free-threaded modes' counterexamples are refused (no GIL
+		// build runs them): one of the two shows it, for CI's budget
+		atomicities = []model.Atomicity{model.GIL, model.GILBreaker, model.FreeThreaded}
 	}
 	type world struct {
 		name string
@@ -245,11 +253,12 @@ func TestMain(m *testing.M) {
 // installed in it, every run; or the emitter refuses it in one line (the
 // free-threaded modes, which no GIL build can run). By default: gil's
 // counterexamples once on the rendition, and naive's and merged's on the
-// scenario files once on numba; with SWAPCHECK_LONG, every atomicity's,
-// once on each target (a replay forces every turn, so a second run adds
-// little; twice took 313 s of CI's budget); with -pyreplay.full 20 runs (-pyreplay.tally FILE
-// writes the table
-// docs/replay.md shows; scripts/replay-tally.sh runs it).
+// scenario files once on numba; with SWAPCHECK_LONG, those of gil,
+// gil-breaker and free-threaded (counterexamples searches), once on each
+// target (a replay forces every turn, so a second run adds little; twice
+// took 313 s of CI's budget); with -pyreplay.full every atomicity's, 20
+// runs (-pyreplay.tally FILE writes the table docs/replay.md shows;
+// scripts/replay-tally.sh runs it).
 func TestReplayOfEveryCounterexample(t *testing.T) {
 	py := testenv.Python311(t)
 	runs := runsOf(1, 20)
