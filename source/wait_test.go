@@ -30,10 +30,7 @@ func TestMergedFixWaitsFromSource(t *testing.T) {
 	sc, err := scenario.Shape{Threads: 2, Blocks: 1, Hosts: 2, Calls: 1, Modules: 1, Names: 1}.Build()
 	require.NoError(t, err)
 	load := func(file string) *source.Program {
-		src, err := pysource.Load(interpreter(t, pyvm.V312), file)
-		require.NoError(t, err)
-		p, err := source.LoadWith(src, sc, model.GIL, source.Options{ThreadContext: true})
-		require.NoError(t, err)
+		p := loadThreadContext(t, sc, file)
 		require.True(t, p.MayLoop(), "%s has a while loop", file)
 		return p
 	}
@@ -80,28 +77,19 @@ func TestMergedFixWaitsFromSource(t *testing.T) {
 // Without the notify it is a deadlock; with `if` for `while` (a woken
 // waiter does not test again) the second launch of the other host can
 // swap its fake in between the notify and the waiter's return, and the
-// waiter's launch uses that fake: use-saw-other-fake.
+// waiter's launch uses that fake: use-saw-other-fake. The test makes both
+// broken copies from the file (broken).
 func TestConditionNotifyFromSource(t *testing.T) {
 	sc, err := scenario.Parse(strings.NewReader("threads 1\nhosts 2\nlaunches 2\nmodule kernels cuda\nmodule dev1 cuda\ndevice f in dev1: use cuda.local\nkernel: use cuda.threadIdx; call f\n"))
 	require.NoError(t, err)
-	load := func(file string) *source.Program {
-		src, err := pysource.Load(interpreter(t, pyvm.V312), file)
-		require.NoError(t, err)
-		p, err := source.LoadWith(src, sc, model.GIL, source.Options{ThreadContext: true})
-		require.NoError(t, err)
-		return p
-	}
+	load := func(file string) *source.Program { return loadThreadContext(t, sc, file) }
 	good := load(filepath.Join("testdata", "mergedfix_notify.py"))
 	res := sched.States{}.Run(source.New(good), sched.Limits{})
 	require.Equal(t, sched.Verified, res.Verdict, "%v", res.Failure)
 	hang := sched.Hang(source.New(good), sched.Limits{})
 	require.Equal(t, sched.Verified, hang.Verdict, "%v", hang.Failure)
 
-	text, err := os.ReadFile(filepath.Join("testdata", "mergedfix_notify.py"))
-	require.NoError(t, err)
-	nonotify := filepath.Join(t.TempDir(), "mergedfix_nonotify.py")
-	require.NoError(t, os.WriteFile(nonotify, []byte(strings.Replace(string(text), "cond.notify_all()", "pass", 1)), 0o644))
-	res = sched.States{}.Run(source.New(load(nonotify)), sched.Limits{})
+	res = sched.States{}.Run(source.New(load(broken(t, "mergedfix_notify.py", "cond.notify_all()", "pass"))), sched.Limits{})
 	require.Equal(t, sched.Violation, res.Verdict)
 	require.Equal(t, sched.KindDeadlock, res.Failure.Kind)
 	// the good file's waiters are woken: random walks (seeded) to the end
@@ -131,7 +119,31 @@ func TestConditionNotifyFromSource(t *testing.T) {
 	}
 	require.True(t, woken, "no random walk shows a waiter woken by notify_all")
 
-	res = sched.States{}.Run(source.New(load(filepath.Join("testdata", "mergedfix_notify_if.py"))), sched.Limits{})
+	res = sched.States{}.Run(source.New(load(broken(t, "mergedfix_notify.py", "while _swap_refcount[gid] and any(", "if _swap_refcount[gid] and any("))), sched.Limits{})
 	require.Equal(t, sched.Violation, res.Verdict)
 	require.Equal(t, "use-saw-other-fake", res.Failure.Kind)
+}
+
+// loadThreadContext loads file's swapped_cuda_module, compiled by CPython
+// 3.12, into scenario sc under gil, kernel.py patched (-thread-context).
+func loadThreadContext(t *testing.T, sc *scenario.Scenario, file string) *source.Program {
+	t.Helper()
+	src, err := pysource.Load(interpreter(t, pyvm.V312), file)
+	require.NoError(t, err)
+	p, err := source.LoadWith(src, sc, model.GIL, source.Options{ThreadContext: true})
+	require.NoError(t, err)
+	return p
+}
+
+// broken is a copy of testdata/name, in a temporary directory, with its
+// one occurrence of old replaced by new: a fix broken on purpose that
+// follows the file it breaks.
+func broken(t *testing.T, name, old, new string) string {
+	t.Helper()
+	text, err := os.ReadFile(filepath.Join("testdata", name))
+	require.NoError(t, err)
+	require.Equal(t, 1, strings.Count(string(text), old), "%s: %q", name, old)
+	out := filepath.Join(t.TempDir(), strings.TrimSuffix(name, ".py")+"_broken.py")
+	require.NoError(t, os.WriteFile(out, []byte(strings.Replace(string(text), old, new, 1)), 0o644))
+	return out
 }
