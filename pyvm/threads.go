@@ -168,6 +168,11 @@ func (x *exec) owned(lv Value) bool {
 // step, and the loop split per waiter reaches the same outcomes. A
 // waiter whose wait timed out and has not yet taken itself off the list
 // is still released and counted (the wakeup is lost), as in CPython.
+// The argument needs the notifier to hold the lock: on a plain Lock,
+// _is_owned says only that some thread holds it, so a notify from a
+// thread that does not (a bug CPython lets pass) could interleave with
+// the holder's wait in ways this one step does not explore (a lockObj
+// keeps no owner to tell): a gap for such code only.
 func callCondNotify(x *exec, args []Value, kw []kwArg, site callSite) (Value, callStatus) {
 	return x.notify(args, kw, false)
 }
