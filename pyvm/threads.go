@@ -213,11 +213,11 @@ func (x *exec) notify(args []Value, kw []kwArg, all bool) (Value, callStatus) {
 	}
 	for len(c.waiters) > 0 && n > 0 {
 		w := c.waiters[0]
-		x.write(w, LocWhole, undef)
-		if l := x.s.heap.get(w).(*lockObj); l.locked {
-			x.s.heap.mut(w).(*lockObj).locked = false
-			x.s.held--
+		if x.s.heap.get(w).(*lockObj).locked {
+			x.release(w) // a locked plain Lock: it cannot raise
 			n--
+		} else {
+			x.write(w, LocWhole, undef) // release's RuntimeError, passed
 		}
 		c.waiters = c.waiters[1:]
 	}
@@ -294,8 +294,8 @@ func (x *exec) waitStep() {
 			x.s.heap.mut(lv).(*lockObj).count = 1
 		}
 		if notifies {
-			w := x.s.heap.alloc(&lockObj{locked: true}, x.t)
-			x.s.held++
+			w := x.s.heap.alloc(&lockObj{}, x.t)
+			callLockAcquire(x, []Value{w}, nil, siteNative) // its own new lock: never blocks
 			x.write(cv, LocWhole, undef)
 			c := x.s.heap.mut(cv).(*condObj)
 			c.waiters = append(c.waiters, w)
@@ -324,29 +324,29 @@ func (x *exec) waitStep() {
 			x.restore(lv, false)
 			return
 		}
-		w := f.tmp[3]
-		free := !x.s.heap.get(w).(*lockObj).locked
+		// the waiter's acquire: blocking without a timeout; with one, it
+		// has the waiter if a notify released it, else the timeout passed
+		args := []Value{f.tmp[3]}
+		if f.tmp[1].K != KindNone {
+			args = append(args, False)
+		}
+		gotit, st := callLockAcquire(x, args, nil, siteNative)
 		switch {
-		case f.tmp[1].K == KindNone && !free:
+		case st == statusBlocked:
 			x.info.Native = nativeNames[natWait] + ": waiter.acquire() (not notified yet)"
-			x.read(w, LocWhole, undef)
 			x.blocked = true
 			return
-		case free:
+		case gotit == True:
 			x.info.Native = nativeNames[natWait] + ": gotit = waiter.acquire(...) (notified: True)"
-			x.write(w, LocWhole, undef)
-			x.s.heap.mut(w).(*lockObj).locked = true
-			x.s.held++
-			f.tmp[4] = True
 		default:
 			x.info.Native = nativeNames[natWait] + ": gotit = waiter.acquire(True, timeout) (timed out: False)"
-			x.read(w, LocWhole, undef)
 		}
+		f.tmp[4] = gotit
 		f.pc = 2
 		x.check()
 	case 2:
 		x.info.Native = nativeNames[natWait] + ": self._acquire_restore(saved_state); if not gotit: self._waiters.remove(waiter)"
-		x.restore(lv, f.tmp[4].K == KindBool && f.tmp[4].X != 0)
+		x.restore(lv, f.tmp[4] == True)
 	}
 }
 
