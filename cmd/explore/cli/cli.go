@@ -199,6 +199,11 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 	if o.shape.Threads > scenario.MaxThreads {
 		return 0, usagef("-threads %d: the searches take at most %d threads per block (CUDA's most)", o.shape.Threads, scenario.MaxThreads)
 	}
+	done, code, left, err := byProof(o, stdout, stderr)
+	if done || err != nil {
+		return code, err
+	}
+	o.timeout = left
 	ctx, stop := interruptContext()
 	defer stop()
 	interrupted := func() bool { return ctx.Err() != nil }
@@ -207,7 +212,6 @@ func run(o *options, stdout, stderr io.Writer) (int, error) {
 	var (
 		cfg      check.Config
 		schedule *check.Schedule
-		err      error
 	)
 	if o.replay != "" {
 		var data []byte

@@ -99,15 +99,7 @@ func runEveryN(o *options, stdout, stderr io.Writer) (int, error) {
 		res.Failure = rep.Result.Failure
 	}
 	if o.json {
-		j := everyNJSON{Protocol: p.Name, Atomicity: a.String(), Shape: shape, Verdict: string(res.Verdict), RefutedAt: res.RefutedAt,
-			Reason: res.Reason, ExplicitStates: res.ExplicitStates, Cap: res.Cap, AbstractStates: res.AbstractStates,
-			Classes: res.Classes, Attempts: res.Attempts, ElapsedMS: float64(res.Elapsed.Microseconds()) / 1000}
-		if res.Failure != nil {
-			j.Kind = string(res.Failure.Kind)
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(j); err != nil {
+		if err := writeJSON(stdout, summaryOf(p.Name, a.String(), shape, res)); err != nil {
 			return 0, err
 		}
 	}
@@ -134,6 +126,24 @@ func runEveryN(o *options, stdout, stderr io.Writer) (int, error) {
 	}
 	fmt.Fprintf(stderr, "explore: %s: incomplete after %.1f s\n", p.Name, res.Elapsed.Seconds())
 	return ExitIncomplete, nil
+}
+
+// summaryOf is a proof's -json summary.
+func summaryOf(protocol, atomicity, shape string, res *check.EveryNResult) everyNJSON {
+	j := everyNJSON{Protocol: protocol, Atomicity: atomicity, Shape: shape, Verdict: string(res.Verdict), RefutedAt: res.RefutedAt,
+		Reason: res.Reason, ExplicitStates: res.ExplicitStates, Cap: res.Cap, AbstractStates: res.AbstractStates,
+		Classes: res.Classes, Attempts: res.Attempts, ElapsedMS: float64(res.Elapsed.Microseconds()) / 1000}
+	if res.Failure != nil {
+		j.Kind = string(res.Failure.Kind)
+	}
+	return j
+}
+
+// writeJSON writes v indented, as every -json summary is.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // shapeWords is the shape flags given, as typed (-threads all first).

@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"swapcheck/check"
+	"swapcheck/scenario"
+)
+
+// wideByProof is the block size above which -strategy auto answers
+// -threads N with the proof for every number of threads (check.ProveEveryN)
+// where the world is one the proof treats. The explicit search's time
+// grows as about N³ (docs/performance.md, "Wide blocks": merged 3 s at
+// 128 threads, 17 s at 256, hours at 1024); the proof's does not grow
+// with N at all, and a proof for every N is a proof for this one.
+const wideByProof = 128
+
+// wideProofBudget bounds the proof's detour when -timeout leaves it
+// unbounded: a shape the proof does not close in this long (two calls
+// into two modules, docs/every-n.md) goes to the explicit search.
+const wideProofBudget = 2 * time.Minute
+
+// wideJSON is -json's summary when the proof answered -threads N: the
+// proof's, with the search summary's complete (the verdict covers the
+// whole space of N threads).
+type wideJSON struct {
+	everyNJSON
+	Threads  int    `json:"threads"`
+	By       string `json:"by"`
+	Complete bool   `json:"complete"`
+}
+
+// byProof answers a wide -threads N by the proof for every N, where auto
+// may: the strategy left to auto, no scenario file or replay, and only
+// flags the proof reads. It reports done when the proof verified the
+// variant (exit 0) or when the proof used up -timeout (exit 3). Else it
+// says on stderr why the search of the N threads follows, and returns
+// the time -timeout leaves it.
+func byProof(o *options, stdout, stderr io.Writer) (done bool, code int, left time.Duration, err error) {
+	left = o.timeout
+	if o.shape.Threads <= wideByProof || o.strategy != check.StrategyAuto || o.replay != "" || o.scenario != "" {
+		return false, 0, left, nil
+	}
+	for _, f := range o.given {
+		// -corpus replays counterexamples first: nothing to replay
+		// where the proof holds, and the search that follows reads it
+		if !slices.Contains(everyNFlags, f) && f != "corpus" {
+			return false, 0, left, nil
+		}
+	}
+	p, a, _, err := target(o, scenario.MaxThreads)
+	if err != nil {
+		return false, 0, left, err
+	}
+	budget := wideProofBudget
+	if o.timeout > 0 && o.timeout < budget {
+		budget = o.timeout
+	}
+	cfg := check.EveryNConfig{Protocol: p, Shape: o.shape, Atomicity: a, Timeout: budget}
+	cfg.Shape.Threads = 0
+	n := o.shape.Threads
+	res, err := check.ProveEveryN(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "explore: %d threads: the proof for every N does not treat this world (%s); searching the %d threads\n", n, oneLine(err.Error()), n)
+		return false, 0, left, nil
+	}
+	if o.timeout > 0 {
+		left = o.timeout - res.Elapsed
+	}
+	summary := func() wideJSON {
+		return wideJSON{everyNJSON: summaryOf(p.Name, a.String(), threadsWords(o), res), Threads: n, By: "every-n",
+			Complete: res.Verdict == check.EveryNVerified}
+	}
+	world := fmt.Sprintf("%s, %s, %s: one host, one launch of one block, no faults", p.Name, a, threadsWords(o))
+	switch {
+	case res.Verdict == check.EveryNVerified:
+		if o.json {
+			if err := writeJSON(stdout, summary()); err != nil {
+				return true, 0, left, err
+			}
+		} else {
+			fmt.Fprintf(stdout, "%s\nverified at N = %d threads per block by the proof for every N (docs/every-n.md; -strategy por searches the %d threads one by one): %s\n",
+				world, n, n, res.Describe(cfg))
+		}
+		fmt.Fprintf(stderr, "explore: %s: verified at %d threads per block by the proof for every N in %.1f s\n", p.Name, n, res.Elapsed.Seconds())
+		return true, ExitOK, left, nil
+	case res.Verdict == check.EveryNIncomplete && o.timeout > 0 && left <= 0:
+		if !o.json {
+			fmt.Fprintf(stdout, "%s\nincomplete at N = %d: the proof for every N used up -timeout before the search of the %d threads could start: %s\n",
+				world, n, n, res.Describe(cfg))
+		} else {
+			if err := writeJSON(stdout, summary()); err != nil {
+				return true, 0, left, err
+			}
+		}
+		fmt.Fprintf(stderr, "explore: %s: incomplete after %.1f s\n", p.Name, res.Elapsed.Seconds())
+		return true, ExitIncomplete, left, nil
+	}
+	fmt.Fprintf(stderr, "explore: %d threads: the proof for every N did not prove it (%s); searching the %d threads\n", n, oneLine(res.Describe(cfg)), n)
+	return false, 0, left, nil
+}

@@ -1,0 +1,66 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"swapcheck/cmd/explore/cli"
+)
+
+// A block wider than 128 threads, in a world the proof for every N
+// treats, is answered by that proof when the strategy is auto: verified at
+// N, saying by what; -json says the same. Where the proof does not prove
+// it (naive, refuted at 2), or does not treat the world (two blocks), the
+// search of the N threads follows and finds the counterexample; -strategy
+// por, and 128 threads or fewer, search the N threads without the proof.
+func TestWideBlockByProof(t *testing.T) {
+	r := explore(t, "-protocol", "proposed", "-threads", "1024")
+	require.Equal(t, cli.ExitOK, r.code, r.stderr)
+	require.Contains(t, r.stdout, "proposed, gil, -threads 1024: one host, one launch of one block, no faults\n")
+	require.Contains(t, r.stdout, "verified at N = 1024 threads per block by the proof for every N (docs/every-n.md; -strategy por searches the 1024 threads one by one): verified for every number of threads per block (N >= 1)")
+	require.Contains(t, r.stderr, "explore: proposed: verified at 1024 threads per block by the proof for every N in ")
+
+	r = explore(t, "-protocol", "proposed", "-threads", "1024", "-json")
+	require.Equal(t, cli.ExitOK, r.code, r.stderr)
+	var j struct {
+		Verdict  string `json:"verdict"`
+		Complete bool   `json:"complete"`
+		Threads  int    `json:"threads"`
+		By       string `json:"by"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &j), r.stdout)
+	require.Equal(t, "verified", j.Verdict)
+	require.True(t, j.Complete)
+	require.Equal(t, 1024, j.Threads)
+	require.Equal(t, "every-n", j.By)
+
+	r = explore(t, "-protocol", "naive", "-threads", "200")
+	require.Equal(t, cli.ExitViolation, r.code, r.stderr)
+	require.Contains(t, r.stderr, "explore: 200 threads: the proof for every N did not prove it (refuted at N = 2 threads per block, the smallest (use-saw-real)); searching the 200 threads\n")
+	require.Contains(t, r.stdout, "verdict: violation use-saw-real")
+
+	r = explore(t, "-protocol", "naive", "-threads", "130", "-blocks", "2")
+	require.Equal(t, cli.ExitViolation, r.code, r.stderr)
+	require.Contains(t, r.stderr, "explore: 130 threads: the proof for every N does not treat this world (")
+	require.Contains(t, r.stdout, "verdict: violation use-saw-real")
+
+	for _, args := range [][]string{
+		{"-protocol", "proposed", "-threads", "200", "-strategy", "por", "-timeout", "1s"},
+		{"-protocol", "proposed", "-threads", "128", "-timeout", "1s"},
+	} {
+		r = explore(t, args...)
+		require.NotContains(t, r.stdout+r.stderr, "the proof for every N", args)
+		require.NotEqual(t, cli.ExitUsage, r.code, "%v: %s", args, r.stderr)
+	}
+}
+
+// A -timeout the proof uses up leaves no time for the search of the N
+// threads: incomplete (exit 3), saying so, not verified.
+func TestWideBlockProofTimesOut(t *testing.T) {
+	r := explore(t, "-protocol", "merged", "-threads", "200", "-timeout", "300ms")
+	require.Equal(t, cli.ExitIncomplete, r.code, r.stderr)
+	require.Contains(t, r.stdout, "incomplete at N = 200: the proof for every N used up -timeout before the search of the 200 threads could start")
+	require.NotContains(t, r.stdout, "verified at")
+}
