@@ -94,6 +94,7 @@ func observedKinds(stdout string) []string {
 // On random full schedules of the buggy variants, the replay observes
 // exactly the violation kinds the model's steps and end state show.
 func TestReplayObservesWhatTheModelSees(t *testing.T) {
+	t.Parallel()
 	seeds := count(2, 8)
 	twoBlocks := scenario.Shape{Threads: 2, Blocks: 2, Calls: 2, Modules: 2, Names: 1}
 	for _, tc := range []struct {

@@ -62,6 +62,7 @@ var landed = regexp.MustCompile(`(?m)^interrupt: turn \d+: KeyboardInterrupt rai
 // pending at the landing instruction is raised by CPython at that
 // instruction's own check, in the host (the main thread).
 func TestReplayOfInterrupts(t *testing.T) {
+	t.Parallel()
 	runs := count(1, 2)
 	for _, variant := range []string{"naive", "global-lock", "refcount-unregistered", "refcount-del", "merged"} {
 		for name, sc := range map[string]func(*testing.T) *scenario.Scenario{
@@ -87,6 +88,7 @@ func TestReplayOfInterrupts(t *testing.T) {
 // numba's own swapped_cuda_module, the others with their rendition in its
 // place.
 func TestNumbaReplayOfInterrupts(t *testing.T) {
+	t.Parallel()
 	runs := count(1, 2)
 	variants := []string{"naive", "merged"}
 	if long() {
@@ -142,6 +144,7 @@ func supportedRandom(t *testing.T, p *model.Program, n int, walk func(uint64) ([
 // replay forces), the replay observes exactly the violation kinds the
 // model's steps and end state show.
 func TestReplayOfInterruptsObservesWhatTheModelSees(t *testing.T) {
+	t.Parallel()
 	n := count(2, *interruptSeeds)
 	for _, variant := range []string{"naive", "merged"} {
 		t.Run(variant, func(t *testing.T) {
@@ -164,6 +167,7 @@ func TestReplayOfInterruptsObservesWhatTheModelSees(t *testing.T) {
 // The same on numba's real simulator: naive's own swap, merged's
 // rendition in its place.
 func TestNumbaReplayOfInterruptsObservesWhatTheModelSees(t *testing.T) {
+	t.Parallel()
 	n := count(1, (*numbaSeeds+1)/2)
 	for _, variant := range []string{"naive", "merged"} {
 		t.Run(variant, func(t *testing.T) {
@@ -201,6 +205,7 @@ func interruptDifferentialP(t *testing.T, py string, p *model.Program, n int, ar
 // proposed under random schedules with interrupts (those the replay
 // forces) shows no violation.
 func TestReplayOfProposedUnderInterrupts(t *testing.T) {
+	t.Parallel()
 	n := count(2, 3)
 	for name, sc := range map[string]func(*testing.T) *scenario.Scenario{
 		"interrupt.txt": interruptScenario,
@@ -234,6 +239,7 @@ func TestReplayOfProposedUnderInterrupts(t *testing.T) {
 // the turns the model gives it); set at an instruction the host never
 // reaches, the host reaches its next step first.
 func TestReplayReportsADriftedInterrupt(t *testing.T) {
+	t.Parallel()
 	testenv.Python311(t)
 	rep := exploreInterrupt(t, "merged", interruptScenario(t))
 	var b bytes.Buffer
@@ -257,6 +263,7 @@ func TestReplayReportsADriftedInterrupt(t *testing.T) {
 
 // A landing the replay cannot force yet is refused in one line.
 func TestEmitRefusesAnInterruptItCannotForce(t *testing.T) {
+	t.Parallel()
 	pr, err := check.Lookup("proposed")
 	require.NoError(t, err)
 	p, err := model.NewProgram(interruptScenario(t), pr, model.GIL)
@@ -281,6 +288,7 @@ func TestEmitRefusesAnInterruptItCannotForce(t *testing.T) {
 // __enter__ after a yield), with the trace function kept; one the trace
 // function sets by a CALL is raised in itself.
 func TestReplayInterruptFacts(t *testing.T) {
+	t.Parallel()
 	py := testenv.Python311(t)
 	out, err := exec.Command(py, "../testdata/cpython/replay_interrupt.py").CombinedOutput()
 	require.NoError(t, err, "%s", out)
@@ -294,6 +302,7 @@ func TestReplayInterruptFacts(t *testing.T) {
 // interrupt lands in launch 1's swap of naive, and launch 2's thread then
 // runs with launch 1's FakeCUDAModule.
 func TestNumbaReplayShowsALaunchWithAnEarlierLaunchsFake(t *testing.T) {
+	t.Parallel()
 	pythonWithNumba(t)
 	pr, err := check.Lookup("naive")
 	require.NoError(t, err)
@@ -324,6 +333,7 @@ func TestNumbaReplayShowsALaunchWithAnEarlierLaunchsFake(t *testing.T) {
 // id(), the landing was taken for an exception seen before, and the host
 // ran past it).
 func TestNumbaReplayOfAnUnshrunkInterrupt(t *testing.T) {
+	t.Parallel()
 	py := pythonWithNumba(t)
 	pr, err := check.Lookup("refcount-del")
 	require.NoError(t, err)
@@ -372,6 +382,7 @@ func skipLanding(t *testing.T, p *model.Program, line string) ([]sched.ThreadID,
 // whose check raises it (testdata/cpython/replay_interrupt.py, comp_skip),
 // not at a JUMP_BACKWARD such a pass never runs.
 func TestReplayOfAnInterruptAfterASkippingPass(t *testing.T) {
+	t.Parallel()
 	pr, err := check.Lookup("merged")
 	require.NoError(t, err)
 	p, err := model.NewProgram(interruptScenario(t), pr, model.GIL)

@@ -260,6 +260,7 @@ func TestMain(m *testing.M) {
 // runs (-pyreplay.tally FILE writes the table docs/replay.md shows;
 // scripts/replay-tally.sh runs it).
 func TestReplayOfEveryCounterexample(t *testing.T) {
+	t.Parallel()
 	py := testenv.Python311(t)
 	runs := runsOf(1, 20)
 	cases := counterexamples(t)

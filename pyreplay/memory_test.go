@@ -33,6 +33,7 @@ func memoryShape(ops []scenario.AtomicOp, shared bool) scenario.Shape {
 // get different arrays from one cuda.shared.array line. Twice each by
 // default, 20 runs each with SWAPCHECK_LONG.
 func TestNumbaReplayOfTheSimulatorsRaces(t *testing.T) {
+	t.Parallel()
 	runs := count(2, 20)
 	pythonWithNumba(t)
 	for _, tc := range []struct {
@@ -107,6 +108,7 @@ func memoryKinds(t *testing.T, p *model.Program, seed uint64) ([]sched.ThreadID,
 // what the model sees nor sees what it does not. By default 3 schedules
 // of each file; SWAPCHECK_LONG=1 12 (24 took 85 s of CI's budget).
 func TestReplayOfMemoryObservesWhatTheModelSees(t *testing.T) {
+	t.Parallel()
 	testenv.Python311(t)
 	seeds := count(3, 12)
 	_, files := scenarioFiles(t)
@@ -144,6 +146,7 @@ func TestReplayOfMemoryObservesWhatTheModelSees(t *testing.T) {
 // operation runs first in a pair, each of the three second);
 // SWAPCHECK_LONG=1 runs every pair.
 func TestReplayOfEveryAtomicPair(t *testing.T) {
+	t.Parallel()
 	testenv.Python311(t)
 	pr, err := check.Lookup("naive")
 	require.NoError(t, err)

@@ -30,6 +30,7 @@ import (
 // SWAPCHECK_NUMBA_CUDA_REPO, random walks of merged-fix replay on the
 // patched numba with no violation.
 func TestMergedFixReplays(t *testing.T) {
+	t.Parallel()
 	names, files := scenarioFiles(t)
 	require.Contains(t, names, "atomics-add-sub.txt")
 	pr, err := check.Lookup(searchedElsewhere)

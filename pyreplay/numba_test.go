@@ -89,6 +89,7 @@ func runAllNumba(t *testing.T, scripts []string, args ...string) []run {
 // and its own swapped_cuda_module dies, every run, with the error a user
 // of numba sees.
 func TestNumbaReplayReproducesNaive(t *testing.T) {
+	t.Parallel()
 	runs := count(2, 20)
 	pythonWithNumba(t)
 	rep := explore(t, "naive", shape(2))
@@ -111,6 +112,7 @@ func TestNumbaReplayReproducesNaive(t *testing.T) {
 // numba's real launch machinery, the variant's rendition in place of
 // numba's swap.
 func TestNumbaReplayOfEachBuggyVariant(t *testing.T) {
+	t.Parallel()
 	runs := count(1, 5)
 	for _, tc := range []struct {
 		variant string
@@ -142,6 +144,7 @@ func TestNumbaReplayOfEachBuggyVariant(t *testing.T) {
 // A trace of another variant than the installed swap is refused, naming
 // what was found; so is a python without numba.
 func TestNumbaReplayRefuses(t *testing.T) {
+	t.Parallel()
 	py := pythonWithNumba(t)
 	rep := explore(t, "refcount-del", shape(3))
 	script := writeScript(t, func(b *bytes.Buffer) error { return pyreplay.Emit(b, rep) })
@@ -172,6 +175,7 @@ func TestNumbaReplayRefuses(t *testing.T) {
 // A turn that cannot be forced on real numba is a replay failure: T1's
 // first turn given to T0, as in TestReplayReportsATurnItCannotForce.
 func TestNumbaReplayReportsATurnItCannotForce(t *testing.T) {
+	t.Parallel()
 	pythonWithNumba(t)
 	rep := explore(t, "naive", shape(2))
 	var b bytes.Buffer
@@ -207,6 +211,7 @@ func numbaScenarios(t *testing.T) map[string]*scenario.Scenario {
 // single-host scenarios, see no violation on numba's real launch
 // machinery.
 func TestNumbaReplayOfCorrectVariantsSeesNoViolation(t *testing.T) {
+	t.Parallel()
 	seeds := count(1, *numbaSeeds)
 	scenarios := numbaScenarios(t)
 	names := make([]string, 0, len(scenarios))
@@ -246,6 +251,7 @@ func TestNumbaReplayOfCorrectVariantsSeesNoViolation(t *testing.T) {
 // steps and end state show: naive on numba's own swap, the refcount
 // variants with --swap rendition.
 func TestNumbaReplayObservesWhatTheModelSees(t *testing.T) {
+	t.Parallel()
 	seeds := count(1, 3)
 	twoBlocks := scenario.Shape{Threads: 2, Blocks: 2, Calls: 2, Modules: 2, Names: 1}
 	for _, tc := range []struct {
@@ -298,6 +304,7 @@ func overlay(t *testing.T, args ...string) string {
 // interrupt.txt leaves _swap_state[kernels] behind, which the replay on
 // the installed swap observed as nothing before (issue 31).
 func TestNumbaReplayReadsTheInstalledSwapsRegistries(t *testing.T) {
+	t.Parallel()
 	py := pythonWithNumba(t)
 	env := overlay(t, "--swap", "../testdata/python/global_lock.py")
 	rep := exploreInterrupt(t, "global-lock", interruptScenario(t))

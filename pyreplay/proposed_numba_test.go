@@ -19,6 +19,7 @@ import (
 // scenario is one where something can go wrong. A stress on the OS's
 // interleavings, not a proof: the model's verdicts are the proof.
 func TestProposedOnNumbasSimulator(t *testing.T) {
+	t.Parallel()
 	py := pythonWithNumba(t)
 	script := filepath.Join("..", "testdata", "cpython", "proposed_numba.py")
 	type tally struct {

@@ -102,6 +102,7 @@ func runPytest(t *testing.T, dir string, n int, env []string, args ...string) []
 // (-pyreplay.emit-test-tally FILE writes the tally docs/replay.md shows;
 // scripts/emit-test-tally.sh runs it).
 func TestEmittedTestOnNumba(t *testing.T) {
+	t.Parallel()
 	runs := runsOf(10, 100)
 	dir := emittedTest(t)
 	type config struct {
@@ -166,6 +167,7 @@ func TestEmittedTestOnNumba(t *testing.T) {
 // error, with merged's it passes, on every CPython here (3.11 always;
 // 3.12 and 3.13 where found), run by unittest.
 func TestEmittedTestOnTheStandin(t *testing.T) {
+	t.Parallel()
 	dir := emittedTest(t)
 	for _, py := range pythons(t) {
 		for _, variant := range []string{"naive", "merged"} {
@@ -244,6 +246,7 @@ func pythonVersion(v string) (string, bool) {
 // checkpoints; a kind that raises nothing; a file name pytest would not
 // collect.
 func TestEmitTestRefuses(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, variant string
 		sh            scenario.Shape
@@ -269,6 +272,7 @@ func TestEmitTestRefuses(t *testing.T) {
 // test is refused (here a report whose violation is claimed by another
 // thread than the one the parts end in).
 func TestEmitTestChecksItsOrderInTheModel(t *testing.T) {
+	t.Parallel()
 	rep := explore(t, "naive", shape(2))
 	_, err := pyreplay.EmitTest(rep, "test_x.py")
 	require.NoError(t, err)

@@ -109,6 +109,7 @@ func explore(t *testing.T, variant string, sh scenario.Shape) *check.Report {
 // The replay of each buggy variant's counterexample reproduces its
 // violation on every run.
 func TestReplayReproducesTheViolation(t *testing.T) {
+	t.Parallel()
 	runs := count(2, 20)
 	for _, tc := range []struct {
 		variant string
@@ -136,6 +137,7 @@ func TestReplayReproducesTheViolation(t *testing.T) {
 // gil-breaker's counterexample, whose switches real 3.11 can all make,
 // replays as gil's does.
 func TestReplayOfGILBreaker(t *testing.T) {
+	t.Parallel()
 	testenv.Python311(t)
 	p, err := check.Lookup("naive")
 	require.NoError(t, err)
@@ -151,6 +153,7 @@ func TestReplayOfGILBreaker(t *testing.T) {
 
 // The naive replay shows the user's error.
 func TestReplayNaiveShowsTheUsersError(t *testing.T) {
+	t.Parallel()
 	testenv.Python311(t)
 	rep := explore(t, "naive", shape(2))
 	script := writeScript(t, func(b *bytes.Buffer) error { return pyreplay.Emit(b, rep) })
@@ -186,6 +189,7 @@ func randomSchedule(t *testing.T, p *model.Program, seed uint64) []sched.ThreadI
 // Replays of random schedules of the correct variants, on fault-free
 // single-host scenarios, see no violation.
 func TestReplayOfCorrectVariantsSeesNoViolation(t *testing.T) {
+	t.Parallel()
 	seeds := count(1, 10)
 	shapes := map[string]scenario.Shape{
 		"threads 2":          shape(2),
@@ -234,6 +238,7 @@ kernel: use cuda.threadIdx; call f1
 // skipped: here T1's first turn is given to T0, so T0 reaches another
 // step than its next turn's, and T1 a step before its first turn's.
 func TestReplayReportsATurnItCannotForce(t *testing.T) {
+	t.Parallel()
 	testenv.Python311(t)
 	rep := explore(t, "naive", shape(2))
 	var b bytes.Buffer
@@ -270,6 +275,7 @@ func tamper(t *testing.T, script string, change func(turns []any) []any) string 
 // is a replay failure: here the turn of a thread's acquire of the module
 // lock is moved before the other thread's release of it.
 func TestReplayReportsABlockedTurn(t *testing.T) {
+	t.Parallel()
 	py := testenv.Python311(t)
 	pr, err := check.Lookup("merged")
 	require.NoError(t, err)
@@ -307,6 +313,7 @@ func TestReplayReportsABlockedTurn(t *testing.T) {
 
 // What the replay cannot force is refused in one line naming it.
 func TestEmitRefusesWhatItDoesNotSupport(t *testing.T) {
+	t.Parallel()
 	deadlock := &sched.Failure{Kind: check.KindDeadlock, Thread: -1}
 	linear := &sched.Failure{Kind: check.KindNotLinearizable, Thread: -1}
 	for _, tc := range []struct {
@@ -336,6 +343,7 @@ func TestEmitRefusesWhatItDoesNotSupport(t *testing.T) {
 
 // Emit refuses a report without a violation.
 func TestEmitRefusesAVerdictWithoutViolation(t *testing.T) {
+	t.Parallel()
 	rep := explore(t, "merged", shape(2))
 	require.Equal(t, sched.Verified, rep.Result.Verdict)
 	err := pyreplay.Emit(&bytes.Buffer{}, rep)
@@ -347,6 +355,7 @@ func TestEmitRefusesAVerdictWithoutViolation(t *testing.T) {
 // chain, other globals) replays to the model's violation: the script
 // renders each, and its judge reads a module with no name bound to cuda.
 func TestReplayOfTheNewerConstructs(t *testing.T) {
+	t.Parallel()
 	testenv.Python311(t)
 	sc, err := scenario.Parse(strings.NewReader(`threads 2
 blocks 2

@@ -39,6 +39,7 @@ type sharedCase struct {
 // syncthreads is garbage), and with setdefault one. Twice by default, 20
 // runs with SWAPCHECK_LONG.
 func TestSimulatorRacesOnNumba(t *testing.T) {
+	t.Parallel()
 	py := pythonWithNumba(t)
 	runs := count(2, 20)
 	script, err := filepath.Abs(filepath.Join("..", "testdata", "cpython", "simulator_races.py"))

@@ -94,6 +94,7 @@ func requireReproduced(t *testing.T, r run, file string, res sched.Result, what 
 // gil and gil-breaker: the steps are anchored at the file's instructions,
 // compiled again by the script's CPython and checked to be the model's.
 func TestSourceReplayOnNumba(t *testing.T) {
+	t.Parallel()
 	runs := runsOf(20, 20)
 	py := pythonWithNumba(t)
 	for _, c := range []struct {
@@ -129,6 +130,7 @@ func TestSourceReplayOnNumba(t *testing.T) {
 // naive.py's and refcount_del.py's replays on aborted-launch.txt caught
 // it). Several hosts need numba-cuda's kernel.py: the stand-in has it.
 func TestSourceReplayOfScenarioFilesOnNumba(t *testing.T) {
+	t.Parallel()
 	runs := runsOf(2, 2) // the long suite's time goes to the judged 20 of 20 (TestSourceReplayOnNumba)
 	py := pythonWithNumba(t)
 	_, files := scenarioFiles(t)
@@ -159,6 +161,7 @@ func TestSourceReplayOfScenarioFilesOnNumba(t *testing.T) {
 // in the long suite (SWAPCHECK_NUMBA_CUDA_REPO names a clone; skipped
 // without one, as the upstream agreement is).
 func TestSourceReplayOfUpstreamOnNumba(t *testing.T) {
+	t.Parallel()
 	repo := os.Getenv("SWAPCHECK_NUMBA_CUDA_REPO")
 	if repo == "" {
 		t.Skip("SWAPCHECK_NUMBA_CUDA_REPO is not set: no clone of NVIDIA/numba-cuda to read kernelapi.py from")
@@ -188,6 +191,7 @@ func TestSourceReplayOfUpstreamOnNumba(t *testing.T) {
 // simulator run by that CPython; the script refuses another version's
 // CPython in one line.
 func TestSourceReplayOnOtherVersions(t *testing.T) {
+	t.Parallel()
 	eachOtherVersion(t, func(t *testing.T, v, py string) {
 		var scripts []string
 		var results []sched.Result
@@ -214,6 +218,7 @@ func TestSourceReplayOnOtherVersions(t *testing.T) {
 // names a later pass (the file's other code than the model ran) cannot
 // force it and says so (exit 2), never a verdict.
 func TestSourceReplayRefusesAnotherPass(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join("..", "testdata", "python", "refcount_del.py")
 	p, res := sourceCounterexample(t, "3.11", file, shape(2), model.GIL)
 	script := sourceScript(t, p, res)
@@ -252,6 +257,7 @@ func TestSourceReplayRefusesAnotherPass(t *testing.T) {
 
 // What the script cannot force from source yet is refused in one line.
 func TestEmitSourceRefuses(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join("..", "testdata", "python", "naive.py")
 	for _, c := range []struct {
 		name string
@@ -286,6 +292,7 @@ func repeat(s string, n int) []string {
 // naive swap), read as a maintainer has it, gives a counterexample that
 // replays on that same simulator.
 func TestSourceReplayOfInstalledNumba(t *testing.T) {
+	t.Parallel()
 	py := pythonWithNumba(t)
 	out, err := exec.Command(py, "-c", "import numba.cuda.simulator.kernelapi as k; print(k.__file__)").Output()
 	require.NoError(t, err)
@@ -302,6 +309,7 @@ func TestSourceReplayOfInstalledNumba(t *testing.T) {
 // Several hosts from source replay on the stand-in simulator, which has
 // numba-cuda's FakeCUDAKernel.__call__ (its device check).
 func TestSourceReplayOfTwoHosts(t *testing.T) {
+	t.Parallel()
 	_, files := scenarioFiles(t)
 	var scripts, paths []string
 	var results []sched.Result
@@ -323,6 +331,7 @@ func TestSourceReplayOfTwoHosts(t *testing.T) {
 // it at that instruction's own eval-breaker check, as pyvm says that
 // version checks (3.12's and 3.13's landings too, on the stand-in).
 func TestSourceReplayOfInterrupts(t *testing.T) {
+	t.Parallel()
 	_, files := scenarioFiles(t)
 	type tc struct {
 		file string
@@ -370,6 +379,7 @@ func eachOtherVersion(t *testing.T, f func(t *testing.T, v, py string)) {
 // good) happens on the real CPython 3.13.0: every turn forced, the host
 // then stands at the with statement's BEFORE_WITH, a second apart.
 func TestSourceReplayOfTheDeadlockOn313(t *testing.T) {
+	t.Parallel()
 	py, ok := pythonVersion("3.13")
 	if !ok {
 		testenv.Unavailable(t, testenv.RequirePython, "no CPython 3.13 to replay its deadlock on")

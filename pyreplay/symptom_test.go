@@ -24,6 +24,7 @@ import (
 // began. A scenario of one launch prints nothing of it, nor does a
 // regression test.
 func TestKernelPrintsWhichLaunchItSees(t *testing.T) {
+	t.Parallel()
 	f, err := os.Open(filepath.Join("..", "testdata", "scenarios", "aborted-launch.txt"))
 	require.NoError(t, err)
 	defer f.Close()
@@ -75,6 +76,7 @@ func TestKernelPrintsWhichLaunchItSees(t *testing.T) {
 // miss FakeCUDAShared's allocation, each prints the array it got, and the
 // two differ (on the stand-in; on numba's simulator where it is installed).
 func TestKernelPrintsWhichSharedArrayItGot(t *testing.T) {
+	t.Parallel()
 	shape := scenario.Shape{Threads: 2, Blocks: 1, Modules: 1, Names: 1, Shared: true}
 	sc, err := shape.Build()
 	require.NoError(t, err)

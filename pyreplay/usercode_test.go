@@ -22,6 +22,7 @@ import (
 // (The replays run the same module files, UserCode's, on every scenario
 // file: TestReplayOfEveryCounterexample.)
 func TestUserCodeRunsOnNumba(t *testing.T) {
+	t.Parallel()
 	py := pythonWithNumba(t)
 	type named struct {
 		name string
@@ -75,6 +76,7 @@ func TestUserCodeRunsOnNumba(t *testing.T) {
 // condition reading cuda.threadIdx.x, and a repeat as a for loop, each
 // arm indented under its header.
 func TestUserCodeBranches(t *testing.T) {
+	t.Parallel()
 	sc, err := scenario.Parse(strings.NewReader(`module kernels cuda cu
 module dev cuda
 device f in dev: use cuda.local

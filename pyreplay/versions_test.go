@@ -34,6 +34,7 @@ func otherVersions(t *testing.T) []string {
 // files reproduce, and random walks of the buggy variants show exactly
 // the model's kinds. An interrupt is refused in one line.
 func TestReplayOnOtherVersions(t *testing.T) {
+	t.Parallel()
 	pys := otherVersions(t)
 	_, files := scenarioFiles(t)
 	var scripts, what, kinds []string
