@@ -2,6 +2,7 @@ package check
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -135,6 +136,11 @@ func (pv *prover) prove() (*EveryNResult, error) {
 	res := &EveryNResult{}
 	for n := 1; n <= cfg.Explicit; n++ {
 		states, f, err := pv.explicit(n, nil)
+		if errors.Is(err, errLate) {
+			res.Verdict, res.Elapsed = EveryNIncomplete, time.Since(start)
+			res.Reason = fmt.Sprintf("the timeout passed in the explicit search for N = %d", n)
+			return res, nil
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -165,6 +171,10 @@ func (pv *prover) prove() (*EveryNResult, error) {
 	res.Verdict, res.Reason = EveryNIncomplete, strings.Join(res.Attempts, "; ")
 	return res, nil
 }
+
+// errLate is the explicit search stopped by the timeout: the proof is
+// incomplete, not a world it does not treat.
+var errLate = errors.New("the timeout passed")
 
 // stop is why an abstract search stopped short of a proof; final: a
 // finer count cannot help (a bound was reached).
@@ -325,7 +335,7 @@ func (pv *prover) explicit(n int, visit func(c *model.Census, g ghosts)) (int, *
 	queue := []concrete{init}
 	for len(queue) > 0 {
 		if pv.late() {
-			return 0, nil, fmt.Errorf("-threads all: the explicit search at %d threads passed the timeout", n)
+			return 0, nil, errLate
 		}
 		cur := queue[0]
 		queue = queue[1:]
@@ -896,7 +906,14 @@ func (r *EveryNResult) Describe(cfg EveryNConfig) string {
 		}
 	case EveryNRefuted:
 		fmt.Fprintf(&b, "refuted at N = %d threads per block, the smallest (%s)", r.RefutedAt, r.Failure.Kind)
-	default:
+	case EveryNIncomplete:
+		if r.Attempts == nil { // stopped before the abstraction began
+			fmt.Fprintf(&b, "incomplete: %s", r.Reason)
+			if n := len(r.ExplicitStates); n > 0 {
+				fmt.Fprintf(&b, "; verified by the explicit search for N = 1..%d only", n)
+			}
+			break
+		}
 		fmt.Fprintf(&b, "incomplete: verified by the explicit search for N = 1..%d only; the counter abstraction stopped: %s", len(r.ExplicitStates), r.Reason)
 	}
 	return b.String()

@@ -53,3 +53,17 @@ func TestEveryNRefuses(t *testing.T) {
 	_, err = check.ProveEveryN(check.EveryNConfig{Protocol: p, Shape: sh, Atomicity: model.GIL})
 	require.EqualError(t, err, "-threads all treats one host, one launch of one block, no faults, no shared memory, no syncthreads and no branch on the thread index; this scenario has more than one host")
 }
+
+// A timeout that passes in the explicit search for small N leaves the
+// proof incomplete (not a world it does not treat), saying where it
+// stopped and claiming no N it did not search.
+func TestEveryNTimeoutInTheExplicitSearch(t *testing.T) {
+	p, err := check.Lookup("merged")
+	require.NoError(t, err)
+	cfg := check.EveryNConfig{Protocol: p, Shape: scenario.DefaultShape, Atomicity: model.GIL, Timeout: 1}
+	res, err := check.ProveEveryN(cfg)
+	require.NoError(t, err)
+	require.Equal(t, check.EveryNIncomplete, res.Verdict)
+	require.Empty(t, res.ExplicitStates)
+	require.Equal(t, "incomplete: the timeout passed in the explicit search for N = 1", res.Describe(cfg))
+}

@@ -41,6 +41,14 @@ func TestThreadsAll(t *testing.T) {
 	require.Len(t, j.ExplicitStates, 2)
 }
 
+// A -timeout that passes before the proof ends is incomplete (exit 3),
+// wherever it passes, even in the explicit search for small N.
+func TestThreadsAllTimeout(t *testing.T) {
+	r := explore(t, "-protocol", "merged", "-threads", "all", "-timeout", "1ns")
+	require.Equal(t, cli.ExitIncomplete, r.code, r.stderr)
+	require.Contains(t, r.stdout, "incomplete: the timeout passed in the explicit search for N = 1\n")
+}
+
 // What -threads all cannot prove, or does not read, is refused in one line
 // before any search.
 func TestThreadsAllRefuses(t *testing.T) {
