@@ -44,10 +44,12 @@ func byProof(o *options, stdout, stderr io.Writer) (done bool, code int, left ti
 	if o.shape.Threads <= wideByProof || o.strategy != check.StrategyAuto || o.replay != "" || o.scenario != "" {
 		return false, 0, left, nil
 	}
+	n := o.shape.Threads
 	for _, f := range o.given {
 		// -corpus replays counterexamples first: nothing to replay
 		// where the proof holds, and the search that follows reads it
 		if !slices.Contains(everyNFlags, f) && f != "corpus" {
+			fmt.Fprintf(stderr, "explore: %d threads: the proof for every N does not read -%s; searching the %d threads (its time grows as N³: docs/performance.md)\n", n, f, n)
 			return false, 0, left, nil
 		}
 	}
@@ -61,7 +63,6 @@ func byProof(o *options, stdout, stderr io.Writer) (done bool, code int, left ti
 	}
 	cfg := check.EveryNConfig{Protocol: p, Shape: o.shape, Atomicity: a, Timeout: budget}
 	cfg.Shape.Threads = 0
-	n := o.shape.Threads
 	res, err := check.ProveEveryN(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "explore: %d threads: the proof for every N does not treat this world (%s); searching the %d threads\n", n, oneLine(err.Error()), n)

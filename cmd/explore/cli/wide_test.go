@@ -46,6 +46,10 @@ func TestWideBlockByProof(t *testing.T) {
 	require.Contains(t, r.stderr, "explore: 130 threads: the proof for every N does not treat this world (")
 	require.Contains(t, r.stdout, "verdict: violation use-saw-real")
 
+	r = explore(t, "-protocol", "naive", "-threads", "130", "-out", t.TempDir()+"/out")
+	require.Equal(t, cli.ExitViolation, r.code, r.stderr)
+	require.Contains(t, r.stderr, "explore: 130 threads: the proof for every N does not read -out; searching the 130 threads")
+
 	for _, args := range [][]string{
 		{"-protocol", "proposed", "-threads", "200", "-strategy", "por", "-timeout", "1s"},
 		{"-protocol", "proposed", "-threads", "128", "-timeout", "1s"},
