@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"swapcheck/cmd/explore/cli"
+	"swapcheck/internal/testenv"
 )
 
 // A block wider than 128 threads, in a world the proof for every N
@@ -67,4 +68,21 @@ func TestWideBlockProofTimesOut(t *testing.T) {
 	require.Equal(t, cli.ExitIncomplete, r.code, r.stderr)
 	require.Contains(t, r.stdout, "incomplete at N = 200: the proof for every N used up -timeout before the search of the 200 threads could start")
 	require.NotContains(t, r.stdout, "verified at")
+}
+
+// The proof's answer for a wide block is the search's: at 129 threads,
+// the smallest the proof answers, merged under gil-breaker is verified
+// both ways. Long: the search takes about 4 s.
+func TestWideBlockAgreesWithTheSearch(t *testing.T) {
+	if !testenv.Long() {
+		t.Skip("long: runs with SWAPCHECK_LONG=1")
+	}
+	args := []string{"-protocol", "merged", "-atomicity", "gil-breaker", "-threads", "129"}
+	byProof := explore(t, args...)
+	require.Equal(t, cli.ExitOK, byProof.code, byProof.stderr)
+	require.Contains(t, byProof.stdout, "verified at N = 129 threads per block by the proof for every N")
+	bySearch := explore(t, append(args, "-strategy", "por")...)
+	require.Equal(t, cli.ExitOK, bySearch.code, bySearch.stderr)
+	require.NotContains(t, bySearch.stdout+bySearch.stderr, "the proof for every N")
+	require.Contains(t, bySearch.stdout, "verified")
 }
