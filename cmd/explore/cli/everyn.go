@@ -103,7 +103,7 @@ func runEveryN(o *options, stdout, stderr io.Writer) (int, error) {
 			return 0, err
 		}
 	}
-	world := fmt.Sprintf("%s, %s, %s: one host, one launch of one block, no faults", p.Name, a, shape)
+	world := proofWorld(p.Name, a.String(), shape)
 	switch res.Verdict {
 	case check.EveryNVerified:
 		if !o.json {
@@ -126,6 +126,12 @@ func runEveryN(o *options, stdout, stderr io.Writer) (int, error) {
 	}
 	fmt.Fprintf(stderr, "explore: %s: incomplete after %.1f s\n", p.Name, res.Elapsed.Seconds())
 	return ExitIncomplete, nil
+}
+
+// proofWorld is the first line of a proof's report: the variant, the
+// atomicity, the shape as typed, and the world every proof covers.
+func proofWorld(protocol, atomicity, shape string) string {
+	return fmt.Sprintf("%s, %s, %s: one host, one launch of one block, no faults", protocol, atomicity, shape)
 }
 
 // summaryOf is a proof's -json summary.

@@ -71,35 +71,31 @@ func byProof(o *options, stdout, stderr io.Writer) (done bool, code int, left ti
 	if o.timeout > 0 {
 		left = o.timeout - res.Elapsed
 	}
-	summary := func() wideJSON {
-		return wideJSON{everyNJSON: summaryOf(p.Name, a.String(), threadsWords(o), res), Threads: n, By: "every-n",
-			Complete: res.Verdict == check.EveryNVerified}
+	verified := res.Verdict == check.EveryNVerified
+	outOfTime := res.Verdict == check.EveryNIncomplete && o.timeout > 0 && left <= 0
+	if !verified && !outOfTime {
+		fmt.Fprintf(stderr, "explore: %d threads: the proof for every N did not prove it (%s); searching the %d threads\n", n, oneLine(res.Describe(cfg)), n)
+		return false, 0, left, nil
 	}
-	world := fmt.Sprintf("%s, %s, %s: one host, one launch of one block, no faults", p.Name, a, threadsWords(o))
+	// verified, or incomplete with no time left for the search
+	shape := threadsWords(o)
 	switch {
-	case res.Verdict == check.EveryNVerified:
-		if o.json {
-			if err := writeJSON(stdout, summary()); err != nil {
-				return true, 0, left, err
-			}
-		} else {
-			fmt.Fprintf(stdout, "%s\nverified at N = %d threads per block by the proof for every N (docs/every-n.md; -strategy por searches the %d threads one by one): %s\n",
-				world, n, n, res.Describe(cfg))
+	case o.json:
+		j := wideJSON{everyNJSON: summaryOf(p.Name, a.String(), shape, res), Threads: n, By: "every-n", Complete: verified}
+		if err := writeJSON(stdout, j); err != nil {
+			return true, 0, left, err
 		}
+	case verified:
+		fmt.Fprintf(stdout, "%s\nverified at N = %d threads per block by the proof for every N (docs/every-n.md; -strategy por searches the %d threads one by one): %s\n",
+			proofWorld(p.Name, a.String(), shape), n, n, res.Describe(cfg))
+	default:
+		fmt.Fprintf(stdout, "%s\nincomplete at N = %d: the proof for every N used up -timeout before the search of the %d threads could start: %s\n",
+			proofWorld(p.Name, a.String(), shape), n, n, res.Describe(cfg))
+	}
+	if verified {
 		fmt.Fprintf(stderr, "explore: %s: verified at %d threads per block by the proof for every N in %.1f s\n", p.Name, n, res.Elapsed.Seconds())
 		return true, ExitOK, left, nil
-	case res.Verdict == check.EveryNIncomplete && o.timeout > 0 && left <= 0:
-		if !o.json {
-			fmt.Fprintf(stdout, "%s\nincomplete at N = %d: the proof for every N used up -timeout before the search of the %d threads could start: %s\n",
-				world, n, n, res.Describe(cfg))
-		} else {
-			if err := writeJSON(stdout, summary()); err != nil {
-				return true, 0, left, err
-			}
-		}
-		fmt.Fprintf(stderr, "explore: %s: incomplete after %.1f s\n", p.Name, res.Elapsed.Seconds())
-		return true, ExitIncomplete, left, nil
 	}
-	fmt.Fprintf(stderr, "explore: %d threads: the proof for every N did not prove it (%s); searching the %d threads\n", n, oneLine(res.Describe(cfg)), n)
-	return false, 0, left, nil
+	fmt.Fprintf(stderr, "explore: %s: incomplete after %.1f s\n", p.Name, res.Elapsed.Seconds())
+	return true, ExitIncomplete, left, nil
 }
