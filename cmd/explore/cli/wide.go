@@ -36,7 +36,7 @@ type wideJSON struct {
 // byProof answers a wide -threads N by the proof for every N, where auto
 // may: the strategy left to auto, no scenario file or replay, and only
 // flags the proof reads. It reports done when the proof verified the
-// variant (exit 0) or when the proof used up -timeout (exit 3). Else it
+// variant (exit 0) or when it used up -timeout (exit 3). Else it
 // says on stderr why the search of the N threads follows, and returns
 // the time -timeout leaves it.
 func byProof(o *options, stdout, stderr io.Writer) (done bool, code int, left time.Duration, err error) {
@@ -72,7 +72,9 @@ func byProof(o *options, stdout, stderr io.Writer) (done bool, code int, left ti
 		left = o.timeout - res.Elapsed
 	}
 	verified := res.Verdict == check.EveryNVerified
-	outOfTime := res.Verdict == check.EveryNIncomplete && o.timeout > 0 && left <= 0
+	// with -timeout spent, whatever the proof said short of verified,
+	// no search may follow: a -timeout of 0 or less is none at all
+	outOfTime := o.timeout > 0 && left <= 0
 	if !verified && !outOfTime {
 		fmt.Fprintf(stderr, "explore: %d threads: the proof for every N did not prove it (%s); searching the %d threads\n", n, oneLine(res.Describe(cfg)), n)
 		return false, 0, left, nil
