@@ -28,6 +28,24 @@ type porFinals struct {
 }
 
 func (f *porFinals) Step(t sched.ThreadID) *sched.Failure { f.System.Step(t); return nil }
+
+// AppendRunnable and Status make a deadlock an end state like any other
+// (its threads blocked for good are done): the searches go on past it as
+// past failures, where a deadlock would end them, in whatever order each
+// met it.
+func (f *porFinals) AppendRunnable(buf []sched.ThreadID) ([]sched.ThreadID, bool) {
+	l, _ := f.System.AppendRunnable(buf)
+	return l, len(l) == len(buf)
+}
+func (f *porFinals) Status(t sched.ThreadID) sched.Status {
+	st := f.System.Status(t)
+	if st == sched.Blocked {
+		if l, _ := f.System.AppendRunnable(nil); len(l) == 0 {
+			return sched.Done
+		}
+	}
+	return st
+}
 func (f *porFinals) Final() *sched.Failure {
 	// up to symmetry and dead slots: the searches keep one state of each
 	// orbit, whichever they met first
