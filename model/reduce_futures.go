@@ -107,14 +107,15 @@ import (
 
 // futuresKnown reports whether the rules above bound this program's
 // futures. They assume that a step enables or disables no other thread's
-// step but as the group rules say, which does not hold with an
-// interrupt, whose landing depends on where the host stopped, nor with a
-// raise fault, whose armed move lets only a thread at a statement run
-// (raisefault.go): there every thread may conflict with every other and
-// POR expands every state fully, sound and as costly as States. Under
-// GILBreaker it holds of macro steps (see "Macro steps").
+// step but as the group rules say, and the faults' rules
+// (reduce_faults.go) say how an interrupt and a raise fault do. Under
+// GILBreaker they hold of macro steps (see "Macro steps") without
+// faults; with a fault there, a thread that keeps the GIL decides which
+// thread can fall and where the interrupt lands, which the rules do not
+// cover: every thread may conflict with every other and POR expands
+// every state fully, sound and as costly as States.
 func (p *Program) futuresKnown() bool {
-	return p.signal < 0 && p.raiser < 0
+	return p.signal < 0 && p.raiser < 0 || !p.Atomicity.BreakerOnly()
 }
 
 // FuturesKnown reports whether POR's persistent sets can reduce this
@@ -362,6 +363,12 @@ func (sc *futureScan) thread(t int) {
 	}
 	y := w.p.Protocol.yield
 	end := len(w.p.Protocol.Code)
+	if d := int(w.s[base+tDeferred]); d > 0 {
+		// the generator an interrupt left suspended at its yield: its
+		// finally runs where the exception dies (reduce_faults.go)
+		f := base + tFrames + (d-1)*frameSize
+		sc.instrs(w.p.codes[w.s[f+fCode]].module, y+1, end, LockRef(w.s[f+fLock]))
+	}
 	depth := int(w.s[base+tDepth])
 	for d := depth - 1; d >= 0; d-- {
 		f := base + tFrames + d*frameSize
@@ -379,7 +386,7 @@ func (sc *futureScan) thread(t int) {
 			if pc >= 0 {
 				sc.instrs(m, y+1, end, lock)
 			}
-		case pc < y:
+		case pc <= y: // (at the yield: the host stopped at a landing there)
 			sc.instrs(m, pc, y, lock)
 			sc.stmts(t, c, 0, -1)
 			sc.instrs(m, y+1, end, lock)
@@ -467,8 +474,9 @@ func (f *futures) thread(w *World, t int) []futSeg {
 }
 
 // scanKey appends to buf all that futureScan.thread reads of w for
-// thread t: the thread's number (its code), status, barrier event and
-// frames, every module's lock entry (predictedLock) and noDeaths. Two
+// thread t: the thread's number (its code), status, barrier event,
+// frames and the generator an interrupt left suspended, every module's
+// lock entry (predictedLock) and noDeaths. Two
 // states alike in these have the same future for t.
 func (f *futures) scanKey(w *World, t int, buf []byte) []byte {
 	put := func(v slot) { buf = append(buf, byte(v), byte(v>>8)) }
@@ -481,9 +489,10 @@ func (f *futures) scanKey(w *World, t int, buf []byte) []byte {
 	base := w.thread(t)
 	put(w.s[base+tStatus])
 	put(w.s[base+tEvent])
+	put(w.s[base+tDeferred])
 	depth := int(w.s[base+tDepth])
 	put(slot(depth))
-	for d := range depth {
+	for d := range max(depth, int(w.s[base+tDeferred])) {
 		fr := base + tFrames + d*frameSize
 		for _, field := range [...]int{fCode, fPC, fBody, fInBody, fSub, fLock} {
 			put(w.s[fr+field])
@@ -588,6 +597,9 @@ func (w *World) MayConflict(p, q int, frozen []bool, deathsFail bool) bool {
 	if !w.p.futuresKnown() {
 		return true
 	}
+	if c, ok := w.faultConflict(p, q); ok {
+		return c
+	}
 	f := w.futures(deathsFail)
 	segs := f.thread(w, q)
 	if w.p.Atomicity.BreakerOnly() {
@@ -609,7 +621,16 @@ func (w *World) MayConflict(p, q int, frozen []bool, deathsFail bool) bool {
 		}
 		x.fp = f.fps[p]
 	}
-	return x.conflicts(w, f, p, q, segs, frozen, true)
+	if x.conflicts(w, f, p, q, segs, frozen, true) {
+		return true
+	}
+	if w.raisable(p) && w.raiserArms() && !debug.brokenFaultPOR {
+		// p's fall (reduce_faults.go): it touches p's own frames, and
+		// may kill p, a loud step
+		fall := pStep{fp: sched.Footprint{Access: sched.Local}, pollOf: -1, quiet: -1}
+		return fall.conflicts(w, f, p, q, segs, frozen, true)
+	}
+	return false
 }
 
 // pStep is what MayConflict asks of one step of p: its footprint, the
@@ -778,6 +799,10 @@ func (w *World) AppendEnablers(q int, frozen []bool, buf []sched.ThreadID) []sch
 	w.sync()
 	if !w.p.futuresKnown() {
 		return w.appendOthers(q, buf)
+	}
+	buf, done := w.faultEnablers(q, buf)
+	if done {
+		return buf
 	}
 	if h := w.holder(); h >= 0 && h != q && w.ready(h) {
 		return append(buf, sched.ThreadID(h)) // h keeps the GIL: only h runs next
