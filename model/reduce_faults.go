@@ -74,7 +74,7 @@ import "swapcheck/sched"
 
 // faultConflict is MayConflict's answer where a fault has a say: decided
 // false leaves it to the futures. p's next step can run.
-func (w *World) faultConflict(p, q int) (conflict, decided bool) {
+func (w *World) faultConflict(f *futures, p, q int) (conflict, decided bool) {
 	pr := w.p
 	if pr.signal < 0 && pr.raiser < 0 {
 		return false, false
@@ -85,8 +85,8 @@ func (w *World) faultConflict(p, q int) (conflict, decided bool) {
 	switch {
 	case p == pr.raiser:
 		switch {
-		case w.raiserArms():
-			return w.raisable(q) && !debug.brokenFaultPOR, true
+		case f.raiserArms(w):
+			return f.raisable(w, q) && !debug.brokenFaultPOR, true
 		case !w.faultsLeft():
 			return false, true // it ends RAISE, and no fault can fall
 		}
@@ -100,12 +100,12 @@ func (w *World) faultConflict(p, q int) (conflict, decided bool) {
 		}
 		return q == Host, true
 	case q == pr.raiser:
-		return w.raisable(p) && w.raiserArms() && !debug.brokenFaultPOR, true
+		return f.raisable(w, p) && f.raiserArms(w) && !debug.brokenFaultPOR, true
 	case q == pr.signal:
 		if p == Host {
 			return w.signalReady(), true
 		}
-		return w.signalReady() && !pr.isHost(p) && w.hostPoll() == pr.threadBlock[p] && !w.quiet(p), true
+		return w.signalReady() && !pr.isHost(p) && w.hostPoll() == pr.threadBlock[p] && !f.quiet(w, p), true
 	case p == Host && w.paused(Host):
 		return true, true
 	}
@@ -165,4 +165,37 @@ func (w *World) hostPoll() int {
 		return -1
 	}
 	return w.pollOf(Host)
+}
+
+// raiserArms is World.raiserArms of the state f was made for, asked once.
+func (f *futures) raiserArms(w *World) bool {
+	if f.arms == 0 {
+		f.arms = 1
+		if w.raiserArms() {
+			f.arms = 2
+		}
+	}
+	return f.arms == 2
+}
+
+// quiet is World.quiet(p) of the state f was made for, asked once.
+func (f *futures) quiet(w *World, p int) bool {
+	if f.quiets[p] == 0 {
+		f.quiets[p] = -1
+		if w.quietOn(p, &f.quietW) {
+			f.quiets[p] = 1
+		}
+	}
+	return f.quiets[p] == 1
+}
+
+// raisable is World.raisable(t) of the state f was made for, asked once.
+func (f *futures) raisable(w *World, t int) bool {
+	if f.raisables[t] == 0 {
+		f.raisables[t] = 1
+		if w.raisable(t) {
+			f.raisables[t] = 2
+		}
+	}
+	return f.raisables[t] == 2
 }
