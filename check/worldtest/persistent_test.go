@@ -224,7 +224,7 @@ func closureOf(s *porFinals, seed sched.ThreadID) []bool {
 // and host calls, every variant, gil; SWAPCHECK_LONG=1 adds two hosts
 // with an interrupt (the world that found the rules for a landing in a
 // poll and at a yield: 150,000 to 220,000 states a variant).
-func persistenceWorlds(t *testing.T) map[string]*model.Program {
+func persistenceWorlds(t *testing.T, long bool) map[string]*model.Program {
 	interrupt := scenario.Faults(0).With(scenario.FaultInterrupt)
 	both := interrupt.With(scenario.FaultRaise)
 	shapes := map[string]scenario.Shape{
@@ -232,7 +232,7 @@ func persistenceWorlds(t *testing.T) map[string]*model.Program {
 		"-threads 1 -host-calls -faults interrupt,raise": {Threads: 1, Blocks: 1, Calls: 1, Modules: 1, Names: 1, HostCalls: true, Faults: both},
 		"-threads 1 -calls 0 -hosts 2 -faults interrupt": {Threads: 1, Blocks: 1, Calls: 0, Modules: 1, Names: 1, Hosts: 2, Faults: interrupt},
 	}
-	if testenv.Long() {
+	if long {
 		shapes["-threads 1 -hosts 2 -faults interrupt"] = scenario.Shape{Threads: 1, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Hosts: 2, Faults: interrupt}
 	}
 	progs := map[string]*model.Program{}
@@ -252,18 +252,19 @@ func persistenceWorlds(t *testing.T) map[string]*model.Program {
 // above is persistent (see persistenceBreak).
 func TestPersistentSetsWithFaults(t *testing.T) {
 	sequentialOnly(t)
-	progs := persistenceWorlds(t)
+	progs := persistenceWorlds(t, testenv.Long())
 	for _, name := range slices.Sorted(maps.Keys(progs)) {
 		require.Empty(t, persistenceBreak(progs[name]), name)
 	}
 }
 
 // TestBrokenPersistenceIsCaught: with the fault rules broken on purpose
-// (model.BreakFaultPORForTest), some closure is not persistent.
+// (model.BreakFaultPORForTest), some closure of the default's worlds is
+// not persistent.
 func TestBrokenPersistenceIsCaught(t *testing.T) {
 	sequentialOnly(t)
 	defer model.BreakFaultPORForTest()()
-	progs := persistenceWorlds(t)
+	progs := persistenceWorlds(t, false)
 	var broken []string
 	for _, name := range slices.Sorted(maps.Keys(progs)) {
 		if msg := persistenceBreak(progs[name]); msg != "" {
