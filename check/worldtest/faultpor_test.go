@@ -33,8 +33,8 @@ func faultAtomicities() []model.Atomicity {
 }
 
 // faultWorlds are worlds with every fault kind, alone and together, with
-// several hosts, host calls, nesting, barriers, blocks and a bound of
-// two, and the scenario files that have faults: each with one variant
+// several hosts, host calls, nesting, barriers, blocks, atomics, shared
+// arrays and a bound of two, and the scenario files that have faults: each with one variant
 // and one mode, rotating along the shapes (every variant and mode runs);
 // long, each shape with a second variant. The worlds of bigFaultWorlds
 // run only where SWAPCHECK_BIG_FAULT_WORLDS is set: millions of states
@@ -60,6 +60,8 @@ func faultWorlds(t *testing.T, long bool) map[string]*model.Program {
 		"-threads 2 -hosts 2 -faults interrupt":                                         {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Hosts: 2, Faults: interrupt},
 		"-threads 1 -hosts 2 -calls 2 -modules 2 -faults interrupt,raise -max-faults 2": {Threads: 1, Blocks: 1, Calls: 2, Modules: 2, Names: 1, Hosts: 2, Faults: both, MaxFaults: 2},
 		"-threads 1 -hosts 2 -faults interrupt":                                         {Threads: 1, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Hosts: 2, Faults: interrupt},
+		"-threads 2 -atomics add -faults interrupt,raise":                               {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Atomics: []scenario.AtomicOp{scenario.AtomicAdd}, Faults: both},
+		"-threads 2 -shared -syncthreads -faults interrupt,raise":                       {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Shared: true, Syncthreads: true, Faults: both},
 	} {
 		if bigFaultWorlds[name] && os.Getenv("SWAPCHECK_BIG_FAULT_WORLDS") == "" {
 			continue
