@@ -144,14 +144,7 @@ func TestBrokenFaultPORIsCaught(t *testing.T) {
 	sequentialOnly(t)
 	progs := faultWorlds(t, false)
 	defer model.BreakFaultPORForTest()()
-	var missed []string
-	for _, name := range slices.Sorted(maps.Keys(progs)) {
-		want, _ := reducedEndStates(progs[name], sched.States{})
-		got, _ := reducedEndStates(progs[name], sched.POR{Workers: 1})
-		if !slices.Equal(want, got) {
-			missed = append(missed, fmt.Sprintf("%s (%d of %d end states)", name, len(got), len(want)))
-		}
-	}
+	missed := worldsMissingEndStates(progs)
 	t.Logf("the broken fault rules miss end states on %s", strings.Join(missed, ", "))
 	require.NotEmpty(t, missed, "POR that explores no raise fault went unseen")
 }
@@ -177,17 +170,6 @@ func TestPORWithFaultsOnRandomScenarios(t *testing.T) {
 		sc.MaxFaults = rapid.IntRange(1, 2).Draw(rt, "max faults")
 		p := protocols[rapid.IntRange(0, len(protocols)-1).Draw(rt, "protocol")]
 		a := atomicities[rapid.IntRange(0, len(atomicities)-1).Draw(rt, "atomicity")]
-		prog, err := model.NewProgram(sc, p, a)
-		if err != nil {
-			rt.Skipf("not a program: %v", err)
-		}
-		want, complete := boundedEndStates(prog, sched.States{}, sched.Limits{MaxExecutions: randomExecutions})
-		if !complete {
-			rt.Skipf("the unreduced search outran %d executions", int64(randomExecutions))
-		}
-		got := porEndStates(prog, sched.POR{Workers: 1})
-		if !slices.Equal(want, got) {
-			rt.Fatalf("%s %s: POR reaches %d end states, the unreduced search %d, on\n%s", p.Name, a, len(got), len(want), sc)
-		}
+		requireRandomEndStates(rt, sc, p, a, randomExecutions)
 	})
 }
