@@ -103,6 +103,14 @@ func BenchmarkPORMergedWide(b *testing.B) {
 	benchExplore(b, "merged", scenario.Shape{Threads: 16, Blocks: 1, Calls: 2, Modules: 2, Names: 1}, check.StrategyPOR)
 }
 
+// BenchmarkPORFaults is the por search of proposed with three threads,
+// two hosts and both faults (280,621 states): persistent sets where a
+// raise can fall and an interrupt land (model/reduce_faults.go).
+func BenchmarkPORFaults(b *testing.B) {
+	both := scenario.Faults(0).With(scenario.FaultInterrupt).With(scenario.FaultRaise)
+	benchExplore(b, "proposed", scenario.Shape{Threads: 3, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Hosts: 2, Faults: both}, check.StrategyPOR)
+}
+
 // BenchmarkEveryN is the proof for every thread count (-threads all) of
 // proposed under the GIL, one call into one module: the explicit search
 // for 1..4 threads, then the counter abstraction (3,206 abstract states).

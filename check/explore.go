@@ -31,7 +31,7 @@ const (
 
 // StrategyDoc says what each strategy does, for -list.
 var StrategyDoc = map[string]string{
-	StrategyAuto:    "the default: por (states with faults, where por reduces nothing), then, for a violation, bounded for the fewest preemptions; proves, and finds bugs with the fewest preemptions",
+	StrategyAuto:    "the default: por (states with faults under gil-breaker, where por reduces nothing), then, for a violation, bounded for the fewest preemptions; proves, and finds bugs with the fewest preemptions",
 	StrategyStates:  "exhaustive stateful search, states equal up to permuting a block's threads counted once; -workers in parallel (proves)",
 	StrategyDFS:     "exhaustive depth-first search with a visited set; -workers in parallel (proves)",
 	StrategyBFS:     "exhaustive breadth-first search: the shortest counterexample (proves)",

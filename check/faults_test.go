@@ -42,8 +42,8 @@ func faultScenarios(t *testing.T) map[string]*scenario.Scenario {
 // failure, DPOR (whose footprints make the interrupt and a paused host's
 // step dependent with all) reaches exactly the end states and the failure
 // kinds of the unreduced DFS, and Bounded with a bound that stops nothing
-// the same kinds; States (keyed up to symmetry) and POR (which claims
-// nothing with faults: full expansion) reach DFS's verdict, and their
+// the same kinds; States (keyed up to symmetry) and POR (persistent sets
+// under gil, full expansion under gil-breaker) reach DFS's verdict, and their
 // counterexamples replay to their kind. The stateless searches past every
 // failure run on the one-thread scenarios of one launch or two (the
 // others' spaces are millions of executions, as in

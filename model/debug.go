@@ -47,4 +47,9 @@ var debug struct {
 	// steps it takes while it keeps the GIL, so that a test can check
 	// that the agreement tests catch it (BreakMacroForTest).
 	firstStepOnly bool
+	// brokenFaultPOR breaks POR's fault rules on purpose: a raisable
+	// thread no longer brings RAISE into a persistent set, nor RAISE
+	// the raisable threads, so that a test can check that the agreement
+	// tests catch it (BreakFaultPORForTest).
+	brokenFaultPOR bool
 }

@@ -55,8 +55,9 @@ import "swapcheck/scenario"
 // armed flag and the count are globals, which name no thread: permuting a
 // block's threads permutes the raisable ones, so the key stays sound.
 // RAISE's move and every move made while armed declare a dependence on
-// every step (Footprint), and futures claim nothing with the fault on
-// (futuresKnown): POR expands fully.
+// every step (Footprint), for DPOR; POR's persistent sets take a fall
+// as the raising thread's transition (reduce_faults.go), and under
+// gil-breaker claim nothing with the fault on (futuresKnown).
 //
 // Not modelled: an exception raised inside the swap machinery itself
 // (swapped_cuda_module, FakeCUDAKernel.__call__) or in the simulator's

@@ -107,14 +107,15 @@ import (
 
 // futuresKnown reports whether the rules above bound this program's
 // futures. They assume that a step enables or disables no other thread's
-// step but as the group rules say, which does not hold with an
-// interrupt, whose landing depends on where the host stopped, nor with a
-// raise fault, whose armed move lets only a thread at a statement run
-// (raisefault.go): there every thread may conflict with every other and
-// POR expands every state fully, sound and as costly as States. Under
-// GILBreaker it holds of macro steps (see "Macro steps").
+// step but as the group rules say, and the faults' rules
+// (reduce_faults.go) say how an interrupt and a raise fault do. Under
+// GILBreaker they hold of macro steps (see "Macro steps") without
+// faults; with a fault there, a thread that keeps the GIL decides which
+// thread can fall and where the interrupt lands, which the rules do not
+// cover: every thread may conflict with every other and POR expands
+// every state fully, sound and as costly as States.
 func (p *Program) futuresKnown() bool {
-	return p.signal < 0 && p.raiser < 0
+	return p.signal < 0 && p.raiser < 0 || !p.Atomicity.BreakerOnly()
 }
 
 // FuturesKnown reports whether POR's persistent sets can reduce this
@@ -198,7 +199,19 @@ type futures struct {
 	macros    [][]pStep
 	macroMade []bool
 	macroOK   []bool
-	objWords  int
+	// quiets[t] is 1 when thread t's next step is quiet, -1 when it is
+	// loud, 0 when not asked yet (World.quiet runs the step on a copy,
+	// quietW: asked once a state, not once a pair, with raiserArms and
+	// raisable likewise, BenchmarkPORFaults in package check went from
+	// 3.8-4.3 s a search to 1.0-1.05 s, three runs each); arms is 1 +
+	// raiserArms, 0 when not asked yet
+	quiets []int8
+	arms   int8
+	// raisables[t] is 1 + raisable(t), 0 when not asked yet
+	raisables []int8
+	// quietW is the copy quiet runs steps on
+	quietW   World
+	objWords int
 	// memo holds every future made, by what its walk reads (scanKey):
 	// threads of many states stand where they stood in another
 	// (BenchmarkPORMerged in package check: 0.16 s a search with it,
@@ -362,6 +375,12 @@ func (sc *futureScan) thread(t int) {
 	}
 	y := w.p.Protocol.yield
 	end := len(w.p.Protocol.Code)
+	if d := int(w.s[base+tDeferred]); d > 0 {
+		// the generator an interrupt left suspended at its yield: its
+		// finally runs where the exception dies (reduce_faults.go)
+		f := base + tFrames + (d-1)*frameSize
+		sc.instrs(w.p.codes[w.s[f+fCode]].module, y+1, end, LockRef(w.s[f+fLock]))
+	}
 	depth := int(w.s[base+tDepth])
 	for d := depth - 1; d >= 0; d-- {
 		f := base + tFrames + d*frameSize
@@ -379,7 +398,7 @@ func (sc *futureScan) thread(t int) {
 			if pc >= 0 {
 				sc.instrs(m, y+1, end, lock)
 			}
-		case pc < y:
+		case pc <= y: // (at the yield: the host stopped at a landing there)
 			sc.instrs(m, pc, y, lock)
 			sc.stmts(t, c, 0, -1)
 			sc.instrs(m, y+1, end, lock)
@@ -424,10 +443,15 @@ func (w *World) futures(deathsFail bool) *futures {
 		f.macros = append(f.macros, nil)
 		f.macroMade = append(f.macroMade, false)
 		f.macroOK = append(f.macroOK, false)
+		f.quiets = append(f.quiets, 0)
+		f.raisables = append(f.raisables, 0)
 	}
 	clear(f.made)
 	clear(f.fpMade)
 	clear(f.macroMade)
+	clear(f.quiets)
+	clear(f.raisables)
+	f.arms = 0
 	return f
 }
 
@@ -467,8 +491,9 @@ func (f *futures) thread(w *World, t int) []futSeg {
 }
 
 // scanKey appends to buf all that futureScan.thread reads of w for
-// thread t: the thread's number (its code), status, barrier event and
-// frames, every module's lock entry (predictedLock) and noDeaths. Two
+// thread t: the thread's number (its code), status, barrier event,
+// frames and the generator an interrupt left suspended, every module's
+// lock entry (predictedLock) and noDeaths. Two
 // states alike in these have the same future for t.
 func (f *futures) scanKey(w *World, t int, buf []byte) []byte {
 	put := func(v slot) { buf = append(buf, byte(v), byte(v>>8)) }
@@ -481,9 +506,10 @@ func (f *futures) scanKey(w *World, t int, buf []byte) []byte {
 	base := w.thread(t)
 	put(w.s[base+tStatus])
 	put(w.s[base+tEvent])
+	put(w.s[base+tDeferred])
 	depth := int(w.s[base+tDepth])
 	put(slot(depth))
-	for d := range depth {
+	for d := range max(depth, int(w.s[base+tDeferred])) {
 		fr := base + tFrames + d*frameSize
 		for _, field := range [...]int{fCode, fPC, fBody, fInBody, fSub, fLock} {
 			put(w.s[fr+field])
@@ -589,6 +615,9 @@ func (w *World) MayConflict(p, q int, frozen []bool, deathsFail bool) bool {
 		return true
 	}
 	f := w.futures(deathsFail)
+	if c, ok := w.faultConflict(f, p, q); ok {
+		return c
+	}
 	segs := f.thread(w, q)
 	if w.p.Atomicity.BreakerOnly() {
 		steps, ok := f.macro(w, p)
@@ -609,7 +638,16 @@ func (w *World) MayConflict(p, q int, frozen []bool, deathsFail bool) bool {
 		}
 		x.fp = f.fps[p]
 	}
-	return x.conflicts(w, f, p, q, segs, frozen, true)
+	if x.conflicts(w, f, p, q, segs, frozen, true) {
+		return true
+	}
+	if f.raisable(w, p) && f.raiserArms(w) && !debug.brokenFaultPOR {
+		// p's fall (reduce_faults.go): it touches p's own frames, and
+		// may kill p, a loud step
+		fall := pStep{fp: sched.Footprint{Access: sched.Local}, pollOf: -1, quiet: -1}
+		return fall.conflicts(w, f, p, q, segs, frozen, true)
+	}
+	return false
 }
 
 // pStep is what MayConflict asks of one step of p: its footprint, the
@@ -669,7 +707,7 @@ func (x *pStep) conflicts(w *World, f *futures, p, q int, segs []futSeg, frozen 
 		if !w.p.isHost(p) && g.polls&(1<<w.p.threadBlock[p]) != 0 {
 			if x.quiet == 0 {
 				x.quiet = -1
-				if w.quiet(p) {
+				if f.quiet(w, p) {
 					x.quiet = 1
 				}
 			}
@@ -749,15 +787,17 @@ func (w *World) macroSteps(p int, buf []pStep) ([]pStep, bool) {
 // quiet reports whether GPU thread p's next step leaves its thread alive
 // and its barrier flags as they are (see the group rules above): it runs
 // the step on a copy.
-func (w *World) quiet(p int) bool {
+func (w *World) quiet(p int) bool { return w.quietOn(p, &World{}) }
+
+// quietOn is quiet, run on c, whose vector it reuses.
+func (w *World) quietOn(p int, c *World) bool {
 	f := w.top(p)
 	if w.s[f+fInBody] == 1 {
 		if _, st := w.stmtAt(f); rowOf(st).barrier {
 			return false
 		}
 	}
-	c := &World{p: w.p, s: make([]slot, len(w.s))}
-	copy(c.s, w.s)
+	*c = World{p: w.p, s: append(c.s[:0], w.s...)}
 	c.interpret(p)
 	base := w.thread(p)
 	for _, field := range []int{tStatus, tBlocked, tEvent, tAbort, tDied} {
@@ -778,6 +818,10 @@ func (w *World) AppendEnablers(q int, frozen []bool, buf []sched.ThreadID) []sch
 	w.sync()
 	if !w.p.futuresKnown() {
 		return w.appendOthers(q, buf)
+	}
+	buf, done := w.faultEnablers(q, buf)
+	if done {
+		return buf
 	}
 	if h := w.holder(); h >= 0 && h != q && w.ready(h) {
 		return append(buf, sched.ThreadID(h)) // h keeps the GIL: only h runs next

@@ -38,6 +38,13 @@ func NarrowRaiseForTest() (restore func()) {
 	return func() { debug.narrowRaise = false }
 }
 
+// BreakFaultPORForTest makes POR's fault rules wrong on purpose (see
+// debug.brokenFaultPOR) until the returned function restores them.
+func BreakFaultPORForTest() (restore func()) {
+	debug.brokenFaultPOR = true
+	return func() { debug.brokenFaultPOR = false }
+}
+
 // The symmetry reduction (reduce_canonical.go), for
 // check/worldtest/reduce_canonical_test.go.
 

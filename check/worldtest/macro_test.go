@@ -78,6 +78,19 @@ func boundedEndStates(prog *model.Program, s sched.Strategy, lim sched.Limits) (
 	return slices.Sorted(maps.Keys(f.seen)), res.Verdict != sched.Incomplete
 }
 
+// worldsMissingEndStates names the worlds of progs where POR's end states
+// are not the unreduced search's, with how many each reaches.
+func worldsMissingEndStates(progs map[string]*model.Program) []string {
+	var missed []string
+	for _, name := range slices.Sorted(maps.Keys(progs)) {
+		want, got := porEndStates(progs[name], sched.States{}), porEndStates(progs[name], sched.POR{Workers: 1})
+		if !slices.Equal(want, got) {
+			missed = append(missed, fmt.Sprintf("%s (%d of %d end states)", name, len(got), len(want)))
+		}
+	}
+	return missed
+}
+
 // macroWorlds are worlds of every variant under gil-breaker, with several
 // threads that can keep the GIL across steps.
 func macroWorlds(t *testing.T) map[string]*model.Program {
@@ -144,15 +157,7 @@ func TestPORMacroStepsKeepEndStates(t *testing.T) {
 func TestBrokenMacroStepsAreCaught(t *testing.T) {
 	sequentialOnly(t)
 	defer model.BreakMacroForTest()()
-	var missed []string
-	progs := macroWorlds(t)
-	for _, name := range slices.Sorted(maps.Keys(progs)) {
-		prog := progs[name]
-		want, got := porEndStates(prog, sched.States{}), porEndStates(prog, sched.POR{Workers: 1})
-		if len(got) < len(want) {
-			missed = append(missed, fmt.Sprintf("%s (%d of %d end states)", name, len(got), len(want)))
-		}
-	}
+	missed := worldsMissingEndStates(macroWorlds(t))
 	t.Logf("the broken macro steps miss end states on %s", strings.Join(missed, ", "))
 	require.NotEmpty(t, missed, "a POR that ignores the steps a thread takes while it keeps the GIL went unseen")
 }
@@ -170,17 +175,24 @@ func TestPORMacroStepsOnRandomScenarios(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		sc := genSearchScenario(rt)
 		p := protocols[rapid.IntRange(0, len(protocols)-1).Draw(rt, "protocol")]
-		prog, err := model.NewProgram(sc, p, model.GILBreaker)
-		if err != nil {
-			rt.Skipf("not a program: %v", err)
-		}
-		want, complete := boundedEndStates(prog, sched.States{}, sched.Limits{MaxExecutions: randomExecutions})
-		if !complete {
-			rt.Skipf("the unreduced search outran %d executions", int64(randomExecutions))
-		}
-		got := porEndStates(prog, sched.POR{Workers: 1})
-		if !slices.Equal(want, got) {
-			rt.Fatalf("%s: POR reaches %d end states, the unreduced search %d, on\n%s", p.Name, len(got), len(want), sc)
-		}
+		requireRandomEndStates(rt, sc, p, model.GILBreaker, randomExecutions)
 	})
+}
+
+// requireRandomEndStates fails rt unless POR reaches the end states of
+// the unreduced search on sc, run by p in mode a, and skips rt where sc
+// is not a program or the unreduced search outruns executions.
+func requireRandomEndStates(rt *rapid.T, sc *scenario.Scenario, p *model.Protocol, a model.Atomicity, executions int64) {
+	prog, err := model.NewProgram(sc, p, a)
+	if err != nil {
+		rt.Skipf("not a program: %v", err)
+	}
+	want, complete := boundedEndStates(prog, sched.States{}, sched.Limits{MaxExecutions: executions})
+	if !complete {
+		rt.Skipf("the unreduced search outran %d executions", executions)
+	}
+	got := porEndStates(prog, sched.POR{Workers: 1})
+	if !slices.Equal(want, got) {
+		rt.Fatalf("%s %s: POR reaches %d end states, the unreduced search %d, on\n%s", p.Name, a, len(got), len(want), sc)
+	}
 }
