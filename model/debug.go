@@ -52,4 +52,10 @@ var debug struct {
 	// the raisable threads, so that a test can check that the agreement
 	// tests catch it (BreakFaultPORForTest).
 	brokenFaultPOR bool
+	// cutsHoldPastRaises breaks POR's futures on purpose: a thread that
+	// may raise keeps every cut of its walk, as if no exception could
+	// take it past one (see Exceptions in reduce_futures.go), so that a
+	// test can check that the agreement tests catch it
+	// (KeepCutsPastRaisesForTest).
+	cutsHoldPastRaises bool
 }

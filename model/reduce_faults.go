@@ -37,11 +37,14 @@ import "swapcheck/sched"
 //     not (another thread's step could make one raisable, and RAISE
 //     would arm instead), so it conflicts with every thread and is taken
 //     only where T is every thread;
-//   - a thread's future counts every statement of a body as one that
-//     may raise (Program.raises: no death is ruled out) and every path
-//     its exception takes is in the rest of its code (the exception
-//     table's handlers, the finally after the yield, the host's next
-//     statement), which the walk covers;
+//   - a thread may raise at every statement of a body (Program.raises:
+//     no death is ruled out), and every path its exception takes is in
+//     the rest of its code (the exception table's handlers, the finally
+//     after the yield, the host's next statement), but past the cuts of
+//     the walk: its future takes every later step as reachable once its
+//     first is, and a cut before its first step holds only while RAISE
+//     (and SIGINT, for host 0) is frozen too (Exceptions in
+//     reduce_futures.go);
 //   - a blocked raisable thread of T can fall once RAISE arms: RAISE is
 //     one of its enablers.
 //

@@ -69,6 +69,31 @@ import (
 // builds but free-threaded-overwrite); otherwise it is any lock of the
 // module's pool.
 
+// # Exceptions
+//
+// A cut stops a future only where the thread cannot get past it, and an
+// exception takes a thread past cuts: a GPU thread that raises in a
+// with-body runs the exits of its frames (the swap's finally, its lock
+// and its registries) without the barrier or the lock acquire that stood
+// later in its body; a host that raises leaves its call or launch and
+// goes on with its next statement. A thread may raise and the execution
+// go on when the caller does not fail deaths (MayConflict's deathsFail
+// false), when the scenario raises (Program.raises: a raise statement, a
+// host's condition, a raise fault), and with an interrupt: host 0 takes
+// it, and the threads of the launch it leaves are orphaned, whose uses
+// of the real module are after-failure violations that check's default
+// scope steps past. For such a thread, once its first step can run,
+// every later step of its walk counts as reachable: the segments after
+// the first step's merge into one. The cuts before its first step still
+// hold, since a thread raises only at a step of its own, but for a
+// fault: a raise fault's fall (RAISE's move) and, in host 0, an
+// interrupt's landing (SIGINT's) raise where the thread stands, so such
+// a cut holds only while those pseudo-threads are frozen too
+// (futCut.faults). In the worlds with raises or faults this gives up
+// what cuts after the first step reduced; following each exception's
+// own path (the exception table's handlers, the exits, the host's next
+// statement) would keep some of it.
+
 // # Pinned modules
 //
 // A protocol whose count guards its globals (Protocol.CountGuardsGlobals:
@@ -158,6 +183,10 @@ type futStep struct {
 type futCut struct {
 	kind uint8
 	arg  int
+	// faults: the fault pseudo-threads (byInterrupt, byRaise) whose move
+	// can make the thread raise where it stands, past the cut: the cut
+	// holds only while they are frozen too (see Exceptions)
+	faults uint8
 }
 
 const (
@@ -165,6 +194,12 @@ const (
 	cutLock
 	cutHost
 	cutPoll
+)
+
+// futCut.faults
+const (
+	byInterrupt uint8 = 1 << iota
+	byRaise
 )
 
 // futSeg is the part of a thread's future between two cuts: the cut
@@ -260,6 +295,9 @@ func (sc *futureScan) step(st futStep) {
 // holds reports whether cut c stops a thread while the frozen threads
 // take no step.
 func (f *futures) holds(w *World, c futCut, frozen []bool) bool {
+	if c.faults&byInterrupt != 0 && !frozen[w.p.signal] || c.faults&byRaise != 0 && !frozen[w.p.raiser] {
+		return false
+	}
 	switch c.kind {
 	case cutLock:
 		o := int(w.s[w.p.lay.lockOwner+c.arg]) - 1
@@ -311,7 +349,7 @@ func (sc *futureScan) instrs(m, from, to int, lock LockRef) {
 			obj = l.objOrig + m
 		case GlobalLock:
 			if in.Ready != nil {
-				sc.cut(futCut{cutLock, int(GlobalLockRef)})
+				sc.cut(futCut{kind: cutLock, arg: int(GlobalLockRef)})
 			}
 			obj = l.objLock + int(GlobalLockRef)
 		case ModuleLock:
@@ -324,7 +362,7 @@ func (sc *futureScan) instrs(m, from, to int, lock LockRef) {
 				continue
 			}
 			if in.Ready != nil {
-				sc.cut(futCut{cutLock, int(r)})
+				sc.cut(futCut{kind: cutLock, arg: int(r)})
 			}
 			obj = l.objLock + int(r)
 		default:
@@ -360,8 +398,52 @@ func (sc *futureScan) stmts(t, c, from, sub int) {
 	}
 }
 
-// thread records thread t's future.
+// thread records thread t's future: its walk, then, for a thread that
+// may raise, what an exception lets it reach past a cut (see
+// Exceptions).
 func (sc *futureScan) thread(t int) {
+	sc.walk(t)
+	w := sc.w
+	if sc.noDeaths && w.p.signal < 0 || debug.cutsHoldPastRaises {
+		return
+	}
+	first := 0
+	for first < len(sc.segs) && sc.segs[first].steps == 0 && !sc.segs[first].unknown {
+		first++
+	}
+	if first == len(sc.segs) {
+		return
+	}
+	g := &sc.segs[first]
+	for _, h := range sc.segs[first+1:] {
+		g.steps += h.steps
+		g.unknown = g.unknown || h.unknown
+		g.anyLock |= h.anyLock
+		g.polls |= h.polls
+		for i := range g.reads {
+			g.reads[i] |= h.reads[i]
+			g.writes[i] |= h.writes[i]
+			g.gwrites[i] |= h.gwrites[i]
+		}
+	}
+	sc.segs = sc.segs[:first+1]
+	if w.s[w.thread(t)+tStatus] != alive {
+		return // not started: no fault reaches it before its host starts it
+	}
+	var faults uint8
+	if w.p.raiser >= 0 {
+		faults |= byRaise
+	}
+	if t == Host && w.p.signal >= 0 {
+		faults |= byInterrupt
+	}
+	for i := range sc.segs {
+		sc.segs[i].cut.faults = faults
+	}
+}
+
+// walk records thread t's future as its code runs with no exception.
+func (sc *futureScan) walk(t int) {
 	w := sc.w
 	sc.cut(futCut{})
 	base := w.thread(t)

@@ -296,7 +296,7 @@ func init() {
 			watches: true,
 			future: func(sc *futureScan, t int, cd *code, b, from, sub int, st *stmt) {
 				if sc.noDeaths {
-					sc.cut(futCut{cutPoll, st.arg})
+					sc.cut(futCut{kind: cutPoll, arg: st.arg})
 				}
 				sc.step(futStep{fp: sched.Footprint{Access: sched.Local}, poll: 1 + st.arg})
 			},

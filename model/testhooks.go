@@ -45,6 +45,13 @@ func BreakFaultPORForTest() (restore func()) {
 	return func() { debug.brokenFaultPOR = false }
 }
 
+// KeepCutsPastRaisesForTest makes POR's futures wrong on purpose (see
+// debug.cutsHoldPastRaises) until the returned function restores them.
+func KeepCutsPastRaisesForTest() (restore func()) {
+	debug.cutsHoldPastRaises = true
+	return func() { debug.cutsHoldPastRaises = false }
+}
+
 // The symmetry reduction (reduce_canonical.go), for
 // check/worldtest/reduce_canonical_test.go.
 
