@@ -108,12 +108,18 @@ func macroWorlds(t *testing.T) map[string]*model.Program {
 			delete(shapes, k)
 		}
 	}
+	return everyVariant(t, shapes, model.GILBreaker)
+}
+
+// everyVariant is every variant's program of each shape (named by its
+// flags) under a, named "variant flags".
+func everyVariant(t *testing.T, shapes map[string]scenario.Shape, a model.Atomicity) map[string]*model.Program {
 	progs := map[string]*model.Program{}
 	for _, p := range check.Protocols() {
 		for flags, sh := range shapes {
 			sc, err := sh.Build()
 			require.NoError(t, err)
-			prog, err := model.NewProgram(sc, p, model.GILBreaker)
+			prog, err := model.NewProgram(sc, p, a)
 			require.NoError(t, err)
 			progs[p.Name+" "+flags] = prog
 		}

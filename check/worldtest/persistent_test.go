@@ -308,18 +308,9 @@ func persistenceWorlds(t *testing.T, long bool) map[string]*model.Program {
 	if long {
 		shapes["-threads 1 -hosts 2 -faults interrupt"] = scenario.Shape{Threads: 1, Blocks: 1, Calls: 1, Modules: 1, Names: 1, Hosts: 2, Faults: interrupt}
 	}
-	progs := map[string]*model.Program{}
+	progs := everyVariant(t, shapes, model.GIL)
 	if long {
 		maps.Copy(progs, exceptionWorlds(t))
-	}
-	for _, p := range check.Protocols() {
-		for flags, sh := range shapes {
-			sc, err := sh.Build()
-			require.NoError(t, err)
-			prog, err := model.NewProgram(sc, p, model.GIL)
-			require.NoError(t, err)
-			progs[p.Name+" "+flags] = prog
-		}
 	}
 	return progs
 }
@@ -340,15 +331,21 @@ func TestPersistentSetsWithFaults(t *testing.T) {
 func TestBrokenPersistenceIsCaught(t *testing.T) {
 	sequentialOnly(t)
 	defer model.BreakFaultPORForTest()()
-	progs := persistenceWorlds(t, false)
+	broken := brokenClosures(persistenceWorlds(t, false))
+	t.Logf("the broken rules are caught on:\n%s", strings.Join(broken, "\n"))
+	require.NotEmpty(t, broken)
+}
+
+// brokenClosures is persistenceBreak's finding on each of progs that has
+// one, named.
+func brokenClosures(progs map[string]*model.Program) []string {
 	var broken []string
 	for _, name := range slices.Sorted(maps.Keys(progs)) {
 		if msg := persistenceBreak(progs[name]); msg != "" {
 			broken = append(broken, name+": "+msg)
 		}
 	}
-	t.Logf("the broken rules are caught on:\n%s", strings.Join(broken, "\n"))
-	require.NotEmpty(t, broken)
+	return broken
 }
 
 // TestKeptCutsAreCaught: with the cuts of a thread that may raise kept
@@ -358,13 +355,7 @@ func TestBrokenPersistenceIsCaught(t *testing.T) {
 func TestKeptCutsAreCaught(t *testing.T) {
 	sequentialOnly(t)
 	defer model.KeepCutsPastRaisesForTest()()
-	progs := exceptionWorlds(t)
-	var broken []string
-	for _, name := range slices.Sorted(maps.Keys(progs)) {
-		if msg := persistenceBreak(progs[name]); msg != "" {
-			broken = append(broken, name+": "+msg)
-		}
-	}
+	broken := brokenClosures(exceptionWorlds(t))
 	t.Logf("the kept cuts are caught on:\n%s", strings.Join(broken, "\n"))
 	require.NotEmpty(t, broken)
 }
