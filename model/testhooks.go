@@ -47,10 +47,17 @@ func BreakFaultPORForTest() (restore func()) {
 
 // KeepCutsPastRaisesForTest makes POR's futures wrong on purpose (see
 // debug.cutsHoldPastRaises) until the returned function restores them.
+// A Program keeps the futures it made (futures.memo): make the programs
+// to test after the call, and do not use them after the restore.
 func KeepCutsPastRaisesForTest() (restore func()) {
 	debug.cutsHoldPastRaises = true
 	return func() { debug.cutsHoldPastRaises = false }
 }
+
+// LocalStepsForTest reports whether ev is a paused host's step of local
+// steps alone: its window stopped at a landing, before its shared step
+// (interrupt.go).
+func (ev *Event) LocalStepsForTest() bool { return ev.src == srcLocal }
 
 // The symmetry reduction (reduce_canonical.go), for
 // check/worldtest/reduce_canonical_test.go.

@@ -104,8 +104,9 @@ func persistenceBreak(prog *model.Program) string {
 		for u := range n {
 			if runnable(s, u) {
 				run = append(run, u)
-				if c := step(s, u); paths[key(c)] == nil {
-					paths[key(c)] = append(slices.Clone(paths[key(s)]), u)
+				c := step(s, u)
+				if k := key(c); paths[k] == nil {
+					paths[k] = append(slices.Clone(paths[key(s)]), u)
 					queue = append(queue, c)
 				}
 			}
@@ -234,10 +235,7 @@ func persistenceBreak(prog *model.Program) string {
 // steps alone: a window that stopped at a landing, whose shared step
 // cannot run yet.
 func localOnly(s *porFinals, x int) bool {
-	w := s.World().Clone()
-	ev := w.Step(x)
-	w.Program().Describe(ev)
-	return x < w.Program().NumHosts() && strings.HasPrefix(ev.Bytecode, "(local steps")
+	return x < s.World().Program().NumHosts() && s.World().Clone().Step(x).LocalStepsForTest()
 }
 
 // traceOf is the text of the steps moves take from s, one a line, as far
