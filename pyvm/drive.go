@@ -306,8 +306,8 @@ func (s *State) NewException(t int, name string) (Value, error) {
 // a with around the comprehension without its __exit__, a lock held
 // (testdata/cpython/interrupt_unwind.py, TestInterruptUnwindsAsCPython).
 func (p *Program) Interrupt(s *State, t int, exc Value, info *StepInfo) {
-	acc := info.Accesses[:0]
-	*info = StepInfo{Thread: t, Accesses: acc, Native: "raise " + s.ExcString(exc)}
+	acc, locks := info.Accesses[:0], info.Locks[:0]
+	*info = StepInfo{Thread: t, Accesses: acc, Locks: locks, Native: "raise " + s.ExcString(exc)}
 	th := &s.threads[t]
 	if !th.busy {
 		panic("pyvm: Interrupt on a thread with no task")

@@ -47,6 +47,17 @@ func (s *State) AppendKeyWith(b []byte, roots ...Value) []byte {
 // renaming the threads, so the reduction is sound whatever order it
 // picks; a poor order only finds fewer states equal.
 func (s *State) AppendKeyOrdered(b []byte, order []int, roots ...Value) []byte {
+	return s.AppendKeyThen(b, order, nil, roots...)
+}
+
+// AppendKeyThen is AppendKeyOrdered, then what more appends (nil: nothing):
+// the embedder's own record of the state's objects, written with
+// name(v), the name this key gave v's object (a set-up object's heap
+// index; another object's number in the walk, after those), or -1 for an
+// object the walk did not meet (garbage: nothing can reach it again).
+// Names from name are canonical as the key is, so the embedder's record
+// keys equal states alike when it is written in an order of those names.
+func (s *State) AppendKeyThen(b []byte, order []int, more func(b []byte, name func(Value) int64) []byte, roots ...Value) []byte {
 	nums := numPool.Get().(*[]int32)
 	defer numPool.Put(nums)
 	if cap(*nums) < len(s.heap.slots) {
@@ -97,7 +108,22 @@ func (s *State) AppendKeyOrdered(b []byte, order []int, roots ...Value) []byte {
 	for q := 0; q < len(k.queue); q++ {
 		k.object(k.queue[q])
 	}
+	if more != nil {
+		k.b = more(k.b, k.name)
+	}
 	return k.b
+}
+
+// name is v's object's name in the key written (AppendKeyThen), -1 when
+// the walk did not meet it.
+func (k *keyer) name(v Value) int64 {
+	if v.X < k.s.heap.setup {
+		return int64(v.X)
+	}
+	if n := k.num[v.X]; n >= 0 {
+		return int64(k.s.heap.setup) + int64(n)
+	}
+	return -1
 }
 
 // numPool holds keyers' numbering tables, one per key being written (a

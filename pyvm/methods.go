@@ -218,6 +218,7 @@ func callLockAcquire(x *exec, args []Value, kw []kwArg, site callSite) (Value, c
 	if !m.reentrant || m.count == 1 {
 		x.s.held++
 	}
+	x.info.Locks = append(x.info.Locks, LockOp{Lock: lv, Acquire: true})
 	return done(True)
 }
 
@@ -243,6 +244,7 @@ func (x *exec) release(lv Value) (Value, callStatus) {
 			m.locked, m.owner = false, 0
 			x.s.held--
 		}
+		x.info.Locks = append(x.info.Locks, LockOp{Lock: lv, Free: m.count == 0})
 		return done(None)
 	}
 	if !l.locked {
@@ -251,6 +253,7 @@ func (x *exec) release(lv Value) (Value, callStatus) {
 	}
 	x.s.heap.mut(lv).(*lockObj).locked = false
 	x.s.held--
+	x.info.Locks = append(x.info.Locks, LockOp{Lock: lv, Free: true})
 	return done(None)
 }
 

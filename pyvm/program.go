@@ -284,16 +284,54 @@ func (p *Program) Uses(name string) bool {
 	return false
 }
 
-// MayLoop reports whether some code that can run jumps backward other
-// than to a FOR_ITER: a while loop (or a generator's), whose thread can
-// come back to a state it was in. A for loop cannot (its iterator moves
-// on or ends), nor recursion (the stack grows), so without such a jump an
-// embedder's state graph has no cycle through the file's code.
+// MayLoop reports whether some code that can run jumps backward, other
+// than to a FOR_ITER, from an instruction its target can reach again: a
+// while loop (or a generator's), whose thread can come back to a state
+// it was in. A for loop cannot (its iterator moves on or ends), nor
+// recursion (the stack grows), so without such a jump an embedder's
+// state graph has no cycle through the file's code. A backward jump its
+// target cannot reach is no loop: 3.12's with statement jumps back from
+// its handler (an exception __exit__ swallowed) to the code after the
+// with, which the handler's range does not cover
+// (TestMayLoopOnlyOnCycles).
 func (p *Program) MayLoop() bool {
 	for _, c := range p.runnable {
 		for i, in := range c.Instrs {
-			if in.Target >= 0 && in.Target <= i && c.Instrs[in.Target].Op != OpForIter {
+			if in.Target >= 0 && in.Target <= i && c.Instrs[in.Target].Op != OpForIter && c.reaches(in.Target, i) {
 				return true
+			}
+		}
+	}
+	return false
+}
+
+// reaches reports whether instruction to can run after instruction from
+// (or is it): along fall-throughs, jumps and the exception table's
+// handlers.
+func (c *Code) reaches(from, to int) bool {
+	seen := make([]bool, len(c.Instrs))
+	stack := []int{from}
+	seen[from] = true
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if i == to {
+			return true
+		}
+		in := &c.Instrs[i]
+		next := []int{in.Target}
+		switch in.Op {
+		case OpJumpForward, OpJumpBackward, OpJumpBackwardNoInterrupt, OpReturnValue, OpReturnConst, OpReraise, OpRaiseVarargs:
+		default:
+			next = append(next, i+1)
+		}
+		if e, ok := c.handler(i); ok {
+			next = append(next, e.Target)
+		}
+		for _, n := range next {
+			if n >= 0 && n < len(c.Instrs) && !seen[n] {
+				seen[n] = true
+				stack = append(stack, n)
 			}
 		}
 	}

@@ -92,3 +92,19 @@ func (s *State) Module() Value { return s.module }
 // thread's next step can block (a lock acquire is the only step that
 // blocks).
 func (s *State) LocksHeld() int { return int(s.held) }
+
+// SetupObject reports whether v refers to an object of the set-up (made
+// before State.Freeze): its heap index names it in every state of a
+// search, where another object's index depends on the path that made it.
+func (s *State) SetupObject(v Value) bool {
+	return (v.K == KindRef || v.K == KindID) && v.X < s.heap.setup
+}
+
+// IsLock reports whether v is a threading Lock or RLock.
+func (s *State) IsLock(v Value) bool {
+	if v.K != KindRef {
+		return false
+	}
+	_, ok := s.heap.get(v).(*lockObj)
+	return ok
+}

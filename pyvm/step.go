@@ -16,6 +16,9 @@ type StepInfo struct {
 	// (footprint.go); none for a step that touched only its own frame and
 	// the objects its thread made and has not published.
 	Accesses []Access
+	// Locks are the acquires and releases of threading locks the step
+	// made, in order (a lock's Accesses write its whole state as well).
+	Locks []LockOp
 	// Check: the step ended at an eval-breaker check of this CPython
 	// version (the opcode functions call check where CPython's
 	// ceval does): the GIL may pass to another thread here, and
@@ -29,6 +32,15 @@ type StepInfo struct {
 	// Fault: the step needed something the interpreter does not model
 	// (State.Fault); the thread stopped.
 	Fault string
+}
+
+// LockOp is one acquire or release of a Lock or RLock.
+type LockOp struct {
+	Lock    Value
+	Acquire bool // else a release
+	// Free: the lock is unlocked after the op (a Lock's release, an
+	// RLock's outermost one).
+	Free bool
 }
 
 // Shared reports whether the step touched a location another thread can
@@ -79,8 +91,8 @@ type exec struct {
 // what it did in info (whose Accesses slice it reuses). The thread must
 // be Running.
 func (p *Program) Step(s *State, t int, info *StepInfo) {
-	acc := info.Accesses[:0]
-	*info = StepInfo{Thread: t, Accesses: acc}
+	acc, locks := info.Accesses[:0], info.Locks[:0]
+	*info = StepInfo{Thread: t, Accesses: acc, Locks: locks}
 	th := &s.threads[t]
 	if !th.busy {
 		panic("pyvm: Step on a thread with no task (State.Status is Idle)")
