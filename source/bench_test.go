@@ -17,8 +17,10 @@ import (
 // exhaustive search of the hand-written listing (strategy states, as
 // -source searches: a visited set, symmetry, no partial-order reduction),
 // .../source the same variant's testdata/python file compiled by CPython
-// 3.12 and run by pyvm. docs/source.md has the table (ratios) and the
-// command.
+// 3.12 and run by pyvm, every instruction a step, .../transactions the
+// same as explore -source searches it (source.Search: its steps
+// transactions, transactions.go). docs/source.md has the table (ratios)
+// and the command.
 
 var benchShapes = map[string]scenario.Shape{
 	"threads2":        {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1},
@@ -55,6 +57,14 @@ func BenchmarkVerdict(b *testing.B) {
 				p := load(b, pyvm.V312, "../testdata/python/"+name+".py", sh, model.GIL)
 				for b.Loop() {
 					if r := (sched.States{}).Run(source.New(p), sched.Limits{}); r.Verdict == sched.Incomplete {
+						b.Fatal("incomplete")
+					}
+				}
+			})
+			b.Run(name+"/"+shape+"/transactions", func(b *testing.B) {
+				p := load(b, pyvm.V312, "../testdata/python/"+name+".py", sh, model.GIL)
+				for b.Loop() {
+					if r, _ := source.Search(p, sched.Limits{}, nil); r.Verdict == sched.Incomplete {
 						b.Fatal("incomplete")
 					}
 				}

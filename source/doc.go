@@ -85,10 +85,26 @@
 // threads hold among them), with each block's GPU threads taken in an
 // order read off the state (World.AppendKey): states equal up to
 // exchanging two alike threads share a key. No partial-order reduction:
-// every step depends on every other (Footprint says All), which is
-// sound and makes worlds past four or five threads slow (docs/source.md
-// measures it). A thread's status comes from a trial of its step on a
-// copy when some lock is held; otherwise it is runnable.
+// every step depends on every other (Footprint says All). A thread's
+// status comes from a trial of its step on a copy when some lock is
+// held; otherwise it is runnable.
+//
+// # Transactions
+//
+// What explore -source searches (Search) is the Program's reduced world
+// where the reduction covers it (Program.Reduced: gil and the
+// free-threaded modes, no faults, no loop that can come back to a
+// state, no threading.current_thread()): a step there runs a thread's
+// lock acquires and lock-protected instructions up to the next
+// instruction another thread can see, or the next release
+// (transactions.go: Lipton's movers, the locking discipline they rest
+// on checked by locksets kept in the state, and searched again with
+// fewer movers where one broke). A counterexample's schedule is turned
+// back into one of the Program's own steps (Program.Expand), which
+// every trace, replay and shrink takes; the reduced world is for the
+// search alone. Elsewhere every instruction that touches what another
+// thread can is a step, as above. Either way the states past four or
+// five threads are many (docs/source.md measures them).
 //
 // # What is checked
 //

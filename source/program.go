@@ -29,6 +29,9 @@ type Program struct {
 	// breakKey leaves the interpreter's state out of the key: a broken
 	// reduction that the tests must catch (export_test.go).
 	breakKey bool
+	// tx, when set, makes each step a transaction (transactions.go:
+	// Reduced)
+	tx *txConfig
 
 	py      *pyvm.Program
 	init    *pyvm.State // the set-up, frozen

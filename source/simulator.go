@@ -332,6 +332,11 @@ func (w *World) frameUnit(t int) unitResult {
 		effect = "_get_kernel_context() is " + seen + " (the thread's own)"
 	}
 	w.noteStmt(t, cd.name, "kernel.py:85", st.text, how, effect)
+	if w.p.tx != nil && w.p.tx.ctxMover {
+		// a mover (Program.contextMoves): the transaction goes on into
+		// the swap's code; an unreduced step would end here
+		return unitResult{bound: true}
+	}
 	return unitResult{shared: true, ends: true}
 }
 
@@ -345,6 +350,7 @@ func (w *World) use(t int, f *frame, cd *code, st *stmt) unitResult {
 	mod := cd.module
 	name := sc.Modules[mod].Names[st.name]
 	v, _ := w.s.DictGet(w.p.globals[mod], w.p.names[mod][st.name])
+	w.observe(t, w.p.globals[mod], pyvm.LocEntry, w.p.names[mod][st.name], false)
 	seen := w.valueName(v)
 	if fn, ok := w.s.Getattribute(v); ok {
 		w.s.Begin(t, fn, v, st.attrV)

@@ -63,6 +63,12 @@ type World struct {
 	fromVer uint64
 	ver     uint64
 	info    pyvm.StepInfo
+	// txLocks and cells are the reduction's record (transactions.go):
+	// the locks met on the path, and the locksets of the locations it
+	// touched; bounds is how many unreduced steps the last step was.
+	txLocks []int32
+	cells   []cell
+	bounds  int
 }
 
 // trial is a world after one step, and the failure the step gave.
@@ -92,6 +98,9 @@ type thread struct {
 	// never set); landing: the host's last step stopped at an
 	// eval-breaker check of the file's code, where an interrupt can land
 	orphan, landing bool
+	// held: the locks the thread holds, for the reduction's locksets
+	// (transactions.go)
+	held lockset
 }
 
 // frame is a GPU thread's place in the kernel or a device function.
@@ -185,7 +194,8 @@ func (w *World) changed() {
 }
 
 func (w *World) clone() *World {
-	c := &World{p: w.p, s: w.s.Clone(), th: make([]thread, len(w.th)), ctx: w.ctx, armed: w.armed, fell: w.fell, rec: w.rec}
+	c := &World{p: w.p, s: w.s.Clone(), th: make([]thread, len(w.th)), ctx: w.ctx, armed: w.armed, fell: w.fell, rec: w.rec,
+		txLocks: slices.Clone(w.txLocks), cells: slices.Clone(w.cells)}
 	for i, t := range w.th {
 		c.th[i] = t
 		c.th[i].frames = append([]frame(nil), t.frames...)
@@ -307,17 +317,28 @@ func (w *World) Step(t sched.ThreadID) *sched.Failure {
 // (a shared instruction under gil, an eval-breaker check or a block under
 // gil-breaker, a statement of the simulator's code). blocked: the step's
 // first shared unit could not run (nothing shared changed).
+//
+// In a reduced world (transactions.go) a step is a transaction: units
+// up to the first that commits it (u.ends). bounds counts the unreduced
+// steps it joined (Expand): the units an unreduced step ends at, and a
+// failing unit in the middle of one.
 func (w *World) run(t int) (f *sched.Failure, blocked bool) {
 	shared := false
 	split := w.splits(t)
 	w.th[t].landing = false
+	w.bounds = 0
 	for {
 		u := w.unit(t)
+		bound := u.bound || u.ends || u.fail == nil && !u.blocked && w.finished(t)
 		if u.fail != nil {
+			w.bounds++
 			return u.fail, false
 		}
 		if u.blocked {
 			return nil, !shared
+		}
+		if bound {
+			w.bounds++
 		}
 		shared = shared || u.shared
 		if split && u.land {
@@ -342,6 +363,9 @@ func (w *World) finished(t int) bool {
 type unitResult struct {
 	shared bool // it touched what another thread can
 	ends   bool // the step ends after it
+	// bound: an unreduced step ends after it (a reduced world's
+	// transaction may go on: transactions.go)
+	bound bool
 	// check: an eval-breaker check follows it (gil-breaker): the step
 	// ends after it once the step touched anything shared
 	check bool
@@ -380,9 +404,13 @@ func (w *World) pyStep(t int) unitResult {
 		return unitResult{fail: &sched.Failure{Kind: KindModelGap, Thread: sched.ThreadID(t), Message: in.Fault}}
 	}
 	r := unitResult{shared: in.Shared(), land: landing(in)}
-	if w.p.Atomicity == model.GILBreaker {
+	switch {
+	case w.p.Atomicity == model.GILBreaker:
 		r.check = in.Check
-	} else {
+	case w.p.tx != nil:
+		c := w.txStep(t, in)
+		r.ends, r.bound = c == txNon || c == txLeft, r.shared
+	default:
 		r.ends = r.shared
 	}
 	if in.Done {
@@ -550,11 +578,17 @@ func (w *World) AppendKey(b []byte) []byte {
 		}
 	}
 	order = order[:w.p.hosts+w.p.gpus] // the interpreter's threads: not the faults
+	all := order
 	if !w.p.Symmetry {
 		order = nil
 	}
 	if w.p.breakKey {
 		return b // a test's broken reduction: the interpreter's state left out
+	}
+	if w.p.tx != nil {
+		return w.s.AppendKeyThen(b, order, func(b []byte, name func(pyvm.Value) int64) []byte {
+			return w.appendTx(b, all, name)
+		}, roots...)
 	}
 	return w.s.AppendKeyOrdered(b, order, roots...)
 }

@@ -1,0 +1,83 @@
+package source
+
+import (
+	"fmt"
+
+	"swapcheck/sched"
+)
+
+// Search is a search of p's states (sched.States), of transactions when
+// the reduction covers p's world (Program.Reduced) and the limits set no
+// depth (a depth counts p's own steps), else of p's own steps. A search
+// of transactions that met a break (transactions.go) is run again with
+// the broken objects' accesses taken as non-movers, until one meets
+// none; a violation found on the way is an execution of the file, and is
+// taken at once. The result's Schedule is one of p's own steps (Expand),
+// so a trace, a replay or shrinking takes it with p.Unreduced() (p
+// itself when the caller gave an unreduced p, as explore does; a reduced
+// p is searched as it is, as tests give it); its Stats are the
+// last search's. wrap, when set, wraps each search's world (-want's
+// aim). how says which search ran: "transactions: ..." with how many
+// searches it took, or "every instruction a step: " and why.
+func Search(p *Program, lim sched.Limits, wrap func(sched.System) sched.System) (res sched.Result, how string) {
+	if wrap == nil {
+		wrap = func(s sched.System) sched.System { return s }
+	}
+	r, why := p, ""
+	if p.tx == nil {
+		r, why = p.Reduced()
+	}
+	if why == "" && lim.MaxDepth > 0 {
+		why = "-max-depth counts the file's own steps"
+	}
+	if why != "" {
+		return sched.States{}.Run(wrap(New(p.Unreduced())), lim), "every instruction a step: " + why
+	}
+	for reruns := 0; ; reruns++ {
+		res = sched.States{}.Run(wrap(New(r)), lim)
+		next, broke := r.rerun()
+		if res.Verdict == sched.Verified && broke {
+			r = next
+			continue
+		}
+		how = "transactions: each thread's lock-protected instructions joined (docs/source.md)"
+		if reruns > 0 {
+			how += fmt.Sprintf("; searched %d times, each with fewer movers, until no lockset broke", reruns+1)
+		}
+		if broke {
+			how += "; a lockset broke, so the joins are not trusted"
+		}
+		if res.Verdict == sched.Violation {
+			s, err := r.Expand(res.Schedule)
+			if err != nil {
+				panic("source: " + err.Error())
+			}
+			res.Schedule = s
+		}
+		return res, how
+	}
+}
+
+// Expand is the schedule of p's own steps that a schedule of its reduced
+// world's transactions runs (each transaction's thread once for every
+// unreduced step it joined). p is the reduced program.
+func (p *Program) Expand(sch []sched.ThreadID) ([]sched.ThreadID, error) {
+	if p.tx == nil {
+		return sch, nil
+	}
+	w := New(p)
+	var out []sched.ThreadID
+	for i, t := range sch {
+		if st := w.Status(t); st != sched.Runnable {
+			return nil, fmt.Errorf("step %d of the schedule: %s is %s", i, p.ThreadName(int(t)), st)
+		}
+		f := w.Step(t)
+		for range w.bounds {
+			out = append(out, t)
+		}
+		if f != nil && i != len(sch)-1 {
+			return nil, fmt.Errorf("step %d of the schedule failed before its end: %s", i, f.Message)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,200 @@
+package source_test
+
+import (
+	"flag"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"swapcheck/internal/testenv"
+	"swapcheck/model"
+	"swapcheck/pyvm"
+	"swapcheck/scenario"
+	"swapcheck/sched"
+	"swapcheck/source"
+)
+
+// txFiles are the files the transactions are checked on: every
+// variant's Python, and halfdone.py, whose bug only a split lock block
+// shows.
+var txFiles = []string{
+	"../testdata/python/naive.py", "../testdata/python/global_lock.py", "../testdata/python/refcount_unregistered.py",
+	"../testdata/python/refcount_del.py", "../testdata/python/merged.py", "../testdata/python/merged_fix.py",
+	"../testdata/python/proposed.py", "testdata/halfdone.py",
+}
+
+// txShapes are the worlds they are checked in: the verdict table's (but
+// its faults, which the reduction leaves alone), and more under
+// SWAPCHECK_LONG.
+func txShapes() []scenario.Shape {
+	one := func(f func(*scenario.Shape)) scenario.Shape {
+		s := scenario.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1}
+		f(&s)
+		return s
+	}
+	shapes := []scenario.Shape{
+		one(func(*scenario.Shape) {}),
+		one(func(s *scenario.Shape) { s.Calls, s.Modules = 2, 2 }),
+		one(func(s *scenario.Shape) { s.Nest, s.Names = 1, 2 }),
+		one(func(s *scenario.Shape) { s.Calls, s.Syncthreads = 2, true }),
+		one(func(s *scenario.Shape) { s.HostCalls = true }),
+		one(func(s *scenario.Shape) { s.Hosts = 2 }),
+	}
+	if testenv.Long() {
+		shapes = append(shapes,
+			one(func(s *scenario.Shape) { s.Threads = 3 }),
+			one(func(s *scenario.Shape) { s.Threads, s.Branch = 3, true }),
+			one(func(s *scenario.Shape) { s.Threads, s.Blocks = 2, 2 }),
+		)
+	}
+	return shapes
+}
+
+// txAgree checks the reduced search of p against its unreduced one: the
+// same verdict, the same kinds reachable, and, for a violation, a
+// schedule that replays as p's own to the same failure. It returns the
+// two searches' state counts.
+func txAgree(t *testing.T, p *source.Program, name string) (full, reduced int64) {
+	t.Helper()
+	return txAgreeWithin(t, p, name, 0)
+}
+
+// txAgreeWithin is txAgree on a world whose unreduced search for every
+// kind ends within maxExecutions (0: any); of a larger one it checks
+// nothing and returns -1.
+func txAgreeWithin(t *testing.T, p *source.Program, name string, maxExecutions int64) (full, reduced int64) {
+	t.Helper()
+	all := sched.NewReaching(source.New(p))
+	if r := (sched.States{}).Run(all, sched.Limits{MaxExecutions: maxExecutions}); r.Verdict != sched.Verified {
+		require.Positive(t, maxExecutions, "%s: the unreduced search for every kind did not finish", name)
+		return -1, -1
+	}
+	kinds := all.Kinds()
+	res := sched.States{}.Run(source.New(p), sched.Limits{})
+	red, how := source.Search(p, sched.Limits{}, nil)
+	require.Equal(t, res.Verdict, red.Verdict, "%s: the verdict (%s)", name, how)
+	var reach *sched.Reaching
+	kred, _ := source.Search(p, sched.Limits{}, func(s sched.System) sched.System {
+		reach = sched.NewReaching(s)
+		return reach
+	})
+	require.Equal(t, sched.Verified, kred.Verdict, "%s: the reduced search for every kind did not finish", name)
+	require.Equal(t, kinds, reach.Kinds(), "%s: the kinds reachable, unreduced and reduced (%s)", name, how)
+	if red.Verdict == sched.Violation {
+		require.Contains(t, kinds, red.Failure.Kind, "%s", name)
+		if red.Failure.Kind != sched.KindDeadlock {
+			_, f := source.Run(p, red.Schedule)
+			require.NotNil(t, f, "%s: the expanded schedule replays to no failure", name)
+			require.Equal(t, red.Failure.Kind, f.Kind, "%s: the expanded schedule's failure", name)
+		}
+		return res.Stats.States, red.Stats.States
+	}
+	return res.Stats.States, red.Stats.States
+}
+
+// TestTransactionsKeepEveryKind: a search of transactions reaches every
+// violation kind the search of every instruction reaches, and no other,
+// in every variant's file and in halfdone.py, in every world of
+// txShapes, under gil (and, with SWAPCHECK_LONG, the free-threaded modes
+// and CPython 3.11 as well).
+func TestTransactionsKeepEveryKind(t *testing.T) {
+	versions, modes := []pyvm.Version{pyvm.V312}, []model.Atomicity{model.GIL}
+	if testenv.Long() {
+		versions = append(versions, pyvm.V311)
+		modes = append(modes, model.FreeThreaded, model.FreeThreadedOverwrite)
+	}
+	for _, v := range versions {
+		for _, file := range txFiles {
+			for _, a := range modes {
+				for _, sh := range txShapes() {
+					name := fmt.Sprintf("%s %s %s %s", v, filepath.Base(file), a, fmt.Sprintf("%+v", sh))
+					p := load(t, v, file, sh, a)
+					full, red := txAgree(t, p, name)
+					t.Logf("%s: %d states, %d as transactions", name, full, red)
+				}
+			}
+		}
+	}
+}
+
+// TestTransactionsOnRandomWorlds: the same on worlds drawn at random
+// (more of them under SWAPCHECK_LONG), those whose unreduced search ends
+// within 5,000 executions.
+func TestTransactionsOnRandomWorlds(t *testing.T) {
+	n := 8
+	if testenv.Long() {
+		n = 100
+	}
+	setChecks(t, n)
+	rapid.Check(t, func(rt *rapid.T) {
+		file := rapid.SampledFrom(txFiles).Draw(rt, "file")
+		a := rapid.SampledFrom([]model.Atomicity{model.GIL, model.FreeThreaded, model.FreeThreadedOverwrite}).Draw(rt, "atomicity")
+		sh := scenario.Shape{
+			Threads: rapid.IntRange(1, 3).Draw(rt, "threads"), Blocks: rapid.IntRange(1, 2).Draw(rt, "blocks"),
+			Calls: rapid.IntRange(1, 2).Draw(rt, "calls"), Modules: rapid.IntRange(1, 2).Draw(rt, "modules"),
+			Names: rapid.IntRange(1, 2).Draw(rt, "names"), Nest: rapid.IntRange(0, 1).Draw(rt, "nest"),
+			Syncthreads: rapid.Bool().Draw(rt, "syncthreads"), HostCalls: rapid.Bool().Draw(rt, "host-calls"),
+			Hosts: rapid.IntRange(1, 2).Draw(rt, "hosts"), Branch: rapid.Bool().Draw(rt, "branch"),
+		}
+		sc, err := sh.Build()
+		require.NoError(rt, err)
+		p, err := source.Load(sourceOf(t, pyvm.V312, file), sc, a)
+		if err != nil {
+			rt.Skipf("a world -source does not take: %v", err)
+		}
+		if full, _ := txAgreeWithin(t, p, fmt.Sprintf("%s %s %+v", filepath.Base(file), a, sh), 5000); full < 0 {
+			rt.Skip("a world past 5,000 executions unreduced")
+		}
+	})
+}
+
+// setChecks makes rapid draw n cases in this test, unless -rapid.checks
+// was given.
+func setChecks(t *testing.T, n int) {
+	f := flag.Lookup("rapid.checks")
+	if f == nil || f.Value.String() != f.DefValue {
+		return
+	}
+	old := f.Value.String()
+	require.NoError(t, flag.Set("rapid.checks", strconv.Itoa(n)))
+	t.Cleanup(func() { _ = flag.Set("rapid.checks", old) })
+}
+
+// TestBrokenTransactionsAreCaught: two broken reductions change a
+// verdict. One trusts every mover it took without checking the locksets
+// after (halfdone.py's lock block stays one step, so no exit sees its
+// mark); one takes every access as a mover (naive's swap becomes one
+// step, so no use sees the real module).
+func TestBrokenTransactionsAreCaught(t *testing.T) {
+	sh := scenario.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1}
+	for _, c := range []struct {
+		file   string
+		broken func(*source.Program) *source.Program
+		kind   string
+	}{
+		{"testdata/halfdone.py", source.ReducedIgnoringBreaks, source.KindException},
+		{"../testdata/python/naive.py", source.ReducedAllMovers, source.KindUseSawReal},
+	} {
+		p := load(t, pyvm.V312, c.file, sh, model.GIL)
+		res, how := source.Search(p, sched.Limits{}, nil)
+		require.Equal(t, sched.Violation, res.Verdict, "%s (%s)", c.file, how)
+		require.Equal(t, c.kind, res.Failure.Kind, c.file)
+		bad, _ := source.Search(c.broken(p), sched.Limits{}, nil)
+		require.Equal(t, sched.Verified, bad.Verdict, "%s: the broken reduction was not caught: it keeps the violation", c.file)
+	}
+}
+
+// TestMayLoopOnlyOnCycles: 3.12's with statement jumps backward from its
+// handler to the code after it, which is no loop (merged.py has none);
+// a while loop is (mergedfix_spin.py).
+func TestMayLoopOnlyOnCycles(t *testing.T) {
+	sh := scenario.Shape{Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1}
+	for _, v := range []pyvm.Version{pyvm.V311, pyvm.V312} {
+		require.False(t, load(t, v, "../testdata/python/merged.py", sh, model.GIL).MayLoop(), "merged.py on %s", v)
+		require.True(t, load(t, v, "testdata/mergedfix_spin.py", sh, model.GIL).MayLoop(), "mergedfix_spin.py on %s", v)
+	}
+}
