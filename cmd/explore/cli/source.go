@@ -35,6 +35,8 @@ type sourceRun struct {
 	// a replay
 	repro  string
 	shrunk string // what shrinking made smaller ("" when it did not run)
+	// steps says what a step of the search was (source.Search's how)
+	steps string
 	// want is -want's kind; passed, the other kinds the search met, each
 	// of which ended its execution
 	want   string
@@ -110,13 +112,16 @@ func runSource(o *options, stdout, stderr io.Writer) (int, error) {
 		lim.Progress = prog.update
 	}
 	start := time.Now()
-	var sys sched.System = source.New(p)
 	var aim *sched.Reaching
-	if o.want != "" {
+	wrap := func(sys sched.System) sched.System {
+		if o.want == "" {
+			return sys
+		}
 		aim = sched.NewAiming(sys, o.want)
-		sys = aim
+		return aim
 	}
-	res := sched.States{}.Run(sys, lim)
+	res, how := source.Search(p, lim, wrap)
+	run.steps = how
 	if res.Verdict == sched.Verified && p.MayLoop() && aim == nil {
 		// a loop that can come back to a state: verified says no
 		// execution fails, not that every one ends

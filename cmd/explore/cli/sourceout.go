@@ -27,10 +27,10 @@ func (r *sourceRun) writeText(out io.Writer, res sched.Result, t *check.SourceTr
 	switch {
 	case res.Verdict == sched.Verified && len(r.passed) > 0:
 		para(&b, fmt.Sprintf("verdict: no execution reaches %s before another violation: the search covered every reachable state%s: %s; it met %s, each of which ended its execution (run without -want for a trace)",
-			r.want, reduction(p), counts, strings.Join(r.passed, ", ")))
+			r.want, r.reduction(), counts, strings.Join(r.passed, ", ")))
 		para(&b, "the world searched: "+r.world(st.States))
 	case res.Verdict == sched.Verified:
-		para(&b, "verdict: verified: the search covered every reachable state"+reduction(p)+": "+counts)
+		para(&b, "verdict: verified: the search covered every reachable state"+r.reduction()+": "+counts)
 		para(&b, "the world verified: "+r.world(st.States))
 		para(&b, "checked: "+sourceChecks(p)+"; not checked: linearizability")
 	case res.Verdict == sched.Violation && res.Failure.Kind == source.KindModelGap:
@@ -84,7 +84,7 @@ func (r *sourceRun) writeText(out io.Writer, res sched.Result, t *check.SourceTr
 func (r *sourceRun) trace(res sched.Result, sum sourceSummary) (*check.SourceTrace, error) {
 	cov := fmt.Sprintf("strategy %s: %s, %s%s; the world: %s", sum.Strategy,
 		check.Count(res.Stats.Executions, "execution"), check.Count(res.Stats.Steps, "step"),
-		reduction(r.prog), r.world(res.Stats.States))
+		r.reduction(), r.world(res.Stats.States))
 	if res.Cut != "" {
 		cov += "; stopped: " + res.Cut
 	}
@@ -94,12 +94,17 @@ func (r *sourceRun) trace(res sched.Result, sum sourceSummary) (*check.SourceTra
 
 // reduction says how the search counts states: up to a renaming of
 // alike GPU threads (package source's key, Program.Symmetry), else one
-// by one.
-func reduction(p *source.Program) string {
-	if p.Symmetry {
-		return ", up to a renaming of alike GPU threads"
+// by one; and, when its steps were transactions (source.Search), that
+// it counts the states at their ends.
+func (r *sourceRun) reduction() string {
+	s := " (every state counted: no symmetry reduction)"
+	if r.prog.Symmetry {
+		s = ", up to a renaming of alike GPU threads"
 	}
-	return " (every state counted: no symmetry reduction)"
+	if strings.HasPrefix(r.steps, "transactions") {
+		s += ", at the ends of its " + r.steps
+	}
+	return s
 }
 
 // cpython is the interpreter whose bytecode runs: "CPython 3.12.1".
