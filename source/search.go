@@ -9,10 +9,10 @@ import (
 // Search is a search of p's states (sched.States), of transactions when
 // the reduction covers p's world (Program.Reduced) and the limits set no
 // depth (a depth counts p's own steps), else of p's own steps. A search
-// of transactions that met a break (transactions.go) is run again with
-// the broken objects' accesses taken as non-movers, until one meets
-// none; a violation found on the way is an execution of the file, and is
-// taken at once. The result's Schedule is one of p's own steps (Expand),
+// of transactions that meets a break (transactions.go) stops at its next
+// poll and is run again with the broken parts' accesses taken as
+// non-movers, until one meets none; a violation found on the way is an
+// execution of the file, and is taken at once. The result's Schedule is one of p's own steps (Expand),
 // so a trace, a replay or shrinking takes it with p.Unreduced() (p
 // itself when the caller gave an unreduced p, as explore does; a reduced
 // p is searched as it is, as tests give it); its Stats are the
@@ -33,10 +33,15 @@ func Search(p *Program, lim sched.Limits, wrap func(sched.System) sched.System) 
 	if why != "" {
 		return sched.States{}.Run(wrap(New(p.Unreduced())), lim), "every instruction a step: " + why
 	}
+	asked := func() bool { return lim.Stop != nil && lim.Stop() }
 	for reruns := 0; ; reruns++ {
-		res = sched.States{}.Run(wrap(New(r)), lim)
+		// a search that met a break stops at its next poll: its verdict
+		// will not be taken, unless it finds a violation first
+		l := lim
+		l.Stop = func() bool { return r.tx.anyBreak.Load() || asked() }
+		res = sched.States{}.Run(wrap(New(r)), l)
 		next, broke := r.rerun()
-		if res.Verdict == sched.Verified && broke {
+		if broke && res.Verdict != sched.Violation && !asked() {
 			r = next
 			continue
 		}

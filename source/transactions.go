@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"swapcheck/model"
 	"swapcheck/pyvm"
@@ -119,6 +120,8 @@ type txConfig struct {
 	mu     sync.Mutex
 	broken map[txPart]txKind
 	bMade  txKind
+	// anyBreak: broken or bMade holds something (read without mu)
+	anyBreak atomic.Bool
 
 	// broken reductions the tests must catch (export_test.go): breaks
 	// not recorded; every access a mover
@@ -299,6 +302,7 @@ func (w *World) broke(c *cell, k txKind) {
 	}
 	tx.mu.Lock()
 	defer tx.mu.Unlock()
+	tx.anyBreak.Store(true)
 	if !w.s.SetupObject(pyvm.Value{K: pyvm.KindRef, X: c.obj}) {
 		tx.bMade |= k
 		return

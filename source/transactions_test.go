@@ -96,6 +96,12 @@ func txAgreeWithin(t *testing.T, p *source.Program, name string, maxExecutions i
 	return res.Stats.States, red.Stats.States
 }
 
+// txMaxExecutions bounds the unreduced search of a world of
+// TestTransactionsKeepEveryKind: the reaching search of a buggy variant
+// goes on past every failure, and a few of SWAPCHECK_LONG's worlds (three
+// threads with branches, two blocks) pass it.
+const txMaxExecutions = 400_000
+
 // TestTransactionsKeepEveryKind: a search of transactions reaches every
 // violation kind the search of every instruction reaches, and no other,
 // in every variant's file and in halfdone.py, in every world of
@@ -107,14 +113,27 @@ func TestTransactionsKeepEveryKind(t *testing.T) {
 		versions = append(versions, pyvm.V311)
 		modes = append(modes, model.FreeThreaded, model.FreeThreadedOverwrite)
 	}
+	compared, skipped := 0, 0
+	defer func() {
+		t.Logf("%d worlds compared, %d past the bound", compared, skipped)
+		if !testenv.Long() {
+			require.Zero(t, skipped, "every world of the default run must be compared")
+		}
+	}()
 	for _, v := range versions {
 		for _, file := range txFiles {
 			for _, a := range modes {
 				for _, sh := range txShapes() {
 					name := fmt.Sprintf("%s %s %s %s", v, filepath.Base(file), a, fmt.Sprintf("%+v", sh))
 					p := load(t, v, file, sh, a)
-					full, red := txAgree(t, p, name)
+					full, red := txAgreeWithin(t, p, name, txMaxExecutions)
+					if full < 0 {
+						t.Logf("%s: not compared: its unreduced search for every kind passes %d executions", name, txMaxExecutions)
+						skipped++
+						continue
+					}
 					t.Logf("%s: %d states, %d as transactions", name, full, red)
+					compared++
 				}
 			}
 		}
