@@ -13,6 +13,7 @@ import (
 	"go/types"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -24,10 +25,11 @@ import (
 )
 
 // exportedConsts are the values of check's exported string constants
-// whose names start with prefix, type-checked from source.
+// whose names start with prefix, type-checked from source (once per test
+// binary: seconds, with every package check imports).
 func exportedConsts(t *testing.T, prefix string) map[string]string {
 	t.Helper()
-	pkg, err := importer.ForCompiler(token.NewFileSet(), "source", nil).Import("swapcheck/check")
+	pkg, err := checkFromSource()
 	require.NoError(t, err)
 	out := map[string]string{}
 	for _, name := range pkg.Scope().Names() {
@@ -39,6 +41,11 @@ func exportedConsts(t *testing.T, prefix string) map[string]string {
 	require.NotEmpty(t, out, "no constant %s*", prefix)
 	return out
 }
+
+// checkFromSource is package check, type-checked from source.
+var checkFromSource = sync.OnceValues(func() (*types.Package, error) {
+	return importer.ForCompiler(token.NewFileSet(), "source", nil).Import("swapcheck/check")
+})
 
 // TestEveryKindIsListed: every Kind* constant is in check.Kinds (which
 // -list prints), and the package documentation names it.

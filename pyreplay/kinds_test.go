@@ -120,7 +120,10 @@ func scenarioFiles(t *testing.T) ([]string, map[string]*scenario.Scenario) {
 
 // counterexamples searches every registered variant on every verdict-table
 // scenario and scenario file under every atomicity (by default: naive,
-// refcount-del and merged on the scenario files under gil; with
+// refcount-del and merged on the scenario files under gil, each file with
+// one of the three, taken in turn along the files as testenv.Rotate
+// takes them, and naive on the files whose counterexamples go to numba;
+// all three with -pyreplay.full; with
 // SWAPCHECK_LONG, every atomicity but free-threaded-overwrite, whose
 // counterexamples are refused as free-threaded's are; -pyreplay.full
 // searches all four), as explore
@@ -157,14 +160,19 @@ func counterexamples(t *testing.T) []*counterexample {
 	dir := t.TempDir()
 	var out []*counterexample
 	naiveOnNumba := []string{"syncthreads.txt", "branching.txt"}
+	byDefault := []string{"naive", "refcount-del", "merged"}
 	for _, pr := range check.Protocols() {
-		if !long() && !slices.Contains([]string{"naive", "refcount-del", "merged"}, pr.Name) {
+		if !long() && !slices.Contains(byDefault, pr.Name) {
 			continue
 		}
 		if pr.Name == searchedElsewhere {
 			continue
 		}
-		for _, w := range worlds {
+		for i, w := range worlds {
+			onNumba := pr.Name == "naive" && slices.Contains(naiveOnNumba, w.name)
+			if !long() && !*full && i%len(byDefault) != slices.Index(byDefault, pr.Name) && !onNumba {
+				continue // another of byDefault's turn
+			}
 			for _, a := range atomicities {
 				sc, err := w.sc()
 				require.NoError(t, err)
@@ -175,7 +183,7 @@ func counterexamples(t *testing.T) []*counterexample {
 				}
 				c := &counterexample{variant: pr.Name, scenario: w.name, atomicity: a, kind: rep.Result.Failure.Kind,
 					steps: len(rep.Result.Schedule),
-					numba: long() || pr.Name == "merged" || pr.Name == "naive" && slices.Contains(naiveOnNumba, w.name)}
+					numba: long() || pr.Name == "merged" || onNumba}
 				var b bytes.Buffer
 				err = pyreplay.Emit(&b, rep)
 				var un *pyreplay.Unsupported
@@ -238,11 +246,15 @@ func (o *overlays) env(t *testing.T, variant string) string {
 	return o.envs[variant]
 }
 
-// TestMain removes the overlays the tests shared.
+// TestMain removes the overlays the tests shared, and findPython's
+// links.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if packageOverlays.dir != "" {
 		os.RemoveAll(packageOverlays.dir)
+	}
+	if foundDir != "" {
+		os.RemoveAll(foundDir)
 	}
 	os.Exit(code)
 }
@@ -252,8 +264,9 @@ func TestMain(m *testing.M) {
 // the rendition, and on numba's simulator with the variant's swap
 // installed in it, every run; or the emitter refuses it in one line (the
 // free-threaded modes, which no GIL build can run). By default: gil's
-// counterexamples once on the rendition, and naive's and merged's on the
-// scenario files once on numba; with SWAPCHECK_LONG, those of gil,
+// counterexamples of each scenario file with one of naive, refcount-del
+// and merged in turn (counterexamples) once on the rendition, and naive's
+// and merged's among them once on numba; with SWAPCHECK_LONG, those of gil,
 // gil-breaker and free-threaded (counterexamples searches), once on each
 // target (a replay forces every turn, so a second run adds little; twice
 // took 313 s of CI's budget); with -pyreplay.full every atomicity's, 20

@@ -109,7 +109,7 @@ func memoryKinds(t *testing.T, p *model.Program, seed uint64) ([]sched.ThreadID,
 // of each file; SWAPCHECK_LONG=1 12 (24 took 85 s of CI's budget).
 func TestReplayOfMemoryObservesWhatTheModelSees(t *testing.T) {
 	t.Parallel()
-	testenv.Python311(t)
+	py := testenv.Python311(t)
 	seeds := count(3, 12)
 	_, files := scenarioFiles(t)
 	for _, name := range []string{"atomics-add-sub.txt", "atomics-same-lock.txt", "shared-array.txt", "shared-barrier.txt", "array-elements.txt"} {
@@ -129,7 +129,7 @@ func TestReplayOfMemoryObservesWhatTheModelSees(t *testing.T) {
 				wants = append(wants, want)
 				seen[fmt.Sprint(want)] = true
 			}
-			for i, r := range runPython("python3", scripts) {
+			for i, r := range runPython(py, scripts) {
 				require.Contains(t, r.stdout, "replay: all ", "seed %d:\n%s", i+1, r.stdout)
 				require.Equal(t, wants[i], observedKinds(r.stdout), "seed %d:\n%s", i+1, r.stdout)
 			}
@@ -147,7 +147,7 @@ func TestReplayOfMemoryObservesWhatTheModelSees(t *testing.T) {
 // SWAPCHECK_LONG=1 runs every pair.
 func TestReplayOfEveryAtomicPair(t *testing.T) {
 	t.Parallel()
-	testenv.Python311(t)
+	py := testenv.Python311(t)
 	pr, err := check.Lookup("naive")
 	require.NoError(t, err)
 	var scripts, names []string
@@ -182,7 +182,7 @@ func TestReplayOfEveryAtomicPair(t *testing.T) {
 	} else {
 		require.Greater(t, len(scripts), 8)
 	}
-	for i, r := range runPython("python3", scripts) {
+	for i, r := range runPython(py, scripts) {
 		require.Equal(t, 1, r.code, "%s:\n%s", names[i], r.stdout)
 		require.Contains(t, r.stdout, fmt.Sprintf("replay: all %d turns forced", steps[i]), names[i])
 		require.Contains(t, r.stdout, "verdict: reproduced lost-update", names[i])

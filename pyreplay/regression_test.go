@@ -221,8 +221,39 @@ var (
 
 // pythonVersion finds CPython v (python3.12 on the PATH, else under
 // pyenv's root; pyenv's shims run only the versions it is told to), and
-// returns the interpreter it runs.
+// returns the interpreter it runs; the search (seconds through pyenv's
+// shims) runs once per version and test binary.
 func pythonVersion(v string) (string, bool) {
+	pythonVersions.Lock()
+	defer pythonVersions.Unlock()
+	if f, ok := pythonVersions.found[v]; ok {
+		return f.exe, f.ok
+	}
+	exe, ok := findPythonVersion(v)
+	if pythonVersions.found == nil {
+		pythonVersions.found = map[string]struct {
+			exe string
+			ok  bool
+		}{}
+	}
+	pythonVersions.found[v] = struct {
+		exe string
+		ok  bool
+	}{exe, ok}
+	return exe, ok
+}
+
+// pythonVersions are pythonVersion's answers, by version.
+var pythonVersions struct {
+	sync.Mutex
+	found map[string]struct {
+		exe string
+		ok  bool
+	}
+}
+
+// findPythonVersion is pythonVersion's search.
+func findPythonVersion(v string) (string, bool) {
 	var cands []string
 	if p, err := exec.LookPath("python" + v); err == nil {
 		cands = append(cands, p)

@@ -51,16 +51,39 @@ func sourceScenarioCounterexample(t *testing.T, v, file string, sc *scenario.Sce
 }
 
 // findPython is pysource.Find, once per version (a search runs each
-// candidate interpreter: seconds under pyenv's shims).
+// candidate interpreter: seconds under pyenv's shims). Where
+// pythonVersion finds that version, the search looks only at it, as
+// python<v> on a PATH of its own (the cli's -source tests do the same):
+// the interpreter is the one Find would run, found without probing every
+// shim of the machine's PATH and pyenv.
 func findPython(v string) (pysource.Interpreter, error) {
 	foundMu.Lock()
 	defer foundMu.Unlock()
 	if f, ok := found[v]; ok {
 		return f.in, f.err
 	}
-	in, err := pysource.Find(v)
+	in, err := findPythonAlone(v)
 	found[v] = foundPython{in, err}
 	return in, err
+}
+
+// findPythonAlone is findPython's search.
+func findPythonAlone(v string) (pysource.Interpreter, error) {
+	exe, ok := pythonVersion(v)
+	if !ok {
+		return pysource.Find(v)
+	}
+	if foundDir == "" {
+		dir, err := os.MkdirTemp("", "pyreplay-python-")
+		if err != nil {
+			return pysource.Interpreter{}, err
+		}
+		foundDir = dir // removed by TestMain
+	}
+	if err := os.Symlink(exe, filepath.Join(foundDir, "python"+v)); err != nil {
+		return pysource.Interpreter{}, err
+	}
+	return pysource.FindIn(pysource.Env{Path: foundDir}, v)
 }
 
 type foundPython struct {
@@ -71,6 +94,8 @@ type foundPython struct {
 var (
 	foundMu sync.Mutex
 	found   = map[string]foundPython{}
+	// foundDir holds findPython's python<v> links
+	foundDir string
 )
 
 func sourceScript(t *testing.T, p *source.Program, res sched.Result) string {
@@ -128,23 +153,32 @@ func TestSourceReplayOnNumba(t *testing.T) {
 // file fails the replay: the model once made a lingering thread's use of
 // the next launch's fake raise, which the real simulator does not (and
 // naive.py's and refcount_del.py's replays on aborted-launch.txt caught
-// it). Several hosts need numba-cuda's kernel.py: the stand-in has it.
+// it). Several hosts need numba-cuda's kernel.py: the stand-in has it. By
+// default each scenario file replays with one file, aborted-launch.txt
+// with merged.py (its own bug); SWAPCHECK_LONG=1 adds naive.py's and
+// refcount_del.py's there.
 func TestSourceReplayOfScenarioFilesOnNumba(t *testing.T) {
 	t.Parallel()
 	runs := runsOf(2, 2) // the long suite's time goes to the judged 20 of 20 (TestSourceReplayOnNumba)
 	py := pythonWithNumba(t)
 	_, files := scenarioFiles(t)
-	for _, c := range []struct{ file, scenario, kind string }{
-		{"merged.py", "aborted-launch.txt", "use-saw-none"},
-		{"naive.py", "aborted-launch.txt", "use-saw-real"},
-		{"refcount_del.py", "aborted-launch.txt", "exception"},
-		{"merged.py", "raise-fault.txt", "use-saw-other-fake"},
-		{"refcount_del.py", "lingering-thread.txt", "exception"},
-		{"naive.py", "host-calls.txt", "use-saw-real"},
-		{"refcount_unregistered.py", "syncthreads.txt", "exception"},
-		{"merged.py", "host-call-after-abort.txt", "use-saw-other-fake"},
+	for _, c := range []struct {
+		file, scenario, kind string
+		long                 bool // runs with SWAPCHECK_LONG=1 only
+	}{
+		{"merged.py", "aborted-launch.txt", "use-saw-none", false},
+		{"naive.py", "aborted-launch.txt", "use-saw-real", true},
+		{"refcount_del.py", "aborted-launch.txt", "exception", true},
+		{"merged.py", "raise-fault.txt", "use-saw-other-fake", false},
+		{"refcount_del.py", "lingering-thread.txt", "exception", false},
+		{"naive.py", "host-calls.txt", "use-saw-real", false},
+		{"refcount_unregistered.py", "syncthreads.txt", "exception", false},
+		{"merged.py", "host-call-after-abort.txt", "use-saw-other-fake", false},
 	} {
 		t.Run(c.file+"/"+c.scenario, func(t *testing.T) {
+			if c.long && !long() {
+				t.Skip("merged.py's replay on this file runs by default; this one runs with SWAPCHECK_LONG=1")
+			}
 			file := filepath.Join("..", "testdata", "python", c.file)
 			p, res := sourceScenarioCounterexample(t, "3.11", file, files[c.scenario], model.GIL)
 			require.Equal(t, c.kind, res.Failure.Kind)
@@ -189,15 +223,20 @@ func TestSourceReplayOfUpstreamOnNumba(t *testing.T) {
 // With CPython 3.12 and 3.13 bytecode (comprehensions inlined, other
 // eval-breaker checks), the counterexamples replay on the stand-in
 // simulator run by that CPython; the script refuses another version's
-// CPython in one line.
+// CPython in one line. By default each file and atomicity replays on one
+// of the versions, in turn (eachOtherVersion); SWAPCHECK_LONG=1 on each.
 func TestSourceReplayOnOtherVersions(t *testing.T) {
 	t.Parallel()
-	eachOtherVersion(t, func(t *testing.T, v, py string) {
+	eachOtherVersion(t, func(t *testing.T, v, py string, on func(int) bool) {
 		var scripts []string
 		var results []sched.Result
 		var files []string
+		i := -1
 		for _, c := range []string{"naive.py", "refcount_unregistered.py", "refcount_del.py"} {
 			for _, a := range []model.Atomicity{model.GIL, model.GILBreaker} {
+				if i++; !on(i) {
+					continue
+				}
 				file := filepath.Join("..", "testdata", "python", c)
 				p, res := sourceCounterexample(t, v, file, shape(2), a)
 				scripts = append(scripts, sourceScript(t, p, res))
@@ -329,7 +368,9 @@ func TestSourceReplayOfTwoHosts(t *testing.T) {
 // Interrupts from source replay: the SIGINT is set at the host's very
 // instruction the model's landing names, at that pass, and CPython raises
 // it at that instruction's own eval-breaker check, as pyvm says that
-// version checks (3.12's and 3.13's landings too, on the stand-in).
+// version checks (3.12's and 3.13's landings too, on the stand-in: by
+// default each case on one of them, in turn, with SWAPCHECK_LONG=1 on
+// each; every case on 3.11 with numba).
 func TestSourceReplayOfInterrupts(t *testing.T) {
 	t.Parallel()
 	_, files := scenarioFiles(t)
@@ -342,10 +383,13 @@ func TestSourceReplayOfInterrupts(t *testing.T) {
 	flags, err := sh.Build()
 	require.NoError(t, err)
 	cases := []tc{{"naive.py", files["interrupt.txt"]}, {"merged.py", files["interrupt.txt"]}, {"merged.py", flags}, {"refcount_del.py", flags}}
-	run := func(t *testing.T, v, py, target string) {
+	run := func(t *testing.T, v, py, target string, on func(int) bool) {
 		var scripts, paths []string
 		var results []sched.Result
-		for _, c := range cases {
+		for i, c := range cases {
+			if !on(i) {
+				continue
+			}
 			file := filepath.Join("..", "testdata", "python", c.file)
 			p, res := sourceScenarioCounterexample(t, v, file, c.sc, model.GIL)
 			scripts = append(scripts, sourceScript(t, p, res))
@@ -357,19 +401,28 @@ func TestSourceReplayOfInterrupts(t *testing.T) {
 			require.Contains(t, r.stdout, "KeyboardInterrupt raised in the host (main thread) by the check of ", paths[i])
 		}
 	}
-	t.Run("3.11-numba", func(t *testing.T) { run(t, "3.11", pythonWithNumba(t), "numba") })
-	eachOtherVersion(t, func(t *testing.T, v, py string) { run(t, v, py, "rendition") })
+	all := func(int) bool { return true }
+	t.Run("3.11-numba", func(t *testing.T) { run(t, "3.11", pythonWithNumba(t), "numba", all) })
+	eachOtherVersion(t, func(t *testing.T, v, py string, on func(int) bool) { run(t, v, py, "rendition", on) })
 }
 
 // eachOtherVersion runs f in a subtest for CPython 3.12 and for 3.13,
 // each where this machine has it (otherVersions skips the test, or fails
-// it with SWAPCHECK_REQUIRE_PYTHON, when it has neither).
-func eachOtherVersion(t *testing.T, f func(t *testing.T, v, py string)) {
+// it with SWAPCHECK_REQUIRE_PYTHON, when it has neither); f's on(i) says
+// whether its i-th case runs on that version (onVersion: by default each
+// case on one of them, in turn; with long on each).
+func eachOtherVersion(t *testing.T, f func(t *testing.T, v, py string, on func(i int) bool)) {
 	otherVersions(t)
+	var vs, pys []string
 	for _, v := range []string{"3.12", "3.13"} {
 		if py, ok := pythonVersion(v); ok {
-			t.Run(v, func(t *testing.T) { f(t, v, py) })
+			vs, pys = append(vs, v), append(pys, py)
 		}
+	}
+	for k, v := range vs {
+		t.Run(v, func(t *testing.T) {
+			f(t, v, pys[k], func(i int) bool { return onVersion(i, k, len(vs)) })
+		})
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -14,14 +15,18 @@ import (
 )
 
 // python is a supported CPython of this machine, or the test is skipped.
+// The search (it runs every interpreter on PATH and under pyenv: seconds
+// through pyenv's shims) runs once per test binary.
 func python(t *testing.T) pysource.Interpreter {
 	t.Helper()
-	in, err := pysource.Find("")
+	in, err := findOnce()
 	if err != nil {
 		t.Skipf("no supported CPython here: %v", err)
 	}
 	return in
 }
+
+var findOnce = sync.OnceValues(func() (pysource.Interpreter, error) { return pysource.Find("") })
 
 // oneLine: every error the front-end gives is one line, for the CLI's
 // "one clear line and exit 2".

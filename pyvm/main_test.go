@@ -54,7 +54,7 @@ func interpreter(t testing.TB, v pyvm.Version) pysource.Interpreter {
 
 // interpreterFound reports whether a CPython of version v was found.
 func interpreterFound(v pyvm.Version) bool {
-	foundOnce.Do(func() { found, _ = pysource.Candidates(pysource.OSEnv()) })
+	foundOnce.Do(findInterpreters)
 	for _, in := range found {
 		if in.Version == v && in.Implementation == "cpython" {
 			return true
@@ -165,4 +165,20 @@ func (h *harness) run(t fataler, c Case) PyResult {
 		t.Fatalf("%s: %s", c.File, r.Hang)
 	}
 	return r
+}
+
+// findInterpreters finds the machine's CPythons once (pysource.Candidates),
+// each to be run as its sys.executable: a pyenv shim that found one (3.11's
+// python3 here) runs that same interpreter after a bash script of about
+// half a second a start, which the tests' many compilations need not pay.
+func findInterpreters() {
+	found, _ = pysource.Candidates(pysource.OSEnv())
+	for i, in := range found {
+		if in.Executable == "" {
+			continue
+		}
+		if _, err := os.Stat(in.Executable); err == nil {
+			found[i].Path = in.Executable
+		}
+	}
 }

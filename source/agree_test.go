@@ -161,8 +161,11 @@ func pythonFile(v variants.Variant) string {
 // -threads 2, free-threaded-overwrite: the table's shortest is
 // use-saw-real, source meets exception first; both reach both).
 //
-// By default: CPython 3.12 (what numba-cuda's simulator CI runs), gil
-// and gil-breaker (23 s on this 2-core machine). SWAPCHECK_LONG=1:
+// By default: CPython 3.12 (what numba-cuda's simulator CI runs), each
+// variant's worlds in gil or gil-breaker, taken in turn along the worlds
+// and the variants (testenv.Rotate: every world and every variant meets
+// both; the two modes on every world took 23 s on this 2-core machine).
+// SWAPCHECK_LONG=1:
 // CPython 3.11 and 3.12 (each skipped, saying so, where it is not
 // installed), every mode on 3.12 and the GIL build's two on 3.11 (no
 // CPython 3.11 build is free-threaded; its three free-threaded modes
@@ -213,7 +216,7 @@ func TestListingsAgree(t *testing.T) {
 			}
 			require.Subset(t, names, mustRun, "source.Load refuses a world it took")
 			t.Logf("worlds compared: %q; refused by source.Load: %q", names, refused)
-			for _, v := range compared {
+			for vi, v := range compared {
 				t.Run(v.Protocol.Name, func(t *testing.T) {
 					if v.Protocol.ThreadContext && ver != pyvm.V312 {
 						// swapcheck's own fixes (merged-fix, proposed): on
@@ -228,7 +231,7 @@ func TestListingsAgree(t *testing.T) {
 					if ver == pyvm.V311 {
 						modes = []model.Atomicity{model.GIL, model.GILBreaker}
 					}
-					compareWorlds(t, v, src, worlds, modes, fmt.Sprintf("%s from %s on CPython %s", v.Protocol.Name, pythonFile(v), ver))
+					compareWorlds(t, v, src, worlds, modes, vi, fmt.Sprintf("%s from %s on CPython %s", v.Protocol.Name, pythonFile(v), ver))
 				})
 			}
 		})
@@ -236,11 +239,20 @@ func TestListingsAgree(t *testing.T) {
 }
 
 // compareWorlds compares v's listing with src (what names it) on every
-// world in every mode, a subtest each.
-func compareWorlds(t *testing.T, v variants.Variant, src *pysource.Source, worlds []agreeWorld, modes []model.Atomicity, what string) {
-	for _, w := range worlds {
+// world in every mode, a subtest each; with turn >= 0, the i-th world in
+// the modes testenv.Rotate(turn+i, len(modes)) gives (by default one,
+// taken in turn; every mode with SWAPCHECK_LONG=1).
+func compareWorlds(t *testing.T, v variants.Variant, src *pysource.Source, worlds []agreeWorld, modes []model.Atomicity, turn int, what string) {
+	for i, w := range worlds {
 		t.Run(w.name, func(t *testing.T) {
-			for _, a := range modes {
+			these := modes
+			if turn >= 0 {
+				these = nil
+				for _, k := range testenv.Rotate(turn+i, len(modes)) {
+					these = append(these, modes[k])
+				}
+			}
+			for _, a := range these {
 				t.Run(a.String(), func(t *testing.T) {
 					full := !heavyCells[v.Protocol.Name+"|"+w.name+"|"+a.String()] && !heavyWorlds[v.Protocol.Name+"|"+w.name] && !heavyWorlds["*|"+w.name] &&
 						!(freeThreadedHeavy(v.Protocol.Name, a) && !slices.Contains(mustRun[:6], w.name))

@@ -24,7 +24,7 @@ var (
 // it under SWAPCHECK_REQUIRE_PYTHON=1) with a message.
 func interpreter(t testing.TB, v pyvm.Version) pysource.Interpreter {
 	t.Helper()
-	foundOnce.Do(func() { found, _ = pysource.Candidates(pysource.OSEnv()) })
+	foundOnce.Do(findInterpreters)
 	for _, in := range found {
 		if in.Version == v && in.Implementation == "cpython" && !in.FreeThreaded {
 			return in
@@ -61,4 +61,20 @@ func loadWith(t testing.TB, v pyvm.Version, spec string, shape scenario.Shape, a
 	p, err := source.LoadWith(src, sc, a, o)
 	require.NoError(t, err)
 	return p
+}
+
+// findInterpreters finds the machine's CPythons once (pysource.Candidates),
+// each to be run as its sys.executable: a pyenv shim that found one (3.11's
+// python3 here) runs that same interpreter after a bash script of about
+// half a second a start, which the tests' many compilations need not pay.
+func findInterpreters() {
+	found, _ = pysource.Candidates(pysource.OSEnv())
+	for i, in := range found {
+		if in.Executable == "" {
+			continue
+		}
+		if _, err := os.Stat(in.Executable); err == nil {
+			found[i].Path = in.Executable
+		}
+	}
 }

@@ -221,6 +221,12 @@ func docFiles(t *testing.T) []string {
 // (-replay out/schedule.txt). A command of another kind (go test, a
 // script, a benchmark recipe) is skipped with the reason, as a skipped
 // subtest; in the README, a command the test does not know fails it.
+// By default only the README's commands run (what a new user reads
+// first), but for those of readmeTwins, searches of seconds that a test
+// of their own runs by default; the pages of docs/ run theirs, and the
+// README those, with SWAPCHECK_LONG=1, as .ci/run sets it (the proofs for
+// every N and the -source searches among them took most of the test's
+// time).
 func TestREADMECommands(t *testing.T) {
 	testdata, err := filepath.Abs("../../../testdata")
 	require.NoError(t, err)
@@ -237,6 +243,12 @@ func TestREADMECommands(t *testing.T) {
 		}
 		cmds := readmeShellCommands(t, string(b))
 		if len(cmds) == 0 {
+			continue
+		}
+		if name != "README.md" && !testenv.Long() {
+			t.Run(name, func(t *testing.T) {
+				t.Skipf("%s: %d commands of docs/: they run with SWAPCHECK_LONG=1 (as .ci/run sets it)", name, len(cmds))
+			})
 			continue
 		}
 		dir := t.TempDir()
@@ -271,6 +283,9 @@ func TestREADMECommands(t *testing.T) {
 				if longRE.MatchString(c.comment) && !testenv.Long() {
 					t.Skipf("%s: long (minutes): runs with SWAPCHECK_LONG=1", c.text)
 				}
+				if twin, ok := readmeTwins[c.text]; ok && !testenv.Long() {
+					t.Skipf("%s: a search of seconds; by default %s; the page's command runs with SWAPCHECK_LONG=1", c.text, twin)
+				}
 				if checkoutRE.MatchString(c.comment) {
 					t.Skipf("%s: it reads a clone of NVIDIA/numba-cuda beside the repository, which no test fetches", c.text)
 				}
@@ -291,6 +306,18 @@ func TestREADMECommands(t *testing.T) {
 		}
 	}
 	require.GreaterOrEqual(t, ran, 5, "TestREADMECommands ran few commands: did the sh blocks move?")
+}
+
+// readmeTwins are the README's commands whose search takes seconds, by
+// their text, each with the test that checks its world by default; the
+// README's run of them (its exit status and its text block) is
+// TestREADMECommands' with SWAPCHECK_LONG=1. A command edited out of
+// this list's text runs by default again.
+var readmeTwins = map[string]string{
+	"go run ./cmd/explore -protocol merged -atomicity gil-breaker -threads all":                        "TestThreadsAll runs the same command",
+	"go run ./cmd/explore -protocol merged -atomicity gil-breaker -threads 1024":                       "TestWideBlockByProof runs the proof at 1024 threads (proposed), TestThreadsAll merged's under gil-breaker",
+	"go run ./cmd/explore -source testdata/python/merged_fix.py -python 3.12 -hosts 2 -thread-context": "source's TestMergedFixWaitsFromSource verifies the same file and world, with no hang",
+	"go run ./cmd/explore -source testdata/python/proposed.py -python 3.12 -threads 3 -thread-context": "source's TestSymmetryChangesNoVerdict verifies the same file on three threads (CPython 3.12)",
 }
 
 // longRE finds the mark of a command too long for the default suite.

@@ -8,9 +8,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,17 +22,41 @@ import (
 	"swapcheck/cmd/explore/cli"
 )
 
-// buildExplore builds the command into a temporary directory: signals
-// are sent to a real process.
+// buildExplore builds the command into a temporary directory, once per
+// test binary (TestMain removes it): signals are sent to a real process,
+// and TestREADMECommands runs the pages' commands as a user does.
 func buildExplore(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs the command")
 	}
-	bin := filepath.Join(t.TempDir(), "explore")
-	out, err := exec.Command("go", "build", "-o", bin, "swapcheck/cmd/explore").CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	return bin
+	exploreBin.once.Do(func() {
+		exploreBin.dir, exploreBin.err = os.MkdirTemp("", "explore-bin-")
+		if exploreBin.err != nil {
+			return
+		}
+		exploreBin.path = filepath.Join(exploreBin.dir, "explore")
+		exploreBin.out, exploreBin.err = exec.Command("go", "build", "-o", exploreBin.path, "swapcheck/cmd/explore").CombinedOutput()
+	})
+	require.NoError(t, exploreBin.err, "%s", exploreBin.out)
+	return exploreBin.path
+}
+
+// exploreBin is the command buildExplore built.
+var exploreBin struct {
+	once      sync.Once
+	dir, path string
+	out       []byte
+	err       error
+}
+
+// TestMain removes the command buildExplore built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if exploreBin.dir != "" {
+		os.RemoveAll(exploreBin.dir)
+	}
+	os.Exit(code)
 }
 
 // started is a running explore whose stderr is read line by line.

@@ -76,16 +76,24 @@ var interpreterField = regexp.MustCompile(`"interpreter": "(3\.\d+)\.\d+"`)
 // for a verification (merged.py: the world it covers), and the
 // trace.json -out writes, are the golden files', byte for byte but for
 // the micro release, with 3.11's and with 3.12's bytecode (rewrite them
-// with -update, and review the diff).
+// with -update, and review the diff). By default each file runs with one
+// of the versions, taken in turn (testenv.Rotate: naive with 3.11's,
+// merged with 3.12's); SWAPCHECK_LONG=1, and -update, run each with both.
 func TestSourceGolden(t *testing.T) {
-	for _, v := range []string{"3.11", "3.12"} {
-		for _, c := range []struct {
-			file string
-			code int
-		}{
-			{"naive", cli.ExitViolation},
-			{"merged", cli.ExitOK},
-		} {
+	versions := []string{"3.11", "3.12"}
+	for k, c := range []struct {
+		file string
+		code int
+	}{
+		{"naive", cli.ExitViolation},
+		{"merged", cli.ExitOK},
+	} {
+		which := testenv.Rotate(k, len(versions))
+		if *update {
+			which = []int{0, 1}
+		}
+		for _, i := range which {
+			v := versions[i]
 			t.Run(c.file+"-"+v, func(t *testing.T) {
 				pythonOnly(t, v)
 				here := repoRoot(t)

@@ -12,10 +12,11 @@ import (
 
 // A block wider than 128 threads, in a world the proof for every N
 // treats, is answered by that proof when the strategy is auto: verified at
-// N, saying by what; -json says the same. Where the proof does not prove
-// it (naive, refuted at 2), or does not treat the world (two blocks), the
-// search of the N threads follows and finds the counterexample; -strategy
-// por, and 128 threads or fewer, search the N threads without the proof.
+// N, saying by what. Where the proof does not prove it (naive, refuted at
+// 2), the search of the N threads follows and finds the counterexample;
+// 128 threads or fewer search the N threads without the proof.
+// TestWideBlockByProofElsewhere has the other cases (-json, two blocks,
+// -out, -strategy por), with SWAPCHECK_LONG=1.
 func TestWideBlockByProof(t *testing.T) {
 	r := explore(t, "-protocol", "proposed", "-threads", "1024")
 	require.Equal(t, cli.ExitOK, r.code, r.stderr)
@@ -23,7 +24,27 @@ func TestWideBlockByProof(t *testing.T) {
 	require.Contains(t, r.stdout, "verified at N = 1024 threads per block by the proof for every N (docs/every-n.md; -strategy por searches the 1024 threads one by one): verified for every number of threads per block (N >= 1)")
 	require.Contains(t, r.stderr, "explore: proposed: verified at 1024 threads per block by the proof for every N in ")
 
-	r = explore(t, "-protocol", "proposed", "-threads", "1024", "-json")
+	r = explore(t, "-protocol", "naive", "-threads", "200")
+	require.Equal(t, cli.ExitViolation, r.code, r.stderr)
+	require.Contains(t, r.stderr, "explore: 200 threads: the proof for every N did not prove it (refuted at N = 2 threads per block, the smallest (use-saw-real)); searching the 200 threads\n")
+	require.Contains(t, r.stdout, "verdict: violation use-saw-real")
+
+	args := []string{"-protocol", "proposed", "-threads", "128", "-timeout", "1s"}
+	r = explore(t, args...)
+	require.NotContains(t, r.stdout+r.stderr, "the proof for every N", args)
+	require.NotEqual(t, cli.ExitUsage, r.code, "%v: %s", args, r.stderr)
+}
+
+// The rest of TestWideBlockByProof's cases, each a search of seconds:
+// -json says what the proof said; where the proof does not treat the
+// world (two blocks) or does not read a flag (-out), the search of the N
+// threads follows and finds the counterexample; -strategy por searches
+// the N threads without the proof. Long: runs with SWAPCHECK_LONG=1.
+func TestWideBlockByProofElsewhere(t *testing.T) {
+	if !testenv.Long() {
+		t.Skip("long (the proof and searches of wide blocks, seconds each): runs with SWAPCHECK_LONG=1")
+	}
+	r := explore(t, "-protocol", "proposed", "-threads", "1024", "-json")
 	require.Equal(t, cli.ExitOK, r.code, r.stderr)
 	var j struct {
 		Verdict  string `json:"verdict"`
@@ -37,11 +58,6 @@ func TestWideBlockByProof(t *testing.T) {
 	require.Equal(t, 1024, j.Threads)
 	require.Equal(t, "every-n", j.By)
 
-	r = explore(t, "-protocol", "naive", "-threads", "200")
-	require.Equal(t, cli.ExitViolation, r.code, r.stderr)
-	require.Contains(t, r.stderr, "explore: 200 threads: the proof for every N did not prove it (refuted at N = 2 threads per block, the smallest (use-saw-real)); searching the 200 threads\n")
-	require.Contains(t, r.stdout, "verdict: violation use-saw-real")
-
 	r = explore(t, "-protocol", "naive", "-threads", "130", "-blocks", "2")
 	require.Equal(t, cli.ExitViolation, r.code, r.stderr)
 	require.Contains(t, r.stderr, "explore: 130 threads: the proof for every N does not treat this world (")
@@ -51,14 +67,10 @@ func TestWideBlockByProof(t *testing.T) {
 	require.Equal(t, cli.ExitViolation, r.code, r.stderr)
 	require.Contains(t, r.stderr, "explore: 130 threads: the proof for every N does not read -out; searching the 130 threads")
 
-	for _, args := range [][]string{
-		{"-protocol", "proposed", "-threads", "200", "-strategy", "por", "-timeout", "1s"},
-		{"-protocol", "proposed", "-threads", "128", "-timeout", "1s"},
-	} {
-		r = explore(t, args...)
-		require.NotContains(t, r.stdout+r.stderr, "the proof for every N", args)
-		require.NotEqual(t, cli.ExitUsage, r.code, "%v: %s", args, r.stderr)
-	}
+	args := []string{"-protocol", "proposed", "-threads", "200", "-strategy", "por", "-timeout", "1s"}
+	r = explore(t, args...)
+	require.NotContains(t, r.stdout+r.stderr, "the proof for every N", args)
+	require.NotEqual(t, cli.ExitUsage, r.code, "%v: %s", args, r.stderr)
 }
 
 // A -timeout the proof uses up leaves no time for the search of the N
