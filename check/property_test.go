@@ -369,10 +369,13 @@ type foundCase struct {
 
 // TestPropertyBuggyVariantsFound: for every variant registered buggy,
 // rapid finds a scenario and a schedule with a harmful violation (one
-// host, no faults) and shrinks it: never more threads, blocks, launches
-// or steps than the first one found (most runs end at two threads of one
+// host, no faults) and shrinks it: never more threads, blocks or
+// launches than the first one found (most runs end at two threads of one
 // block and one launch: the log says), and its schedule, as explore
-// -replay runs it, ends in the same violation.
+// -replay runs it, ends in the same violation. Its steps may be one or
+// two more than the first one's: rapid shrinks what it drew, and a
+// smaller scenario can take a longer walk to the violation (seen: 22
+// steps after 21), so the log gives both and nothing asserts on them.
 func TestPropertyBuggyVariantsFound(t *testing.T) {
 	sequentialOnly(t)
 	buggy := variantsExpected(variants.Buggy)
@@ -411,7 +414,6 @@ func TestPropertyBuggyVariantsFound(t *testing.T) {
 			require.LessOrEqual(t, sc.Threads, f.Threads, "shrinking grew the threads")
 			require.LessOrEqual(t, sc.Blocks, f.Blocks, "shrinking grew the blocks")
 			require.LessOrEqual(t, sc.Launches, f.Launches, "shrinking grew the launches")
-			require.LessOrEqual(t, len(last.schedule), len(first.schedule), "shrinking lengthened the schedule")
 			rep, err := check.Replay(&check.Schedule{Protocol: last.prog.Protocol, Atomicity: last.prog.Atomicity, Scenario: sc, Steps: last.schedule})
 			require.NoError(t, err)
 			require.Equal(t, sched.Violation, rep.Result.Verdict)
