@@ -23,10 +23,13 @@ for c in 55a84eb7 8356c6f8 41104c54 67acbfbd d41b90d3 HEAD; do
 			for a in gil gil-breaker; do
 				# shellcheck disable=SC2086 # $r is several flags
 				out=$(timeout -s KILL 300 "$tmp/explore" -source "$tmp/$c/kernelapi.py" -python "$py" -atomicity "$a" $r -quiet 2>&1 || true)
-				v=$(echo "$out" | grep -m1 '^verdict:' | sed -E 's/^verdict: (violation [a-z-]+|verified|incomplete).*/\1/')
+				# awk reads all of its input: a grep that stops at its first
+				# match would end the echo with SIGPIPE, which pipefail makes
+				# the script's end
+				v=$(echo "$out" | awk '/^verdict:/ && !f { f = 1; print }' | sed -E 's/^verdict: (violation [a-z-]+|verified|incomplete).*/\1/')
 				case $v in
 				violation*) line="$line **violation** \`${v#violation }\` |" ;;
-				*) line="$line $v ($(echo "$out" | grep -oE '[0-9]+ states' | head -1)) |" ;;
+				*) line="$line $v ($(echo "$out" | awk 'match($0, /[0-9]+ states/) && !f { f = 1; print substr($0, RSTART, RLENGTH) }')) |" ;;
 				esac
 			done
 		done
