@@ -27,6 +27,7 @@ var layer = map[string]int{
 	"swapcheck/swap":                  2,
 	"swapcheck/naive":                 2,
 	"swapcheck/source":                2,
+	"swapcheck/internal/pyfind":       2,
 	"swapcheck/variants":              3,
 	"swapcheck/check":                 4,
 	"swapcheck/check/worldtest":       4,
@@ -38,7 +39,7 @@ var layer = map[string]int{
 }
 
 // testOnly are imported by tests only.
-var testOnly = []string{"swapcheck/internal/testenv", "swapcheck/internal/switchgolden"}
+var testOnly = []string{"swapcheck/internal/testenv", "swapcheck/internal/switchgolden", "swapcheck/internal/pyfind"}
 
 func goList(t *testing.T, args ...string) []string {
 	t.Helper()

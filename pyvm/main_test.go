@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"swapcheck/internal/pyfind"
 	"swapcheck/pysource"
 	"swapcheck/pyvm"
 )
@@ -28,17 +29,12 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-var (
-	foundOnce sync.Once
-	found     []pysource.Interpreter
-)
-
 // interpreter returns the CPython of version v, or skips the test (fails
 // it under SWAPCHECK_REQUIRE_PYTHON=1) with a message.
 func interpreter(t testing.TB, v pyvm.Version) pysource.Interpreter {
 	t.Helper()
 	if interpreterFound(v) {
-		for _, in := range found {
+		for _, in := range pyfind.Interpreters() {
 			if in.Version == v && in.Implementation == "cpython" {
 				return in
 			}
@@ -54,8 +50,7 @@ func interpreter(t testing.TB, v pyvm.Version) pysource.Interpreter {
 
 // interpreterFound reports whether a CPython of version v was found.
 func interpreterFound(v pyvm.Version) bool {
-	foundOnce.Do(findInterpreters)
-	for _, in := range found {
+	for _, in := range pyfind.Interpreters() {
 		if in.Version == v && in.Implementation == "cpython" {
 			return true
 		}
@@ -165,20 +160,4 @@ func (h *harness) run(t fataler, c Case) PyResult {
 		t.Fatalf("%s: %s", c.File, r.Hang)
 	}
 	return r
-}
-
-// findInterpreters finds the machine's CPythons once (pysource.Candidates),
-// each to be run as its sys.executable: a pyenv shim that found one (3.11's
-// python3 here) runs that same interpreter after a bash script of about
-// half a second a start, which the tests' many compilations need not pay.
-func findInterpreters() {
-	found, _ = pysource.Candidates(pysource.OSEnv())
-	for i, in := range found {
-		if in.Executable == "" {
-			continue
-		}
-		if _, err := os.Stat(in.Executable); err == nil {
-			found[i].Path = in.Executable
-		}
-	}
 }

@@ -3,11 +3,11 @@ package source_test
 import (
 	"fmt"
 	"os"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"swapcheck/internal/pyfind"
 	"swapcheck/model"
 	"swapcheck/pysource"
 	"swapcheck/pyvm"
@@ -15,17 +15,11 @@ import (
 	"swapcheck/source"
 )
 
-var (
-	foundOnce sync.Once
-	found     []pysource.Interpreter
-)
-
 // interpreter returns the CPython of version v, or skips the test (fails
 // it under SWAPCHECK_REQUIRE_PYTHON=1) with a message.
 func interpreter(t testing.TB, v pyvm.Version) pysource.Interpreter {
 	t.Helper()
-	foundOnce.Do(findInterpreters)
-	for _, in := range found {
+	for _, in := range pyfind.Interpreters() {
 		if in.Version == v && in.Implementation == "cpython" && !in.FreeThreaded {
 			return in
 		}
@@ -61,20 +55,4 @@ func loadWith(t testing.TB, v pyvm.Version, spec string, shape scenario.Shape, a
 	p, err := source.LoadWith(src, sc, a, o)
 	require.NoError(t, err)
 	return p
-}
-
-// findInterpreters finds the machine's CPythons once (pysource.Candidates),
-// each to be run as its sys.executable: a pyenv shim that found one (3.11's
-// python3 here) runs that same interpreter after a bash script of about
-// half a second a start, which the tests' many compilations need not pay.
-func findInterpreters() {
-	found, _ = pysource.Candidates(pysource.OSEnv())
-	for i, in := range found {
-		if in.Executable == "" {
-			continue
-		}
-		if _, err := os.Stat(in.Executable); err == nil {
-			found[i].Path = in.Executable
-		}
-	}
 }

@@ -2,6 +2,7 @@ package source
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"slices"
 	"sync"
@@ -152,26 +153,16 @@ type cell struct {
 }
 
 func cellCmp(a, b *cell) int {
-	if c := compareInt(a.obj, b.obj); c != 0 {
+	if c := cmp.Compare(a.obj, b.obj); c != 0 {
 		return c
 	}
-	if c := compareInt(a.loc, b.loc); c != 0 {
+	if c := cmp.Compare(a.loc, b.loc); c != 0 {
 		return c
 	}
-	if c := compareInt(a.key.K, b.key.K); c != 0 {
+	if c := cmp.Compare(a.key.K, b.key.K); c != 0 {
 		return c
 	}
-	return compareInt(a.key.X, b.key.X)
-}
-
-func compareInt[T ~int32 | ~uint8](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return cmp.Compare(a.key.X, b.key.X)
 }
 
 // Reduced is p with its steps made transactions (this file's reduction),
@@ -401,7 +392,7 @@ func (w *World) access(obj int32, loc pyvm.Loc, key pyvm.Value, write bool, held
 		return w.update(i, write, held)
 	}
 	w.cellAt(obj, pyvm.LocWhole, pyvm.Value{})
-	lo, _ := slices.BinarySearchFunc(w.cells, obj, func(c cell, o int32) int { return compareInt(c.obj, o) })
+	lo, _ := slices.BinarySearchFunc(w.cells, obj, func(c cell, o int32) int { return cmp.Compare(c.obj, o) })
 	for i := lo; i < len(w.cells) && w.cells[i].obj == obj; i++ {
 		if !w.update(i, write, held) {
 			mover = false
