@@ -191,17 +191,11 @@ func (k *keyer) value(v Value) {
 		k.int(int64(v.X))
 		return
 	}
-	if v.X < k.s.heap.setup {
-		k.int(int64(v.X))
-		return
-	}
-	n := k.num[v.X]
-	if n < 0 {
-		n = int32(len(k.queue))
-		k.num[v.X] = n
+	if v.X >= k.s.heap.setup && k.num[v.X] < 0 {
+		k.num[v.X] = int32(len(k.queue))
 		k.queue = append(k.queue, v.X)
 	}
-	k.int(int64(k.s.heap.setup) + int64(n))
+	k.int(k.name(v))
 }
 
 func (k *keyer) values(vs []Value) {

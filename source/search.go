@@ -12,13 +12,14 @@ import (
 // of transactions that meets a break (transactions.go) stops at its next
 // poll and is run again with the broken parts' accesses taken as
 // non-movers, until one meets none; a violation found on the way is an
-// execution of the file, and is taken at once. The result's Schedule is one of p's own steps (Expand),
-// so a trace, a replay or shrinking takes it with p.Unreduced() (p
-// itself when the caller gave an unreduced p, as explore does; a reduced
-// p is searched as it is, as tests give it); its Stats are the
-// last search's. wrap, when set, wraps each search's world (-want's
-// aim). how says which search ran: "transactions: ..." with how many
-// searches it took, or "every instruction a step: " and why.
+// execution of the file, and is taken at once. The result's Schedule is
+// one of p's own steps (Expand), so a trace, a replay or shrinking takes
+// it with p.Unreduced() (p itself when the caller gave an unreduced p,
+// as explore does; a reduced p is searched as it is, as tests give it);
+// its Stats are the last search's. wrap, when set, wraps each search's
+// world (-want's aim). how says which search ran: "transactions: ..."
+// with how many searches it took, or "every instruction a step: " and
+// why.
 func Search(p *Program, lim sched.Limits, wrap func(sched.System) sched.System) (res sched.Result, how string) {
 	if wrap == nil {
 		wrap = func(s sched.System) sched.System { return s }

@@ -244,21 +244,6 @@ func (p *Program) rerun() (*Program, bool) {
 	return &r, true
 }
 
-// Breaks is how many objects' kinds of access the searches of p met a
-// break on (0 for an unreduced p).
-func (p *Program) Breaks() int {
-	if p.tx == nil {
-		return 0
-	}
-	p.tx.mu.Lock()
-	defer p.tx.mu.Unlock()
-	n := len(p.tx.broken)
-	if p.tx.bMade != 0 {
-		n++
-	}
-	return n
-}
-
 // parts are the parts of its object cell c speaks of: its entries, its
 // shape, or (the whole-record) both.
 func (c *cell) parts() []txPart {
@@ -442,14 +427,23 @@ func (w *World) update(i int, write bool, held lockset) bool {
 	} else if mover {
 		mr &= held
 	}
-	if mr != everyLock && mr&cw == 0 && !(c.mr != everyLock && c.mr&c.cw == 0) {
+	// a break is new when this access makes it
+	if broken(mr, cw) && !broken(c.mr, c.cw) {
 		w.broke(c, txReads)
 	}
-	if mw != everyLock && mw&ca == 0 && !(c.mw != everyLock && c.mw&c.ca == 0) {
+	if broken(mw, ca) && !broken(c.mw, c.ca) {
 		w.broke(c, txWrites)
 	}
 	c.ca, c.cw, c.mr, c.mw = ca, cw, mr, mw
 	return mover
+}
+
+// broken reports whether the locks every mover held (movers) and the
+// locks every access those movers must commute with held (others: the
+// writes, for mover reads; every access, for mover writes) have none in
+// common.
+func broken(movers, others lockset) bool {
+	return movers != everyLock && movers&others == 0
 }
 
 // appendTx appends what the key must say of the reduction's record: the

@@ -329,7 +329,6 @@ func (w *World) run(t int) (f *sched.Failure, blocked bool) {
 	w.bounds = 0
 	for {
 		u := w.unit(t)
-		bound := u.bound || u.ends || u.fail == nil && !u.blocked && w.finished(t)
 		if u.fail != nil {
 			w.bounds++
 			return u.fail, false
@@ -337,7 +336,7 @@ func (w *World) run(t int) (f *sched.Failure, blocked bool) {
 		if u.blocked {
 			return nil, !shared
 		}
-		if bound {
+		if u.bound || u.ends || w.finished(t) {
 			w.bounds++
 		}
 		shared = shared || u.shared
