@@ -34,6 +34,9 @@ type Code struct {
 
 	id   int     // the Program's number for it (Program.Codes)
 	vals []Value // Consts as Values (Undef for an unsupported one)
+	// namesFrom[pc] and nestedNames are NamesFrom's (reach.go)
+	namesFrom   [][]Value
+	nestedNames []Value
 }
 
 // CodeFlags are co_flags.

@@ -114,6 +114,44 @@ func (s *State) AppendKeyThen(b []byte, order []int, more func(b []byte, name fu
 	return k.b
 }
 
+// AppendThreadKey appends the key of what thread t holds alone: its
+// task, its frames and the roots given, with every object it made and
+// has not published written in full, numbered as the walk meets them,
+// and every other object named by its heap index, unwritten. Two
+// threads with equal keys hold isomorphic objects of their own that
+// point at the same objects of others', so exchanging the two maps the
+// state to one equal to it up to renumbering (an embedder's symmetry
+// then finds their swap leaves the state as it is).
+func (s *State) AppendThreadKey(b []byte, t int, roots ...Value) []byte {
+	nums := numPool.Get().(*[]int32)
+	defer numPool.Put(nums)
+	if cap(*nums) < len(s.heap.slots) {
+		*nums = make([]int32, len(s.heap.slots))
+	}
+	k := keyer{s: s, b: b, num: (*nums)[:len(s.heap.slots)], only: int16(t + 1)}
+	for i := range k.num {
+		k.num[i] = -1
+	}
+	th := &s.threads[t]
+	k.bool(th.busy)
+	k.int(int64(len(th.frames)))
+	for _, f := range th.frames {
+		k.value(ref(f))
+	}
+	k.value(th.excBase)
+	k.value(th.result)
+	k.value(th.raised)
+	k.value(th.obj)
+	k.int(int64(len(roots)))
+	for _, v := range roots {
+		k.value(v)
+	}
+	for q := 0; q < len(k.queue); q++ {
+		k.object(k.queue[q])
+	}
+	return k.b
+}
+
 // name is v's object's name in the key written (AppendKeyThen), -1 when
 // the walk did not meet it.
 func (k *keyer) name(v Value) int64 {
@@ -156,11 +194,17 @@ type keyer struct {
 	num   []int32 // heap index -> canonical number, -1 before the walk meets it
 	queue []int32 // heap indices numbered and not yet written, in number order
 	rank  []int16 // thread index -> its place in the key (nil: itself)
+	// only, when set, is the thread (index+1) whose own objects alone
+	// are written (AppendThreadKey)
+	only int16
 }
 
 // thread writes a thread number kept as index+1 (0: none), renamed by
 // the key's order.
 func (k *keyer) thread(owner int16) {
+	if k.only != 0 && owner == k.only {
+		owner = 1 // the thread itself, whichever it is
+	}
 	if owner > 0 && k.rank != nil {
 		owner = k.rank[owner-1] + 1
 	}
@@ -189,6 +233,10 @@ func (k *keyer) value(v Value) {
 	k.byte(uint8(v.K))
 	if !v.refersTo() {
 		k.int(int64(v.X))
+		return
+	}
+	if k.only != 0 && k.s.heap.slots[v.X].owner != k.only {
+		k.int(-2 - int64(v.X)) // another's, or shared: by its index
 		return
 	}
 	if v.X >= k.s.heap.setup && k.num[v.X] < 0 {

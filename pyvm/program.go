@@ -128,6 +128,11 @@ func Load(module *Code, v Version, opts Options) (*Program, error) {
 	for _, c := range p.Codes {
 		p.internCode(c)
 	}
+	for _, c := range p.Codes {
+		if c.namesFrom == nil {
+			p.names(c)
+		}
+	}
 	if err := p.refuse(); err != nil {
 		return nil, err
 	}
@@ -318,17 +323,7 @@ func (c *Code) reaches(from, to int) bool {
 		if i == to {
 			return true
 		}
-		in := &c.Instrs[i]
-		next := []int{in.Target}
-		switch in.Op {
-		case OpJumpForward, OpJumpBackward, OpJumpBackwardNoInterrupt, OpReturnValue, OpReturnConst, OpReraise, OpRaiseVarargs:
-		default:
-			next = append(next, i+1)
-		}
-		if e, ok := c.handler(i); ok {
-			next = append(next, e.Target)
-		}
-		for _, n := range next {
+		for _, n := range c.next(i, nil) {
 			if n >= 0 && n < len(c.Instrs) && !seen[n] {
 				seen[n] = true
 				stack = append(stack, n)
