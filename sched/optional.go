@@ -163,6 +163,16 @@ type CanonicalTies interface {
 	AppendCanonicalTies(order []ThreadID, buf []bool) []bool
 }
 
+// TiedChildren is implemented by CanonicalTies systems that let POR
+// leave out the child of a thread tied with one whose child it keeps:
+// the swap of the two, which leaves the state as it is, maps one child
+// to the other, so the two have one canonical key and the second would
+// only be matched. The counts change (fewer matched steps, fewer
+// executions), the states reached do not.
+type TiedChildren interface {
+	SkipTiedChildren() bool
+}
+
 // Futures is implemented by systems that can bound what their threads may
 // still do, for POR. frozen marks the threads of a set T, which take no
 // step in the executions MayConflict and AppendEnablers speak of; a method

@@ -123,11 +123,23 @@ func (x *porReducer) ample(s System, order []ThreadID) []bool {
 		for _, t := range order {
 			amp[t] = true
 		}
-		return amp
+	} else {
+		x.closure(s, best, len(order)+1)
+		for _, t := range order {
+			amp[t] = x.inT[t]
+		}
 	}
-	x.closure(s, best, len(order)+1)
-	for _, t := range order {
-		amp[t] = x.inT[t]
+	if tc, ok := s.(TiedChildren); ok && len(x.tied) > 0 && tc.SkipTiedChildren() {
+		// a tied thread's child is its run's first one's image
+		kept := false
+		for i, t := range x.rank {
+			switch {
+			case !x.tied[i]:
+				kept = amp[t]
+			case kept:
+				amp[t] = false
+			}
+		}
 	}
 	return amp
 }

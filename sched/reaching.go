@@ -119,3 +119,56 @@ func (r *Reaching) AppendKey(b []byte) []byte {
 	}
 	return r.inner.AppendKey(append(b, 0))
 }
+
+// ReachingFutures is a Reaching whose inner system has Futures, which it
+// passes on, so that POR reduces the search for every kind as it reduces
+// the inner system's (an ended state has no runnable thread, so POR asks
+// nothing of it); its canonical order, where the inner system has one,
+// too.
+type ReachingFutures struct{ *Reaching }
+
+// NewReachingFutures wraps inner, which must have Futures.
+func NewReachingFutures(inner System) ReachingFutures {
+	if _, ok := inner.(Futures); !ok {
+		panic("sched: NewReachingFutures of a system without Futures")
+	}
+	return ReachingFutures{NewReaching(inner)}
+}
+
+func (r ReachingFutures) Clone() System { return ReachingFutures{r.Reaching.Clone().(*Reaching)} }
+
+func (r ReachingFutures) fut() Futures { return r.inner.(Futures) }
+
+func (r ReachingFutures) MayConflict(p, q ThreadID, frozen []bool) bool {
+	return r.fut().MayConflict(p, q, frozen)
+}
+
+func (r ReachingFutures) AppendEnablers(q ThreadID, frozen []bool, buf []ThreadID) []ThreadID {
+	return r.fut().AppendEnablers(q, frozen, buf)
+}
+
+func (r ReachingFutures) Acyclic() bool           { return r.fut().Acyclic() }
+func (r ReachingFutures) NewFuturesScratch() any  { return r.fut().NewFuturesScratch() }
+func (r ReachingFutures) UseFuturesScratch(x any) { r.fut().UseFuturesScratch(x) }
+
+func (r ReachingFutures) AppendCanonicalOrder(buf []ThreadID) []ThreadID {
+	if co, ok := r.inner.(CanonicalOrderer); ok {
+		return co.AppendCanonicalOrder(buf)
+	}
+	for t := range ThreadID(r.inner.NumThreads()) {
+		buf = append(buf, t)
+	}
+	return buf
+}
+
+func (r ReachingFutures) AppendCanonicalTies(order []ThreadID, buf []bool) []bool {
+	if ct, ok := r.inner.(CanonicalTies); ok && !r.ended {
+		return ct.AppendCanonicalTies(order, buf)
+	}
+	return append(buf, make([]bool, len(order))...)
+}
+
+func (r ReachingFutures) SkipTiedChildren() bool {
+	tc, ok := r.inner.(TiedChildren)
+	return ok && tc.SkipTiedChildren()
+}
