@@ -84,10 +84,10 @@
 // heap numbered by a walk from the roots, the context managers the
 // threads hold among them), with each block's GPU threads taken in an
 // order read off the state (World.AppendKey): states equal up to
-// exchanging two alike threads share a key. No partial-order reduction:
-// every step depends on every other (Footprint says All). A thread's
-// status comes from a trial of its step on a copy when some lock is
-// held; otherwise it is runnable.
+// exchanging two alike threads share a key. A thread's status comes
+// from a trial of its step on a copy when some lock is held; otherwise
+// it is runnable. Footprint says every step depends on every other: the
+// partial-order reduction below works from futures, not footprints.
 //
 // # Transactions
 //
@@ -103,8 +103,24 @@
 // back into one of the Program's own steps (Program.Expand), which
 // every trace, replay and shrink takes; the reduced world is for the
 // search alone. Elsewhere every instruction that touches what another
-// thread can is a step, as above. Either way the states past four or
-// five threads are many (docs/source.md measures them).
+// thread can is a step, as above.
+//
+// # Persistent sets
+//
+// With one host, the reduced world is searched by sched.POR: at each
+// state only a persistent set of threads' transactions is taken, worked
+// out from what each thread may still touch (futures.go: the objects
+// reachable from what it holds and from the globals its code still to
+// run names; what a thread's next transaction touches, from its trial),
+// and, of threads whose swap leaves the state as it is (a block's
+// threads at one place holding alike objects of their own), one child
+// is made. A use of cuda by a GPU thread is a both-mover
+// (transactions.go, "Uses"), so a thread's body joins its exit's lock
+// block. Then merged.py's threads move through the swap a phase at a
+// time, and -threads 32 is some 20,000 states; worlds with several
+// modules still interleave every module's lock blocks (futures are
+// objects, not a registry's entries), and grow fast (docs/source.md
+// measures them).
 //
 // # What is checked
 //

@@ -23,3 +23,11 @@ func ReducedAllMovers(p *Program) *Program {
 	r.tx.allMovers = true
 	return r
 }
+
+// NoPOR makes p's reduced searches take every transaction of every
+// thread at each state (no futures: futures.go).
+func NoPOR(p *Program) { p.noPOR = true }
+
+// FuturesNextOnly breaks p's futures: a thread's future is its next step
+// alone, a reduction that loses what a later step of it would meet.
+func FuturesNextOnly(p *Program) { p.nextOnly = true }

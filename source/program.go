@@ -29,6 +29,10 @@ type Program struct {
 	// breakKey leaves the interpreter's state out of the key: a broken
 	// reduction that the tests must catch (export_test.go).
 	breakKey bool
+	// noPOR: no futures (futures.go), for tests that compare;
+	// nextOnly: a broken one, whose futures are the next steps alone,
+	// that the tests must catch (export_test.go)
+	noPOR, nextOnly bool
 	// tx, when set, makes each step a transaction (transactions.go:
 	// Reduced)
 	tx *txConfig

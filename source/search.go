@@ -40,18 +40,26 @@ func Search(p *Program, lim sched.Limits, wrap func(sched.System) sched.System) 
 		// will not be taken, unless it finds a violation first
 		l := lim
 		l.Stop = func() bool { return r.tx.anyBreak.Load() || asked() }
-		res = sched.States{}.Run(wrap(New(r)), l)
+		res = r.strategy().Run(wrap(New(r)), l)
 		next, broke := r.rerun()
 		if broke && res.Verdict != sched.Violation && !asked() {
 			r = next
 			continue
 		}
 		how = "transactions: each thread's lock-protected instructions joined (docs/source.md)"
+		if r.porOn() {
+			how += "; persistent sets of them"
+		}
 		if reruns > 0 {
 			how += fmt.Sprintf("; searched %d times, each with fewer movers, until no lockset broke", reruns+1)
 		}
 		if broke {
 			how += "; a lockset broke, so the joins are not trusted"
+			if res.Verdict == sched.Verified {
+				// asked to stop before the search with fewer movers:
+				// what this one covered proves nothing
+				res.Verdict, res.Complete, res.Cut = sched.Incomplete, false, "stopped"
+			}
 		}
 		if res.Verdict == sched.Violation {
 			s, err := r.Expand(res.Schedule)
@@ -86,4 +94,13 @@ func (p *Program) Expand(sch []sched.ThreadID) ([]sched.ThreadID, error) {
 		}
 	}
 	return out, nil
+}
+
+// strategy is the search a reduced p's world takes: sched.POR where its
+// threads have futures (futures.go), else sched.States.
+func (p *Program) strategy() sched.Strategy {
+	if p.porOn() {
+		return sched.POR{}
+	}
+	return sched.States{}
 }

@@ -437,6 +437,10 @@ func (w *World) judgeUse(t int, f *frame, cd *code, st *stmt, v pyvm.Value, seen
 		fail.Thread = sched.ThreadID(t)
 		return unitResult{fail: fail}
 	}
+	if w.p.tx != nil && w.p.tx.useMover && !via && !w.p.isHost(t) {
+		// a mover (transactions.go, "Uses"): the transaction goes on
+		return unitResult{bound: true}
+	}
 	return unitResult{shared: true, ends: true}
 }
 

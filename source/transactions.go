@@ -38,7 +38,8 @@ import (
 //     acquire, a statement of the simulator's code but one: a device
 //     call's read of _kernel_context is a both-mover where
 //     Program.contextMoves says no write of it can fall while the call
-//     can run).
+//     can run, and a GPU thread's use of cuda is one where
+//     Program.usesMove says so: see "Uses" below).
 //
 // A step is a transaction: the thread runs R and B instructions until it
 // runs an N or an L (the commit), and stops after it; it also stops where
@@ -70,6 +71,29 @@ import (
 // part forbids it. The locks and locksets are part of the state's
 // key, so two paths that reach the same state with different histories
 // are both followed.
+//
+// # Uses
+//
+// A GPU thread's use of cuda (cuda.local, the load of syncthreads) reads
+// one global of its module and does nothing with what it read but judge
+// it: it passes, and the thread goes on exactly as after any other value
+// that passes, or it fails, and the execution ends there. Where no
+// kernel raises (Program.usesMove: no thread is aborted or orphaned, so
+// every use is judged so) such a read is a both-mover without a lockset:
+// take an execution and move a use across a neighbour of another thread.
+// The states after the two are the same (the use writes nothing but its
+// thread's place). If the use passes in the new order too, the two
+// executions differ in nothing; if it fails there, the new order is an
+// execution of the file that fails at that use. Either way a search that
+// takes the use with the transaction it is in meets a failure wherever
+// some execution meets one, and the failure of the use itself, when
+// that is the one, with the same value read: the steps of others before
+// it in its transaction move before the transaction's start, the
+// thread's own before the use move after them, and the value the use
+// reads is the one it read. A use read through the file's
+// __getattribute__ (proposed's dispatcher) runs the file's code on what
+// it read, and a host's use raises AttributeError and goes on: neither
+// is a mover.
 //
 // Where it applies: atomicity gil and the free-threaded modes (a step is
 // an instruction there), no faults (an interrupt lands, and the raise
@@ -128,8 +152,9 @@ type txConfig struct {
 	// not recorded; every access a mover
 	ignoreBreaks, allMovers bool
 	// ctxMover: a device call's read of _kernel_context moves both ways
-	// (contextMoves)
-	ctxMover bool
+	// (contextMoves); useMover: so does a GPU thread's use of cuda
+	// (usesMove)
+	ctxMover, useMover bool
 }
 
 // txPart names the part of a set-up object a break speaks of, in every
@@ -181,7 +206,7 @@ func (p *Program) Reduced() (*Program, string) {
 		return p, "the file calls threading.current_thread(), whose abort flag the simulator's code writes"
 	}
 	r := *p
-	r.tx = &txConfig{never: map[txPart]txKind{}, broken: map[txPart]txKind{}, ctxMover: p.contextMoves()}
+	r.tx = &txConfig{never: map[txPart]txKind{}, broken: map[txPart]txKind{}, ctxMover: p.contextMoves(), useMover: p.usesMove()}
 	// every use of cuda reads its module's globals with no lock held:
 	// no write to them is a mover, so say so before the first search
 	for _, g := range p.globals {
@@ -199,9 +224,13 @@ func (p *Program) Reduced() (*Program, string) {
 // where a kernel raises (its block's other threads linger after the
 // host left the launch and reset it).
 func (p *Program) contextMoves() bool {
-	if p.hosts != 1 {
-		return false
-	}
+	return p.hosts == 1 && p.usesMove()
+}
+
+// usesMove reports whether a GPU thread's use of cuda is a both-mover
+// (see "Uses"): no kernel raises, so no thread is aborted or orphaned,
+// and every use passes or ends the execution.
+func (p *Program) usesMove() bool {
 	for _, c := range p.codes {
 		for _, st := range c.stmts {
 			if st.raise {
@@ -234,7 +263,7 @@ func (p *Program) rerun() (*Program, bool) {
 	}
 	r := *p
 	r.tx = &txConfig{never: map[txPart]txKind{}, made: tx.made | tx.bMade, broken: map[txPart]txKind{},
-		ignoreBreaks: tx.ignoreBreaks, allMovers: tx.allMovers, ctxMover: tx.ctxMover}
+		ignoreBreaks: tx.ignoreBreaks, allMovers: tx.allMovers, ctxMover: tx.ctxMover, useMover: tx.useMover}
 	for x, k := range tx.never {
 		r.tx.never[x] |= k
 	}
@@ -301,10 +330,12 @@ func (w *World) txStep(t int, in *pyvm.StepInfo) txClass {
 			if !lockOp(in.Locks, a.Obj) {
 				cls = txNon // a lock's state read with no acquire (locked(), a failed try)
 			}
+			w.touches(a.Obj.X)
 			continue
 		}
 		if !w.access(a.Obj.X, a.Loc, a.Key, a.Write, held) {
 			cls = txNon
+			w.touches(a.Obj.X) // a mover's object is not: its locks are (futures.go)
 		}
 	}
 	acq, rel := false, false
@@ -360,6 +391,7 @@ func (w *World) lockBit(x int32) lockset {
 // use's read of its module's global): never a mover, but the locksets
 // must count it.
 func (w *World) observe(t int, obj pyvm.Value, loc pyvm.Loc, key pyvm.Value, write bool) {
+	w.touches(obj.X)
 	if w.p.tx != nil {
 		w.access(obj.X, loc, key, write, w.th[t].held)
 	}
@@ -498,4 +530,12 @@ func (w *World) appendTx(b []byte, order []int, name func(pyvm.Value) int64) []b
 		b = append(b, r...)
 	}
 	return b
+}
+
+// touches records that the step touched the object at heap index x,
+// when a trial records it (World.touch).
+func (w *World) touches(x int32) {
+	if w.touch {
+		w.touched = append(w.touched, x)
+	}
 }

@@ -69,12 +69,19 @@ type World struct {
 	txLocks []int32
 	cells   []cell
 	bounds  int
+	// touch: record in touched the objects the steps touch (a trial's,
+	// for futures.go); fut is the state's futures memo
+	touch   bool
+	touched []int32
+	fut     *futures
 }
 
 // trial is a world after one step, and the failure the step gave.
 type trial struct {
 	w    *World
 	fail *sched.Failure
+	// touched: the objects the step touched (futures.go)
+	touched []int32
 }
 
 // thread is one thread's place in the simulator's code.
@@ -189,7 +196,7 @@ func (w *World) adopt(t int) (bool, *sched.Failure) {
 // changed forgets what was known of the current state: the statuses and
 // the trials.
 func (w *World) changed() {
-	w.statuses, w.trials = nil, nil
+	w.statuses, w.trials, w.fut = nil, nil, nil
 	w.ver++
 }
 
@@ -206,8 +213,8 @@ func (w *World) clone() *World {
 	return c
 }
 
-// Footprint is sched.System's: every step depends on every other (no
-// reduction is derived for source-loaded code yet; doc.go).
+// Footprint is sched.System's: every step depends on every other (POR
+// asks futures.go instead; doc.go).
 func (w *World) Footprint(t sched.ThreadID) sched.Footprint {
 	return sched.Footprint{Object: 1, Access: sched.Write, MayBlock: true, All: true}
 }
@@ -253,19 +260,42 @@ func (w *World) status(t int) sched.Status {
 	if w.s.LocksHeld() == 0 {
 		return sched.Runnable // only a lock acquire blocks, and no lock is held
 	}
-	tw := w.clone()
-	tw.rec = nil
-	f, blocked := tw.run(t)
-	if blocked {
+	if _, blocked := w.try(t); blocked {
 		return sched.Blocked
 	}
-	if w.rec == nil && !w.armed { // Step(t) runs just that: keep it
+	return sched.Runnable
+}
+
+// try runs thread t's next step on a copy, and keeps it as t's trial
+// unless it blocked (Step(t) then runs just that: adopt).
+func (w *World) try(t int) (tr trial, blocked bool) {
+	if w.trials != nil && w.trials[t].w != nil {
+		return w.trials[t], false
+	}
+	tw := w.clone()
+	tw.rec, tw.touch = nil, true
+	if w.p.tx != nil {
+		// the locks it holds: what makes its lock-protected accesses,
+		// which it does not record, conflict (futures.go)
+		for i, x := range w.txLocks {
+			if w.th[t].held&(1<<i) != 0 {
+				tw.touched = append(tw.touched, x)
+			}
+		}
+	}
+	f, blocked := tw.run(t)
+	tr = trial{w: tw, fail: f, touched: tw.touched}
+	tw.touch, tw.touched = false, nil
+	if blocked {
+		return tr, true
+	}
+	if w.rec == nil && !w.armed {
 		if w.trials == nil {
 			w.trials = make([]trial, len(w.th))
 		}
-		w.trials[t] = trial{tw, f}
+		w.trials[t] = tr
 	}
-	return sched.Runnable
+	return tr, false
 }
 
 // statementAlone reports whether thread t's next unit, a statement of
@@ -391,6 +421,14 @@ func (w *World) unit(t int) unitResult {
 func (w *World) pyStep(t int) unitResult {
 	w.p.py.Step(w.s, t, &w.info)
 	in := &w.info
+	if w.touch && (w.p.tx == nil || in.Blocked) {
+		// (a transaction's: txStep)
+		for _, a := range in.Accesses {
+			if !a.Const {
+				w.touched = append(w.touched, a.Obj.X)
+			}
+		}
+	}
 	if in.Blocked {
 		return unitResult{blocked: true}
 	}
