@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"swapcheck/sched"
 )
@@ -29,4 +30,18 @@ func TestReaching(t *testing.T) {
 	}
 	res = sched.States{}.Run(sched.NewAiming(newToy(p), kindRelease), sched.Limits{})
 	require.Equal(t, sched.Verified, res.Verdict, "no release of an unheld lock is reachable")
+}
+
+// TestReachingFuturesReachesEveryKind: POR's search of a toy through
+// ReachingFutures meets every kind the states search meets through
+// Reaching.
+func TestReachingFuturesReachesEveryKind(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := genSymProgram(t)
+		all := sched.NewReaching(newToy(p))
+		require.Equal(t, sched.Verified, sched.States{}.Run(all, sched.Limits{}).Verdict)
+		red := sched.NewReachingFutures(newToy(p))
+		require.Equal(t, sched.Verified, sched.POR{}.Run(red, sched.Limits{}).Verdict)
+		require.Equal(t, all.Kinds(), red.Kinds(), "program %s", p)
+	})
 }
