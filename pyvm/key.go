@@ -1,8 +1,10 @@
 package pyvm
 
 import (
+	"cmp"
 	"encoding/binary"
 	"reflect"
+	"slices"
 	"sync"
 )
 
@@ -58,12 +60,24 @@ func (s *State) AppendKeyOrdered(b []byte, order []int, roots ...Value) []byte {
 // Names from name are canonical as the key is, so the embedder's record
 // keys equal states alike when it is written in an order of those names.
 func (s *State) AppendKeyThen(b []byte, order []int, more func(b []byte, name func(Value) int64) []byte, roots ...Value) []byte {
+	return s.AppendKeyUnordered(b, order, nil, more, roots...)
+}
+
+// AppendKeyUnordered is AppendKeyThen with the dicts unordered says so
+// of written as sets: their live entries sorted by key, without their
+// layout, so that two states that differ only in the order such a dict
+// took its keys in share a key. The embedder answers for it: no code
+// may observe such a dict's order (iterate it, take its length, copy
+// it). A dict with a key that is neither a str, an int nor (an id of) a
+// set-up object is written as it is (its keys have no name to sort by
+// before the walk).
+func (s *State) AppendKeyUnordered(b []byte, order []int, unordered func(Value) bool, more func(b []byte, name func(Value) int64) []byte, roots ...Value) []byte {
 	nums := numPool.Get().(*[]int32)
 	defer numPool.Put(nums)
 	if cap(*nums) < len(s.heap.slots) {
 		*nums = make([]int32, len(s.heap.slots))
 	}
-	k := keyer{s: s, b: b, num: (*nums)[:len(s.heap.slots)]}
+	k := keyer{s: s, b: b, num: (*nums)[:len(s.heap.slots)], unordered: unordered}
 	for i := range k.num {
 		k.num[i] = -1
 	}
@@ -197,6 +211,8 @@ type keyer struct {
 	// only, when set, is the thread (index+1) whose own objects alone
 	// are written (AppendThreadKey)
 	only int16
+	// unordered: the dicts written as sets (AppendKeyUnordered)
+	unordered func(Value) bool
 }
 
 // thread writes a thread number kept as index+1 (0: none), renamed by
@@ -261,6 +277,31 @@ func (k *keyer) code(c *Code) {
 	k.int(int64(c.id))
 }
 
+// sortedEntries is d's live entries sorted by key, when every key has a
+// name that does not depend on the walk: a str, an int, a set-up object.
+func (k *keyer) sortedEntries(d *dictObj) ([]dictEntry, bool) {
+	live := make([]dictEntry, 0, d.used)
+	for _, e := range d.entries {
+		if e.dead {
+			continue
+		}
+		switch {
+		case e.key.K == KindStr, e.key.K == KindInt:
+		case e.key.refersTo() && e.key.X < k.s.heap.setup:
+		default:
+			return nil, false
+		}
+		live = append(live, e)
+	}
+	slices.SortFunc(live, func(a, b dictEntry) int {
+		if c := cmp.Compare(a.key.K, b.key.K); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.key.X, b.key.X)
+	})
+	return live, true
+}
+
 // object writes heap object i: its owner, its type and its fields.
 func (k *keyer) object(i int32) {
 	sl := &k.s.heap.slots[i]
@@ -271,6 +312,16 @@ func (k *keyer) object(i int32) {
 		k.bool(o.isDefault)
 		k.value(o.factory)
 		k.int(int64(o.used))
+		if k.unordered != nil && k.unordered(ref(i)) {
+			if live, ok := k.sortedEntries(o); ok {
+				k.byte(2) // a set of entries
+				for _, e := range live {
+					k.value(e.key)
+					k.value(e.val)
+				}
+				return
+			}
+		}
 		// The layout, dead entries included: an iterator's pos indexes it.
 		k.int(int64(len(o.entries)))
 		for _, e := range o.entries {

@@ -100,6 +100,15 @@ func (s *State) SetupObject(v Value) bool {
 	return (v.K == KindRef || v.K == KindID) && v.X < s.heap.setup
 }
 
+// IsDict reports whether v is a dict (a defaultdict too).
+func (s *State) IsDict(v Value) bool {
+	if v.K != KindRef {
+		return false
+	}
+	_, ok := s.heap.get(v).(*dictObj)
+	return ok
+}
+
 // IsLock reports whether v is a threading Lock or RLock.
 func (s *State) IsLock(v Value) bool {
 	if v.K != KindRef {

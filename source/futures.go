@@ -44,14 +44,18 @@ import (
 // cut: a GPU thread not started while its host is frozen; a host whose
 // next wait for a block (BlockManager.run's loop) waits for a frozen
 // thread that has not ended nor reached the barrier (only the host's
-// starts, which touch only the started thread, can come before it). A
-// host's future is otherwise everything.
+// starts, which touch only the started thread, can come before it),
+// where no kernel raises: then a thread dies only by an exception the
+// checks fail, which ends the execution, so the wait goes on only once
+// every thread has ended or waits at the barrier. A host's future is
+// otherwise everything.
 //
 // The enablers of a blocked thread: its host, for a GPU thread not
-// started or waiting at the barrier; one thread of the block that has
-// not ended nor reached the barrier, for the host waiting for its
-// block; for a lock's acquire, every thread whose future reaches that
-// lock (the only ones that can release it), the host among them.
+// started or waiting at the barrier; for the host waiting for its
+// block, one thread of the block that has not ended nor reached the
+// barrier (where a kernel raises, every such thread: any may die); for
+// a lock's acquire, every thread whose future reaches that lock (the
+// only ones that can release it), the host among them.
 //
 // Ties (AppendCanonicalTies): two GPU threads of one block at one place
 // of the simulator's code, holding no lock, whose own objects are alike
@@ -175,11 +179,20 @@ func (w *World) AppendEnablers(qs sched.ThreadID, frozen []bool, buf []sched.Thr
 	case !w.p.isHost(q) && (th.frames == nil || th.atBarrier && !th.released):
 		return append(buf, 0)
 	case w.p.isHost(q) && th.frames == nil && w.s.Status(q) != pyvm.Running && w.p.host[q][th.host].kind == hJoin:
+		// every thread of the block must end or reach the barrier, so
+		// one that has not is an enabler; where a kernel raises, any
+		// of them may die instead, which lets the wait go on too
 		op := w.p.host[q][th.host]
 		for _, t := range w.order() {
 			if !w.p.isHost(t) && w.inBlock(t, op) && !w.th[t].done && !w.th[t].atBarrier {
-				return append(buf, sched.ThreadID(t))
+				buf = append(buf, sched.ThreadID(t))
+				if w.p.usesMove() {
+					return buf
+				}
 			}
+		}
+		if len(buf) > 0 {
+			return buf
 		}
 	default:
 		if lock, ok := w.blockedOn(q); ok {
@@ -235,8 +248,10 @@ func (w *World) hostCut(h int, frozen []bool) bool {
 		case hStart:
 			continue
 		case hJoin:
+			// where a kernel raises, another thread of the block may
+			// die and let the wait go on: no cut
 			for t := range w.p.NumThreads() {
-				if frozen[t] && !w.p.isHost(t) && w.inBlock(t, op) && !w.th[t].done && !w.th[t].atBarrier {
+				if w.p.usesMove() && frozen[t] && !w.p.isHost(t) && w.inBlock(t, op) && !w.th[t].done && !w.th[t].atBarrier {
 					return true
 				}
 			}

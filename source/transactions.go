@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -95,6 +96,24 @@ import (
 // it read, and a host's use raises AttributeError and goes on: neither
 // is a mover.
 //
+// # Registries as sets
+//
+// A dict is ordered: two inserts of different keys, or an insert and a
+// delete, do not commute, since the dict's order tells them apart. But
+// only code that iterates the dict, takes its length or copies it (a
+// read of its shape or of the whole of it; a write of the whole of it,
+// clear()) sees the order. The search assumes of every set-up dict but
+// the modules' globals (which the swaps iterate) that no code does,
+// keys such a dict as a set of entries (pyvm's AppendKeyUnordered), and
+// takes a write of its shape (an insert, a delete) as a both-mover: it
+// commutes with every other access an execution can make under the
+// assumption. An access that breaks it (a read of the shape or of the
+// whole, a write of the whole) is a break as a lockset's is: the search
+// goes on, its verdict is not taken, and the next search keys that dict
+// with its order and takes its shape writes as any other access. Up to
+// the first break, an execution's prefix keeps the assumption, so the
+// reduced search meets that break too.
+//
 // Where it applies: atomicity gil and the free-threaded modes (a step is
 // an instruction there), no faults (an interrupt lands, and the raise
 // fault falls, between the instructions a transaction joins), no loop
@@ -155,6 +174,10 @@ type txConfig struct {
 	// (contextMoves); useMover: so does a GPU thread's use of cuda
 	// (usesMove)
 	ctxMover, useMover bool
+	// ordered: the set-up dicts keyed with their order ("Registries as
+	// sets"); seen: those whose order a search saw (under mu)
+	ordered map[int32]bool
+	seen    map[int32]bool
 }
 
 // txPart names the part of a set-up object a break speaks of, in every
@@ -206,11 +229,14 @@ func (p *Program) Reduced() (*Program, string) {
 		return p, "the file calls threading.current_thread(), whose abort flag the simulator's code writes"
 	}
 	r := *p
-	r.tx = &txConfig{never: map[txPart]txKind{}, broken: map[txPart]txKind{}, ctxMover: p.contextMoves(), useMover: p.usesMove()}
+	r.tx = &txConfig{never: map[txPart]txKind{}, broken: map[txPart]txKind{}, ctxMover: p.contextMoves(), useMover: p.usesMove(),
+		ordered: map[int32]bool{}, seen: map[int32]bool{}}
 	// every use of cuda reads its module's globals with no lock held:
-	// no write to them is a mover, so say so before the first search
+	// no write to them is a mover, so say so before the first search;
+	// and the swaps iterate them
 	for _, g := range p.globals {
 		r.tx.never[txPart{g.X, false}] |= txWrites
+		r.tx.ordered[g.X] = true
 	}
 	return &r, ""
 }
@@ -258,12 +284,16 @@ func (p *Program) rerun() (*Program, bool) {
 	tx := p.tx
 	tx.mu.Lock()
 	defer tx.mu.Unlock()
-	if len(tx.broken) == 0 && tx.bMade == 0 {
+	if len(tx.broken) == 0 && tx.bMade == 0 && len(tx.seen) == 0 {
 		return p, false
 	}
 	r := *p
 	r.tx = &txConfig{never: map[txPart]txKind{}, made: tx.made | tx.bMade, broken: map[txPart]txKind{},
-		ignoreBreaks: tx.ignoreBreaks, allMovers: tx.allMovers, ctxMover: tx.ctxMover, useMover: tx.useMover}
+		ignoreBreaks: tx.ignoreBreaks, allMovers: tx.allMovers, ctxMover: tx.ctxMover, useMover: tx.useMover,
+		ordered: maps.Clone(tx.ordered), seen: map[int32]bool{}}
+	for x := range tx.seen {
+		r.tx.ordered[x] = true
+	}
 	for x, k := range tx.never {
 		r.tx.never[x] |= k
 	}
@@ -333,7 +363,16 @@ func (w *World) txStep(t int, in *pyvm.StepInfo) txClass {
 			w.touches(a.Obj.X)
 			continue
 		}
-		if !w.access(a.Obj.X, a.Loc, a.Key, a.Write, held) {
+		mover := w.access(a.Obj.X, a.Loc, a.Key, a.Write, held)
+		if w.unordered(a.Obj) {
+			if a.Loc == pyvm.LocShape && a.Write {
+				continue // "Registries as sets": a mover, whatever its locks
+			}
+			if a.Loc != pyvm.LocEntry {
+				w.orderSeen(a.Obj.X)
+			}
+		}
+		if !mover {
 			cls = txNon
 			w.touches(a.Obj.X) // a mover's object is not: its locks are (futures.go)
 		}
@@ -538,4 +577,24 @@ func (w *World) touches(x int32) {
 	if w.touch {
 		w.touched = append(w.touched, x)
 	}
+}
+
+// unordered reports whether dict v is keyed as a set ("Registries as
+// sets").
+func (w *World) unordered(v pyvm.Value) bool {
+	tx := w.p.tx
+	return tx != nil && !tx.allMovers && w.s.SetupObject(v) && !tx.ordered[v.X] && w.s.IsDict(v)
+}
+
+// orderSeen records a break of "Registries as sets" on the dict at heap
+// index x.
+func (w *World) orderSeen(x int32) {
+	tx := w.p.tx
+	if tx.ignoreBreaks {
+		return
+	}
+	tx.mu.Lock()
+	defer tx.mu.Unlock()
+	tx.anyBreak.Store(true)
+	tx.seen[x] = true
 }

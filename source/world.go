@@ -623,7 +623,7 @@ func (w *World) AppendKey(b []byte) []byte {
 		return b // a test's broken reduction: the interpreter's state left out
 	}
 	if w.p.tx != nil {
-		return w.s.AppendKeyThen(b, order, func(b []byte, name func(pyvm.Value) int64) []byte {
+		return w.s.AppendKeyUnordered(b, order, w.unordered, func(b []byte, name func(pyvm.Value) int64) []byte {
 			return w.appendTx(b, all, name)
 		}, roots...)
 	}
