@@ -164,8 +164,8 @@ func TestSourceVerdicts(t *testing.T) {
 			"the world verified: 1 host, 1 launch of 1 block of 2 GPU threads; faults raise (at most 1 per execution;",
 		}},
 		{"violation, a raising kernel", []string{"-source", "testdata/python/merged.py", "-scenario", "testdata/scenarios/aborted-launch.txt"}, cli.ExitViolation, []string{
-			"verdict: violation use-saw-other-fake",
-			"L2.B0.T0: dev1.cuda is fake#1, another launch's fake, not fake#2",
+			"verdict: violation use-saw-none",
+			"dev1.cuda is None, not fake#2",
 			"-> L1.B0.T0 died with KernelError: t_other.abort = True",
 			"kernel.py except Exception: (the launch raised)",
 		}},
