@@ -14,13 +14,15 @@ import (
 
 // The benchmarks below put -source beside the listing on the same
 // worlds: BenchmarkVerdict/<variant>/<shape>/listing is check's
-// exhaustive search of the hand-written listing (strategy states, as
-// -source searches: a visited set, symmetry, no partial-order reduction),
+// exhaustive search of the hand-written listing (strategy states: a
+// visited set, symmetry, no partial-order reduction), .../listing-por
+// the same with persistent sets (strategy por, one worker: what explore
+// -protocol's auto takes on these worlds, but on two workers),
 // .../source the same variant's testdata/python file compiled by CPython
 // 3.12 and run by pyvm, every instruction a step, .../transactions the
-// same as explore -source searches it (source.Search: its steps
-// transactions, transactions.go). docs/source.md has the table (ratios)
-// and the command.
+// same as explore -source searches it (source.Search: transactions,
+// and persistent sets of them with one host). docs/source.md has the
+// table (ratios) and the command.
 
 var benchShapes = map[string]scenario.Shape{
 	"threads2":        {Threads: 2, Blocks: 1, Calls: 1, Modules: 1, Names: 1},
@@ -38,21 +40,27 @@ func BenchmarkVerdict(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			b.Run(name+"/"+shape+"/listing", func(b *testing.B) {
-				p, err := check.Lookup(strings.ReplaceAll(name, "_", "-"))
-				if err != nil {
-					b.Fatal(err)
+			for _, strategy := range []string{check.StrategyStates, check.StrategyPOR} {
+				sub := "listing"
+				if strategy == check.StrategyPOR {
+					sub = "listing-por"
 				}
-				for b.Loop() {
-					rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: model.GIL, Strategy: check.StrategyStates, Workers: 1})
+				b.Run(name+"/"+shape+"/"+sub, func(b *testing.B) {
+					p, err := check.Lookup(strings.ReplaceAll(name, "_", "-"))
 					if err != nil {
 						b.Fatal(err)
 					}
-					if rep.Result.Verdict == sched.Incomplete {
-						b.Fatal("incomplete")
+					for b.Loop() {
+						rep, err := check.Explore(check.Config{Protocol: p, Scenario: sc, Atomicity: model.GIL, Strategy: strategy, Workers: 1})
+						if err != nil {
+							b.Fatal(err)
+						}
+						if rep.Result.Verdict == sched.Incomplete {
+							b.Fatal("incomplete")
+						}
 					}
-				}
-			})
+				})
+			}
 			b.Run(name+"/"+shape+"/source", func(b *testing.B) {
 				p := load(b, pyvm.V312, "../testdata/python/"+name+".py", sh, model.GIL)
 				for b.Loop() {
