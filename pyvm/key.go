@@ -74,13 +74,8 @@ func (s *State) AppendKeyThen(b []byte, order []int, more func(b []byte, name fu
 func (s *State) AppendKeyUnordered(b []byte, order []int, unordered func(Value) bool, more func(b []byte, name func(Value) int64) []byte, roots ...Value) []byte {
 	nums := numPool.Get().(*[]int32)
 	defer numPool.Put(nums)
-	if cap(*nums) < len(s.heap.slots) {
-		*nums = make([]int32, len(s.heap.slots))
-	}
-	k := keyer{s: s, b: b, num: (*nums)[:len(s.heap.slots)], unordered: unordered}
-	for i := range k.num {
-		k.num[i] = -1
-	}
+	k := newKeyer(s, b, nums)
+	k.unordered = unordered
 	if order != nil {
 		k.rank = make([]int16, len(s.threads))
 		for i, t := range order {
@@ -92,21 +87,9 @@ func (s *State) AppendKeyUnordered(b []byte, order []int, unordered func(Value) 
 		if order != nil {
 			i = order[i]
 		}
-		th := &s.threads[i]
-		k.bool(th.busy)
-		k.int(int64(len(th.frames)))
-		for _, f := range th.frames {
-			k.value(ref(f))
-		}
-		k.value(th.excBase)
-		k.value(th.result)
-		k.value(th.raised)
-		k.value(th.obj)
+		k.threadState(&s.threads[i])
 	}
-	k.int(int64(len(roots)))
-	for _, v := range roots {
-		k.value(v)
-	}
+	k.values(roots)
 	k.value(s.module)
 	k.value(s.modules)
 	k.str(s.fault)
@@ -139,14 +122,32 @@ func (s *State) AppendKeyUnordered(b []byte, order []int, unordered func(Value) 
 func (s *State) AppendThreadKey(b []byte, t int, roots ...Value) []byte {
 	nums := numPool.Get().(*[]int32)
 	defer numPool.Put(nums)
+	k := newKeyer(s, b, nums)
+	k.only = int16(t + 1)
+	k.threadState(&s.threads[t])
+	k.values(roots)
+	for q := 0; q < len(k.queue); q++ {
+		k.object(k.queue[q])
+	}
+	return k.b
+}
+
+// newKeyer is a keyer of s appending to b, numbering in nums (from
+// numPool) sized to the heap.
+func newKeyer(s *State, b []byte, nums *[]int32) keyer {
 	if cap(*nums) < len(s.heap.slots) {
 		*nums = make([]int32, len(s.heap.slots))
 	}
-	k := keyer{s: s, b: b, num: (*nums)[:len(s.heap.slots)], only: int16(t + 1)}
+	k := keyer{s: s, b: b, num: (*nums)[:len(s.heap.slots)]}
 	for i := range k.num {
 		k.num[i] = -1
 	}
-	th := &s.threads[t]
+	return k
+}
+
+// threadState writes what thread th holds: its task's status, its frames,
+// its handled exception, its result and its object.
+func (k *keyer) threadState(th *thread) {
 	k.bool(th.busy)
 	k.int(int64(len(th.frames)))
 	for _, f := range th.frames {
@@ -156,14 +157,6 @@ func (s *State) AppendThreadKey(b []byte, t int, roots ...Value) []byte {
 	k.value(th.result)
 	k.value(th.raised)
 	k.value(th.obj)
-	k.int(int64(len(roots)))
-	for _, v := range roots {
-		k.value(v)
-	}
-	for q := 0; q < len(k.queue); q++ {
-		k.object(k.queue[q])
-	}
-	return k.b
 }
 
 // name is v's object's name in the key written (AppendKeyThen), -1 when
