@@ -116,11 +116,13 @@
 // threads at one place holding alike objects of their own), one child
 // is made. A use of cuda by a GPU thread is a both-mover
 // (transactions.go, "Uses"), so a thread's body joins its exit's lock
-// block. Then merged.py's threads move through the swap a phase at a
-// time, and -threads 32 is some 20,000 states; worlds with several
-// modules still interleave every module's lock blocks (futures are
-// objects, not a registry's entries), and grow fast (docs/source.md
-// measures them).
+// block; a write of a registry's shape is one too (transactions.go,
+// "Registries as sets"). Then merged.py's threads move through the swap
+// a phase at a time: -threads 32 is 5,599 states, -threads 8 -calls 2
+// -modules 2 18,639. Several modules still interleave their swaps
+// (futures are objects, not a registry's entries, and every
+// registration block takes one lock), so -threads 16 -calls 2
+// -modules 2 is out of reach (docs/source.md measures them).
 //
 // # What is checked
 //
