@@ -161,6 +161,7 @@ func TestSourceVerdicts(t *testing.T) {
 		}},
 		{"verified, raise faults", []string{"-source", "testdata/python/merged.py", "-faults", "raise"}, cli.ExitOK, []string{
 			"verdict: verified",
+			"no transactions (a fault lands between the",
 			"the world verified: 1 host, 1 launch of 1 block of 2 GPU threads; faults raise (at most 1 per execution;",
 		}},
 		{"violation, a raising kernel", []string{"-source", "testdata/python/merged.py", "-scenario", "testdata/scenarios/aborted-launch.txt"}, cli.ExitViolation, []string{

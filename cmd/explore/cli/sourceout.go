@@ -103,6 +103,8 @@ func (r *sourceRun) reduction() string {
 	}
 	if strings.HasPrefix(r.steps, "transactions") {
 		s += ", at the ends of its " + r.steps
+	} else if why, ok := strings.CutPrefix(r.steps, "every instruction a step: "); ok {
+		s += ", no transactions (" + why + ")"
 	}
 	return s
 }
