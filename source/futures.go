@@ -23,7 +23,10 @@ import (
 // module globals a use of cuda read. A lock-protected access (a mover,
 // transactions.go) is left out: every access that conflicts with it
 // holds a lock it holds (or the lockset check breaks and the search is
-// run again without that mover), so the lock stands for it. A host's
+// run again without that mover), so the lock stands for it. A write of
+// a registry's shape is left out too: under "Registries as sets"
+// (transactions.go) it commutes with every access another thread can
+// make, and an access that would not is a break. A host's
 // next step touches everything, but a thread's start, which touches
 // nothing but the thread it starts.
 //
