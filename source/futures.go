@@ -152,18 +152,13 @@ func (w *World) MayConflict(ps, qs sched.ThreadID, frozen []bool) bool {
 	if w.p.nextOnly {
 		return w.nextConflicts(p, q)
 	}
-	var reach []bool
-	if w.th[q].frames == nil { // not started
-		if frozen[0] {
-			return false
-		}
-		reach = f.startReach(w.p.kernelOf(q))
-	} else {
-		reach = f.threadReach(q)
+	if w.th[q].frames == nil && frozen[0] {
+		return false // not started, and its host frozen
 	}
 	if all {
 		return true
 	}
+	reach := f.future(q)
 	for _, x := range objs {
 		if int(x) < len(reach) && reach[x] {
 			return true
@@ -189,7 +184,7 @@ func (w *World) AppendEnablers(qs sched.ThreadID, frozen []bool, buf []sched.Thr
 		for _, t := range w.order() {
 			if !w.p.isHost(t) && w.inBlock(t, op) && !w.th[t].done && !w.th[t].atBarrier {
 				buf = append(buf, sched.ThreadID(t))
-				if w.p.usesMove() {
+				if w.p.tx.noRaise {
 					return buf
 				}
 			}
@@ -204,19 +199,13 @@ func (w *World) AppendEnablers(qs sched.ThreadID, frozen []bool, buf []sched.Thr
 				if t == q || w.finished(t) {
 					continue
 				}
-				var reach []bool
-				switch {
-				case w.p.isHost(t):
+				if w.p.isHost(t) {
 					if !w.hostCut(t, frozen) {
 						buf = append(buf, sched.ThreadID(t))
 					}
 					continue
-				case w.th[t].frames == nil:
-					reach = f.startReach(w.p.kernelOf(t))
-				default:
-					reach = f.threadReach(t)
 				}
-				if int(lock) < len(reach) && reach[lock] {
+				if reach := f.future(t); int(lock) < len(reach) && reach[lock] {
 					buf = append(buf, sched.ThreadID(t))
 				}
 			}
@@ -254,7 +243,7 @@ func (w *World) hostCut(h int, frozen []bool) bool {
 			// where a kernel raises, another thread of the block may
 			// die and let the wait go on: no cut
 			for t := range w.p.NumThreads() {
-				if w.p.usesMove() && frozen[t] && !w.p.isHost(t) && w.inBlock(t, op) && !w.th[t].done && !w.th[t].atBarrier {
+				if w.p.tx.noRaise && frozen[t] && !w.p.isHost(t) && w.inBlock(t, op) && !w.th[t].done && !w.th[t].atBarrier {
 					return true
 				}
 			}
@@ -294,6 +283,14 @@ func (w *World) blockedOn(t int) (int32, bool) {
 	return x, w.s.IsLock(pyvm.Value{K: pyvm.KindRef, X: x})
 }
 
+// future is what GPU thread q may touch from now on (started or not).
+func (f *futures) future(q int) []bool {
+	if f.of.th[q].frames == nil {
+		return f.startReach(f.of.p.kernelOf(q))
+	}
+	return f.threadReach(q)
+}
+
 // threadReach is what started GPU thread q may touch from now on.
 func (f *futures) threadReach(q int) []bool {
 	if r, ok := f.reach[q]; ok {
@@ -327,8 +324,28 @@ func (f *futures) startReach(k int16) []bool {
 }
 
 // stmtRoots is what the statements of code c from statement pc on hand
-// the file's code (see above), the calls' callees' too.
+// the file's code (see above), the calls' callees' too: worked out once
+// for every code and statement (futureRoots) when the Program is
+// reduced, since every state asks it of every thread.
 func (p *Program) stmtRoots(c int16, pc int) []pyvm.Value {
+	return p.roots[c][min(pc, len(p.roots[c])-1)]
+}
+
+// futureRoots is stmtRoots' table: for each code, for each statement
+// and one past the last.
+func (p *Program) futureRoots() [][][]pyvm.Value {
+	t := make([][][]pyvm.Value, len(p.codes))
+	for c := range p.codes {
+		t[c] = make([][]pyvm.Value, len(p.codes[c].stmts)+1)
+		for pc := range t[c] {
+			t[c][pc] = p.rootsFrom(int16(c), pc)
+		}
+	}
+	return t
+}
+
+// rootsFrom works out stmtRoots(c, pc).
+func (p *Program) rootsFrom(c int16, pc int) []pyvm.Value {
 	var out []pyvm.Value
 	var walk func(c int16, pc int)
 	seen := map[int16]bool{}

@@ -29,6 +29,9 @@ type Program struct {
 	// breakKey leaves the interpreter's state out of the key: a broken
 	// reduction that the tests must catch (export_test.go).
 	breakKey bool
+	// roots: what each statement on hands the file's code (futures.go:
+	// stmtRoots), for a reduced Program
+	roots [][][]pyvm.Value
 	// noPOR: no futures (futures.go), for tests that compare;
 	// nextOnly: a broken one, whose futures are the next steps alone,
 	// that the tests must catch (export_test.go)

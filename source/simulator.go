@@ -333,7 +333,7 @@ func (w *World) frameUnit(t int) unitResult {
 	}
 	w.noteStmt(t, cd.name, "kernel.py:85", st.text, how, effect)
 	if w.p.tx != nil && w.p.tx.ctxMover {
-		// a mover (Program.contextMoves): the transaction goes on into
+		// a mover (txFlags.ctxMover): the transaction goes on into
 		// the swap's code; an unreduced step would end here
 		return unitResult{bound: true}
 	}
@@ -437,7 +437,7 @@ func (w *World) judgeUse(t int, f *frame, cd *code, st *stmt, v pyvm.Value, seen
 		fail.Thread = sched.ThreadID(t)
 		return unitResult{fail: fail}
 	}
-	if w.p.tx != nil && w.p.tx.useMover && !via && !w.p.isHost(t) {
+	if w.p.tx != nil && w.p.tx.noRaise && !via && !w.p.isHost(t) {
 		// a mover (transactions.go, "Uses"): the transaction goes on
 		return unitResult{bound: true}
 	}

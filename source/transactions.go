@@ -38,9 +38,9 @@ import (
 //     written without a common lock, a lock's state read without an
 //     acquire, a statement of the simulator's code but one: a device
 //     call's read of _kernel_context is a both-mover where
-//     Program.contextMoves says no write of it can fall while the call
-//     can run, and a GPU thread's use of cuda is one where
-//     Program.usesMove says so: see "Uses" below).
+//     txFlags.ctxMover says no write of it can fall while the call
+//     can run, and a GPU thread's use of cuda is one where no kernel
+//     raises: see "Uses" below).
 //
 // A step is a transaction: the thread runs R and B instructions until it
 // runs an N or an L (the commit), and stops after it; it also stops where
@@ -79,7 +79,7 @@ import (
 // one global of its module and does nothing with what it read but judge
 // it: it passes, and the thread goes on exactly as after any other value
 // that passes, or it fails, and the execution ends there. Where no
-// kernel raises (Program.usesMove: no thread is aborted or orphaned, so
+// kernel raises (txFlags.noRaise: no thread is aborted or orphaned, so
 // every use is judged so) such a read is a both-mover without a lockset:
 // take an execution and move a use across a neighbour of another thread.
 // The states after the two are the same (the use writes nothing but its
@@ -167,17 +167,37 @@ type txConfig struct {
 	// anyBreak: broken or bMade holds something (read without mu)
 	anyBreak atomic.Bool
 
-	// broken reductions the tests must catch (export_test.go): breaks
-	// not recorded; every access a mover
-	ignoreBreaks, allMovers bool
-	// ctxMover: a device call's read of _kernel_context moves both ways
-	// (contextMoves); useMover: so does a GPU thread's use of cuda
-	// (usesMove)
-	ctxMover, useMover bool
+	txFlags
 	// ordered: the set-up dicts keyed with their order ("Registries as
 	// sets"); seen: those whose order a search saw (under mu)
 	ordered map[int32]bool
 	seen    map[int32]bool
+}
+
+// txFlags are what every search of one Program's reductions shares.
+type txFlags struct {
+	// broken reductions the tests must catch (export_test.go): breaks
+	// not recorded; every access a mover
+	ignoreBreaks, allMovers bool
+	// noRaise: no kernel raises, so no thread is aborted or orphaned: a
+	// GPU thread's use of cuda passes or ends the execution, and moves
+	// both ways ("Uses"); a host's wait for its block is cut by a
+	// frozen thread (futures.go).
+	//
+	// ctxMover: a device call's read of _kernel_context (kernel.py:85)
+	// commutes with every step another thread can take while the call
+	// can run: with one host, only the host writes it, before it starts
+	// a launch's threads and after it has joined them all, so no write
+	// falls while a GPU thread runs; and the host's own reads are its
+	// own. Not so with several hosts (another host's launch sets it),
+	// nor where a kernel raises (its block's other threads linger after
+	// the host left the launch and reset it).
+	noRaise, ctxMover bool
+}
+
+// newTx is a first search's record, with flags f.
+func newTx(f txFlags) *txConfig {
+	return &txConfig{txFlags: f, never: map[txPart]txKind{}, broken: map[txPart]txKind{}, ordered: map[int32]bool{}, seen: map[int32]bool{}}
 }
 
 // txPart names the part of a set-up object a break speaks of, in every
@@ -229,8 +249,9 @@ func (p *Program) Reduced() (*Program, string) {
 		return p, "the file calls threading.current_thread(), whose abort flag the simulator's code writes"
 	}
 	r := *p
-	r.tx = &txConfig{never: map[txPart]txKind{}, broken: map[txPart]txKind{}, ctxMover: p.contextMoves(), useMover: p.usesMove(),
-		ordered: map[int32]bool{}, seen: map[int32]bool{}}
+	noRaise := !p.raises()
+	r.tx = newTx(txFlags{noRaise: noRaise, ctxMover: noRaise && p.hosts == 1})
+	r.roots = p.futureRoots()
 	// every use of cuda reads its module's globals with no lock held:
 	// no write to them is a mover, so say so before the first search;
 	// and the swaps iterate them
@@ -241,30 +262,16 @@ func (p *Program) Reduced() (*Program, string) {
 	return &r, ""
 }
 
-// contextMoves reports whether a device call's read of _kernel_context
-// (kernel.py:85) commutes with every step another thread can take while
-// the call can run: with one host, only the host writes it, before it
-// starts a launch's threads and after it has joined them all, so no
-// write falls while a GPU thread runs; and the host's own reads are its
-// own. Not so with several hosts (another host's launch sets it), nor
-// where a kernel raises (its block's other threads linger after the
-// host left the launch and reset it).
-func (p *Program) contextMoves() bool {
-	return p.hosts == 1 && p.usesMove()
-}
-
-// usesMove reports whether a GPU thread's use of cuda is a both-mover
-// (see "Uses"): no kernel raises, so no thread is aborted or orphaned,
-// and every use passes or ends the execution.
-func (p *Program) usesMove() bool {
+// raises reports whether some kernel or device function raises.
+func (p *Program) raises() bool {
 	for _, c := range p.codes {
 		for _, st := range c.stmts {
 			if st.raise {
-				return false
+				return true
 			}
 		}
 	}
-	return true
+	return false
 }
 
 // Unreduced is p with every instruction a step (p itself when it is).
@@ -288,9 +295,9 @@ func (p *Program) rerun() (*Program, bool) {
 		return p, false
 	}
 	r := *p
-	r.tx = &txConfig{never: map[txPart]txKind{}, made: tx.made | tx.bMade, broken: map[txPart]txKind{},
-		ignoreBreaks: tx.ignoreBreaks, allMovers: tx.allMovers, ctxMover: tx.ctxMover, useMover: tx.useMover,
-		ordered: maps.Clone(tx.ordered), seen: map[int32]bool{}}
+	r.tx = newTx(tx.txFlags)
+	r.tx.made = tx.made | tx.bMade
+	maps.Copy(r.tx.ordered, tx.ordered)
 	for x := range tx.seen {
 		r.tx.ordered[x] = true
 	}

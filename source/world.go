@@ -273,8 +273,8 @@ func (w *World) try(t int) (tr trial, blocked bool) {
 		return w.trials[t], false
 	}
 	tw := w.clone()
-	tw.rec, tw.touch = nil, true
-	if w.p.tx != nil {
+	tw.rec, tw.touch = nil, w.p.porOn() // only futures.go reads what it touched
+	if tw.touch {
 		// the locks it holds: what makes its lock-protected accesses,
 		// which it does not record, conflict (futures.go)
 		for i, x := range w.txLocks {
@@ -421,8 +421,9 @@ func (w *World) unit(t int) unitResult {
 func (w *World) pyStep(t int) unitResult {
 	w.p.py.Step(w.s, t, &w.info)
 	in := &w.info
-	if w.touch && (w.p.tx == nil || in.Blocked) {
-		// (a transaction's: txStep)
+	if w.touch && in.Blocked {
+		// the lock it waits for (futures.go: blockedOn); a step's
+		// others, txStep records
 		for _, a := range in.Accesses {
 			if !a.Const {
 				w.touched = append(w.touched, a.Obj.X)
