@@ -1,6 +1,9 @@
 package pyvm
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // Reach: the objects a thread may still touch, for an embedder's
 // partial-order reduction (what a thread's future can depend on).
@@ -100,9 +103,12 @@ func (p *Program) names(c *Code) {
 }
 
 func sortedNames(vs []Value) []Value {
-	slices.SortFunc(vs, func(a, b Value) int { return int(a.X) - int(b.X) })
+	slices.SortFunc(vs, byX)
 	return slices.Compact(vs)
 }
+
+// byX orders interned strings by their number.
+func byX(a, b Value) int { return cmp.Compare(a.X, b.X) }
 
 // Reach marks in seen (indexed by heap index, grown to the heap's size)
 // every object thread t's running task (none: Idle) may still touch,
@@ -164,7 +170,7 @@ func (r *reacher) named(g Value, names []Value) {
 			r.push(e.val)
 			continue
 		}
-		if _, found := slices.BinarySearchFunc(names, e.key, func(a, b Value) int { return int(a.X) - int(b.X) }); found {
+		if _, found := slices.BinarySearchFunc(names, e.key, byX); found {
 			r.push(e.val)
 		}
 	}

@@ -39,8 +39,10 @@ func TestFuturesKeepEveryKindWithThreeThreads(t *testing.T) {
 	}
 }
 
-// kindsOf is every kind p's reduced search (source.Search) reaches.
-func kindsOf(t *testing.T, p *source.Program) []string {
+// kindsOf is every kind p's reduced search (source.Search) reaches, its
+// futures passed on so that the search for every kind takes the
+// persistent sets the plain search does; name is p's, in messages.
+func kindsOf(t *testing.T, p *source.Program, name string) []string {
 	t.Helper()
 	var reach *sched.Reaching
 	res, _ := source.Search(p, sched.Limits{}, func(s sched.System) sched.System {
@@ -48,7 +50,7 @@ func kindsOf(t *testing.T, p *source.Program) []string {
 		reach = r.Reaching
 		return r
 	})
-	require.Equal(t, sched.Verified, res.Verdict, "the search for every kind did not finish")
+	require.Equal(t, sched.Verified, res.Verdict, "%s: the reduced search for every kind did not finish", name)
 	return reach.Kinds()
 }
 
@@ -59,11 +61,11 @@ func kindsOf(t *testing.T, p *source.Program) []string {
 func TestBrokenFuturesAreCaught(t *testing.T) {
 	for _, name := range []string{"refcount_unregistered", "refcount_del"} {
 		file := "../testdata/python/" + name + ".py"
-		want := kindsOf(t, load(t, pyvm.V312, file, threeThreads, model.GIL))
+		want := kindsOf(t, load(t, pyvm.V312, file, threeThreads, model.GIL), name)
 		require.Contains(t, want, "use-saw-real", name)
 		p := load(t, pyvm.V312, file, threeThreads, model.GIL)
 		source.FuturesNextOnly(p)
-		got := kindsOf(t, p)
+		got := kindsOf(t, p, name+" (next steps only)")
 		require.NotEqual(t, want, got, "%s: the broken futures reach every kind", name)
 		t.Logf("%s: %v with futures, %v with next steps only", name, want, got)
 	}

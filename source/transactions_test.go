@@ -103,16 +103,7 @@ func txAgreeWithin(t *testing.T, p *source.Program, name string, maxExecutions i
 	res := sched.States{}.Run(source.New(p), sched.Limits{})
 	red, how := source.Search(p, sched.Limits{}, nil)
 	require.Equal(t, res.Verdict, red.Verdict, "%s: the verdict (%s)", name, how)
-	var reach *sched.Reaching
-	kred, _ := source.Search(p, sched.Limits{}, func(s sched.System) sched.System {
-		// its futures passed on: the search for every kind takes the
-		// persistent sets the search does
-		r := sched.NewReachingFutures(s)
-		reach = r.Reaching
-		return r
-	})
-	require.Equal(t, sched.Verified, kred.Verdict, "%s: the reduced search for every kind did not finish", name)
-	require.Equal(t, kinds, reach.Kinds(), "%s: the kinds reachable, unreduced and reduced (%s)", name, how)
+	require.Equal(t, kinds, kindsOf(t, p, name), "%s: the kinds reachable, unreduced and reduced (%s)", name, how)
 	if red.Verdict == sched.Violation {
 		require.Contains(t, kinds, red.Failure.Kind, "%s", name)
 		if red.Failure.Kind != sched.KindDeadlock {
