@@ -105,9 +105,9 @@ import (
 // clear()) sees the order. The search assumes of every set-up dict but
 // the modules' globals (which the swaps iterate) that no code does,
 // keys such a dict as a set of entries (pyvm's AppendKeyUnordered), and
-// takes a write of its shape (an insert, a delete) as a both-mover: it
-// commutes with every other access an execution can make under the
-// assumption. An access that breaks it (a read of the shape or of the
+// takes a write of its shape (an insert, a delete) as a both-mover with
+// no lockset (the entry it writes keeps its own): it commutes with every
+// other access an execution can make under the assumption. An access that breaks it (a read of the shape or of the
 // whole, a write of the whole) is a break as a lockset's is: the search
 // goes on, its verdict is not taken, and the next search keys that dict
 // with its order and takes its shape writes as any other access. Up to
@@ -370,15 +370,21 @@ func (w *World) txStep(t int, in *pyvm.StepInfo) txClass {
 			w.touches(a.Obj.X)
 			continue
 		}
-		mover := w.access(a.Obj.X, a.Loc, a.Key, a.Write, held)
 		if w.unordered(a.Obj) {
 			if a.Loc == pyvm.LocShape && a.Write {
-				continue // "Registries as sets": a mover, whatever its locks
+				// "Registries as sets": a mover whatever its locks, and
+				// kept out of the locksets, which only a read of the
+				// shape would consult, and that read is a break of its
+				// own (orderSeen). Kept in, two modules' inserts under
+				// their own locks broke the shape's lockset, and merged
+				// was searched twice for nothing.
+				continue
 			}
 			if a.Loc != pyvm.LocEntry {
 				w.orderSeen(a.Obj.X)
 			}
 		}
+		mover := w.access(a.Obj.X, a.Loc, a.Key, a.Write, held)
 		if !mover {
 			cls = txNon
 			w.touches(a.Obj.X) // a mover's object is not: its locks are (futures.go)
