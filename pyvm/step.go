@@ -32,6 +32,11 @@ type StepInfo struct {
 	// Fault: the step needed something the interpreter does not model
 	// (State.Fault); the thread stopped.
 	Fault string
+	// x is the step's working set, kept here rather than made by each
+	// step: the opcode table's calls take its address, so a local one
+	// went to the heap, a tenth of a search's allocations
+	// (BenchmarkVerdict/*/transactions, -memprofile).
+	x exec
 }
 
 // LockOp is one acquire or release of a Lock or RLock.
@@ -97,7 +102,8 @@ func (p *Program) Step(s *State, t int, info *StepInfo) {
 	if !th.busy {
 		panic("pyvm: Step on a thread with no task (State.Status is Idle)")
 	}
-	x := exec{p: p, s: s, t: t, info: info}
+	x := &info.x
+	*x = exec{p: p, s: s, t: t, info: info}
 	x.load()
 	if x.f.native != 0 {
 		state, tmp := x.f.pc, len(x.f.tmp)
@@ -116,7 +122,7 @@ func (p *Program) Step(s *State, t int, info *StepInfo) {
 		f.lasti, f.pc = i, i+1
 		x.in = in
 		info.Code, info.Instr = f.code, int(i)
-		p.ops.run[in.Op](&x)
+		p.ops.run[in.Op](x)
 		if x.blocked {
 			f.pc, f.lasti = i, lasti
 			info.Blocked = true

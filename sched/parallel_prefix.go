@@ -16,7 +16,7 @@ type root struct {
 // polls Limits.Stop as the workers do: the prefix of 64 interchangeable
 // threads makes thousands of states, which in a large model take seconds.
 func (r *parallelRun) prefix(u *setUser, init System, want int) ([]root, bool) {
-	var buf, key []byte
+	var buf []byte
 	var threads, kept []ThreadID
 	var red *porReducer
 	if r.reducer != nil {
@@ -62,8 +62,8 @@ func (r *parallelRun) prefix(u *setUser, init System, want int) ([]root, bool) {
 					r.fail(f, path, pre)
 					return nil, true
 				}
-				key = r.key(s, buf)
-				if !u.add(key) {
+				buf = r.key(s, buf) // the set copies what it keeps
+				if !u.add(buf) {
 					r.total.Matched++
 					r.total.execution(pre)
 					continue
