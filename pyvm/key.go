@@ -72,12 +72,13 @@ func (s *State) AppendKeyThen(b []byte, order []int, more func(b []byte, name fu
 // set-up object is written as it is (its keys have no name to sort by
 // before the walk).
 func (s *State) AppendKeyUnordered(b []byte, order []int, unordered func(Value) bool, more func(b []byte, name func(Value) int64) []byte, roots ...Value) []byte {
-	nums := numPool.Get().(*[]int32)
-	defer numPool.Put(nums)
-	k := newKeyer(s, b, nums)
+	sc := keyPool.Get().(*keyScratch)
+	defer keyPool.Put(sc)
+	k := newKeyer(s, b, sc)
 	k.unordered = unordered
 	if order != nil {
-		k.rank = make([]int16, len(s.threads))
+		k.rank = slices.Grow(sc.rank[:0], len(s.threads))[:len(s.threads)]
+		sc.rank = k.rank
 		for i, t := range order {
 			k.rank[t] = int16(i)
 		}
@@ -108,6 +109,7 @@ func (s *State) AppendKeyUnordered(b []byte, order []int, unordered func(Value) 
 	if more != nil {
 		k.b = more(k.b, k.name)
 	}
+	k.done()
 	return k.b
 }
 
@@ -120,25 +122,26 @@ func (s *State) AppendKeyUnordered(b []byte, order []int, unordered func(Value) 
 // state to one equal to it up to renumbering (an embedder's symmetry
 // then finds their swap leaves the state as it is).
 func (s *State) AppendThreadKey(b []byte, t int, roots ...Value) []byte {
-	nums := numPool.Get().(*[]int32)
-	defer numPool.Put(nums)
-	k := newKeyer(s, b, nums)
+	sc := keyPool.Get().(*keyScratch)
+	defer keyPool.Put(sc)
+	k := newKeyer(s, b, sc)
 	k.only = int16(t + 1)
 	k.threadState(&s.threads[t])
 	k.values(roots)
 	for q := 0; q < len(k.queue); q++ {
 		k.object(k.queue[q])
 	}
+	k.done()
 	return k.b
 }
 
-// newKeyer is a keyer of s appending to b, numbering in nums (from
-// numPool) sized to the heap.
-func newKeyer(s *State, b []byte, nums *[]int32) keyer {
-	if cap(*nums) < len(s.heap.slots) {
-		*nums = make([]int32, len(s.heap.slots))
+// newKeyer is a keyer of s appending to b, numbering in sc's table
+// (from keyPool) sized to the heap, queueing in its queue.
+func newKeyer(s *State, b []byte, sc *keyScratch) keyer {
+	if cap(sc.num) < len(s.heap.slots) {
+		sc.num = make([]int32, len(s.heap.slots))
 	}
-	k := keyer{s: s, b: b, num: (*nums)[:len(s.heap.slots)]}
+	k := keyer{s: s, b: b, num: sc.num[:len(s.heap.slots)], queue: sc.queue[:0], scratch: sc}
 	for i := range k.num {
 		k.num[i] = -1
 	}
@@ -171,10 +174,17 @@ func (k *keyer) name(v Value) int64 {
 	return -1
 }
 
-// numPool holds keyers' numbering tables, one per key being written (a
-// search keys every state it makes: the table is most of a key's
-// allocation).
-var numPool = sync.Pool{New: func() any { return new([]int32) }}
+// keyScratch is what a keyer writes in besides the key: its numbering
+// table, its queue and its threads' ranks.
+type keyScratch struct {
+	num, queue []int32
+	rank       []int16
+}
+
+// keyPool holds keyers' scratch, one per key being written (a search
+// keys every state it makes: the table was most of a key's allocation,
+// the queue grown from nothing much of the rest).
+var keyPool = sync.Pool{New: func() any { return new(keyScratch) }}
 
 // sameAsBase reports whether set-up object i is as it was at Freeze: the
 // same object, or a copy a write made that holds the same fields again.
@@ -206,7 +216,13 @@ type keyer struct {
 	only int16
 	// unordered: the dicts written as sets (AppendKeyUnordered)
 	unordered func(Value) bool
+	// scratch is where num and queue came from; done hands the queue,
+	// grown, back to it
+	scratch *keyScratch
 }
+
+// done keeps the queue's storage for the next key.
+func (k *keyer) done() { k.scratch.queue = k.queue[:0] }
 
 // thread writes a thread number kept as index+1 (0: none), renamed by
 // the key's order.

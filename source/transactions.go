@@ -484,8 +484,16 @@ func (w *World) cellAt(obj int32, loc pyvm.Loc, key pyvm.Value) int {
 			c.ca, c.cw, c.mr, c.mw = w.cells[j].ca, w.cells[j].cw, w.cells[j].mr, w.cells[j].mw
 		}
 	}
+	w.ownCells()
 	w.cells = slices.Insert(w.cells, i, c)
 	return i
+}
+
+// ownCells makes w.cells w's own to change.
+func (w *World) ownCells() {
+	if w.cellsShared {
+		w.cells, w.cellsShared = slices.Clone(w.cells), false
+	}
 }
 
 // update takes one access to cell i, made holding held, and reports
@@ -518,7 +526,11 @@ func (w *World) update(i int, write bool, held lockset) bool {
 	if broken(mw, ca) && !broken(c.mw, c.ca) {
 		w.broke(c, txWrites)
 	}
-	c.ca, c.cw, c.mr, c.mw = ca, cw, mr, mw
+	if c.ca != ca || c.cw != cw || c.mr != mr || c.mw != mw {
+		w.ownCells()
+		c = &w.cells[i]
+		c.ca, c.cw, c.mr, c.mw = ca, cw, mr, mw
+	}
 	return mover
 }
 

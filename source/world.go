@@ -69,6 +69,12 @@ type World struct {
 	txLocks []int32
 	cells   []cell
 	bounds  int
+	// cellsShared: cells is shared with a clone, or the world cloned, and
+	// is copied before its first change (ownCells): most clones are a
+	// thread's trial, whose step changes few locksets or none
+	// (BenchmarkVerdict/*/transactions, -memprofile: the copies were a
+	// twentieth of a search's allocations)
+	cellsShared bool
 	// touch: record in touched the objects the steps touch (a trial's,
 	// for futures.go); fut is the state's futures memo
 	touch   bool
@@ -202,7 +208,8 @@ func (w *World) changed() {
 
 func (w *World) clone() *World {
 	c := &World{p: w.p, s: w.s.Clone(), th: make([]thread, len(w.th)), ctx: w.ctx, armed: w.armed, fell: w.fell, rec: w.rec,
-		txLocks: slices.Clone(w.txLocks), cells: slices.Clone(w.cells)}
+		txLocks: slices.Clone(w.txLocks), cells: w.cells, cellsShared: true}
+	w.cellsShared = true
 	for i, t := range w.th {
 		c.th[i] = t
 		c.th[i].frames = append([]frame(nil), t.frames...)
