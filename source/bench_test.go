@@ -16,8 +16,10 @@ import (
 // worlds: BenchmarkVerdict/<variant>/<shape>/listing is check's
 // exhaustive search of the hand-written listing (strategy states: a
 // visited set, symmetry, no partial-order reduction), .../listing-por
-// the same with persistent sets (strategy por, one worker: what explore
-// -protocol's auto takes on these worlds, but on two workers),
+// the same with persistent sets (strategy por, one worker), and
+// .../listing-auto explore -protocol's default on one worker (por, then
+// for a violation a bounded search for fewer preemptions, as
+// source.Search makes one too),
 // .../source the same variant's testdata/python file compiled by CPython
 // 3.12 and run by pyvm, every instruction a step, .../transactions the
 // same as explore -source searches it (source.Search: transactions,
@@ -40,11 +42,8 @@ func BenchmarkVerdict(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			for _, strategy := range []string{check.StrategyStates, check.StrategyPOR} {
-				sub := "listing"
-				if strategy == check.StrategyPOR {
-					sub = "listing-por"
-				}
+			for _, run := range [][2]string{{"listing", check.StrategyStates}, {"listing-por", check.StrategyPOR}, {"listing-auto", check.StrategyAuto}} {
+				sub, strategy := run[0], run[1]
 				b.Run(name+"/"+shape+"/"+sub, func(b *testing.B) {
 					p, err := check.Lookup(strings.ReplaceAll(name, "_", "-"))
 					if err != nil {
