@@ -7,8 +7,9 @@
 # order: T0 leaves dev1 (its key goes), T0 enters dev2 and T1 enters
 # dev1, in that order. Those two inserts commute but for _entered's
 # order, so a search that keyed _entered as a set and never learned that
-# its order is read continues one of the two orders only.
-# insertorder_rev.py raises in the other order.
+# its order is read continues one of the two orders only. The test
+# also runs this file with order[1] for order[2], which raises in the
+# other order.
 import threading
 from contextlib import contextmanager
 
