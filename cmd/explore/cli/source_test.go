@@ -184,7 +184,10 @@ func TestSourceVerdicts(t *testing.T) {
 		{"model gap", []string{"-source", "source/testdata/own_object.py"}, cli.ExitIncomplete, []string{"verdict: incomplete: the search met what -source cannot model (model-gap)", "nothing is proved", "T0: kernels.cuda is <_Stand object>"}},
 		{"the dispatcher", []string{"-source", "testdata/python/proposed.py", "-thread-context"}, cli.ExitOK, []string{"verdict: verified"}},
 		{"step budget", []string{"-source", "testdata/python/merged.py", "-max-depth", "5"}, cli.ExitIncomplete, []string{"verdict: incomplete: the search stopped (an execution reached the step budget of 5)", "nothing is proved", "the world searched: 1 host"}},
-		{"timeout", []string{"-source", "testdata/python/merged.py", "-threads", "3", "-timeout", "1ns"}, cli.ExitIncomplete, []string{"verdict: incomplete: the search stopped (-timeout 1ns reached)", "of 3 GPU threads"}},
+		// a search is polled every sched.PollEvery steps: this one takes
+		// tens of thousands (a smaller one can end verified before its
+		// first poll, as the listing's does)
+		{"timeout", []string{"-source", "testdata/python/merged.py", "-threads", "8", "-calls", "2", "-modules", "2", "-timeout", "1ns"}, cli.ExitIncomplete, []string{"verdict: incomplete: the search stopped (-timeout 1ns reached)", "of 8 GPU threads"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
