@@ -24,13 +24,7 @@ func Search(p *Program, lim sched.Limits, wrap func(sched.System) sched.System) 
 	if wrap == nil {
 		wrap = func(s sched.System) sched.System { return s }
 	}
-	r, why := p, ""
-	if p.tx == nil {
-		r, why = p.Reduced()
-	}
-	if why == "" && lim.MaxDepth > 0 {
-		why = "-max-depth counts the file's own steps"
-	}
+	r, why := p.plan(lim)
 	if why != "" {
 		return sched.States{}.Run(wrap(New(p.Unreduced())), lim), "every instruction a step: " + why
 	}
@@ -71,6 +65,29 @@ func Search(p *Program, lim sched.Limits, wrap func(sched.System) sched.System) 
 		}
 		return res, how
 	}
+}
+
+// plan is the reduced program Search searches p as, or why it searches
+// every instruction as a step instead.
+func (p *Program) plan(lim sched.Limits) (r *Program, why string) {
+	r = p
+	if p.tx == nil {
+		r, why = p.Reduced()
+	}
+	if why == "" && lim.MaxDepth > 0 {
+		why = "-max-depth counts the file's own steps"
+	}
+	return r, why
+}
+
+// StrategyName names the strategy Search takes for p under lim, as
+// check's strategies are named: "por" where it takes persistent sets of
+// transactions, else "states".
+func StrategyName(p *Program, lim sched.Limits) string {
+	if r, why := p.plan(lim); why == "" {
+		return r.strategy().Name()
+	}
+	return sched.States{}.Name()
 }
 
 // Expand is the schedule of p's own steps that a schedule of its reduced

@@ -35,8 +35,10 @@ type sourceRun struct {
 	// a replay
 	repro  string
 	shrunk string // what shrinking made smaller ("" when it did not run)
-	// steps says what a step of the search was (source.Search's how)
-	steps string
+	// steps says what a step of the search was (source.Search's how);
+	// strategy names the search (source.StrategyName; "states" for a
+	// replay, which searches nothing)
+	steps, strategy string
 	// want is -want's kind; passed, the other kinds the search met, each
 	// of which ended its execution
 	want   string
@@ -121,7 +123,7 @@ func runSource(o *options, stdout, stderr io.Writer) (int, error) {
 		return aim
 	}
 	res, how := source.Search(p, lim, wrap)
-	run.steps = how
+	run.steps, run.strategy = how, source.StrategyName(p, lim)
 	if res.Verdict == sched.Verified && p.MayLoop() && aim == nil {
 		// a loop that can come back to a state: verified says no
 		// execution fails, not that every one ends

@@ -129,7 +129,7 @@ func TestSourceOutAndReplay(t *testing.T) {
 	written, err := os.ReadFile(filepath.Join(out, "summary.json"))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(written, &sum))
-	require.Equal(t, "states", sum["strategy"])
+	require.Equal(t, "por", sum["strategy"]) // persistent sets of transactions (source.StrategyName)
 	require.Equal(t, file, sum["source"])
 	require.Len(t, sum["schedule"], len(strings.Fields(strings.TrimPrefix(lastLine(string(sched)), "steps"))))
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"encoding/json"
 	"io"
 	"time"
@@ -22,9 +23,11 @@ type sourceSummary struct {
 	SHA256    string `json:"sha256"` // of the file's bytes
 	Python    string `json:"python"` // the CPython that compiled it, "3.12.1"
 	Atomicity string `json:"atomicity"`
-	Strategy  string `json:"strategy"`
-	Scenario  string `json:"scenario"`
-	Faults    string `json:"faults,omitempty"`
+	// Strategy is check's name of the search: por (persistent sets of
+	// transactions) or states
+	Strategy string `json:"strategy"`
+	Scenario string `json:"scenario"`
+	Faults   string `json:"faults,omitempty"`
 	// World is what a verified verdict covers, as the text says it.
 	World    string `json:"world"`
 	Verdict  string `json:"verdict"`
@@ -57,7 +60,7 @@ func (r *sourceRun) summary(res sched.Result, elapsed time.Duration) sourceSumma
 	in := p.Source.Interpreter
 	s := sourceSummary{
 		Version: check.Version, Source: p.Source.File, Function: p.Source.Name, SHA256: r.prog.Digest(),
-		Python: in.Release(), Atomicity: p.Atomicity.String(), Strategy: "states",
+		Python: in.Release(), Atomicity: p.Atomicity.String(), Strategy: cmp.Or(r.strategy, "states"),
 		Scenario: p.Scenario.String(), Faults: p.Scenario.Faults.String(), World: r.world(res.Stats.States),
 		Verdict: res.Verdict.String(), Complete: res.Verdict == sched.Verified,
 		Stopped: res.Cut, Shrunk: r.shrunk,
