@@ -89,7 +89,11 @@ type futures struct {
 }
 
 // porOn reports whether p's threads have futures (see above).
-func (p *Program) porOn() bool { return p.tx != nil && p.hosts == 1 && !p.noPOR }
+func (p *Program) porOn() bool { return p.tx != nil && p.porWorld() }
+
+// porWorld reports whether p's world, reduced, takes persistent sets:
+// one host, and no test has turned them off.
+func (p *Program) porWorld() bool { return p.hosts == 1 && !p.noPOR }
 
 // NewFuturesScratch is sched.Futures'.
 func (w *World) NewFuturesScratch() any { return &futures{} }

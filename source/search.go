@@ -24,9 +24,12 @@ func Search(p *Program, lim sched.Limits, wrap func(sched.System) sched.System) 
 	if wrap == nil {
 		wrap = func(s sched.System) sched.System { return s }
 	}
-	r, why := p.plan(lim)
-	if why != "" {
+	if why := p.unreducedBy(lim); why != "" {
 		return sched.States{}.Run(wrap(New(p.Unreduced())), lim), "every instruction a step: " + why
+	}
+	r := p
+	if p.tx == nil {
+		r, _ = p.Reduced()
 	}
 	asked := func() bool { return lim.Stop != nil && lim.Stop() }
 	for reruns := 0; ; reruns++ {
@@ -67,25 +70,26 @@ func Search(p *Program, lim sched.Limits, wrap func(sched.System) sched.System) 
 	}
 }
 
-// plan is the reduced program Search searches p as, or why it searches
-// every instruction as a step instead.
-func (p *Program) plan(lim sched.Limits) (r *Program, why string) {
-	r = p
+// unreducedBy says why Search searches p under lim with every
+// instruction a step, "" where it searches transactions.
+func (p *Program) unreducedBy(lim sched.Limits) string {
 	if p.tx == nil {
-		r, why = p.Reduced()
+		if why := p.notReducible(); why != "" {
+			return why
+		}
 	}
-	if why == "" && lim.MaxDepth > 0 {
-		why = "-max-depth counts the file's own steps"
+	if lim.MaxDepth > 0 {
+		return "-max-depth counts the file's own steps"
 	}
-	return r, why
+	return ""
 }
 
 // StrategyName names the strategy Search takes for p under lim, as
 // check's strategies are named: "por" where it takes persistent sets of
 // transactions, else "states".
 func StrategyName(p *Program, lim sched.Limits) string {
-	if r, why := p.plan(lim); why == "" {
-		return r.strategy().Name()
+	if p.unreducedBy(lim) == "" && p.porWorld() {
+		return sched.POR{}.Name()
 	}
 	return sched.States{}.Name()
 }

@@ -107,8 +107,9 @@ import (
 // keys such a dict as a set of entries (pyvm's AppendKeyUnordered), and
 // takes a write of its shape (an insert, a delete) as a both-mover with
 // no lockset (the entry it writes keeps its own): it commutes with every
-// other access an execution can make under the assumption. An access that breaks it (a read of the shape or of the
-// whole, a write of the whole) is a break as a lockset's is: the search
+// other access an execution can make under the assumption. An access
+// that breaks it (a read of the shape or of the whole, a write of the
+// whole) is a break as a lockset's is: the search
 // goes on, its verdict is not taken, and the next search keys that dict
 // with its order and takes its shape writes as any other access. Up to
 // the first break, an execution's prefix keeps the assumption, so the
@@ -238,15 +239,8 @@ func cellCmp(a, b *cell) int {
 // cover. The two share everything else: a schedule of the reduced
 // program's steps becomes one of p's by Expand.
 func (p *Program) Reduced() (*Program, string) {
-	switch {
-	case p.Atomicity == model.GILBreaker:
-		return p, "under gil-breaker a step already runs from one eval-breaker check to the next"
-	case p.signal >= 0 || p.raiser >= 0:
-		return p, "a fault lands between the instructions a transaction joins"
-	case p.MayLoop():
-		return p, "the file has a loop that can come back to a state (the hang check takes every instruction)"
-	case p.threadObjs:
-		return p, "the file calls threading.current_thread(), whose abort flag the simulator's code writes"
+	if why := p.notReducible(); why != "" {
+		return p, why
 	}
 	r := *p
 	noRaise := !p.raises()
@@ -260,6 +254,22 @@ func (p *Program) Reduced() (*Program, string) {
 		r.tx.ordered[g.X] = true
 	}
 	return &r, ""
+}
+
+// notReducible says why the reduction does not apply to p's world, ""
+// where it does.
+func (p *Program) notReducible() string {
+	switch {
+	case p.Atomicity == model.GILBreaker:
+		return "under gil-breaker a step already runs from one eval-breaker check to the next"
+	case p.signal >= 0 || p.raiser >= 0:
+		return "a fault lands between the instructions a transaction joins"
+	case p.MayLoop():
+		return "the file has a loop that can come back to a state (the hang check takes every instruction)"
+	case p.threadObjs:
+		return "the file calls threading.current_thread(), whose abort flag the simulator's code writes"
+	}
+	return ""
 }
 
 // raises reports whether some kernel or device function raises.
