@@ -167,9 +167,11 @@ func pythonFile(v variants.Variant) string {
 // both; the two modes on every world took 23 s on this 2-core machine).
 // SWAPCHECK_LONG=1:
 // CPython 3.11 and 3.12 (each skipped, saying so, where it is not
-// installed), every mode on 3.12 and the GIL build's two on 3.11 (no
-// CPython 3.11 build is free-threaded; its three free-threaded modes
-// took a minute of CI's budget).
+// installed), the GIL build's two modes on both, and on 3.12 one of the
+// two free-threaded modes for each variant and world, pairwise
+// (agreeModes): every variant and every world meets both. No CPython
+// 3.11 build is free-threaded, and its free-threaded modes took a minute
+// of CI's budget.
 //
 // State counts differ; the test logs both. The grouping differs: a
 // listing step is one line's shared access with the bytecodes the
@@ -247,10 +249,7 @@ func compareWorlds(t *testing.T, v variants.Variant, src *pysource.Source, world
 		t.Run(w.name, func(t *testing.T) {
 			these := modes
 			if turn >= 0 {
-				these = nil
-				for _, k := range testenv.Rotate(turn+i, len(modes)) {
-					these = append(these, modes[k])
-				}
+				these = agreeModes(turn, i, modes)
 			}
 			for _, a := range these {
 				t.Run(a.String(), func(t *testing.T) {
@@ -266,6 +265,34 @@ func compareWorlds(t *testing.T, v variants.Variant, src *pysource.Source, world
 			}
 		})
 	}
+}
+
+// agreeModes are the modes of modes that compareWorlds takes for the i-th
+// world of the turn-th variant. By default one, in turn along the worlds
+// and the variants (testenv.Rotate). Under SWAPCHECK_LONG=1 both modes of
+// the GIL build, and one of the two free-threaded modes, by
+// testenv.Pairwise: every variant meets both free-threaded modes, and so
+// does every world (there are at least two of each), but not every
+// variant on every world in both.
+func agreeModes(turn, i int, modes []model.Atomicity) []model.Atomicity {
+	var these, free []model.Atomicity
+	if !testenv.Long() {
+		for _, k := range testenv.Rotate(turn+i, len(modes)) {
+			these = append(these, modes[k])
+		}
+		return these
+	}
+	for _, a := range modes {
+		if a.NoGIL() {
+			free = append(free, a)
+		} else {
+			these = append(these, a)
+		}
+	}
+	for _, k := range testenv.Pairwise(i, turn, len(free)) {
+		these = append(these, free[k])
+	}
+	return these
 }
 
 // TestNotFromSourceStillHolds: each variant left out of the comparison is
