@@ -220,6 +220,10 @@ func TestListingsAgree(t *testing.T) {
 			t.Logf("worlds compared: %q; refused by source.Load: %q", names, refused)
 			for vi, v := range compared {
 				t.Run(v.Protocol.Name, func(t *testing.T) {
+					// the variants two at a time: where this package's
+					// run is the last of go test ./..., its longest test
+					// had one of the two cores to itself
+					t.Parallel()
 					if v.Protocol.ThreadContext && ver != pyvm.V312 {
 						// swapcheck's own fixes (merged-fix, proposed): on
 						// 3.12 only, for CI's budget (a minute more on
