@@ -12,7 +12,11 @@
 //     under pyenv (PYENV_ROOT, `pyenv root`, ~/.pyenv: versions/*/bin/python3);
 //     each candidate is run and must answer with its sys.version_info,
 //     sys.implementation and Py_GIL_DISABLED, so a pyenv shim that answers
-//     "command not found" is never taken for an interpreter.
+//     "command not found" is never taken for an interpreter. What each
+//     answered is kept (Env.Cache, cache.go) under a fingerprint of what
+//     the answer depends on, and Load checks that the interpreter that
+//     compiles the file is the one the answer named; Open (Find, then
+//     Load) runs every candidate again where it is not.
 //  2. Load(interp, "FILE[:NAME]"): the embedded helper (dump.py, run as
 //     python -I -S -c) compiles FILE with compile(src, path, "exec") — it
 //     never imports or runs it — and prints the module's code object and

@@ -1,6 +1,7 @@
 package pysource
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -43,10 +44,22 @@ func (e *UnsupportedVersionError) Error() string {
 type NotPythonError struct {
 	Path   string
 	Reason string
+	// transient: the run timed out (it may answer another time, so the
+	// probe cache does not keep it)
+	transient bool
 }
 
 func (e *NotPythonError) Error() string {
 	return fmt.Sprintf("%s does not run as a Python interpreter: %s", e.Path, e.Reason)
+}
+
+// StaleInterpreterError: the interpreter that ran the helper is not the
+// one Find said (the probe cache kept an answer its fingerprint did not
+// see change); Open then runs every candidate again.
+type StaleInterpreterError struct{ Interp, Now Interpreter }
+
+func (e *StaleInterpreterError) Error() string {
+	return fmt.Sprintf("%s was expected at %s, but %s answered; run again", e.Interp.Release(), e.Interp.Path, e.Now)
 }
 
 // NoFileError: the file to check does not exist or cannot be read.
@@ -83,3 +96,14 @@ func supported() string {
 
 // oneLine keeps a message on one line.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// FindFailed reports whether err is Find's: no interpreter, or none that
+// runs or is supported (Open's caller says so in its own words).
+func FindFailed(err error) bool {
+	var (
+		none  *NoPythonError
+		notPy *NotPythonError
+		unsup *UnsupportedVersionError
+	)
+	return errors.As(err, &none) || errors.As(err, &notPy) || errors.As(err, &unsup)
+}

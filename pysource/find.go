@@ -60,12 +60,24 @@ type Env struct {
 	Path      string // $PATH
 	PyenvRoot string // $PYENV_ROOT
 	Home      string // $HOME
+	// Cache is the file that keeps what each candidate answered (cache.go);
+	// "": every candidate is run.
+	Cache string
+	// refresh: run every candidate, and keep what it answers now (Open,
+	// after a kept answer turned out stale)
+	refresh bool
 }
 
-// OSEnv is the process's own environment.
+// OSEnv is the process's own environment, with the probe cache in the
+// user's cache directory ($XDG_CACHE_HOME or ~/.cache on Linux:
+// swapcheck/python-probes.json), where there is one.
 func OSEnv() Env {
 	home, _ := os.UserHomeDir()
-	return Env{Path: os.Getenv("PATH"), PyenvRoot: os.Getenv("PYENV_ROOT"), Home: home}
+	env := Env{Path: os.Getenv("PATH"), PyenvRoot: os.Getenv("PYENV_ROOT"), Home: home}
+	if dir, err := os.UserCacheDir(); err == nil {
+		env.Cache = filepath.Join(dir, "swapcheck", "python-probes.json")
+	}
+	return env
 }
 
 // pathNames are the commands looked for on PATH, in order.
@@ -107,7 +119,9 @@ func FindIn(env Env, spec string) (Interpreter, error) {
 			}
 			path = p
 		}
-		c, err := Probe(env, path)
+		cache := openCache(env.Cache)
+		c, err := probeKept(env, cache, path)
+		cache.save()
 		if err != nil {
 			return Interpreter{}, err
 		}
@@ -167,8 +181,10 @@ func Candidates(env Env) (found []Interpreter, where string) {
 		seen["path:"+real] = true
 		paths = append(paths, c)
 	}
-	// probe concurrently (a pyenv shim takes a few tenths of a second to
-	// fail), keeping the search order in the results
+	// probe concurrently (a pyenv shim takes a second to fail), keeping
+	// the search order in the results; the cache answers for most
+	cache := openCache(env.Cache)
+	defer cache.save()
 	probed := make([]Interpreter, len(paths))
 	errs := make([]error, len(paths))
 	var wg sync.WaitGroup
@@ -179,7 +195,7 @@ func Candidates(env Env) (found []Interpreter, where string) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			probed[i], errs[i] = Probe(env, c.path)
+			probed[i], errs[i] = probeKept(env, cache, c.path)
 		}()
 	}
 	wg.Wait()
@@ -234,7 +250,8 @@ func pyenvRoot(env Env) string {
 func Probe(env Env, path string) (Interpreter, error) {
 	out, err := runHelper(env, path)
 	if err != nil {
-		return Interpreter{}, &NotPythonError{Path: path, Reason: err.Error()}
+		he, _ := err.(*helperFailure)
+		return Interpreter{}, &NotPythonError{Path: path, Reason: err.Error(), transient: he != nil && he.timedOut}
 	}
 	var d struct {
 		Interpreter interpJSON `json:"interpreter"`
@@ -250,6 +267,14 @@ type interpJSON struct {
 	Implementation string `json:"implementation"`
 	GILDisabled    bool   `json:"gil_disabled"`
 	Executable     string `json:"executable"`
+}
+
+// json is what the helper answered for i.
+func (i Interpreter) json() interpJSON {
+	return interpJSON{
+		Version:        []int{i.Version.Major, i.Version.Minor, i.Micro},
+		Implementation: i.Implementation, GILDisabled: i.FreeThreaded, Executable: i.Executable,
+	}
 }
 
 func (j interpJSON) interp(path string) Interpreter {
@@ -278,10 +303,19 @@ func runHelper(env Env, path string, args ...string) ([]byte, error) {
 		if errors.As(err, &ee) {
 			msg = fmt.Sprintf("exit %d: %s", ee.ExitCode(), msg)
 		}
-		return nil, errors.New(msg)
+		return nil, &helperFailure{msg: msg, timedOut: ctx.Err() != nil}
 	}
 	return stdout.Bytes(), nil
 }
+
+// helperFailure is a run of the helper that failed; timedOut: it was
+// stopped after probeTimeout.
+type helperFailure struct {
+	msg      string
+	timedOut bool
+}
+
+func (e *helperFailure) Error() string { return e.msg }
 
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")

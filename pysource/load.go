@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,6 +51,36 @@ func isIdentifier(s string) bool {
 	return true
 }
 
+// Open finds the interpreter spec names (Find) and has it load the file
+// (Load). Where the interpreter that ran is not the one the probe cache
+// said (a *StaleInterpreterError: a pyenv shim now selects another
+// version), every candidate is run again and the file loaded by what
+// that finds.
+func Open(spec, file string) (*Source, error) { return OpenIn(OSEnv(), spec, file) }
+
+// OpenIn is Open in env.
+func OpenIn(env Env, spec, file string) (*Source, error) {
+	in, err := FindIn(env, spec)
+	if err != nil {
+		return nil, err
+	}
+	src, err := LoadIn(env, in, file)
+	if _, stale := err.(*StaleInterpreterError); stale && env.Cache != "" {
+		env.refresh = true
+		if in, err = FindIn(env, spec); err != nil {
+			return nil, err
+		}
+		src, err = LoadIn(env, in, file)
+	}
+	return src, err
+}
+
+// sameInterpreter reports whether two answers are the same Python.
+func sameInterpreter(a, b interpJSON) bool {
+	return slices.Equal(a.Version, b.Version) && a.Implementation == b.Implementation &&
+		a.GILDisabled == b.GILDisabled && (a.Executable == "" || b.Executable == "" || a.Executable == b.Executable)
+}
+
 // Load has interp compile the file spec names ("FILE[:NAME]") and decodes
 // its code objects. The file is compiled, never run.
 func Load(interp Interpreter, spec string) (*Source, error) {
@@ -78,6 +109,9 @@ func LoadIn(env Env, interp Interpreter, spec string) (*Source, error) {
 	var d dumpJSON
 	if err := json.Unmarshal(out, &d); err != nil {
 		return nil, &HelperError{Interp: interp, Reason: "unreadable answer: " + oneLine(err.Error())}
+	}
+	if got := d.Interpreter; len(got.Version) == 3 && !sameInterpreter(got, interp.json()) {
+		return nil, &StaleInterpreterError{Interp: interp, Now: got.interp(interp.Path)}
 	}
 	if d.Error != nil {
 		switch d.Error.Kind {

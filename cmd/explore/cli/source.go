@@ -70,14 +70,11 @@ func runSource(o *options, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	in, err := pysource.Find(o.rr.python)
+	src, err := pysource.Open(o.rr.python, o.source)
 	if err != nil {
 		return 0, err
 	}
-	src, err := pysource.Load(in, o.source)
-	if err != nil {
-		return 0, err
-	}
+	in := src.Interpreter
 	p, err := source.LoadWith(src, sc, a, source.Options{ThreadContext: o.threadContext})
 	if err != nil {
 		return 0, err

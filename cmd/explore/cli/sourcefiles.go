@@ -133,12 +133,11 @@ func runSourceReplay(o *options, data []byte, stdout, stderr io.Writer) (int, er
 	if got := source.Digest(b); got != s.SHA256 {
 		return 0, usagef("replay %s: %s changed since the schedule was written (sha256 %s, now %s): its steps are for the file as it was", o.replay, s.File, short(s.SHA256), short(got))
 	}
-	in, err := pysource.Find(s.Python)
+	src, err := pysource.Open(s.Python, s.File+":"+s.Name)
 	if err != nil {
-		return 0, usagef("replay %s: %v", o.replay, err)
-	}
-	src, err := pysource.Load(in, s.File+":"+s.Name)
-	if err != nil {
+		if pysource.FindFailed(err) {
+			return 0, usagef("replay %s: %v", o.replay, err)
+		}
 		return 0, err
 	}
 	p, err := source.LoadWith(src, s.Scenario, s.Atomicity, source.Options{ThreadContext: s.ThreadContext})
@@ -150,7 +149,7 @@ func runSourceReplay(o *options, data []byte, stdout, stderr io.Writer) (int, er
 			return 0, err
 		}
 	}
-	fmt.Fprintf(stderr, "explore: -replay: %s\n", interpreterLine(in, s.Python))
+	fmt.Fprintf(stderr, "explore: -replay: %s\n", interpreterLine(src.Interpreter, s.Python))
 	res, err := sched.Replay(source.New(p), s.Steps, sched.Limits{})
 	if err != nil {
 		return 0, usagef("replay %s: the schedule does not fit its scenario: %v", o.replay, err)
