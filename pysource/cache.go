@@ -25,11 +25,11 @@ import (
 //
 // An answer is kept under a fingerprint of everything it depends on: the
 // candidate's path, the file it resolves to and that file's size, mode
-// and modification time; and for a script (a shim, or any wrapper that
+// and modification time; and for a wrapper (a shim, or any program that
 // picks a Python by what surrounds it), the environment it runs in, the
-// working directory, every .python-version and .tool-versions file from
-// there up to the root (pyenv's and asdf's version files) and pyenv's
-// global version file and installed versions. What a fingerprint misses
+// working directory, every version file of pyenv's, asdf's and mise's
+// from there up to the root and pyenv's global version file and
+// installed versions. What a fingerprint misses
 // is caught when the interpreter runs for real: the helper that compiles
 // the file says which Python it is (Load), a mismatch is an
 // *StaleInterpreterError, and Open probes every candidate again.
@@ -171,7 +171,7 @@ func fingerprint(env Env, path string) (key, real string) {
 	field(path)
 	field(real)
 	field(fmt.Sprintf("%d %d %v", st.Size(), st.ModTime().UnixNano(), st.Mode()))
-	if isScript(real) {
+	if wrapper(real) {
 		stamp := func(f string) {
 			if st, err := os.Stat(f); err == nil {
 				field(fmt.Sprintf("%s %d %d", f, st.Size(), st.ModTime().UnixNano()))
@@ -189,8 +189,9 @@ func fingerprint(env Env, path string) (key, real string) {
 			field(kv)
 		}
 		for dir := wd; dir != ""; {
-			stamp(filepath.Join(dir, ".python-version"))
-			stamp(filepath.Join(dir, ".tool-versions"))
+			for _, name := range versionFiles {
+				stamp(filepath.Join(dir, name))
+			}
 			parent := filepath.Dir(dir)
 			if parent == dir {
 				break
@@ -221,8 +222,18 @@ func fingerprint(env Env, path string) (key, real string) {
 	return hex.EncodeToString(sum[:]), real
 }
 
-// isScript reports whether file starts with "#!": a wrapper whose answer
-// depends on more than the file.
+// versionFiles are the files, in the working directory or above it, by
+// which pyenv, asdf and mise pick a Python.
+var versionFiles = []string{".python-version", ".tool-versions", ".mise.toml", "mise.toml"}
+
+// wrapper reports whether file picks the Python it runs by what surrounds
+// it: a script (a pyenv or asdf shim), or a program not named python*
+// (mise's shims are links to mise itself).
+func wrapper(file string) bool {
+	return isScript(file) || !strings.HasPrefix(filepath.Base(file), "python")
+}
+
+// isScript reports whether file starts with "#!".
 func isScript(file string) bool {
 	f, err := os.Open(file)
 	if err != nil {

@@ -177,3 +177,35 @@ func TestOpenRunsAgainWhereTheCacheIsStale(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, b.Version, now.Version, "the cache holds the new answer")
 }
+
+// A wrapper's answer is kept under its environment too: a script, or a
+// program not named python* that a python3 on PATH links to (mise's
+// shims); an interpreter's under its file alone.
+func TestFingerprintOfWrappers(t *testing.T) {
+	dir := t.TempDir()
+	env := pysource.Env{Path: dir, Home: t.TempDir()}
+	link := func(name, target string, content []byte) string {
+		t.Helper()
+		real := filepath.Join(dir, target)
+		require.NoError(t, os.WriteFile(real, content, 0o755))
+		l := filepath.Join(t.TempDir(), name)
+		require.NoError(t, os.Symlink(real, l))
+		return l
+	}
+	binary := []byte("\x7fELF not really")
+	for _, c := range []struct {
+		path    string
+		wrapper bool
+	}{
+		{link("python3", "python3.12", binary), false},
+		{link("python3", "mise", binary), true},
+		{link("python3", "python3.11", []byte("#!/bin/sh\nexit 0\n")), true},
+	} {
+		k1, _ := pysource.Fingerprint(env, c.path)
+		require.NotEmpty(t, k1)
+		t.Setenv("SWAPCHECK_TEST_SELECT", c.path)
+		k2, real := pysource.Fingerprint(env, c.path)
+		require.NotEmpty(t, real)
+		require.Equal(t, c.wrapper, k1 != k2, "%s -> %s", c.path, real)
+	}
+}
