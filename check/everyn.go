@@ -199,6 +199,10 @@ type prover struct {
 	frozen bool
 	states int
 	steps  int
+	// scratch is classID's and sharedID's key buffer; zeros, a ghost of
+	// no change (shared, never written)
+	scratch []byte
+	zeros   []int32
 	// reached are the keys of the last abstract search's states, for the
 	// tests' coverage check (which would otherwise search a second time:
 	// half of TestEveryNCoversExplicitStates's time)
@@ -303,10 +307,21 @@ func noGhosts(p *model.Program) ghosts {
 	return g
 }
 
+// clone copies g into one allocation.
 func (g ghosts) clone() ghosts {
-	c := ghosts{base: slices.Clone(g.base)}
+	n := len(g.base)
 	for _, t := range g.thread {
-		c.thread = append(c.thread, slices.Clone(t))
+		n += len(t)
+	}
+	buf := make([]int32, 0, n)
+	take := func(s []int32) []int32 {
+		i := len(buf)
+		buf = append(buf, s...)
+		return buf[i:len(buf):len(buf)]
+	}
+	c := ghosts{base: take(g.base), thread: make([][]int32, len(g.thread))}
+	for i, t := range g.thread {
+		c.thread[i] = take(t)
 	}
 	return c
 }
@@ -486,14 +501,17 @@ func (pv *prover) abstractOf(p *model.Program, c *model.Census, g ghosts, cap in
 		ghost []int32
 		held  []int16
 	}
-	var threads []tc
+	if len(pv.zeros) != len(base) {
+		pv.zeros = make([]int32, len(base))
+	}
+	threads := make([]tc, 0, len(c.Threads))
 	for i, b := range c.Threads {
 		gh := g.thread[i]
 		if p.Outside(b) {
 			for m := range base {
 				base[m] += gh[m]
 			}
-			gh = make([]int32, len(gh))
+			gh = pv.zeros
 		}
 		threads = append(threads, tc{b, gh, c.Held[i]})
 	}
@@ -508,19 +526,23 @@ func (pv *prover) abstractOf(p *model.Program, c *model.Census, g ghosts, cap in
 	}
 	sh := shared{slots: c.Shared, host: c.Host, hostHeld: c.HostHeld, base: base}
 	a := &astate{shared: pv.sharedID(sh)}
-	counts := map[int32]int32{}
+	// the threads per class (few classes: a slice, not a map)
 	for _, t := range threads {
 		block := t.block
 		if relTmps {
 			block = pv.encodeTmps(p, block, c.Counts)
 		}
-		counts[pv.classID(class{block: block, held: t.held, ghost: t.ghost})]++
-	}
-	for id, n := range counts {
-		if cap >= 0 && n > int32(cap) && len(pv.classes.items[id].held) == 0 {
-			n = int32(cap) + 1
+		id := pv.classID(class{block: block, held: t.held, ghost: t.ghost})
+		if i := slices.IndexFunc(a.cells, func(x cell) bool { return x.class == id }); i >= 0 {
+			a.cells[i].n++
+		} else {
+			a.cells = append(a.cells, cell{id, 1})
 		}
-		a.cells = append(a.cells, cell{id, n})
+	}
+	for i := range a.cells {
+		if x := &a.cells[i]; cap >= 0 && x.n > int32(cap) && len(pv.classes.items[x.class].held) == 0 {
+			x.n = int32(cap) + 1
+		}
 	}
 	slices.SortFunc(a.cells, func(x, y cell) int { return int(x.class) - int(y.class) })
 	return a, nil
@@ -561,24 +583,31 @@ type table[T any] struct {
 
 func newTable[T any]() table[T] { return table[T]{of: map[string]int32{}} }
 
-// id is the number of the value keyed k, v when it is new.
-func (t *table[T]) id(k string, v T) int32 {
-	if id, ok := t.of[k]; ok {
+// id is the number of the value keyed k, v when it is new. k may be a
+// scratch buffer: it is copied only when new.
+func (t *table[T]) id(k []byte, v T) int32 {
+	if id, ok := t.of[string(k)]; ok {
 		return id
 	}
 	t.items = append(t.items, v)
-	t.of[k] = int32(len(t.items) - 1)
+	t.of[string(k)] = int32(len(t.items) - 1)
 	return int32(len(t.items) - 1)
 }
 
+// classID and sharedID write the key in the prover's scratch buffer:
+// the abstract search keys every thread of every world it puts together
+// (BenchmarkEveryN, -memprofile: growing a fresh key was a fifth of its
+// allocations).
 func (pv *prover) classID(c class) int32 {
-	b := binary.AppendUvarint(int16Bytes(nil, c.block), uint64(len(c.held)))
-	return pv.classes.id(string(int32Bytes(int16Bytes(b, c.held), c.ghost)), c)
+	b := binary.AppendUvarint(int16Bytes(pv.scratch[:0], c.block), uint64(len(c.held)))
+	pv.scratch = int32Bytes(int16Bytes(b, c.held), c.ghost)
+	return pv.classes.id(pv.scratch, c)
 }
 
 func (pv *prover) sharedID(s shared) int32 {
-	b := binary.AppendUvarint(int16Bytes(int16Bytes(nil, s.slots), s.host), uint64(len(s.hostHeld)))
-	return pv.shareds.id(string(int32Bytes(int16Bytes(b, s.hostHeld), s.base)), s)
+	b := binary.AppendUvarint(int16Bytes(int16Bytes(pv.scratch[:0], s.slots), s.host), uint64(len(s.hostHeld)))
+	pv.scratch = int32Bytes(int16Bytes(b, s.hostHeld), s.base)
+	return pv.shareds.id(pv.scratch, s)
 }
 
 func (pv *prover) late() bool { return !pv.deadline.IsZero() && time.Now().After(pv.deadline) }
@@ -594,7 +623,15 @@ func (pv *prover) many(c cell) bool {
 // GPU thread's class in world order.
 func (pv *prover) materialize(a *astate, extra func(class int32) int) (concrete, []int32, error) {
 	sh := pv.shareds.items[a.shared]
-	var order []int32
+	total := 0
+	for _, c := range a.cells {
+		if pv.many(c) {
+			total += pv.cap + extra(c.class)
+		} else {
+			total += int(c.n)
+		}
+	}
+	order := make([]int32, 0, total)
 	var late []int32 // classes of threads not started go last
 	for _, c := range a.cells {
 		n := c.n
@@ -620,8 +657,9 @@ func (pv *prover) materialize(a *astate, extra func(class int32) int) (concrete,
 			counts[m] += gh
 		}
 	}
-	cen := &model.Census{Shared: slices.Clone(sh.slots), Host: slices.Clone(sh.host), HostHeld: sh.hostHeld, Counts: counts}
-	g := ghosts{base: slices.Clone(sh.base)}
+	cen := &model.Census{Shared: slices.Clone(sh.slots), Host: slices.Clone(sh.host), HostHeld: sh.hostHeld, Counts: counts,
+		Threads: make([][]int16, 0, len(order)), Held: make([][]int16, 0, len(order))}
+	g := ghosts{base: slices.Clone(sh.base), thread: make([][]int32, 0, len(order))}
 	for _, id := range order {
 		cl := pv.classes.items[id]
 		cen.Threads = append(cen.Threads, pv.decodeTmps(p, cl.block, counts))

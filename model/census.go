@@ -143,20 +143,22 @@ func (w *World) Census() (*Census, error) {
 		return nil, err
 	}
 	w.sync()
+	gpu := p.blockThreads[0]
+	// the shared slots and every block in one allocation, the lists in
+	// another (the proof for every N takes a census of every world it
+	// puts together: BenchmarkEveryN)
+	data := make([]int16, 0, l.lockOwner+1+(len(gpu)+1)*l.threadSize)
+	lists := make([][]int16, 3*len(gpu)+1)
 	c := &Census{Counts: make([]int32, len(p.Scenario.Modules))}
-	c.Shared = append(c.Shared, w.s[:l.lockOwner+1]...)
+	data = append(data, w.s[:l.lockOwner+1]...)
+	c.Shared = data[:len(data):len(data)]
 	for m := range c.Counts {
 		if c.Shared[l.countP+m] != 0 {
 			c.Counts[m] = int32(c.Shared[l.count+m])
 		}
 		c.Shared[l.count+m] = 0
 	}
-	gpu := p.blockThreads[0]
-	index := make(map[int]int, len(gpu))
-	for i, t := range gpu {
-		index[t] = i
-	}
-	c.Held = make([][]int16, len(gpu))
+	c.Held = lists[:len(gpu):len(gpu)]
 	for r := 1; r <= p.maxLocks; r++ {
 		o := int(w.s[l.lockOwner+r])
 		if o == 0 {
@@ -170,38 +172,48 @@ func (w *World) Census() (*Census, error) {
 			c.HostHeld = append(c.HostHeld, cr)
 			continue
 		}
-		i, ok := index[o-1]
-		if !ok {
+		i := slices.Index(gpu, o-1) // a few locks: no index of the threads
+		if i < 0 {
 			return nil, fmt.Errorf("lock#%d is held by thread %d, of no block", r, o-1)
 		}
 		c.Held[i] = append(c.Held[i], cr)
 	}
 	waiting := 0 // threads not started
+	c.Threads = lists[len(gpu) : len(gpu) : 2*len(gpu)]
 	for _, t := range gpu {
-		b := w.deadZeroed(t)
+		var b []int16
+		data, b = w.deadZeroedInto(data, t)
 		if NotStarted(b) {
 			waiting++
 		}
 		c.Threads = append(c.Threads, b)
 	}
-	c.Host = w.deadZeroed(0)
+	_, c.Host = w.deadZeroedInto(data, 0)
 	if err := p.encodeHost(c.Host, len(gpu), waiting); err != nil {
 		return nil, err
 	}
-	if err := p.mapLocks(c.Shared, append([][]int16{c.Host}, c.Threads...), p.censusLock); err != nil {
+	if err := p.mapLocks(c.Shared, append(append(lists[2*len(gpu):2*len(gpu)], c.Host), c.Threads...), p.censusLock); err != nil {
 		return nil, err
 	}
-	for _, h := range append([][]int16{c.HostHeld}, c.Held...) {
+	slices.Sort(c.HostHeld)
+	for _, h := range c.Held {
 		slices.Sort(h)
 	}
 	return c, nil
 }
 
-// deadZeroed is a copy of thread t's block with its dead slots (see
-// AppendCanonicalKey) zeroed.
-func (w *World) deadZeroed(t int) []int16 {
+// deadZeroedInto appends to buf a copy of thread t's block with its dead
+// slots (see AppendCanonicalKey) zeroed, and returns buf and the copy
+// (capped, so that appending to one never writes the next).
+func (w *World) deadZeroedInto(buf []int16, t int) ([]int16, []int16) {
 	base := w.thread(t)
-	b := slices.Clone(w.s[base : base+w.p.lay.threadSize])
+	i := len(buf)
+	buf = append(buf, w.s[base:base+w.p.lay.threadSize]...)
+	b := buf[i:len(buf):len(buf)]
+	return buf, deadZeroedBlock(b)
+}
+
+func deadZeroedBlock(b []int16) []int16 {
 	if b[tStatus] == finished {
 		died := b[tDied]
 		clear(b)
