@@ -58,6 +58,8 @@ type probeCache struct {
 	file    string
 	mu      sync.Mutex
 	entries map[string]probeEntry
+	// roots are `pyenv root`'s answers, under rootKey
+	roots   map[string]string
 	changed bool
 }
 
@@ -67,15 +69,63 @@ func openCache(file string) *probeCache {
 	if file == "" {
 		return nil
 	}
-	c := &probeCache{file: file, entries: map[string]probeEntry{}}
-	var f struct {
-		Version int                   `json:"version"`
-		Probes  map[string]probeEntry `json:"probes"`
-	}
+	c := &probeCache{file: file, entries: map[string]probeEntry{}, roots: map[string]string{}}
+	var f cacheFile
 	if b, err := os.ReadFile(file); err == nil && json.Unmarshal(b, &f) == nil && f.Version == cacheVersion && f.Probes != nil {
 		c.entries = f.Probes
+		if f.Roots != nil {
+			c.roots = f.Roots
+		}
 	}
 	return c
+}
+
+// cacheFile is the file's JSON.
+type cacheFile struct {
+	Version int                   `json:"version"`
+	Probes  map[string]probeEntry `json:"probes"`
+	Roots   map[string]string     `json:"pyenv_roots,omitempty"`
+}
+
+// root returns the kept answer of `pyenv root` under key.
+func (c *probeCache) root(key string) (string, bool) {
+	if c == nil || key == "" {
+		return "", false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.roots[key]
+	return r, ok
+}
+
+// storeRoot keeps an answer of `pyenv root`.
+func (c *probeCache) storeRoot(key, root string) {
+	if c == nil || key == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.roots) >= cacheMost {
+		clear(c.roots)
+	}
+	c.roots[key] = root
+	c.changed = true
+}
+
+// rootKey is the key of `pyenv root`'s answer: pyenv's file, and the
+// home directory it defaults to (it answers $PYENV_ROOT, which is unset
+// when it is asked, else ~/.pyenv).
+func rootKey(env Env, pyenv string) string {
+	real, err := filepath.EvalSymlinks(pyenv)
+	if err != nil {
+		return ""
+	}
+	st, err := os.Stat(real)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(fmt.Sprintf("root\x00%s\x00%s\x00%d %d\x00%s", pyenv, real, st.Size(), st.ModTime().UnixNano(), env.Home)))
+	return hex.EncodeToString(sum[:])
 }
 
 // lookup returns the kept answer under key.
@@ -133,10 +183,7 @@ func (c *probeCache) save() {
 	for _, k := range keys[min(len(keys), cacheMost):] {
 		delete(c.entries, k)
 	}
-	b, err := json.MarshalIndent(struct {
-		Version int                   `json:"version"`
-		Probes  map[string]probeEntry `json:"probes"`
-	}{cacheVersion, c.entries}, "", " ")
+	b, err := json.MarshalIndent(cacheFile{cacheVersion, c.entries, c.roots}, "", " ")
 	if err != nil {
 		return
 	}

@@ -209,3 +209,23 @@ func TestFingerprintOfWrappers(t *testing.T) {
 		require.Equal(t, c.wrapper, k1 != k2, "%s -> %s", c.path, real)
 	}
 }
+
+// `pyenv root` (asked where PYENV_ROOT is unset) is a bash script too:
+// its answer is kept under pyenv's file and the home directory.
+func TestProbeCacheKeepsPyenvRoot(t *testing.T) {
+	dir, root := t.TempDir(), t.TempDir()
+	script := fmt.Sprintf("#!/bin/sh\necho run >> %q\necho %q\n", filepath.Join(dir, "runs"), root)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pyenv"), []byte(script), 0o755))
+	env := pysource.Env{Path: dir, Home: t.TempDir(), Cache: filepath.Join(t.TempDir(), "probes.json")}
+	_, where := pysource.Candidates(env)
+	require.Contains(t, where, root)
+	require.Equal(t, 1, runs(t, dir))
+	_, where = pysource.Candidates(env)
+	require.Contains(t, where, root)
+	require.Equal(t, 1, runs(t, dir), "the kept answer")
+
+	env.Home = t.TempDir()
+	_, where = pysource.Candidates(env)
+	require.Contains(t, where, root)
+	require.Equal(t, 2, runs(t, dir), "another home")
+}

@@ -159,7 +159,9 @@ func Candidates(env Env) (found []Interpreter, where string) {
 			cands = append(cands, cand{p, "PATH"})
 		}
 	}
-	root := pyenvRoot(env)
+	cache := openCache(env.Cache)
+	defer cache.save()
+	root := pyenvRoot(env, cache)
 	if root != "" {
 		dirs, _ := filepath.Glob(filepath.Join(root, "versions", "*", "bin", "python3"))
 		sort.Strings(dirs)
@@ -183,8 +185,6 @@ func Candidates(env Env) (found []Interpreter, where string) {
 	}
 	// probe concurrently (a pyenv shim takes a second to fail), keeping
 	// the search order in the results; the cache answers for most
-	cache := openCache(env.Cache)
-	defer cache.save()
 	probed := make([]Interpreter, len(paths))
 	errs := make([]error, len(paths))
 	var wg sync.WaitGroup
@@ -220,18 +220,24 @@ func Candidates(env Env) (found []Interpreter, where string) {
 }
 
 // pyenvRoot is $PYENV_ROOT, else what `pyenv root` says (when pyenv is on
-// PATH), else ~/.pyenv if it exists.
-func pyenvRoot(env Env) string {
+// PATH; kept in the cache, as a candidate's answer is), else ~/.pyenv if
+// it exists.
+func pyenvRoot(env Env, cache *probeCache) string {
 	if env.PyenvRoot != "" {
 		return env.PyenvRoot
 	}
 	if p, ok := lookPath(env.Path, "pyenv"); ok {
+		key := rootKey(env, p)
+		if r, ok := cache.root(key); ok && !env.refresh && r != "" {
+			return r
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, p, "root")
 		cmd.Env = childEnv(env)
 		if out, err := cmd.Output(); err == nil {
 			if r := strings.TrimSpace(string(out)); r != "" {
+				cache.storeRoot(key, r)
 				return r
 			}
 		}
