@@ -27,7 +27,7 @@ import (
 // candidate's path, the file it resolves to and that file's size, mode
 // and modification time; and for a wrapper (a shim, or any program that
 // picks a Python by what surrounds it), the environment it runs in, the
-// working directory, every version file of pyenv's, asdf's and mise's
+// working directory, the home directory, every version file of pyenv's, asdf's and mise's
 // from there up to the root and pyenv's global version file and
 // installed versions. What a fingerprint misses
 // is caught when the interpreter runs for real: the helper that compiles
@@ -46,11 +46,15 @@ const cacheVersion = 1
 // cacheMost is how many answers the file keeps, the most recently used.
 const cacheMost = 256
 
+// probeEntry is one kept answer: a candidate's (Interpreter, or Error
+// for a run that failed), or pyenv's to `pyenv root` (Root, under
+// rootKey).
 type probeEntry struct {
 	Path        string      `json:"path"`
 	Real        string      `json:"real"`
 	Interpreter *interpJSON `json:"interpreter,omitempty"`
 	Error       string      `json:"error,omitempty"`
+	Root        string      `json:"root,omitempty"`
 	Used        int64       `json:"used"` // Unix seconds, for cacheMost
 }
 
@@ -58,8 +62,6 @@ type probeCache struct {
 	file    string
 	mu      sync.Mutex
 	entries map[string]probeEntry
-	// roots are `pyenv root`'s answers, under rootKey
-	roots   map[string]string
 	changed bool
 }
 
@@ -69,13 +71,10 @@ func openCache(file string) *probeCache {
 	if file == "" {
 		return nil
 	}
-	c := &probeCache{file: file, entries: map[string]probeEntry{}, roots: map[string]string{}}
+	c := &probeCache{file: file, entries: map[string]probeEntry{}}
 	var f cacheFile
 	if b, err := os.ReadFile(file); err == nil && json.Unmarshal(b, &f) == nil && f.Version == cacheVersion && f.Probes != nil {
 		c.entries = f.Probes
-		if f.Roots != nil {
-			c.roots = f.Roots
-		}
 	}
 	return c
 }
@@ -84,48 +83,18 @@ func openCache(file string) *probeCache {
 type cacheFile struct {
 	Version int                   `json:"version"`
 	Probes  map[string]probeEntry `json:"probes"`
-	Roots   map[string]string     `json:"pyenv_roots,omitempty"`
 }
 
-// root returns the kept answer of `pyenv root` under key.
-func (c *probeCache) root(key string) (string, bool) {
-	if c == nil || key == "" {
-		return "", false
+// rootKey is the key of `pyenv root`'s answer, and the file pyenv
+// resolves to: pyenv is a script, so its fingerprint covers the home
+// directory it defaults to (it answers $PYENV_ROOT, which is unset when
+// it is asked, else ~/.pyenv); "root" keeps it apart from a candidate's.
+func rootKey(env Env, pyenv string) (key, real string) {
+	key, real = fingerprint(env, pyenv)
+	if key == "" {
+		return "", ""
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	r, ok := c.roots[key]
-	return r, ok
-}
-
-// storeRoot keeps an answer of `pyenv root`.
-func (c *probeCache) storeRoot(key, root string) {
-	if c == nil || key == "" {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.roots) >= cacheMost {
-		clear(c.roots)
-	}
-	c.roots[key] = root
-	c.changed = true
-}
-
-// rootKey is the key of `pyenv root`'s answer: pyenv's file, and the
-// home directory it defaults to (it answers $PYENV_ROOT, which is unset
-// when it is asked, else ~/.pyenv).
-func rootKey(env Env, pyenv string) string {
-	real, err := filepath.EvalSymlinks(pyenv)
-	if err != nil {
-		return ""
-	}
-	st, err := os.Stat(real)
-	if err != nil {
-		return ""
-	}
-	sum := sha256.Sum256([]byte(fmt.Sprintf("root\x00%s\x00%s\x00%d %d\x00%s", pyenv, real, st.Size(), st.ModTime().UnixNano(), env.Home)))
-	return hex.EncodeToString(sum[:])
+	return "root " + key, real
 }
 
 // lookup returns the kept answer under key.
@@ -183,7 +152,7 @@ func (c *probeCache) save() {
 	for _, k := range keys[min(len(keys), cacheMost):] {
 		delete(c.entries, k)
 	}
-	b, err := json.MarshalIndent(cacheFile{cacheVersion, c.entries, c.roots}, "", " ")
+	b, err := json.MarshalIndent(cacheFile{cacheVersion, c.entries}, "", " ")
 	if err != nil {
 		return
 	}
@@ -226,6 +195,7 @@ func fingerprint(env Env, path string) (key, real string) {
 		}
 		wd, _ := os.Getwd()
 		field("cwd " + wd)
+		field("home " + env.Home)
 		vars := childEnv(env)
 		vars = slices.DeleteFunc(vars, func(kv string) bool {
 			name, _, _ := strings.Cut(kv, "=")

@@ -227,9 +227,12 @@ func pyenvRoot(env Env, cache *probeCache) string {
 		return env.PyenvRoot
 	}
 	if p, ok := lookPath(env.Path, "pyenv"); ok {
-		key := rootKey(env, p)
-		if r, ok := cache.root(key); ok && !env.refresh && r != "" {
-			return r
+		key, real := "", ""
+		if cache != nil {
+			key, real = rootKey(env, p)
+		}
+		if e, ok := cache.lookup(key); ok && !env.refresh && e.Root != "" {
+			return e.Root
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 		defer cancel()
@@ -237,7 +240,7 @@ func pyenvRoot(env Env, cache *probeCache) string {
 		cmd.Env = childEnv(env)
 		if out, err := cmd.Output(); err == nil {
 			if r := strings.TrimSpace(string(out)); r != "" {
-				cache.storeRoot(key, r)
+				cache.store(key, probeEntry{Path: p, Real: real, Root: r})
 				return r
 			}
 		}
