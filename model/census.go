@@ -210,15 +210,11 @@ func (w *World) deadZeroedInto(buf []int16, t int) ([]int16, []int16) {
 	i := len(buf)
 	buf = append(buf, w.s[base:base+w.p.lay.threadSize]...)
 	b := buf[i:len(buf):len(buf)]
-	return buf, deadZeroedBlock(b)
-}
-
-func deadZeroedBlock(b []int16) []int16 {
 	if b[tStatus] == finished {
 		died := b[tDied]
 		clear(b)
 		b[tStatus], b[tDied] = finished, died
-		return b
+		return buf, b
 	}
 	depth := max(int(b[tDepth]), int(b[tDeferred]))
 	clear(b[tFrames+depth*frameSize:])
@@ -227,7 +223,7 @@ func deadZeroedBlock(b []int16) []int16 {
 			b[f+fTmp] = 0
 		}
 	}
-	return b
+	return buf, b
 }
 
 // launchFrame is the frame of host block b that runs a launch's code, -1
