@@ -496,4 +496,18 @@ func (c *Ctx) checkGlobalsWrite(keys uint32, v Value) {
 			c.contradicts("CountGuardsGlobals", "writes the module's globals while its count is not 0")
 		}
 	}
+	if p.StateGuardsGlobals {
+		if c.w.s[c.w.p.lay.lockOwner+int(GlobalLockRef)] != slot(c.t+1) {
+			c.contradicts("StateGuardsGlobals", "writes the module's globals without holding the global lock")
+		}
+		if !p.holds[c.w.s[c.f+fPC]] {
+			c.contradicts("StateGuardsGlobals", "writes the module's globals holding no reference")
+		}
+		// the entry counts the writer's reference and no other (where POR
+		// pins modules by it: no interrupt, no raise fault)
+		if l := &c.w.p.lay; c.w.p.signal < 0 && c.w.p.raiser < 0 &&
+			(c.w.s[l.countP+c.module()] == 0 || c.w.s[l.count+c.module()] != 0) {
+			c.contradicts("StateGuardsGlobals", "writes the module's globals while its state entry counts another reference")
+		}
+	}
 }

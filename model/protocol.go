@@ -99,6 +99,20 @@ type Protocol struct {
 	// count cannot fall to zero nobody writes the module's globals: POR's
 	// futures use it (reduce_futures.go, "Pinned modules").
 	CountGuardsGlobals bool
+	// StateGuardsGlobals: the listing counts a module's references in
+	// one state entry, _swap_state[gid] = (keys, refcount), which it
+	// reads and writes only under the global lock: the first entrant
+	// stores refcount 0 (the store labelled "first"), each later one
+	// refcount + 1 ("enter", reached through "else"), an exit either
+	// refcount - 1 or, where refcount read 0, restores the globals and
+	// deletes the entry ("del"). So the entry counts the references
+	// (refcount + 1 of them while it is there, none when it is not), and
+	// the listing writes a module's globals only with the global lock
+	// held and only where it holds the one reference there is: the swap
+	// after "first", the restore before "del". While some thread that
+	// stays put holds a reference, nobody writes the module's globals:
+	// POR's futures use it (reduce_futures.go, "Pinned modules").
+	StateGuardsGlobals bool
 	// StoresDispatchOverReal: the listing's one write of a module's
 	// globals stores Dispatch into a name its thread found bound to the
 	// real module, and no step binds a name to anything else. So once no
@@ -141,7 +155,13 @@ type Protocol struct {
 	// incStore and decStore are the count's stores of the increment and
 	// the decrement (CountGuardsGlobals), -1 without
 	incStore, decStore int
-	compiled           bool
+	// holds[pc] says that a frame of the swap at pc, out of its
+	// with-body, holds a reference to its module: it stored its
+	// increment and not yet its decrement (CountGuardsGlobals), or its
+	// state entry and not yet its exit's (StateGuardsGlobals); nil
+	// without either
+	holds    []bool
+	compiled bool
 }
 
 type handlerPC struct{ from, to, target int }
@@ -204,6 +224,16 @@ func (p *Protocol) Compile() *Protocol {
 				panic(fmt.Sprintf("model: protocol %s: instruction %d of the count's increment or decrement is not a write of the count", p.Name, i))
 			}
 		}
+		p.holds = make([]bool, len(p.Code))
+		for pc := range p.holds {
+			p.holds[pc] = pc > p.incStore && pc <= p.decStore
+		}
+	}
+	if p.StateGuardsGlobals {
+		if p.CountGuardsGlobals {
+			panic(fmt.Sprintf("model: protocol %s says both CountGuardsGlobals and StateGuardsGlobals", p.Name))
+		}
+		p.holds = p.stateHolds()
 	}
 	p.compiled = true
 	return p
@@ -253,3 +283,37 @@ func (p *Protocol) savedName() string {
 func (p *Protocol) EntryNames(mod string) (count, saved string) {
 	return fmt.Sprintf(p.countName(), mod), fmt.Sprintf(p.savedName(), mod)
 }
+
+// stateHolds is holds for a listing that says StateGuardsGlobals: a
+// frame holds its reference after the first entrant's store ("first")
+// up to the later entrants' branch ("else", where the first entrant
+// never goes: its loop ends in the release after "enter"), and after a
+// later entrant's store ("enter") up to the entry's deletion ("del")
+// included, not run yet. The exit's decrement, between the two, jumps
+// past "del" to the release.
+func (p *Protocol) stateHolds() []bool {
+	for _, l := range []string{"first", "else", "enter", "del"} {
+		if _, ok := p.labels[l]; !ok {
+			panic(fmt.Sprintf("model: protocol %s says StateGuardsGlobals, but its listing has no label %q", p.Name, l))
+		}
+	}
+	first, els, enter, del := p.label("first"), p.label("else"), p.label("enter"), p.label("del")
+	if !(first < els && els < enter && enter < del) {
+		panic(fmt.Sprintf("model: protocol %s: the state's stores are not in the order first, else, enter, del", p.Name))
+	}
+	for _, i := range []int{first, enter, del} {
+		if p.Code[i].Object != SavedRegistry || p.Code[i].Access != sched.Write {
+			panic(fmt.Sprintf("model: protocol %s: instruction %d (label first, enter or del) is not a write of the state entry", p.Name, i))
+		}
+	}
+	holds := make([]bool, len(p.Code))
+	for pc := range holds {
+		holds[pc] = pc > first && pc < els || pc > enter && pc <= del
+	}
+	return holds
+}
+
+// GuardsGlobals reports whether the listing writes a module's globals
+// only where no other thread holds a reference to it
+// (CountGuardsGlobals or StateGuardsGlobals).
+func (p *Protocol) GuardsGlobals() bool { return p.CountGuardsGlobals || p.StateGuardsGlobals }

@@ -113,6 +113,21 @@ import (
 // there are guarded writes (futSeg.gwrites), which conflict with a read
 // of a pinned module's globals no more.
 //
+// A protocol whose state entry guards its globals
+// (Protocol.StateGuardsGlobals: global-lock) counts the references in
+// _swap_state[gid] (refcount + 1 while the entry is there), changes it
+// only under the one global lock, and writes a module's globals only
+// where the writer holds the one reference the entry counts (checked as
+// it runs: ctx.go). A thread's stores change the count by one exactly
+// where its reference starts or ends (Protocol.holds), and an exception
+// can end a reference without its store, never the reverse; so, as
+// above, the count less the references the other threads hold does not
+// fall while the frozen threads stay put, and when it is at least 1 no
+// other thread can be the writer holding the only reference. With an
+// interrupt or a raise fault the rule is not used: a generator an
+// interrupt leaves suspended holds its reference outside the frames the
+// count is taken over.
+//
 // A protocol that stores Dispatch over the real module
 // (Protocol.StoresDispatchOverReal: proposed) pins a module once none of
 // its globals is the real module: every later write of them stores
@@ -337,7 +352,7 @@ func (sc *futureScan) instrs(m, from, to int, lock LockRef) {
 		switch in.Object {
 		case Globals:
 			obj = l.objGlobals + m
-			if in.Access == sched.Write && (sc.w.p.Protocol.CountGuardsGlobals || sc.w.p.Protocol.StoresDispatchOverReal) {
+			if in.Access == sched.Write && (sc.w.p.Protocol.GuardsGlobals() || sc.w.p.Protocol.StoresDispatchOverReal) {
 				sc.step(futStep{fp: sched.Footprint{Object: obj, Access: sched.Write}, guarded: true})
 				continue
 			}
@@ -609,7 +624,7 @@ func (f *futures) scanKey(w *World, t int, buf []byte) []byte {
 func (w *World) pinned(m int, frozen []bool) bool {
 	p := w.p.Protocol
 	if debug.brokenPin {
-		return p.CountGuardsGlobals || p.StoresDispatchOverReal
+		return p.GuardsGlobals() || p.StoresDispatchOverReal
 	}
 	if p.StoresDispatchOverReal {
 		for i := range w.p.lay.globalsLen[m] {
@@ -619,17 +634,29 @@ func (w *World) pinned(m int, frozen []bool) bool {
 		}
 		return true
 	}
-	if !p.CountGuardsGlobals {
-		return false
-	}
-	lock := w.predictedLock(m)
-	if lock == 0 {
+	var lock LockRef
+	switch {
+	case p.CountGuardsGlobals:
+		if lock = w.predictedLock(m); lock == 0 {
+			return false
+		}
+	case p.StateGuardsGlobals:
+		// every change of the state entry holds the one global lock; a
+		// thread an interrupt or a raise fault stops holds its reference
+		// where the frames below do not show it
+		if w.p.signal >= 0 || w.p.raiser >= 0 {
+			return false
+		}
+	default:
 		return false
 	}
 	l := &w.p.lay
-	count := 0
+	count := 0 // the references the registry counts
 	if w.s[l.countP+m] != 0 {
 		count = int(w.s[l.count+m])
+		if p.StateGuardsGlobals {
+			count++ // refcount counts the entrants after the first
+		}
 	}
 	for u := range w.p.NumThreads() {
 		if frozen[u] {
@@ -644,11 +671,11 @@ func (w *World) pinned(m int, frozen []bool) bool {
 			if w.p.codes[w.s[f+fCode]].module != m {
 				continue
 			}
-			if r := LockRef(w.s[f+fLock]); r != 0 && r != lock {
+			if r := LockRef(w.s[f+fLock]); lock != 0 && r != 0 && r != lock {
 				return false // a lock of another time: the count's changes may interleave
 			}
 			pc := int(w.s[f+fPC])
-			if pc >= 0 && (w.s[f+fInBody] == 1 || pc > p.incStore && pc <= p.decStore) {
+			if pc >= 0 && (w.s[f+fInBody] == 1 || p.holds[pc]) {
 				count-- // a reference the thread may take back
 			}
 		}

@@ -40,6 +40,10 @@ func newGlobalLock() *model.Protocol {
 		GlobalLockName: "_swap_state_lock",
 		CountName:      "_swap_state[%s].refcount",
 		SavedName:      "_swap_state[%s].swapped_keys",
+		// the entry (keys, refcount) counts the references, under the
+		// global lock; the swap runs where it was missing (line 24), the
+		// restore where refcount read 0 (line 39)
+		StateGuardsGlobals: true,
 		Code: []model.Instr{
 			model.Local(16, "from numba import cuda", "IMPORT_NAME numba; IMPORT_FROM cuda; STORE_DEREF cuda"),
 			model.Local(18, "fn_globs = fn.__globals__", "LOAD_FAST fn; LOAD_ATTR __globals__; STORE_FAST fn_globs"),
@@ -65,7 +69,7 @@ func newGlobalLock() *model.Protocol {
 				},
 			},
 			{
-				Line: 26, Text: "_swap_state[globals_id] = (keys_to_swap, 0)",
+				Label: "first", Line: 26, Text: "_swap_state[globals_id] = (keys_to_swap, 0)",
 				Bytecode: "BUILD_TUPLE; STORE_SUBSCR",
 				Object:   model.SavedRegistry, Access: sched.Write,
 				Exec: func(c *model.Ctx) {
@@ -77,7 +81,7 @@ func newGlobalLock() *model.Protocol {
 			storeFake(28, "fn_globs[name] = fake_cuda_module", "swap"),
 			unpack,
 			{
-				Line: 32, Text: "_swap_state[globals_id] = (swapped_keys, refcount + 1)",
+				Label: "enter", Line: 32, Text: "_swap_state[globals_id] = (swapped_keys, refcount + 1)",
 				Bytecode: "BINARY_OP +; BUILD_TUPLE; STORE_SUBSCR",
 				Object:   model.SavedRegistry, Access: sched.Write,
 				Exec: func(c *model.Ctx) {

@@ -55,6 +55,19 @@ func TestDeclaredFactsAreChecked(t *testing.T) {
 			"protocol naive says CountGuardsGlobals, but its listing has no count increment and decrement"},
 		{"global-lock says its count guards its globals", flip(swap.GlobalLock, func(q *model.Protocol) { q.CountGuardsGlobals = true }),
 			"protocol global-lock says CountGuardsGlobals, but its listing has no count increment and decrement"},
+		{"naive says a state entry guards its globals", flip(naive.Protocol, func(q *model.Protocol) { q.StateGuardsGlobals = true }),
+			`protocol naive says StateGuardsGlobals, but its listing has no label "first"`},
+		{"global-lock restores while another thread holds a reference", flip(swap.GlobalLock, func(q *model.Protocol) {
+			for i := range q.Code {
+				if q.Code[i].Line == 39 { // if refcount >= 1: taken as if it read "if refcount >= 2:"
+					q.Code[i].Exec = func(c *model.Ctx) {
+						if c.Tmp() < 2 {
+							c.Jump("restore")
+						}
+					}
+				}
+			}
+		}), "says StateGuardsGlobals, but its step at global_lock.py:45 writes the module's globals while its state entry counts another reference"},
 		{"merged says it stores the dispatcher", flip(swap.Merged, func(q *model.Protocol) { q.StoresDispatchOverReal = true }),
 			"says StoresDispatchOverReal, but its step at merged.py:30 stores fake#1 over numba.cuda"},
 		{"global-lock says a zero count is a missing one", flip(swap.GlobalLock, func(q *model.Protocol) { q.ZeroCountIsMissing = true }),

@@ -20,8 +20,8 @@ import (
 // runs with every thread for a while, freezes a random set of threads
 // (those inside a with-body among them, whose references pin), and goes
 // on without them; no step after a state where a module was pinned may
-// write that module's globals (merged's family) or change them
-// (proposed).
+// write that module's globals (merged's family, global-lock) or change
+// them (proposed).
 func TestPinnedModulesStayUnwritten(t *testing.T) {
 	sequentialOnly(t)
 	pinned, writes := pinnedWalksWith(t, pinningProtocols, func(format string, args ...any) { t.Fatalf(format, args...) })
@@ -43,7 +43,7 @@ func TestBrokenPinIsCaught(t *testing.T) {
 }
 
 // pinningProtocols are the protocols that can pin a module.
-var pinningProtocols = []*model.Protocol{swap.RefcountUnregistered, swap.RefcountDel, swap.Merged, swap.Proposed}
+var pinningProtocols = []*model.Protocol{swap.RefcountUnregistered, swap.RefcountDel, swap.Merged, swap.GlobalLock, swap.Proposed}
 
 func pinnedWalksWith(t *testing.T, protocols []*model.Protocol, fail func(string, ...any)) (pinned, writes int) {
 	scenarios := walkScenarios(t)
@@ -57,7 +57,7 @@ device f in dev1: use cuda.local
 kernel: call f; use cuda.threadIdx`)
 	for name, sc := range scenarios {
 		for _, p := range protocols {
-			require.True(t, p.CountGuardsGlobals || p.StoresDispatchOverReal, p.Name)
+			require.True(t, p.GuardsGlobals() || p.StoresDispatchOverReal, p.Name)
 			for _, a := range atomicities {
 				prog := program(t, sc, p, a)
 				for seed := range uint64(24) {
@@ -93,7 +93,7 @@ kernel: call f; use cuda.threadIdx`)
 						if m >= 0 && ever != nil {
 							writes++
 							changed := !slices.Equal(before, globalsOf(w, prog, m))
-							if ever[m] && (p.CountGuardsGlobals || changed) {
+							if ever[m] && (p.GuardsGlobals() || changed) {
 								fail("%s/%s/%s seed %d: thread %d writes module %d's globals at step %d (changed: %v), pinned earlier (frozen %v)",
 									name, p.Name, a, seed, u, m, step, changed, frozen)
 								return
