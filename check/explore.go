@@ -338,6 +338,24 @@ func (r *Report) auto(sys *System, lim sched.Limits) sched.Result {
 		search, one = sched.POR{Workers: workers}, sched.POR{}
 		name = fmt.Sprintf("por (persistent sets, symmetry reduction, %s)", Count(workers, "worker"))
 	}
+	if r.Program.Sections() {
+		// each critical section one step, and a thread that starts one
+		// runs alone (model/reduce_sections.go): it proves far more
+		// cheaply; a violation it meets is searched for again below,
+		// in the world of instructions, whose trace is reported
+		sname := fmt.Sprintf("por over critical sections (each with-lock block one step; persistent sets, symmetry reduction, %s)", Count(workers, "worker"))
+		res := search.Run(Sections(sys), lim)
+		switch res.Verdict {
+		case sched.Verified:
+			r.Plan = append(r.Plan, sname+": verified")
+			return res
+		case sched.Violation:
+			r.Plan = append(r.Plan, sname+": violation; searching again step by step for its trace")
+		default:
+			r.Plan = append(r.Plan, sname+": stopped")
+			return res
+		}
+	}
 	complete := search.Run(sys, lim)
 	switch complete.Verdict {
 	case sched.Verified:

@@ -18,7 +18,9 @@ func TestMaxExecutionsReachedIsIncomplete(t *testing.T) {
 	for _, strategy := range check.Strategies {
 		for _, workers := range []int{1, 2, 4} {
 			t.Run(fmt.Sprintf("%s/%d workers", strategy, workers), func(t *testing.T) {
-				rep := explore(t, "merged", 2, model.GIL, check.Config{
+				// proposed: its world is no critical sections' (where
+				// merged's proof is one execution)
+				rep := explore(t, "proposed", 2, model.GIL, check.Config{
 					Strategy: strategy, Workers: workers, MaxExecutions: 1,
 					Runs: 100, Seed: 1, Depth: 2, Preemptions: 2,
 				})

@@ -17,7 +17,7 @@ import (
 // process's peak memory, and a sequential search's preemptions are the
 // same on every run.
 func TestSummaryPreemptionsAndMemory(t *testing.T) {
-	p, sc := swapMerged(t), mergedScenario(t, 2)
+	sc := mergedScenario(t, 2)
 	tests := []struct {
 		cfg check.Config
 		// walks: random walks seldom run the schedule that never preempts,
@@ -27,13 +27,17 @@ func TestSummaryPreemptionsAndMemory(t *testing.T) {
 		{check.Config{Strategy: check.StrategyDFS}, false},
 		{check.Config{Strategy: check.StrategyBFS}, false},
 		{check.Config{Strategy: check.StrategyDPOR}, false},
-		{check.Config{Strategy: check.StrategyAuto, Workers: 1}, true},
+		// proposed: merged's proof over critical sections is one execution
+		{check.Config{Strategy: check.StrategyAuto, Workers: 1, Protocol: protocol(t, "proposed")}, true},
 		{check.Config{Strategy: check.StrategyRandom, Runs: 50, Seed: 3}, true},
 	}
 	for _, tt := range tests {
 		cfg := tt.cfg
 		t.Run(cfg.Strategy, func(t *testing.T) {
-			cfg.Protocol, cfg.Scenario, cfg.Atomicity = p, sc, model.GIL
+			if cfg.Protocol == nil {
+				cfg.Protocol = swapMerged(t)
+			}
+			cfg.Scenario, cfg.Atomicity = sc, model.GIL
 			run := func() check.Summary {
 				rep, err := check.Explore(cfg)
 				require.NoError(t, err)
@@ -148,7 +152,7 @@ func TestSummaryMaxDepthOnlyWhereMeasured(t *testing.T) {
 		{check.StrategyBFS, 1, true},
 		{check.StrategyDFS, 2, false},
 		{check.StrategyStates, 2, false},
-		{check.StrategyAuto, 1, true}, // auto verifies with por, on one worker
+		{check.StrategyAuto, 1, true}, // auto verifies with por over critical sections, on one worker
 		{check.StrategyPOR, 1, true},
 		{check.StrategyPOR, 2, false},
 	}
@@ -167,7 +171,8 @@ func TestSummaryMaxDepthOnlyWhereMeasured(t *testing.T) {
 		}
 		require.NotNil(t, s.MaxDepth, "%s, %d workers", tt.strategy, tt.workers)
 		// three threads of one call each take dozens of steps to finish
-		require.Greater(t, *s.MaxDepth, 30, "%s, %d workers", tt.strategy, tt.workers)
+		// (auto's are critical sections, a with-lock block one step)
+		require.Greater(t, *s.MaxDepth, 20, "%s, %d workers", tt.strategy, tt.workers)
 		require.Contains(t, fields, "max_depth", "%s, %d workers", tt.strategy, tt.workers)
 	}
 

@@ -42,6 +42,17 @@ var debug struct {
 	// check that the agreement tests catch it (TestBrokenPinIsCaught,
 	// BreakPinForTest).
 	brokenPin bool
+	// sectionsAnyWorld breaks Program.Sections on purpose: every world
+	// of a protocol with guarded globals is taken as one its argument
+	// covers (several hosts, raises, faults, any atomicity), so that a
+	// test can check that the agreement tests catch it
+	// (BreakSectionsWorldForTest).
+	sectionsAnyWorld bool
+	// sectionsUnsettled breaks World.Settle on purpose: orig stays in a
+	// body's frame, so that two sections run in either order can leave
+	// two states, and a test can check that the persistence test
+	// catches it (UnsettleSectionsForTest).
+	sectionsUnsettled bool
 	// firstStepOnly breaks POR's macro steps on purpose: under
 	// GILBreaker, MayConflict asks of p's next step alone, not of the
 	// steps it takes while it keeps the GIL, so that a test can check

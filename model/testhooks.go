@@ -270,6 +270,21 @@ func BreakPinForTest() func() {
 	return func() { debug.brokenPin = false }
 }
 
+// BreakSectionsWorldForTest takes every world of a protocol with guarded
+// globals as one whose critical sections commute (debug.sectionsAnyWorld)
+// until the returned function runs.
+func BreakSectionsWorldForTest() func() {
+	debug.sectionsAnyWorld = true
+	return func() { debug.sectionsAnyWorld = false }
+}
+
+// UnsettleSectionsForTest makes World.Settle leave orig where it is
+// (debug.sectionsUnsettled) until the returned function runs.
+func UnsettleSectionsForTest() func() {
+	debug.sectionsUnsettled = true
+	return func() { debug.sectionsUnsettled = false }
+}
+
 // BreakMacroForTest makes POR's macro steps their first step only
 // (debug.firstStepOnly) until the returned function is called.
 func BreakMacroForTest() func() {

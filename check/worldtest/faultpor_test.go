@@ -104,7 +104,7 @@ var bigFaultWorlds = map[string]bool{
 
 // reducedEndStates is porEndStates with the search's state count.
 func reducedEndStates(prog *model.Program, s sched.Strategy) ([]string, int64) {
-	f := &porFinals{check.NewSystem(prog), map[string]bool{}}
+	f := &porFinals{check.NewSystem(prog), map[string]bool{}, false}
 	res := s.Run(f, sched.Limits{})
 	return slices.Sorted(maps.Keys(f.seen)), res.Stats.States
 }

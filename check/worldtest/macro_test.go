@@ -22,12 +22,27 @@ import (
 // states a search reaches, with its persistent sets. Its executions go on
 // past every failure, so its futures do not assume that a death ends one
 // (MayConflict's deathsFail false).
+//
+// With sections, each critical section of the swap is one step and a
+// thread that starts one runs alone, as check.Sections makes them
+// (model/reduce_sections.go).
 type porFinals struct {
 	*check.System
-	seen map[string]bool
+	seen     map[string]bool
+	sections bool
 }
 
-func (f *porFinals) Step(t sched.ThreadID) *sched.Failure { f.System.Step(t); return nil }
+func (f *porFinals) Step(t sched.ThreadID) *sched.Failure {
+	f.System.Step(t)
+	if f.sections {
+		w := f.World()
+		for w.InSection(int(t)) {
+			f.System.Step(t)
+		}
+		w.Settle(int(t))
+	}
+	return nil
+}
 
 // AppendRunnable and Status make a deadlock an end state like any other
 // (its threads blocked for good are done): the searches go on past it as
@@ -53,9 +68,12 @@ func (f *porFinals) Final() *sched.Failure {
 	return nil
 }
 func (f *porFinals) Clone() sched.System {
-	return &porFinals{f.System.Clone().(*check.System), f.seen}
+	return &porFinals{f.System.Clone().(*check.System), f.seen, f.sections}
 }
 func (f *porFinals) MayConflict(p, q sched.ThreadID, frozen []bool) bool {
+	if f.sections && f.World().CommutingSection(int(p), int(q)) {
+		return false
+	}
 	return f.World().MayConflict(int(p), int(q), frozen, false)
 }
 func (f *porFinals) CopyFrom(src sched.System) { f.System.CopyFrom(src.(*porFinals).System) }
@@ -73,7 +91,7 @@ func porEndStates(prog *model.Program, s sched.Strategy) []string {
 // boundedEndStates is porEndStates within lim, and whether the search
 // was complete.
 func boundedEndStates(prog *model.Program, s sched.Strategy, lim sched.Limits) ([]string, bool) {
-	f := &porFinals{check.NewSystem(prog), map[string]bool{}}
+	f := &porFinals{check.NewSystem(prog), map[string]bool{}, false}
 	res := s.Run(f, lim)
 	return slices.Sorted(maps.Keys(f.seen)), res.Verdict != sched.Incomplete
 }

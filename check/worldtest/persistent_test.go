@@ -53,7 +53,13 @@ const persistentDepth = 3
 // persistenceBreak finds a closure of prog that is not persistent, or
 // returns "".
 func persistenceBreak(prog *model.Program) string {
-	init := &porFinals{check.NewSystem(prog), map[string]bool{}}
+	return persistenceBreakFrom(&porFinals{check.NewSystem(prog), map[string]bool{}, false})
+}
+
+// persistenceBreakFrom is persistenceBreak from init, whose steps may be
+// critical sections (porFinals.sections).
+func persistenceBreakFrom(init *porFinals) string {
+	prog := init.World().Program()
 	n := init.NumThreads()
 	key := func(s *porFinals) string { return string(s.AppendKey(nil)) }
 	step := func(s *porFinals, t int) *porFinals {
