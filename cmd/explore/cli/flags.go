@@ -83,7 +83,7 @@ var flagTable = []flagDef{
 	}},
 	{name: "threads", modes: worldModes, define: func(fs *flag.FlagSet, o *options) {
 		o.shape.Threads = scenario.DefaultShape.Threads
-		fs.Var(threadsFlag{o}, "threads", fmt.Sprintf("GPU threads per block, 1..%d (1..%d with -source); above %d, -strategy auto first tries the proof for every number; all: prove the variant for every number (docs/every-n.md)", scenario.MaxThreads, scenario.MaxSourceThreads, wideByProof))
+		fs.Var(threadsFlag{o}, "threads", fmt.Sprintf("GPU threads per block, 1..%d (1..%d with -source); above %d, -strategy auto first tries the proof for every number where the critical sections do not commute; all: prove the variant for every number (docs/every-n.md)", scenario.MaxThreads, scenario.MaxSourceThreads, wideByProof))
 	}},
 	{name: "blocks", modes: worldModes, define: func(fs *flag.FlagSet, o *options) {
 		fs.IntVar(&o.shape.Blocks, "blocks", scenario.DefaultShape.Blocks, fmt.Sprintf("blocks per launch (run one after another), 1..%d", scenario.MaxBlocks))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"swapcheck/check"
+	"swapcheck/model"
 	"swapcheck/scenario"
 )
 
@@ -56,6 +57,15 @@ func byProof(o *options, stdout, stderr io.Writer) (done bool, code int, left ti
 	p, a, _, err := target(o, scenario.MaxThreads)
 	if err != nil {
 		return false, 0, left, err
+	}
+	if sc, err := o.shape.Build(); err == nil {
+		if prog, err := model.NewProgram(sc, p, a); err == nil && prog.Sections() {
+			// auto's search over the critical sections proves the N
+			// threads in seconds (merged at 1024: 1.8 s, 6,151 states;
+			// the proof took 6.9 s), and shapes the proof does not close
+			fmt.Fprintf(stderr, "explore: %d threads: its critical sections commute (docs/performance.md); searching the %d threads over them\n", n, n)
+			return false, 0, left, nil
+		}
 	}
 	budget := wideProofBudget
 	if o.timeout > 0 && o.timeout < budget {
