@@ -908,6 +908,12 @@ func (w *World) quietOn(p int, c *World) bool {
 	}
 	*c = World{p: w.p, s: append(c.s[:0], w.s...)}
 	c.interpret(p)
+	return c.sameLoudFields(w, p)
+}
+
+// sameLoudFields reports whether thread p's status, barrier flags, abort
+// and death are in c as they are in w: a step between them was quiet.
+func (c *World) sameLoudFields(w *World, p int) bool {
 	base := w.thread(p)
 	for _, field := range []int{tStatus, tBlocked, tEvent, tAbort, tDied} {
 		if c.s[base+field] != w.s[base+field] {

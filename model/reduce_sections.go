@@ -140,13 +140,7 @@ func (w *World) sectionQuiet(p int) bool {
 	for c.InSection(p) {
 		c.interpret(p)
 	}
-	base := w.thread(p)
-	for _, field := range []int{tStatus, tBlocked, tEvent, tAbort, tDied} {
-		if c.s[base+field] != w.s[base+field] {
-			return false
-		}
-	}
-	return true
+	return c.sameLoudFields(w, p)
 }
 
 // Settle zeroes what thread t holds dead once a section is over: orig,
