@@ -152,9 +152,6 @@ type Protocol struct {
 	where            []string // "source:line" of each instruction
 	handlers         []handlerPC
 	yield            int
-	// incStore and decStore are the count's stores of the increment and
-	// the decrement (CountGuardsGlobals), -1 without
-	incStore, decStore int
 	// holds[pc] says that a frame of the swap at pc, out of its
 	// with-body, holds a reference to its module: it stored its
 	// increment and not yet its decrement (CountGuardsGlobals), or its
@@ -211,23 +208,9 @@ func (p *Protocol) Compile() *Protocol {
 			p.keepsLockEntries = false
 		}
 	}
-	p.incStore, p.decStore = -1, -1
+	p.holds = nil
 	if p.CountGuardsGlobals {
-		_, inc := p.labels["incr"]
-		_, dec := p.labels["dec"]
-		if !inc || !dec {
-			panic(fmt.Sprintf("model: protocol %s says CountGuardsGlobals, but its listing has no count increment and decrement (labels incr, dec)", p.Name))
-		}
-		p.incStore, p.decStore = p.label("incr")+1, p.label("dec")+1
-		for _, i := range []int{p.incStore - 1, p.incStore, p.decStore - 1, p.decStore} {
-			if i >= len(p.Code) || p.Code[i].Object != CountRegistry || p.Code[i].Access != sched.Write {
-				panic(fmt.Sprintf("model: protocol %s: instruction %d of the count's increment or decrement is not a write of the count", p.Name, i))
-			}
-		}
-		p.holds = make([]bool, len(p.Code))
-		for pc := range p.holds {
-			p.holds[pc] = pc > p.incStore && pc <= p.decStore
-		}
+		p.holds = p.countHolds()
 	}
 	if p.StateGuardsGlobals {
 		if p.CountGuardsGlobals {
@@ -282,6 +265,29 @@ func (p *Protocol) savedName() string {
 // protocol's Python names them.
 func (p *Protocol) EntryNames(mod string) (count, saved string) {
 	return fmt.Sprintf(p.countName(), mod), fmt.Sprintf(p.savedName(), mod)
+}
+
+// countHolds is holds for a listing that says CountGuardsGlobals: a
+// frame holds its reference after the store of the count's increment
+// (the load labelled "incr", then its store) up to that of its
+// decrement ("dec", then its store) included, not run yet.
+func (p *Protocol) countHolds() []bool {
+	_, inc := p.labels["incr"]
+	_, dec := p.labels["dec"]
+	if !inc || !dec {
+		panic(fmt.Sprintf("model: protocol %s says CountGuardsGlobals, but its listing has no count increment and decrement (labels incr, dec)", p.Name))
+	}
+	incStore, decStore := p.label("incr")+1, p.label("dec")+1
+	for _, i := range []int{incStore - 1, incStore, decStore - 1, decStore} {
+		if i >= len(p.Code) || p.Code[i].Object != CountRegistry || p.Code[i].Access != sched.Write {
+			panic(fmt.Sprintf("model: protocol %s: instruction %d of the count's increment or decrement is not a write of the count", p.Name, i))
+		}
+	}
+	holds := make([]bool, len(p.Code))
+	for pc := range holds {
+		holds[pc] = pc > incStore && pc <= decStore
+	}
+	return holds
 }
 
 // stateHolds is holds for a listing that says StateGuardsGlobals: a
