@@ -28,13 +28,19 @@ func Sections(base SectionBase) sched.System { return &sections{base} }
 
 type sections struct{ b SectionBase }
 
-// Step implements sched.System: the step, then, while the thread is in
-// a section, its next steps, up to the release.
+// Step implements sched.System: StepSection of base's steps.
 func (s *sections) Step(t sched.ThreadID) *sched.Failure {
-	w := s.b.World()
-	f := s.b.Step(t)
+	return StepSection(s.b.World(), t, func() *sched.Failure { return s.b.Step(t) })
+}
+
+// StepSection is thread t's step in w's world of sections: one step,
+// then, while t is in a section and no step failed, its next steps, up
+// to the release; then what t holds dead is zeroed (model.World.Settle).
+// step takes one step of t in w.
+func StepSection(w *model.World, t sched.ThreadID, step func() *sched.Failure) *sched.Failure {
+	f := step()
 	for f == nil && w.InSection(int(t)) {
-		f = s.b.Step(t)
+		f = step()
 	}
 	w.Settle(int(t))
 	return f

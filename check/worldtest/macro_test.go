@@ -33,15 +33,11 @@ type porFinals struct {
 }
 
 func (f *porFinals) Step(t sched.ThreadID) *sched.Failure {
-	f.System.Step(t)
+	step := func() *sched.Failure { f.System.Step(t); return nil }
 	if f.sections {
-		w := f.World()
-		for w.InSection(int(t)) {
-			f.System.Step(t)
-		}
-		w.Settle(int(t))
+		return check.StepSection(f.World(), t, step)
 	}
-	return nil
+	return step()
 }
 
 // AppendRunnable and Status make a deadlock an end state like any other
